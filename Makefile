@@ -1,0 +1,75 @@
+# robolib workbench — the commands people type.
+#   make book    create the environment, run every study (papermill, defaults), build the HTML book
+#   make test    create the environment, run the whole test suite
+# See README.md for the rest (one study with other parameters, JupyterLab, benchmarks).
+
+SHELL      := /bin/bash
+PYTHON     ?= python3.11
+VENV       ?= .venv
+BIN        := $(VENV)/bin
+STAMP      := $(VENV)/.installed
+export PATH := $(abspath $(BIN)):$(PATH)
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+STUDIES    := $(sort $(basename $(notdir $(wildcard notebooks/*.md))))
+SRC_NB     := build/notebooks
+OUT_NB     := book/studies
+NAME       ?=
+PARAMS     ?=
+
+.PHONY: help env test book notebooks study lab bench lock clean
+
+help:
+	@sed -n '2,4p' Makefile
+
+# ---- environment -----------------------------------------------------------
+$(STAMP): requirements.lock pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -r requirements.lock
+	$(BIN)/python -m pip install -q --no-deps -e .
+	touch $(STAMP)
+
+env: $(STAMP)
+
+# ---- notebooks: MyST text sources -> executed .ipynb ------------------------
+$(SRC_NB)/%.ipynb: notebooks/%.md $(STAMP)
+	@mkdir -p $(SRC_NB)
+	$(BIN)/jupytext --quiet --to ipynb --output $@ $<
+
+# Every study at its default parameters (the full study).
+notebooks: $(STAMP) $(addprefix $(SRC_NB)/,$(addsuffix .ipynb,$(STUDIES)))
+	@mkdir -p $(OUT_NB)
+	@for s in $(STUDIES); do \
+	  echo "== papermill $$s (defaults)"; \
+	  $(BIN)/papermill --log-level WARNING $(SRC_NB)/$$s.ipynb $(OUT_NB)/$$s.ipynb || exit 1; \
+	done
+
+# One study with other parameters:  make study NAME=prp3_roundtrip PARAMS="-p seed 7 -p n_samples 200000"
+study: $(STAMP)
+	@test -n "$(NAME)" || { echo "usage: make study NAME=<one of: $(STUDIES)> PARAMS='-p name value ...'"; exit 2; }
+	@test -f notebooks/$(NAME).md || { echo "error: no study '$(NAME)'; studies: $(STUDIES)"; exit 2; }
+	$(MAKE) --no-print-directory $(SRC_NB)/$(NAME).ipynb
+	@mkdir -p $(OUT_NB)
+	$(BIN)/papermill --log-level WARNING $(SRC_NB)/$(NAME).ipynb $(OUT_NB)/$(NAME).ipynb $(PARAMS)
+
+book: notebooks
+	$(BIN)/jupyter-book build book --warningiserror --keep-going --quiet
+	@echo "The book is at: $(abspath book/_build/html/index.html)"
+
+# ---- tests, benchmarks --------------------------------------------------------
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/
+
+# Re-resolve the pins from requirements.in (needs the package registry).
+lock:
+	$(PYTHON) tools/lock.py
+
+clean:
+	rm -rf build book/_build $(OUT_NB)/*.ipynb

@@ -1,0 +1,66 @@
+"""Helpers for the study notebooks (kept tiny: the studies' work is in robolib).
+
+Each study notebook has one cell tagged ``parameters`` (papermill injects its
+overrides right after it) followed by a call to :func:`check_parameters`, so a
+misspelt ``-p name value`` stops the run with a clear error instead of being
+silently ignored.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, Iterable, Mapping
+
+from .errors import ParameterError
+
+#: Names IPython itself puts in a kernel's namespace.
+_IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}
+
+
+def check_parameters(namespace: Mapping[str, Any], declared: Iterable[str]) -> dict:
+    """Return the declared parameters from ``namespace``; reject unknown ones.
+
+    ``namespace`` is the notebook's ``globals()`` right after the parameters
+    cell (and papermill's injected cell); ``declared`` the names the parameters
+    cell defines. Any other public, non-module name is a parameter nobody
+    declared, i.e. a typo in ``papermill -p``.
+
+    >>> check_parameters({"seed": 1, "np": __import__("numpy")}, ["seed"])
+    {'seed': 1}
+    >>> check_parameters({"seed": 1, "sede": 2}, ["seed"])
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: unknown notebook parameter(s) ['sede']; this notebook declares ['seed']
+    """
+    declared = list(declared)
+    unknown = sorted(
+        k
+        for k, v in namespace.items()
+        if not k.startswith("_")
+        and k not in declared
+        and k not in _IPYTHON_NAMES
+        and not isinstance(v, ModuleType)
+        and not callable(v)
+    )
+    if unknown:
+        raise ParameterError(f"unknown notebook parameter(s) {unknown}; this notebook declares {sorted(declared)}")
+    missing = [k for k in declared if k not in namespace]
+    if missing:
+        raise ParameterError(f"notebook parameter(s) {missing} are declared but not defined")
+    return {k: namespace[k] for k in declared}
+
+
+def markdown_table(headers, rows, fmt: str = "{:.6g}"):
+    """A Markdown table (for ``IPython.display.Markdown``) from rows of values.
+
+    >>> print(markdown_table(["a", "b"], [[1.0, "x"]]))
+    | a | b |
+    |---:|---:|
+    | 1 | x |
+    """
+    def cell(v):
+        return fmt.format(v) if isinstance(v, (float, int)) and not isinstance(v, bool) else str(v)
+
+    lines = ["| " + " | ".join(map(str, headers)) + " |", "|" + "---:|" * len(headers)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,709 @@
+"""3-PRP parallel robot: closed-form kinematics, working modes, Jacobian, workspace.
+
+Model of Yu, Sun & Ning's 3-PRP robot as restated in ``spec/3prp.md`` (the
+paper's figures and equations were lost; the geometry below is a
+reconstruction). Two linear modules move sliders ``C1 = lx*u1`` and
+``C2 = ly*u2`` along perpendicular rails through the origin; a crank of length
+``l1`` turning in the XZ plane about ``(l0, 0, h)`` carries ``C3``. Each chain
+ends in a rod of length ``l2`` with universal joints at both ends, so the
+platform centre ``J`` only translates and lies on three spheres of radius
+``l2`` centred at ``c_k = C_k - r*v_k``.
+
+Units are whatever the geometry uses (the paper's defaults are millimetres);
+angles are radians. Every kernel broadcasts over leading batch axes: points are
+arrays of shape ``(..., 3)``.
+
+>>> geom = Geometry()
+>>> J = forward(geom, 200.0, 200.0, 0.0)
+>>> np.round(J, 6)
+array([ 262.602054,    0.      , -463.636683])
+>>> lx, ly, theta = inverse(geom, J)
+>>> float(lx), float(ly), float(theta)  # doctest: +ELLIPSIS
+(200.0..., 200.0..., ...)
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from .errors import ParameterError, SingularityError, UnreachableError
+from .params import load_yaml, number, text, vector
+
+SQRT1_2 = np.sqrt(0.5)
+#: Rail direction of slider 1 (through B) and of slider 2 (through G).
+U1 = np.array([SQRT1_2, -SQRT1_2, 0.0])
+U2 = np.array([SQRT1_2, SQRT1_2, 0.0])
+#: Platform attachment directions ``v_k`` (attachment point ``J + r*v_k``).
+V = np.array([U1, U2, [1.0, 0.0, 0.0]])
+
+#: The working mode of the home input ``lx = ly = 200, theta = 0``.
+DEFAULT_MODE = (-1, -1, 1)
+#: All eight sign triples ``(sigma_1, sigma_2, sigma_3)``.
+ALL_MODES = tuple(itertools.product((-1, 1), repeat=3))
+
+#: Relative tolerance below which the centres count as collinear (``|j| / d``).
+COLLINEAR_TOL = 1e-12
+#: Normalised ``|det A|`` below which a configuration counts as a forward singularity.
+SINGULAR_TOL = 1e-12
+
+
+# --------------------------------------------------------------------------- geometry
+@dataclass(frozen=True)
+class Geometry:
+    """Dimensions of the 3-PRP robot (lengths in one unit, paper: mm; angles rad).
+
+    ``l0`` half the fixed-platform edge BG; ``l1`` crank length; ``l2`` rod
+    length; ``r`` platform radius (centre J to each attachment point); ``h``
+    crank-pivot height; ``*_range`` the actuator ranges ``(min, max)``.
+
+    >>> Geometry(l2=-1.0)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: 3-PRP geometry: l2 must be positive, got -1.0
+    """
+
+    l0: float = 137.5
+    l1: float = 200.0
+    l2: float = 500.0
+    r: float = 38.0
+    h: float = 35.0
+    lx_range: tuple[float, float] = (0.0, 400.0)
+    ly_range: tuple[float, float] = (0.0, 400.0)
+    theta_range: tuple[float, float] = (-np.pi / 2, np.pi / 2)
+    unit: str = field(default="mm", compare=False)
+
+    def __post_init__(self):
+        for name in ("l0", "l1", "l2"):
+            value = getattr(self, name)
+            if not np.isfinite(value) or value <= 0:
+                raise ParameterError(f"3-PRP geometry: {name} must be positive, got {value!r}")
+        for name in ("r", "h"):
+            value = getattr(self, name)
+            if not np.isfinite(value):
+                raise ParameterError(f"3-PRP geometry: {name} must be finite, got {value!r}")
+        if self.r < 0:
+            raise ParameterError(f"3-PRP geometry: r must be non-negative, got {self.r!r}")
+        for name in ("lx_range", "ly_range", "theta_range"):
+            lo, hi = getattr(self, name)
+            if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+                raise ParameterError(f"3-PRP geometry: {name} must be (min, max) with min < max, got {(lo, hi)!r}")
+            object.__setattr__(self, name, (float(lo), float(hi)))
+
+    @property
+    def crank_pivot(self) -> np.ndarray:
+        """Crank pivot ``(l0, 0, h)``, shape ``(3,)``."""
+        return np.array([self.l0, 0.0, self.h])
+
+    @property
+    def actuator_box(self) -> np.ndarray:
+        """Actuator ranges as a ``(3, 2)`` array of ``(min, max)`` rows: lx, ly, theta."""
+        return np.array([self.lx_range, self.ly_range, self.theta_range])
+
+
+GEOMETRY_SCHEMA = {
+    "name": text(),
+    "units": {"length": text(), "angle": text(choices=("deg", "rad"))},
+    "l0": number(positive=True),
+    "l1": number(positive=True),
+    "l2": number(positive=True),
+    "r": number(nonnegative=True),
+    "h": number(),
+    "lx_range": vector(2),
+    "ly_range": vector(2),
+    "theta_range": vector(2),
+}
+
+
+def load_geometry(path) -> Geometry:
+    """Read a geometry file (see ``data/prp3/paper.yaml``) into a :class:`Geometry`.
+
+    >>> load_geometry("prp3/paper.yaml") == Geometry()
+    True
+    """
+    p = load_yaml(path, GEOMETRY_SCHEMA)
+    to_rad = np.pi / 180.0 if p["units"]["angle"] == "deg" else 1.0
+    return Geometry(
+        l0=p["l0"], l1=p["l1"], l2=p["l2"], r=p["r"], h=p["h"],
+        lx_range=tuple(p["lx_range"]), ly_range=tuple(p["ly_range"]),
+        theta_range=tuple(p["theta_range"] * to_rad), unit=p["units"]["length"],
+    )
+
+
+# --------------------------------------------------------------------------- helpers
+def _as_inputs(lx, ly, theta, allow_nan=False):
+    try:
+        lx, ly, theta = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (lx, ly, theta)))
+    except ValueError as exc:
+        raise ParameterError(f"3-PRP inputs lx, ly, theta do not broadcast together: {exc}") from None
+    for name, a in (("lx", lx), ("ly", ly), ("theta", theta)):
+        if not allow_nan and not np.all(np.isfinite(a)):
+            raise ParameterError(f"3-PRP input {name} contains NaN or inf (NaN inputs are accepted with errors='mask')")
+    return lx, ly, theta
+
+
+def _as_points(points, name="points", allow_nan=False):
+    try:
+        P = np.asarray(points, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"3-PRP {name} must be an array of numbers of shape (..., 3)") from None
+    if P.ndim == 0 or P.shape[-1] != 3:
+        raise ParameterError(f"3-PRP {name} must have shape (..., 3), got shape {P.shape}")
+    if not allow_nan and not np.all(np.isfinite(P)):
+        raise ParameterError(f"3-PRP {name} contains NaN or inf (NaN rows are accepted with errors='mask')")
+    return P
+
+
+def _describe(mask, **arrays) -> str:
+    """Name the first offending element of a batch and how many there are."""
+    idx = np.argwhere(mask)[0] if np.ndim(mask) else ()
+    vals = ", ".join(f"{k}={float(np.broadcast_to(v, np.shape(mask))[tuple(idx)]):.10g}" for k, v in arrays.items())
+    n = int(np.count_nonzero(mask))
+    where = f" (first at index {tuple(int(i) for i in idx)}; {n} of {np.size(mask)} inputs)" if np.ndim(mask) else ""
+    return f"{vals}{where}"
+
+
+def _check_errors_arg(errors):
+    if errors not in ("raise", "mask"):
+        raise ParameterError(f"errors must be 'raise' or 'mask', got {errors!r}")
+
+
+def _check_limits(geom, lx, ly, theta, errors, what):
+    lo, hi = geom.actuator_box.T
+    bad = np.zeros(lx.shape, dtype=bool)
+    for k, (name, a) in enumerate((("lx", lx), ("ly", ly), ("theta", theta))):
+        outside = (a < lo[k]) | (a > hi[k])
+        if errors == "raise" and np.any(outside):
+            raise UnreachableError(
+                f"3-PRP {what}: {name} outside its actuator range [{lo[k]:g}, {hi[k]:g}]: "
+                + _describe(outside, lx=lx, ly=ly, theta=theta)
+            )
+        bad |= outside
+    return bad
+
+
+def slider_points(geom: Geometry, lx, ly, theta) -> np.ndarray:
+    """Actuated joint points ``C1, C2, C3``, shape ``(..., 3, 3)`` (chain, xyz); NaN in, NaN out."""
+    lx, ly, theta = _as_inputs(lx, ly, theta, allow_nan=True)
+    C3 = np.stack([geom.l0 + geom.l1 * np.cos(theta), np.zeros_like(theta), geom.h + geom.l1 * np.sin(theta)], -1)
+    return np.stack([lx[..., None] * U1, ly[..., None] * U2, C3], -2)
+
+
+def sphere_centres(geom: Geometry, lx, ly, theta) -> np.ndarray:
+    """Centres ``c_k = C_k - r*v_k`` of the three spheres ``J`` lies on, shape ``(..., 3, 3)``."""
+    return slider_points(geom, lx, ly, theta) - geom.r * V
+
+
+# --------------------------------------------------------------------------- forward
+def forward(geom: Geometry, lx, ly, theta, *, errors: str = "raise", limits: bool = True) -> np.ndarray:
+    """Forward kinematics: actuator inputs -> platform centre ``J``, shape ``(..., 3)``.
+
+    Trilateration of the three spheres of radius ``l2`` in a frame built on
+    their centres (equivalent to the paper's Eqs. 3-6, better conditioned);
+    of the two mirror solutions it keeps the one below the plane of the
+    centres (the side opposite to the plane normal with positive z; the paper
+    keeps ``z < 0``).
+
+    ``lx, ly`` (length), ``theta`` (rad) broadcast together. An input outside
+    the actuator ranges (when ``limits``), whose spheres do not meet
+    (unreachable), or whose centres are collinear (singular) raises
+    :class:`UnreachableError` / :class:`SingularityError` naming it; with
+    ``errors="mask"`` such rows are NaN instead.
+
+    >>> forward(Geometry(), 200.0, 200.0, 1.6)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.UnreachableError: 3-PRP forward kinematics: theta outside its actuator range [-1.5708, 1.5708]: lx=200, ly=200, theta=1.6
+    >>> forward(Geometry(), [200.0, 0.0], 200.0, 0.0, errors="mask", limits=False).shape
+    (2, 3)
+    """
+    _check_errors_arg(errors)
+    lx, ly, theta = _as_inputs(lx, ly, theta, allow_nan=errors == "mask")
+    bad = _check_limits(geom, lx, ly, theta, errors, "forward kinematics") if limits else np.zeros(lx.shape, bool)
+    bad |= np.isnan(lx) | np.isnan(ly) | np.isnan(theta)
+    c = sphere_centres(geom, lx, ly, theta)
+    p1, p2, p3 = c[..., 0, :], c[..., 1, :], c[..., 2, :]
+    e21 = p2 - p1
+    d = np.linalg.norm(e21, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ex = e21 / d[..., None]
+        e31 = p3 - p1
+        i = np.einsum("...k,...k->...", ex, e31)
+        ey_raw = e31 - i[..., None] * ex
+        j = np.linalg.norm(ey_raw, axis=-1)
+        ey = ey_raw / j[..., None]
+        ez = np.cross(ex, ey)
+        # equal radii: x = d/2, y = (i^2 + j^2 - 2 i x) / (2 j)
+        x = 0.5 * d
+        y = (i * i + j * j - 2.0 * i * x) / (2.0 * j)
+        z2 = geom.l2 ** 2 - x * x - y * y
+    scale = np.maximum(d, np.abs(i)) + geom.l2
+    singular = ~(j > COLLINEAR_TOL * scale) | ~(d > COLLINEAR_TOL * scale)
+    unreachable = ~singular & ~(z2 >= 0.0)
+    if errors == "raise":
+        if np.any(singular & ~bad):
+            raise SingularityError(
+                "3-PRP forward kinematics: the three sphere centres are collinear (singular input): "
+                + _describe(singular & ~bad, lx=lx, ly=ly, theta=theta)
+            )
+        if np.any(unreachable & ~bad):
+            raise UnreachableError(
+                f"3-PRP forward kinematics: unreachable input, the three rods of length l2={geom.l2:g} cannot meet: "
+                + _describe(unreachable & ~bad, lx=lx, ly=ly, theta=theta)
+            )
+    z = np.sqrt(np.where(unreachable | singular, 0.0, z2))
+    # keep the root below the plane: opposite to the normal with positive z
+    side = np.where(ez[..., 2] > 0, -1.0, 1.0)
+    J = p1 + x[..., None] * ex + y[..., None] * ey + (side * z)[..., None] * ez
+    J[bad | singular | unreachable] = np.nan
+    return J
+
+
+# --------------------------------------------------------------------------- inverse
+class _IKParts(NamedTuple):
+    b: np.ndarray      # (..., 2) slider projections b_k = w . u_k
+    disc: np.ndarray   # (..., 2) slider discriminants b^2 - |w|^2 + l2^2
+    phi: np.ndarray    # (...)  atan2(w_z, w_x) of the crank chain
+    ratio: np.ndarray  # (...)  k3 / rho
+
+
+def _ik_parts(geom: Geometry, P: np.ndarray) -> _IKParts:
+    w12 = P[..., None, :] + geom.r * V[:2]                      # (..., 2, 3)
+    b = np.einsum("...kj,kj->...k", w12, V[:2])
+    disc = b * b - np.einsum("...kj,...kj->...k", w12, w12) + geom.l2 ** 2
+    w3 = P + geom.r * V[2] - geom.crank_pivot
+    rho = np.hypot(w3[..., 0], w3[..., 2])
+    k3 = (np.einsum("...j,...j->...", w3, w3) + geom.l1 ** 2 - geom.l2 ** 2) / (2.0 * geom.l1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = k3 / rho
+    return _IKParts(b, disc, np.arctan2(w3[..., 2], w3[..., 0]), ratio)
+
+
+def _wrap(angle):
+    """Wrap to (-pi, pi]."""
+    return np.pi - np.mod(np.pi - angle, 2.0 * np.pi)
+
+
+def _ik_from_parts(parts: _IKParts, mode) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    s1, s2, s3 = mode
+    with np.errstate(invalid="ignore"):
+        root = np.sqrt(parts.disc)
+        lx = parts.b[..., 0] + s1 * root[..., 0]
+        ly = parts.b[..., 1] + s2 * root[..., 1]
+        theta = _wrap(parts.phi + s3 * np.arccos(parts.ratio))
+    return lx, ly, theta
+
+
+def _check_mode(mode):
+    try:
+        m = tuple(int(s) for s in mode)
+    except (TypeError, ValueError):
+        m = ()
+    if len(m) != 3 or any(s not in (-1, 1) for s in m) or any(float(s) != int(s) for s in mode):
+        raise ParameterError(f"3-PRP working mode must be three signs (+1 or -1), got {mode!r}")
+    return m
+
+
+def inverse(geom: Geometry, points, mode=DEFAULT_MODE, *, errors: str = "raise", limits: bool = True):
+    """Inverse kinematics (paper Eq. 7) in one working mode: ``J -> (lx, ly, theta)``.
+
+    ``points`` has shape ``(..., 3)``; returns three arrays of shape ``(...)``.
+    ``mode = (sigma_1, sigma_2, sigma_3)`` picks the sign of each closed-form
+    root. A point that a chain cannot reach (negative discriminant), or whose
+    solution in this mode lies outside the actuator ranges (when ``limits``),
+    raises :class:`UnreachableError` naming it; ``errors="mask"`` gives NaN.
+
+    >>> inverse(Geometry(), [0.0, 0.0, -100.0])
+    Traceback (most recent call last):
+        ...
+    robolib.errors.UnreachableError: 3-PRP inverse kinematics: point out of reach of chain 3 (crank theta): x=0, y=0, z=-100
+    """
+    _check_errors_arg(errors)
+    mode = _check_mode(mode)
+    P = _as_points(points, allow_nan=errors == "mask")
+    parts = _ik_parts(geom, P)
+    reach = [parts.disc[..., 0] >= 0, parts.disc[..., 1] >= 0, np.abs(parts.ratio) <= 1.0]
+    names = ("chain 1 (slider lx)", "chain 2 (slider ly)", "chain 3 (crank theta)")
+    if errors == "raise":
+        for ok, nm in zip(reach, names):
+            if not np.all(ok):
+                raise UnreachableError(
+                    f"3-PRP inverse kinematics: point out of reach of {nm}: "
+                    + _describe(~ok, x=P[..., 0], y=P[..., 1], z=P[..., 2])
+                )
+    lx, ly, theta = _ik_from_parts(parts, mode)
+    bad = ~(reach[0] & reach[1] & reach[2]) | ~np.isfinite(P).all(-1)
+    if limits:
+        lo, hi = geom.actuator_box.T
+        for k, (nm, a) in enumerate((("lx", lx), ("ly", ly), ("theta", theta))):
+            outside = ~bad & ((a < lo[k]) | (a > hi[k]))
+            if errors == "raise" and np.any(outside):
+                raise UnreachableError(
+                    f"3-PRP inverse kinematics: in working mode {mode} the solution {nm} lies outside its actuator "
+                    f"range [{lo[k]:g}, {hi[k]:g}]: " + _describe(outside, x=P[..., 0], y=P[..., 1], z=P[..., 2], **{nm: a})
+                )
+            bad |= outside
+    lx, ly, theta = (np.where(bad, np.nan, a) for a in (lx, ly, theta))
+    return lx, ly, theta
+
+
+class IKSolutions(NamedTuple):
+    """Every inverse-kinematics solution of a batch of points.
+
+    ``modes`` ``(8, 3)`` sign triples; ``q`` ``(..., 8, 3)`` the inputs
+    ``(lx, ly, theta)`` of each mode (NaN where not real); ``real`` ``(..., 8)``
+    whether the solution exists; ``within_limits`` ``(..., 8)`` whether it
+    also lies inside the actuator ranges.
+    """
+
+    modes: np.ndarray
+    q: np.ndarray
+    real: np.ndarray
+    within_limits: np.ndarray
+
+
+def inverse_all(geom: Geometry, points) -> IKSolutions:
+    """All (up to 8) real inverse-kinematics solutions of ``points`` ``(..., 3)``.
+
+    >>> sol = inverse_all(Geometry(), forward(Geometry(), 200.0, 200.0, 0.0))
+    >>> int(sol.real.sum()), int(sol.within_limits.sum())
+    (8, 4)
+    """
+    P = _as_points(points)
+    parts = _ik_parts(geom, P)
+    q = np.stack([np.stack(_ik_from_parts(parts, m), -1) for m in ALL_MODES], -2)
+    real = np.isfinite(q).all(-1)
+    lo, hi = geom.actuator_box.T
+    with np.errstate(invalid="ignore"):
+        inside = real & np.all((q >= lo) & (q <= hi), axis=-1)
+    return IKSolutions(np.array(ALL_MODES), q, real, inside)
+
+
+def working_mode(geom: Geometry, lx, ly, theta, points=None) -> np.ndarray:
+    """Working mode ``(sigma_1, sigma_2, sigma_3)`` of actuator inputs, shape ``(..., 3)`` int.
+
+    ``points`` (the forward image, computed if not given) saves a FK call.
+
+    >>> working_mode(Geometry(), 200.0, 200.0, 0.0).tolist()
+    [-1, -1, 1]
+    """
+    lx, ly, theta = _as_inputs(lx, ly, theta, allow_nan=True)
+    P = forward(geom, lx, ly, theta, errors="mask", limits=False) if points is None else _as_points(points, allow_nan=True)
+    parts = _ik_parts(geom, P)
+    s12 = np.where(np.stack([lx, ly], -1) >= parts.b, 1, -1)
+    s3 = np.where(_wrap(theta - parts.phi) >= 0, 1, -1)
+    return np.concatenate([s12, s3[..., None]], -1)
+
+
+def mode_distance(geom: Geometry, points) -> np.ndarray:
+    """Distance of each chain from its mode boundary, shape ``(..., 3)``.
+
+    Sliders: ``sqrt(disc_k)`` in length units (how far the slider is from the
+    point where its two IK roots meet); crank: ``acos(k3/rho)`` in radians.
+    Where it is small the IK is ill-conditioned (inverse singularity).
+    """
+    parts = _ik_parts(geom, _as_points(points))
+    with np.errstate(invalid="ignore"):
+        return np.concatenate([np.sqrt(parts.disc), np.arccos(np.clip(parts.ratio, -1, 1))[..., None]], -1)
+
+
+# --------------------------------------------------------------------------- paper's rules
+class RuleOutcome(NamedTuple):
+    """Hit rates of the paper's IK rules over a sample (fractions in [0, 1])."""
+
+    slider_hit: float        # both sliders: "take the positive displacement" picks the true root uniquely
+    slider_ambiguous: float  # some slider has both roots (or neither) positive
+    crank_hit: float         # "take the smaller angle" (smaller |theta|) picks the true root
+    all_hit: float           # all three rules right on the same sample
+    n: int
+
+
+def paper_rule_outcome(geom: Geometry, lx, ly, theta) -> RuleOutcome:
+    """How often the paper's rules recover the true inputs from ``J = FK(lx, ly, theta)``.
+
+    Rule for each slider: of the two roots take the positive one (ambiguous
+    when both or neither are positive). Rule for the crank: take the root of
+    smaller magnitude. Unreachable samples are dropped.
+    """
+    lx, ly, theta = _as_inputs(lx, ly, theta)
+    P = forward(geom, lx, ly, theta, errors="mask", limits=False)
+    ok = np.isfinite(P).all(-1)
+    lx, ly, theta, P = lx[ok], ly[ok], theta[ok], P[ok]
+    parts = _ik_parts(geom, P)
+    root = np.sqrt(np.maximum(parts.disc, 0.0))
+    plus, minus = parts.b + root, parts.b - root
+    true12 = np.stack([lx, ly], -1)
+    unique = (plus > 0) ^ (minus > 0)
+    pick = np.where(plus > 0, plus, minus)
+    slider_right = unique & np.isclose(pick, true12, rtol=0, atol=1e-6 * geom.l2)
+    acos = np.arccos(np.clip(parts.ratio, -1, 1))
+    t_plus, t_minus = _wrap(parts.phi + acos), _wrap(parts.phi - acos)
+    t_pick = np.where(np.abs(t_plus) <= np.abs(t_minus), t_plus, t_minus)
+    crank_right = np.abs(_wrap(t_pick - theta)) < 1e-6
+    sl = slider_right.all(-1)
+    return RuleOutcome(
+        slider_hit=float(sl.mean()),
+        slider_ambiguous=float((~unique).any(-1).mean()),
+        crank_hit=float(crank_right.mean()),
+        all_hit=float((sl & crank_right).mean()),
+        n=int(ok.sum()),
+    )
+
+
+# --------------------------------------------------------------------------- Jacobian
+def closure_matrices(geom: Geometry, lx, ly, theta, points=None):
+    """``A`` ``(..., 3, 3)`` and diagonal of ``Bq`` ``(..., 3)`` of ``A dJ = Bq dq``.
+
+    Row k of ``A`` is ``(J + r v_k - C_k)^T``; ``Bq[k,k] = (J + r v_k - C_k) . dC_k/dq_k``.
+    """
+    lx, ly, theta = _as_inputs(lx, ly, theta)
+    P = forward(geom, lx, ly, theta, errors="mask", limits=False) if points is None else _as_points(points, allow_nan=True)
+    C = slider_points(geom, lx, ly, theta)
+    A = P[..., None, :] + geom.r * V - C
+    dC = np.stack(
+        [np.broadcast_to(U1, C[..., 0, :].shape), np.broadcast_to(U2, C[..., 0, :].shape),
+         np.stack([-geom.l1 * np.sin(theta), np.zeros_like(theta), geom.l1 * np.cos(theta)], -1)],
+        -2,
+    )
+    return A, np.einsum("...kj,...kj->...k", A, dC)
+
+
+def jacobian(geom: Geometry, lx, ly, theta, *, errors: str = "raise") -> np.ndarray:
+    """Velocity Jacobian ``dJ/dq = A^-1 Bq``, shape ``(..., 3, 3)`` (columns lx, ly, theta).
+
+    Raises :class:`SingularityError` at a forward singularity (``det A`` ~ 0),
+    or gives NaN there with ``errors="mask"``.
+
+    >>> jac = jacobian(Geometry(), 200.0, 200.0, 0.0)
+    >>> jac.shape, np.round(jac[:, 2], 3) + 0.0   # dJ/dtheta at home, mm/rad
+    ((3, 3), array([508.488,   0.   , 162.373]))
+    """
+    _check_errors_arg(errors)
+    A, bq = closure_matrices(geom, lx, ly, theta)
+    det_n = _normalised_det(A)
+    singular = ~(np.abs(det_n) > SINGULAR_TOL)
+    if errors == "raise" and np.any(singular):
+        lx_, ly_, th_ = _as_inputs(lx, ly, theta)
+        raise SingularityError(
+            "3-PRP jacobian: forward singularity (rod directions coplanar) or unreachable input: "
+            + _describe(singular, lx=lx_, ly=ly_, theta=th_)
+        )
+    A = np.where(singular[..., None, None], np.eye(3), A)
+    Jac = np.linalg.solve(A, bq[..., :, None] * np.eye(3))
+    Jac[singular] = np.nan
+    return Jac
+
+
+def _normalised_det(A):
+    n = np.linalg.norm(A, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.linalg.det(A / n[..., None])
+
+
+class Singularity(NamedTuple):
+    """Singularity measures of a batch of inputs (each of shape ``(...)``).
+
+    ``forward``: ``|det|`` of the unit rod directions (0 at a parallel
+    singularity, 1 when mutually perpendicular). ``inverse``: the smallest
+    ``|cos|`` between a rod and its actuator's motion direction (0 at a mode
+    boundary / serial singularity). ``condition``: 2-norm condition number of
+    the Jacobian ``dJ/dq`` with ``theta`` scaled by ``l1`` (so all columns are lengths).
+    """
+
+    forward: np.ndarray
+    inverse: np.ndarray
+    condition: np.ndarray
+
+
+def singularity_measures(geom: Geometry, lx, ly, theta) -> Singularity:
+    """Forward / inverse singularity measures and Jacobian conditioning (NaN if unreachable)."""
+    A, bq = closure_matrices(geom, lx, ly, theta)
+    fwd = np.abs(_normalised_det(A))
+    dq_norm = np.array([1.0, 1.0, geom.l1])
+    inv = np.min(np.abs(bq) / (np.linalg.norm(A, axis=-1) * dq_norm), axis=-1)
+    Jac = jacobian(geom, lx, ly, theta, errors="mask")
+    Js = Jac / dq_norm
+    finite = np.isfinite(Js).all((-2, -1))
+    cond = np.full(fwd.shape, np.nan)
+    cond[finite] = np.linalg.cond(Js[finite])
+    return Singularity(fwd, inv, cond)
+
+
+# --------------------------------------------------------------------------- workspace
+def sample_inputs(geom: Geometry, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` actuator inputs drawn uniformly from the actuator box (seeded)."""
+    if int(n) != n or n < 1:
+        raise ParameterError(f"sample count n must be a positive integer, got {n!r}")
+    rng = np.random.default_rng(seed)
+    lo, hi = geom.actuator_box.T
+    q = rng.uniform(lo, hi, size=(int(n), 3))
+    return q[:, 0], q[:, 1], q[:, 2]
+
+
+@dataclass
+class Workspace:
+    """Monte-Carlo reachable workspace of one working mode (or of all, ``mode=None``).
+
+    ``points`` ``(m, 3)`` forward images of the sampled inputs in this mode;
+    ``extents`` ``(3, 2)`` min/max of x, y, z; ``volume_voxels`` the volume of
+    occupied voxels of edge ``voxel``; ``volume_jacobian`` and its standard
+    error ``volume_jacobian_se``: the Monte-Carlo integral of ``|det dJ/dq|``
+    over the inputs of this mode (exact in the limit, since FK restricted to
+    one mode is one-to-one); ``fraction`` of the samples in this mode.
+    """
+
+    mode: tuple | None
+    points: np.ndarray
+    extents: np.ndarray
+    volume_voxels: float
+    voxel: float
+    volume_jacobian: float
+    volume_jacobian_se: float
+    fraction: float
+
+
+def voxel_volume(points: np.ndarray, voxel: float) -> float:
+    """Volume of the voxels of edge ``voxel`` that contain at least one point.
+
+    >>> voxel_volume(np.array([[0.5, 0.5, 0.5], [0.6, 0.5, 0.5], [1.5, 0.5, 0.5]]), 1.0)
+    2.0
+    """
+    if voxel <= 0:
+        raise ParameterError(f"voxel edge must be positive, got {voxel!r}")
+    if len(points) == 0:
+        return 0.0
+    idx = np.floor(points / voxel).astype(np.int64)
+    return float(len(np.unique(idx, axis=0))) * voxel ** 3
+
+
+def workspace(geom: Geometry, n: int = 200_000, seed: int = 0, voxel: float = 20.0):
+    """Workspace per working mode from ``n`` uniform actuator samples.
+
+    Returns ``{mode: Workspace}`` for every mode present, plus key ``None``
+    for the union of all modes (its ``volume_jacobian`` counts overlapping
+    modes once each, so it is an upper bound of the union's volume).
+    """
+    lx, ly, theta = sample_inputs(geom, n, seed)
+    P = forward(geom, lx, ly, theta, errors="mask")
+    ok = np.isfinite(P).all(-1)
+    modes = working_mode(geom, lx, ly, theta, points=P)
+    with np.errstate(invalid="ignore"):
+        detJ = np.abs(np.linalg.det(jacobian(geom, lx, ly, theta, errors="mask")))
+    detJ[~np.isfinite(detJ)] = 0.0
+    box = float(np.prod(np.diff(geom.actuator_box, axis=1)))
+    out = {}
+    keys = [None] + [m for m in ALL_MODES]
+    for m in keys:
+        sel = ok if m is None else ok & np.all(modes == m, axis=-1)
+        if not sel.any():
+            continue
+        pts = P[sel]
+        g = np.where(sel, detJ, 0.0)
+        out[m] = Workspace(
+            mode=m,
+            points=pts,
+            extents=np.stack([pts.min(0), pts.max(0)], -1),
+            volume_voxels=voxel_volume(pts, voxel),
+            voxel=voxel,
+            volume_jacobian=box * float(g.mean()),
+            volume_jacobian_se=box * float(g.std(ddof=1) / np.sqrt(len(g))),
+            fraction=float(sel.mean()),
+        )
+    return out
+
+
+def in_workspace(geom: Geometry, points, mode=DEFAULT_MODE, *, tol: float = 1e-6) -> np.ndarray:
+    """Whether each point ``(..., 3)`` is the FK image of an in-range input of ``mode``.
+
+    True where the IK of ``mode`` is real, inside the actuator ranges, and the
+    forward kinematics of that input returns the point (it lies on the FK
+    branch, below the plane of the sphere centres).
+    """
+    P = _as_points(points)
+    q = np.stack(inverse(geom, P, mode=mode, errors="mask"), -1)
+    back = forward(geom, q[..., 0], q[..., 1], q[..., 2], errors="mask", limits=False)
+    with np.errstate(invalid="ignore"):
+        return np.linalg.norm(back - P, axis=-1) <= tol * geom.l2
+
+
+def volume_hit_or_miss(geom: Geometry, mode=DEFAULT_MODE, n: int = 200_000, seed: int = 0, bounds=None):
+    """Volume of one mode's workspace by hit-or-miss sampling in task space.
+
+    Draws ``n`` points uniformly in ``bounds`` (``(3, 2)``; default: extents
+    of a 100 000-sample workspace padded by 5 %) and counts those inside
+    (:func:`in_workspace`). Independent of the Jacobian route of
+    :func:`workspace`. Returns ``(volume, standard_error)``.
+    """
+    mode = _check_mode(mode)
+    if bounds is None:
+        ws = workspace(geom, n=100_000, seed=seed + 1)
+        ext = ws[mode].extents
+        pad = 0.05 * (ext[:, 1] - ext[:, 0])
+        bounds = np.stack([ext[:, 0] - pad, ext[:, 1] + pad], -1)
+    bounds = np.asarray(bounds, dtype=float)
+    rng = np.random.default_rng(seed)
+    pts = rng.uniform(bounds[:, 0], bounds[:, 1], size=(int(n), 3))
+    hit = in_workspace(geom, pts, mode)
+    box = float(np.prod(bounds[:, 1] - bounds[:, 0]))
+    p = hit.mean()
+    return box * p, box * np.sqrt(p * (1 - p) / n)
+
+
+def mirror_y(points) -> np.ndarray:
+    """Reflect points in the XZ plane (``y -> -y``); FK(ly, lx, theta) == mirror_y(FK(lx, ly, theta))."""
+    P = np.array(points, dtype=float)
+    P[..., 1] *= -1.0
+    return P
+
+
+__all__ = [
+    "Geometry", "GEOMETRY_SCHEMA", "load_geometry", "DEFAULT_MODE", "ALL_MODES",
+    "slider_points", "sphere_centres", "forward", "inverse", "inverse_all", "IKSolutions",
+    "working_mode", "mode_distance", "paper_rule_outcome", "RuleOutcome",
+    "closure_matrices", "jacobian", "singularity_measures", "Singularity",
+    "sample_inputs", "workspace", "Workspace", "voxel_volume", "mirror_y",
+    "in_workspace", "volume_hit_or_miss",
+]
+
+
+# --------------------------------------------------------------------------- round trip
+class RoundTrip(NamedTuple):
+    """Result of an IK∘FK round trip over sampled inputs (arrays of length ``m``).
+
+    ``q`` ``(m, 3)`` the reachable sampled inputs; ``mode`` ``(m, 3)`` their
+    working modes; ``error`` ``(m, 3)`` ``|IK(FK(q)) - q|`` per input (length,
+    length, rad); ``distance`` ``(m, 3)`` distance of each chain from its mode
+    boundary (:func:`mode_distance`); ``n_unreachable`` samples dropped.
+    """
+
+    q: np.ndarray
+    mode: np.ndarray
+    error: np.ndarray
+    distance: np.ndarray
+    n_unreachable: int
+
+
+def round_trip(geom: Geometry, n: int, seed: int) -> RoundTrip:
+    """FK then IK (in each sample's own working mode) of ``n`` uniform inputs."""
+    lx, ly, theta = sample_inputs(geom, n, seed)
+    P = forward(geom, lx, ly, theta, errors="mask")
+    ok = np.isfinite(P).all(-1)
+    q = np.stack([lx, ly, theta], -1)[ok]
+    P = P[ok]
+    mode = working_mode(geom, q[:, 0], q[:, 1], q[:, 2], points=P)
+    parts = _ik_parts(geom, P)
+    with np.errstate(invalid="ignore"):
+        root = np.sqrt(parts.disc)
+        back = np.stack(
+            [parts.b[:, 0] + mode[:, 0] * root[:, 0], parts.b[:, 1] + mode[:, 1] * root[:, 1],
+             _wrap(parts.phi + mode[:, 2] * np.arccos(parts.ratio))], -1)
+    err = np.abs(back - q)
+    err[:, 2] = np.abs(_wrap(back[:, 2] - q[:, 2]))
+    dist = np.concatenate([root, np.arccos(np.clip(parts.ratio, -1, 1))[:, None]], -1)
+    return RoundTrip(q, mode, err, dist, int((~ok).sum()))
+
+
+__all__ += ["RoundTrip", "round_trip"]

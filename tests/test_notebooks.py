@@ -1,0 +1,107 @@
+"""Study notebooks run under papermill with quick parameters, and the book builds from them.
+
+The executed quick notebooks go to a temporary copy of ``book/`` so the real
+``book/studies`` (the full runs of ``make book``) is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import papermill
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STUDIES = sorted(p.stem for p in (ROOT / "notebooks").glob("*.md"))
+BIN = Path(sys.executable).parent
+
+
+def to_ipynb(study: str, dest: Path) -> Path:
+    nb = jupytext.read(ROOT / "notebooks" / f"{study}.md")
+    out = dest / f"{study}.ipynb"
+    jupytext.write(nb, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def quick_book(tmp_path_factory):
+    """A copy of book/ whose studies are the quick papermill runs."""
+    tmp = tmp_path_factory.mktemp("quick")
+    book = tmp / "book"
+    shutil.copytree(ROOT / "book", book, ignore=shutil.ignore_patterns("_build", "*.ipynb"))
+    (book / "studies").mkdir(exist_ok=True)
+    failures = {}
+    for study in STUDIES:
+        src = to_ipynb(study, tmp)
+        try:
+            papermill.execute_notebook(src, book / "studies" / f"{study}.ipynb", parameters={"quick": True},
+                                       kernel_name="python3", progress_bar=False, cwd=str(tmp))
+        except papermill.PapermillExecutionError as exc:
+            failures[study] = f"{exc.ename}: {exc.evalue}"
+    return book, failures
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("study", STUDIES)
+def test_study_runs_with_quick_parameters(quick_book, study):
+    book, failures = quick_book
+    assert study not in failures, failures.get(study)
+    nb = json.loads((book / "studies" / f"{study}.ipynb").read_text())
+    tags = [c.get("metadata", {}).get("tags", []) for c in nb["cells"]]
+    assert sum("parameters" in t for t in tags) == 1, "exactly one cell tagged 'parameters'"
+    assert any("injected-parameters" in t for t in tags)
+    errors = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []) if o["output_type"] == "error"]
+    assert not errors
+    images = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert images, "a study shows figures"
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("study", STUDIES)
+def test_unknown_parameter_is_an_error(tmp_path, study):
+    src = to_ipynb(study, tmp_path)
+    out = tmp_path / "out.ipynb"
+    with pytest.raises(papermill.PapermillExecutionError, match=r"unknown notebook parameter\(s\) \['n_sampels'\]"):
+        papermill.execute_notebook(src, out, parameters={"quick": True, "n_sampels": 5},
+                                   kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+    assert out.exists(), "a failing run keeps its partly executed notebook"
+
+
+@pytest.mark.notebooks
+def test_papermill_cli_reruns_with_other_parameters(tmp_path):
+    """The README's command line: papermill with -p overrides (seed, sample count)."""
+    src = to_ipynb("prp3_roundtrip", tmp_path)
+    out = tmp_path / "rerun.ipynb"
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+    subprocess.run([BIN / "papermill", "--log-level", "WARNING", "--no-progress-bar", str(src), str(out),
+                    "-p", "quick", "True", "-p", "seed", "7", "-p", "n_samples", "5000"],
+                   check=True, env=env, cwd=tmp_path, capture_output=True)
+    nb = json.loads(out.read_text())
+    injected = next(c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", []))
+    assert "seed = 7" in "".join(injected["source"]) and "n_samples = 5000" in "".join(injected["source"])
+    text = json.dumps(nb)
+    assert "reachable inputs: " in text
+
+
+@pytest.mark.book
+def test_book_builds_without_warnings(quick_book):
+    book, failures = quick_book
+    assert not failures, failures
+    res = subprocess.run([BIN / "jupyter-book", "build", str(book), "--warningiserror", "--keep-going", "--quiet"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    html = book / "_build" / "html"
+    for study in STUDIES:
+        page = (html / "studies" / f"{study}.html").read_text()
+        nb = json.loads((book / "studies" / f"{study}.ipynb").read_text())
+        n_png = sum("image/png" in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
+        assert page.count("<img") >= n_png > 0, f"{study}: {n_png} figures in the notebook, fewer <img> in the page"
+        assert "Traceback" not in page
+    api = (html / "api.html").read_text()
+    assert "robolib.prp3.forward" in api, "API reference generated from docstrings"
