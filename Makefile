@@ -17,7 +17,9 @@ OUT_NB     := book/studies
 NAME       ?=
 PARAMS     ?=
 
-.PHONY: help env test book notebooks study lab bench lock clean
+.PHONY: help env browser test book notebooks study lab bench lock clean
+export SKIP_BROWSER ?= 0
+PAPERMILL  := $(BIN)/papermill --log-level WARNING --execution-timeout 3600
 
 help:
 	@sed -n '2,4p' Makefile
@@ -42,7 +44,7 @@ notebooks: $(STAMP) $(addprefix $(SRC_NB)/,$(addsuffix .ipynb,$(STUDIES)))
 	@mkdir -p $(OUT_NB)
 	@for s in $(STUDIES); do \
 	  echo "== papermill $$s (defaults)"; \
-	  $(BIN)/papermill --log-level WARNING $(SRC_NB)/$$s.ipynb $(OUT_NB)/$$s.ipynb || exit 1; \
+	  $(PAPERMILL) $(SRC_NB)/$$s.ipynb $(OUT_NB)/$$s.ipynb || exit 1; \
 	done
 
 # One study with other parameters:  make study NAME=prp3_roundtrip PARAMS="-p seed 7 -p n_samples 200000"
@@ -51,14 +53,17 @@ study: $(STAMP)
 	@test -f notebooks/$(NAME).md || { echo "error: no study '$(NAME)'; studies: $(STUDIES)"; exit 2; }
 	$(MAKE) --no-print-directory $(SRC_NB)/$(NAME).ipynb
 	@mkdir -p $(OUT_NB)
-	$(BIN)/papermill --log-level WARNING $(SRC_NB)/$(NAME).ipynb $(OUT_NB)/$(NAME).ipynb $(PARAMS)
+	$(PAPERMILL) $(SRC_NB)/$(NAME).ipynb $(OUT_NB)/$(NAME).ipynb $(PARAMS)
 
 book: notebooks
 	$(BIN)/jupyter-book build book --warningiserror --keep-going --quiet
 	@echo "The book is at: $(abspath book/_build/html/index.html)"
 
 # ---- tests, benchmarks --------------------------------------------------------
-test: $(STAMP)
+browser:
+	@tools/ensure_chromium.sh
+
+test: $(STAMP) browser
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

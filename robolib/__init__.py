@@ -12,8 +12,25 @@ params
 prp3
     3-PRP parallel robot: closed-form forward/inverse kinematics, working
     modes, Jacobian, workspace.
+constraints
+    Constraint-dynamics core: Udwadia-Kalaba equation (single step and in
+    sequential layers), Lagrange multipliers / KKT, Baumgarte terms.
+friction
+    Joint friction laws: smooth sign, load-dependent Coulomb, Stribeck, viscous.
+redundant
+    2-DOF redundantly actuated planar robot: subsystems, constraint layers,
+    forward/inverse dynamics with friction, simulation, energy bookkeeping.
+redundant_symbolic
+    The sympy derivation of the redundant robot's subsystem equations.
+rotations
+    Rotation matrices, Euler angles (Rz Ry Rx), skew matrices.
+stewart
+    6-UPS Gough-Stewart platform: kinematics with the universal-joint
+    constraint, Newton-Euler and virtual-work dynamics, ID-PID control.
+viz
+    Matplotlib drawings used by the notebooks.
 notebook
-    Small helpers used by the study notebooks (parameter checking).
+    Small helpers used by the study notebooks (parameter checks, tables, explore widgets).
 """
 
 from __future__ import annotations

@@ -64,3 +64,33 @@ def markdown_table(headers, rows, fmt: str = "{:.6g}"):
     lines = ["| " + " | ".join(map(str, headers)) + " |", "|" + "---:|" * len(headers)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def explore(draw, **controls):
+    """Widgets that redraw a matplotlib figure: the *Explore* sections of the studies.
+
+    ``draw(**values)`` returns a matplotlib ``Figure`` for the current control
+    values; ``controls`` are ipywidgets value widgets (sliders, dropdowns) keyed
+    by the argument names of ``draw``. The figure is put into an ``Output``
+    widget's saved outputs directly (not through ``with output:`` capture), so
+    the state saved by papermill shows it in the static book, and notebook
+    execution never waits on output capture. Returns the ``VBox`` displayed.
+    """
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    out = widgets.Output()
+
+    def redraw(change=None):
+        fig = draw(**{name: c.value for name, c in controls.items()})
+        out.outputs = ()
+        out.append_display_data(fig)
+        plt.close(fig)
+
+    for c in controls.values():
+        c.observe(redraw, names="value")
+    redraw()
+    box = widgets.VBox([*controls.values(), out])
+    display(box)
+    return box

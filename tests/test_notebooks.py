@@ -8,44 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
-import jupytext
 import papermill
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-STUDIES = sorted(p.stem for p in (ROOT / "notebooks").glob("*.md"))
-BIN = Path(sys.executable).parent
-
-
-def to_ipynb(study: str, dest: Path) -> Path:
-    nb = jupytext.read(ROOT / "notebooks" / f"{study}.md")
-    out = dest / f"{study}.ipynb"
-    jupytext.write(nb, out)
-    return out
-
-
-@pytest.fixture(scope="session")
-def quick_book(tmp_path_factory):
-    """A copy of book/ whose studies are the quick papermill runs."""
-    tmp = tmp_path_factory.mktemp("quick")
-    book = tmp / "book"
-    shutil.copytree(ROOT / "book", book, ignore=shutil.ignore_patterns("_build", "*.ipynb"))
-    (book / "studies").mkdir(exist_ok=True)
-    failures = {}
-    for study in STUDIES:
-        src = to_ipynb(study, tmp)
-        try:
-            papermill.execute_notebook(src, book / "studies" / f"{study}.ipynb", parameters={"quick": True},
-                                       kernel_name="python3", progress_bar=False, cwd=str(tmp))
-        except papermill.PapermillExecutionError as exc:
-            failures[study] = f"{exc.ename}: {exc.evalue}"
-    return book, failures
-
+from conftest import BIN, STUDIES, TIMEOUT, to_ipynb
 
 @pytest.mark.notebooks
 @pytest.mark.parametrize("study", STUDIES)
@@ -69,7 +37,7 @@ def test_unknown_parameter_is_an_error(tmp_path, study):
     out = tmp_path / "out.ipynb"
     with pytest.raises(papermill.PapermillExecutionError, match=r"unknown notebook parameter\(s\) \['n_sampels'\]"):
         papermill.execute_notebook(src, out, parameters={"quick": True, "n_sampels": 5},
-                                   kernel_name="python3", progress_bar=False, cwd=str(tmp_path))
+                                   kernel_name="python3", progress_bar=False, cwd=str(tmp_path), execution_timeout=TIMEOUT)
     assert out.exists(), "a failing run keeps its partly executed notebook"
 
 
@@ -79,7 +47,7 @@ def test_papermill_cli_reruns_with_other_parameters(tmp_path):
     src = to_ipynb("prp3_roundtrip", tmp_path)
     out = tmp_path / "rerun.ipynb"
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
-    subprocess.run([BIN / "papermill", "--log-level", "WARNING", "--no-progress-bar", str(src), str(out),
+    subprocess.run([BIN / "papermill", "--log-level", "WARNING", "--no-progress-bar", "--execution-timeout", str(TIMEOUT), str(src), str(out),
                     "-p", "quick", "True", "-p", "seed", "7", "-p", "n_samples", "5000"],
                    check=True, env=env, cwd=tmp_path, capture_output=True)
     nb = json.loads(out.read_text())
@@ -90,11 +58,9 @@ def test_papermill_cli_reruns_with_other_parameters(tmp_path):
 
 
 @pytest.mark.book
-def test_book_builds_without_warnings(quick_book):
-    book, failures = quick_book
+def test_book_builds_without_warnings(built_quick_book):
+    book, failures, res = built_quick_book
     assert not failures, failures
-    res = subprocess.run([BIN / "jupyter-book", "build", str(book), "--warningiserror", "--keep-going", "--quiet"],
-                         capture_output=True, text=True)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     html = book / "_build" / "html"
     for study in STUDIES:

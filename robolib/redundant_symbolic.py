@@ -1,0 +1,177 @@
+"""Symbolic (sympy) derivation of the redundant robot's subsystem model (step 1 of the patent).
+
+Each chain cut from the base has coordinates ``q_i = (x, y, a, b)``: the free
+active-joint position, the active link's absolute angle and the passive joint
+angle (relative). Its Lagrangian is the kinetic energy (horizontal plane)
+
+    T_i = 1/2 m_a |dp_a|^2 + 1/2 I_a da^2 + 1/2 m_b |dp_b|^2 + 1/2 I_b (da + db)^2
+          [+ 1/2 m_e |dp_e|^2 for chain 1, the end-effector point mass]
+
+from which ``M_i = d^2 T / d dq^2`` and the Coriolis matrix ``C_i`` from the
+Christoffel symbols of the first kind,
+``C_kj = sum_i 1/2 (dM_kj/dq_i + dM_ki/dq_j - dM_ij/dq_k) dq_i``, so that
+Lagrange–Euler reads ``M_i ddq_i + C_i dq_i = tau_i``. The study notebook
+"derivation" prints these as LaTeX; the tests check that they equal the
+numeric kernels of :mod:`robolib.redundant` (whose closed forms were derived by
+hand).
+
+>>> M = mass_matrix()
+>>> M.shape, M[0, 0], sp.trigsimp(M[3, 3])
+((4, 4), m_a + m_b, I_b + m_b*r_b**2)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+
+#: Coordinates, rates and accelerations of one subsystem.
+x, y, a, b = sp.symbols("x y a b", real=True)
+dx, dy, da, db = sp.symbols(r"\dot{x} \dot{y} \dot{a} \dot{b}", real=True)
+ddx, ddy, dda, ddb = sp.symbols(r"\ddot{x} \ddot{y} \ddot{a} \ddot{b}", real=True)
+#: Parameters: link length, masses, CoM distances, CoM inertias, end-effector mass.
+l, m_a, r_a, I_a, m_b, r_b, I_b, m_e = sp.symbols("l m_a r_a I_a m_b r_b I_b m_e", positive=True)
+
+Q = sp.Matrix([x, y, a, b])
+DQ = sp.Matrix([dx, dy, da, db])
+DDQ = sp.Matrix([ddx, ddy, dda, ddb])
+
+
+def positions(end_effector: bool = False) -> dict:
+    """Symbolic positions (2x1 matrices) of the active CoM ``p_a``, passive CoM ``p_b`` and tip ``p_e``."""
+    pa = sp.Matrix([x + r_a * sp.cos(a), y + r_a * sp.sin(a)])
+    pb = sp.Matrix([x + l * sp.cos(a) + r_b * sp.cos(a + b), y + l * sp.sin(a) + r_b * sp.sin(a + b)])
+    pe = sp.Matrix([x + l * sp.cos(a) + l * sp.cos(a + b), y + l * sp.sin(a) + l * sp.sin(a + b)])
+    return {"p_a": pa, "p_b": pb, "p_e": pe}
+
+
+def _velocity(p: sp.Matrix) -> sp.Matrix:
+    return p.jacobian(Q) * DQ
+
+
+@lru_cache(maxsize=None)
+def kinetic_energy(end_effector: bool = False) -> sp.Expr:
+    """Kinetic energy ``T_i`` (= Lagrangian ``L_i``) of a subsystem; chain 1 has ``end_effector=True``."""
+    p = positions()
+    va, vb = _velocity(p["p_a"]), _velocity(p["p_b"])
+    T = sp.Rational(1, 2) * (m_a * va.dot(va) + I_a * da**2 + m_b * vb.dot(vb) + I_b * (da + db) ** 2)
+    if end_effector:
+        ve = _velocity(p["p_e"])
+        T += sp.Rational(1, 2) * m_e * ve.dot(ve)
+    return sp.expand(T)
+
+
+_TRIG = (sp.sin(a), sp.cos(a), sp.sin(a + b), sp.cos(a + b), sp.sin(b), sp.cos(b))
+
+
+def _tidy(e: sp.Expr) -> sp.Expr:
+    """Trigonometric simplification for display (slow: seconds per matrix)."""
+    return sp.collect(sp.trigsimp(e), _TRIG)
+
+
+@lru_cache(maxsize=None)
+def mass_matrix(end_effector: bool = False, simplify: bool = False) -> sp.Matrix:
+    """``M_i = d^2 T_i / d dq_i^2`` (4x4); ``simplify=True`` tidies it for display (takes seconds)."""
+    M = sp.hessian(kinetic_energy(end_effector), list(DQ))
+    return M.applyfunc(_tidy) if simplify else M
+
+
+@lru_cache(maxsize=None)
+def coriolis_matrix(end_effector: bool = False, simplify: bool = False) -> sp.Matrix:
+    """Coriolis matrix ``C_i`` (4x4) from the Christoffel symbols of ``M_i``."""
+    M = mass_matrix(end_effector, simplify)
+    n = 4
+    C = sp.zeros(n, n)
+    for k in range(n):
+        for j in range(n):
+            C[k, j] = sum(
+                sp.Rational(1, 2) * (sp.diff(M[k, j], Q[i]) + sp.diff(M[k, i], Q[j]) - sp.diff(M[i, j], Q[k])) * DQ[i]
+                for i in range(n)
+            )
+    return C.applyfunc(_tidy) if simplify else C
+
+
+def lagrange_euler_residual(end_effector: bool = False, simplify: bool = False) -> sp.Matrix:
+    """``d/dt(dT/d dq) - dT/dq - (M ddq + C dq)`` (4x1), identically zero (a check of M and C).
+
+    Unsimplified by default (check it numerically, or pass ``simplify=True``).
+    """
+    T = kinetic_energy(end_effector)
+    p = sp.Matrix([sp.diff(T, v) for v in DQ])
+    # total time derivative of a function of (q, dq)
+    ddt = p.jacobian(Q) * DQ + p.jacobian(DQ) * DDQ
+    lhs = ddt - sp.Matrix([sp.diff(T, v) for v in Q])
+    res = lhs - mass_matrix(end_effector) * DDQ - coriolis_matrix(end_effector) * DQ
+    return res.applyfunc(sp.simplify) if simplify else res
+
+
+def closure_layer() -> tuple[sp.Matrix, sp.Matrix]:
+    """Tip position ``E(q_i)`` (2x1) and its second-order form ``J ddq = -dJ/dt dq`` pieces ``(J, -dJ dq)``."""
+    E = positions()["p_e"]
+    J = E.jacobian(Q)
+    bias = -(J * DQ).jacobian(Q) * DQ
+    return J, bias.applyfunc(sp.simplify)
+
+
+def constraint_layers() -> tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix, tuple, tuple]:
+    """Both constraint layers of the assembled model in second-order form ``A ddq = b``.
+
+    Coordinates ``q = (x_1, y_1, a_1, b_1, x_2, ..., b_3)`` (12 symbols, returned
+    with their rates). Layer 1: ``E_1 - E_2 = 0``, ``E_1 - E_3 = 0`` (4 rows);
+    layer 2: ``(x_i, y_i) - (A_ix, A_iy) = 0`` (6 rows, base symbols ``A_ix``,
+    ``A_iy``). Returns ``(A1, b1, A2, b2, q, dq)`` with ``b = -d(A)/dt dq``.
+    """
+    q = sp.symbols("x_1 y_1 a_1 b_1 x_2 y_2 a_2 b_2 x_3 y_3 a_3 b_3", real=True)
+    dq = sp.symbols(r"\dot{x}_1 \dot{y}_1 \dot{a}_1 \dot{b}_1 \dot{x}_2 \dot{y}_2 \dot{a}_2 \dot{b}_2 "
+                    r"\dot{x}_3 \dot{y}_3 \dot{a}_3 \dot{b}_3", real=True)
+    base = sp.symbols("A_1x A_1y A_2x A_2y A_3x A_3y", real=True)
+    E = []
+    for i in range(3):
+        xi, yi, ai, bi = q[4 * i: 4 * i + 4]
+        E.append(sp.Matrix([xi + l * sp.cos(ai) + l * sp.cos(ai + bi), yi + l * sp.sin(ai) + l * sp.sin(ai + bi)]))
+    phi1 = sp.Matrix.vstack(E[0] - E[1], E[0] - E[2])
+    phi2 = sp.Matrix([q[0] - base[0], q[1] - base[1], q[4] - base[2], q[5] - base[3], q[8] - base[4], q[9] - base[5]])
+    Q12, DQ12 = sp.Matrix(q), sp.Matrix(dq)
+    out = []
+    for phi in (phi1, phi2):
+        A = phi.jacobian(Q12)
+        out += [A, (-(A * DQ12).jacobian(Q12) * DQ12).applyfunc(sp.expand)]
+    return out[0], out[1], out[2], out[3], q, dq
+
+
+def parameter_values(robot, chain: int = 0) -> dict:
+    """Map the parameter symbols to the numbers of a :class:`robolib.redundant.Robot` (chain 0 carries ``m_e``)."""
+    return {l: robot.link_length, m_a: robot.active_mass, r_a: robot.active_com, I_a: robot.active_inertia,
+            m_b: robot.passive_mass, r_b: robot.passive_com, I_b: robot.passive_inertia,
+            m_e: robot.end_effector_mass if chain == 0 else 0.0}
+
+
+@lru_cache(maxsize=None)
+def _lambdified(end_effector: bool):
+    params = (l, m_a, r_a, I_a, m_b, r_b, I_b, m_e)
+    fM = sp.lambdify((tuple(Q), params), mass_matrix(end_effector), "numpy")
+    fC = sp.lambdify((tuple(Q), tuple(DQ), params), coriolis_matrix(end_effector), "numpy")
+    return params, fM, fC
+
+
+def numeric_subsystem(robot, chain: int, qi, dqi) -> tuple[np.ndarray, np.ndarray]:
+    """``(M_i, C_i)`` as float arrays (4, 4) evaluated from the sympy expressions.
+
+    >>> from robolib import redundant
+    >>> robot = redundant.load()
+    >>> M, C = numeric_subsystem(robot, 1, [0.5, 0, 0.3, 1.2], [0, 0, 1.0, -0.5])
+    >>> bool(np.allclose(M, redundant.subsystem_mass_matrix(robot, 1, [0.5, 0, 0.3, 1.2])))
+    True
+    """
+    params, fM, fC = _lambdified(chain == 0)
+    vals = parameter_values(robot, chain)
+    pv = tuple(vals[s] for s in params)
+    qi = tuple(float(v) for v in qi)
+    dqi = tuple(float(v) for v in dqi)
+    return np.array(fM(qi, pv), dtype=float), np.array(fC(qi, dqi, pv), dtype=float)
+
+
+__all__ = ["positions", "kinetic_energy", "mass_matrix", "coriolis_matrix", "lagrange_euler_residual",
+           "closure_layer", "constraint_layers", "parameter_values", "numeric_subsystem"]

@@ -1,0 +1,261 @@
+"""Kinematics of the 6-UPS platform with the universal-joint constraint (numpy, batched).
+
+Conventions of ``spec/stewart.md``: pose ``X = [x, y, z, roll, pitch, yaw]``
+(m, rad), ``R = Rz(yaw) Ry(pitch) Rx(roll)``; twist ``V = [v, w]`` and
+acceleration ``dV = [a, alpha]`` of the platform origin, base frame. Leg i:
+``L_i = t + R p_i - b_i = l_i s_i``. U joint: fixed axis ``a_i``, leg axis
+``c_i = normalize(s_i x a_i)``, forbidden direction ``n_i = a_i x c_i``; leg
+frame ``[c_i, s_i x c_i, s_i]``. Every function broadcasts over a leading batch
+shape ``(...)``: poses ``(..., 6)`` give leg quantities ``(..., 6)`` or ``(..., 6, 3)``.
+
+>>> from robolib import stewart
+>>> m = stewart.load("stewart/tsai2000.yaml")
+>>> l = stewart.inverse_kinematics(m, m.home_pose)
+>>> X = stewart.forward_kinematics(m, l, guess=m.home_pose + 0.05)
+>>> float(np.abs(X - m.home_pose).max()) < 1e-12
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import ConvergenceError, ParameterError, SingularityError
+from ..rotations import cross, dot, rpy_matrix, rpy_rate_matrix
+from .model import StewartModel, _check_model
+
+#: Leg length (m) below which a pose counts as degenerate.
+MIN_LEG_LENGTH = 1e-9
+#: ``|s_i . n_i| = |s_i x a_i|`` below which the leg lies along its U axis (U-joint singularity).
+UJOINT_SINGULAR_TOL = 1e-9
+#: Forward-kinematics Newton tolerance on the leg lengths (m) and iteration budget.
+FK_TOL = 1e-12
+FK_MAX_ITER = 50
+#: Reciprocal condition number of J below which a pose counts as singular.
+JACOBIAN_RCOND_TOL = 1e-12
+
+
+def as_state(x, name: str, n: int = 6) -> np.ndarray:
+    """``x`` as a float array with trailing axis ``n``; ``ParameterError`` naming ``name`` otherwise."""
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+    if arr.ndim == 0 or arr.shape[-1] != n:
+        raise ParameterError(f"{name} must have shape (..., {n}), got {arr.shape}")
+    # cheap test first: a sum of finite numbers is finite unless it overflows
+    if not math.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
+        raise ParameterError(f"{name} must be finite, got non-finite entries")
+    return arr
+
+
+class LegGeometry(NamedTuple):
+    """Pose-level leg quantities, shapes ``(..., 6)`` or ``(..., 6, 3)`` (m, unit vectors)."""
+
+    R: np.ndarray        # (..., 3, 3) platform rotation
+    r: np.ndarray        # (..., 6, 3) R p_i
+    length: np.ndarray   # (..., 6) l_i
+    s: np.ndarray        # (..., 6, 3) leg directions
+    c: np.ndarray        # (..., 6, 3) U second axis (fixed in the leg)
+    n: np.ndarray        # (..., 6, 3) forbidden rotation direction a_i x c_i
+
+
+class LegMotion(NamedTuple):
+    """Leg velocities/accelerations (base frame): ``dl, ddl`` (..., 6) m/s, m/s^2;
+    ``omega, alpha`` (..., 6, 3) rad/s, rad/s^2; ``spin = omega . s`` (..., 6)."""
+
+    dl: np.ndarray
+    ddl: np.ndarray
+    omega: np.ndarray
+    alpha: np.ndarray
+    spin: np.ndarray
+
+
+def leg_geometry(model: StewartModel, pose) -> LegGeometry:
+    """Leg lengths, directions and U-joint frame at ``pose`` (..., 6).
+
+    >>> from robolib import stewart
+    >>> m = stewart.load("stewart/tsai2000.yaml")
+    >>> g = leg_geometry(m, m.home_pose)
+    >>> bool(np.allclose(dot(g.c, g.s), 0) and np.allclose(dot(g.c, m.ujoint_axes), 0))
+    True
+    """
+    _check_model(model)
+    pose = as_state(pose, "pose")
+    R = rpy_matrix(pose[..., 3:])
+    r = np.matmul(model.platform_joints, np.swapaxes(R, -1, -2))
+    L = pose[..., None, :3] + r - model.base_joints
+    length = np.sqrt(dot(L, L))
+    if np.any(length < MIN_LEG_LENGTH):
+        raise SingularityError("pose gives a zero-length leg (S centre on the U centre)")
+    s = L / length[..., None]
+    sa = cross(s, model.ujoint_axes)
+    sin_sa = np.sqrt(dot(sa, sa))
+    if np.any(sin_sa < UJOINT_SINGULAR_TOL):
+        raise SingularityError("pose puts a leg along its fixed U axis (U-joint singularity)")
+    c = sa / sin_sa[..., None]
+    n = cross(model.ujoint_axes, c)
+    return LegGeometry(R, r, length, s, c, n)
+
+
+def leg_frames(model: StewartModel, pose) -> np.ndarray:
+    """Leg rotation matrices ``[c_i, s_i x c_i, s_i]`` (columns), shape ``(..., 6, 3, 3)``.
+
+    >>> from robolib import stewart
+    >>> m = stewart.load("stewart/tsai2000.yaml")
+    >>> F = leg_frames(m, m.home_pose)
+    >>> bool(np.allclose(F @ np.swapaxes(F, -1, -2), np.eye(3)))
+    True
+    """
+    g = leg_geometry(model, pose)
+    return np.stack((g.c, cross(g.s, g.c), g.s), axis=-1)
+
+
+def joint_points(model: StewartModel, pose):
+    """U centres ``b_i`` and S centres ``P_i = b_i + l_i s_i`` (base frame, m): ``(6, 3)``, ``(..., 6, 3)``.
+
+    For drawing the mechanism (legs are the segments ``b_i -> P_i``).
+
+    >>> from robolib import stewart
+    >>> m = stewart.load("stewart/tsai2000.yaml")
+    >>> B, P = joint_points(m, m.home_pose)
+    >>> bool(np.allclose(P[0], m.home_pose[:3] + m.platform_joints[0]))
+    True
+    """
+    g = leg_geometry(model, pose)
+    pose = as_state(pose, "pose")
+    return model.base_joints, pose[..., None, :3] + g.r
+
+
+def inverse_kinematics(model: StewartModel, pose) -> np.ndarray:
+    """Leg lengths ``l_i = |t + R p_i - b_i|`` (m), shape ``(..., 6)``.
+
+    >>> from robolib import stewart
+    >>> m = stewart.load("stewart/tsai2000.yaml")
+    >>> inverse_kinematics(m, m.home_pose).round(4)
+    array([1.2613, 1.2617, 1.2617, 1.2613, 1.2617, 1.2617])
+    """
+    return leg_geometry(model, pose).length
+
+
+def jacobian(model: StewartModel, pose) -> np.ndarray:
+    """Leg Jacobian ``J`` with ``dl = J V``: rows ``[s_i, (R p_i) x s_i]``, shape ``(..., 6, 6)``.
+
+    >>> from robolib import stewart
+    >>> m = stewart.load("stewart/tsai2000.yaml")
+    >>> jacobian(m, m.home_pose).shape
+    (6, 6)
+    """
+    g = leg_geometry(model, pose)
+    return np.concatenate((g.s, cross(g.r, g.s)), axis=-1)
+
+
+def leg_motion(model: StewartModel, pose, twist, accel=None, *, spin: bool = True) -> LegMotion:
+    """Leg rates and angular motion (the patent's Eqs. 2-10).
+
+    ``omega_i = s x v_P / l + sigma s`` with ``sigma = -(w_perp . n)/(s . n)``
+    (U joint: ``omega . n = 0``); ``spin=False`` gives the classical no-spin
+    legs (``sigma = 0``) of the virtual-work model. ``alpha_i`` follows from
+    ``s x a_P`` plus the spin part fixed by ``alpha . n = -omega . dn/dt``.
+    ``accel`` defaults to zero (then ``ddl, alpha`` are the velocity-product terms).
+
+    >>> from robolib import stewart
+    >>> m = stewart.load("stewart/tsai2000.yaml")
+    >>> mo = leg_motion(m, m.home_pose, [0, 0, 0, 0, 0, 1.0])
+    >>> bool(np.allclose(dot(mo.omega, leg_geometry(m, m.home_pose).n), 0))
+    True
+    """
+    g = leg_geometry(model, pose)
+    V = as_state(twist, "twist")
+    dV = np.zeros_like(V) if accel is None else as_state(accel, "accel")
+    v, w = V[..., None, :3], V[..., None, 3:]
+    a, al = dV[..., None, :3], dV[..., None, 3:]
+    l = g.length[..., None]
+    vP = v + cross(w, g.r)
+    dl = dot(g.s, vP)
+    w_perp = cross(g.s, vP) / l
+    sn = dot(g.s, g.n)
+    sigma = -dot(w_perp, g.n) / sn if spin else np.zeros_like(dl)
+    omega = w_perp + sigma[..., None] * g.s
+    aP = a + cross(al, g.r) + cross(w, cross(w, g.r))
+    ddl = dot(g.s, aP) + g.length * dot(w_perp, w_perp)
+    ds = cross(omega, g.s)
+    al_perp = (cross(g.s, aP) - 2 * dl[..., None] * cross(g.s, ds) - l * sigma[..., None] * cross(g.s, omega)) / l
+    if spin:
+        dn = cross(model.ujoint_axes, cross(omega, g.c))
+        tau = (-dot(omega, dn) - dot(al_perp, g.n)) / sn
+    else:
+        tau = np.zeros_like(dl)
+    alpha = al_perp + tau[..., None] * g.s
+    return LegMotion(dl, ddl, omega, alpha, sigma)
+
+
+def pose_rates(pose, twist) -> np.ndarray:
+    """``dX/dt = [v, E(rpy)^-1 w]`` (Euler-angle rates at the edge), shape ``(..., 6)``.
+
+    >>> pose_rates(np.zeros(6), np.arange(6.0))
+    array([0., 1., 2., 3., 4., 5.])
+    """
+    pose, twist = as_state(pose, "pose"), as_state(twist, "twist")
+    E = rpy_rate_matrix(pose[..., 3:])
+    if np.any(np.abs(np.cos(pose[..., 4])) < 1e-9):
+        raise SingularityError("pose has pitch = +-90 deg: Euler-angle rates undefined")
+    drpy = np.linalg.solve(E, twist[..., 3:, None])[..., 0]
+    return np.concatenate((twist[..., :3], drpy), axis=-1)
+
+
+def forward_kinematics(model: StewartModel, lengths, guess=None, *, tol: float = FK_TOL,
+                       max_iter: int = FK_MAX_ITER) -> np.ndarray:
+    """Pose with the given leg lengths (..., 6), by Newton on the leg-length residual.
+
+    Starts at ``guess`` (default ``home_pose``); the Newton matrix is
+    ``J(X) T(X)`` with ``T = diag(I, E(rpy))``. Raises ``ConvergenceError`` when
+    the residual is not below ``tol`` (m) after ``max_iter`` steps or the
+    Newton matrix turns singular on the way.
+
+    >>> from robolib import stewart
+    >>> m = stewart.load("stewart/tsai2000.yaml")
+    >>> l = inverse_kinematics(m, m.home_pose + 0.1)
+    >>> forward_kinematics(m, l, max_iter=2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ConvergenceError: forward_kinematics: Newton on the leg lengths did not converge in 2 iterations (max residual ... m > tol 1e-12 m); lengths may be unreachable or guess too far
+    """
+    _check_model(model)
+    target = as_state(lengths, "lengths")
+    if np.any(target <= 0):
+        raise ParameterError("lengths must be positive")
+    X = np.broadcast_to(model.home_pose if guess is None else as_state(guess, "guess"), target.shape).copy()
+    res = np.inf
+    for _ in range(max_iter):
+        try:
+            g = leg_geometry(model, X)
+        except SingularityError as exc:
+            raise ConvergenceError(f"forward_kinematics: Newton iterate became degenerate ({exc})") from None
+        r = g.length - target
+        res = np.abs(r).max()
+        if res < tol:
+            return X
+        J = np.concatenate((g.s, cross(g.r, g.s)), axis=-1)
+        T = np.zeros(X.shape[:-1] + (6, 6))
+        T[..., :3, :3] = np.eye(3)
+        T[..., 3:, 3:] = rpy_rate_matrix(X[..., 3:])
+        A = J @ T
+        if np.any(1.0 / np.linalg.cond(A) < JACOBIAN_RCOND_TOL):
+            raise ConvergenceError("forward_kinematics: Newton on the leg lengths met a singular Jacobian "
+                                   "(lengths unreachable or guess across a singularity)")
+        X = X - np.linalg.solve(A, r[..., None])[..., 0]
+        if not np.all(np.isfinite(X)):
+            break
+    raise ConvergenceError(
+        f"forward_kinematics: Newton on the leg lengths did not converge in {max_iter} iterations "
+        f"(max residual {res:.3g} m > tol {tol:g} m); lengths may be unreachable or guess too far")
+
+
+__all__ = [
+    "LegGeometry", "LegMotion", "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "jacobian",
+    "leg_motion", "pose_rates", "forward_kinematics", "as_state",
+]

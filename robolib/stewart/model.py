@@ -1,0 +1,260 @@
+"""Parameter set of a 6-UPS Gough-Stewart platform and its YAML loader.
+
+The file schema is exactly the one of ``spec/stewart.md``: ``name, gravity,
+base_joints, platform_joints, home_pose, ujoint_axes ('auto' or six vectors),
+platform{mass, com, inertia}, cylinder{mass, com, inertia}, rod{mass, com,
+inertia}, friction{ujoint_viscous, sjoint_viscous, prismatic_viscous}`` plus,
+for simulations, the blocks ``trajectory{duration, amplitude, frequency, phase,
+initial_error}`` and ``controller{kp, kd, ki, step}`` (each block optional as a
+whole; every field inside a present block is required). Units are SI (m, kg,
+kg m^2, rad, N m s, N s/m); each shipped file names them in comments.
+
+>>> m = load("stewart/tsai2000.yaml")
+>>> m.name, m.base_joints.shape, round(m.platform.mass, 3)
+('tsai2000', (6, 3), 1.5)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from ..errors import ParameterError, ParameterFileError
+from ..params import number, resolve_data_path, text, validate, vector
+from ..rotations import cross, normalize, rpy_matrix
+
+#: Relative tolerance for the symmetry / positive semi-definiteness of an inertia tensor.
+INERTIA_TOL = 1e-12
+#: Smallest admissible ``|s_i x a_i|`` at home (U axis nearly along the leg = U-joint singularity).
+UAXIS_TOL = 1e-6
+
+_BODY = {
+    "mass": number(unit="kg", nonnegative=True),
+    "com": vector(3, unit="m"),
+    "inertia": vector(3, 3, unit="kg m^2"),
+}
+
+SCHEMA = {
+    "name": text(),
+    "gravity": vector(3, unit="m/s^2"),
+    "base_joints": vector(6, 3, unit="m"),
+    "platform_joints": vector(6, 3, unit="m"),
+    "home_pose": vector(6, unit="m, rad"),
+    "ujoint_axes": text(choices=["auto"]),  # or a 6x3 array, see _schema_for
+    "platform": {
+        "mass": number(unit="kg", positive=True),
+        "com": vector(3, unit="m"),
+        "inertia": vector(3, 3, unit="kg m^2"),
+    },
+    "cylinder": dict(_BODY),
+    "rod": dict(_BODY),
+    "friction": {
+        "ujoint_viscous": number(unit="N m s", nonnegative=True),
+        "sjoint_viscous": number(unit="N m s", nonnegative=True),
+        "prismatic_viscous": number(unit="N s/m", nonnegative=True),
+    },
+}
+
+TRAJECTORY_SCHEMA = {
+    "duration": number(unit="s", positive=True),
+    "amplitude": vector(6, unit="m, rad"),
+    "frequency": vector(6, unit="rad/s"),
+    "phase": vector(6, unit="rad"),
+    "initial_error": vector(6, unit="m, rad"),
+}
+
+CONTROLLER_SCHEMA = {
+    "kp": number(unit="1/s^2", nonnegative=True),
+    "kd": number(unit="1/s", nonnegative=True),
+    "ki": number(unit="1/s^3", nonnegative=True),
+    "step": number(unit="s", positive=True),
+}
+
+
+@dataclass(frozen=True)
+class Body:
+    """A rigid body: ``mass`` (kg), ``com`` (3,) m and ``inertia`` (3, 3) kg m^2 about the CoM.
+
+    ``com`` and ``inertia`` are expressed in the body's own frame (leg frame for
+    cylinder and rod, platform frame for the platform).
+    """
+
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+
+
+@dataclass(frozen=True)
+class StewartModel:
+    """A 6-UPS platform: geometry, bodies, friction, optional simulation blocks.
+
+    ``ujoint_axes`` holds the resolved fixed U axes ``a_i`` (6, 3), unit length,
+    base frame (``auto``: ``normalize(e_z x s_i0)`` at ``home_pose``).
+    """
+
+    name: str
+    gravity: np.ndarray
+    base_joints: np.ndarray
+    platform_joints: np.ndarray
+    home_pose: np.ndarray
+    ujoint_axes: np.ndarray
+    platform: Body
+    cylinder: Body
+    rod: Body
+    ujoint_viscous: float = 0.0
+    sjoint_viscous: float = 0.0
+    prismatic_viscous: float = 0.0
+    trajectory: dict | None = None
+    controller: dict | None = None
+    ujoint_axes_auto: bool = True
+    source: str = "<model>"
+    packed: np.ndarray = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "packed", pack(self))
+
+    def with_(self, **changes) -> "StewartModel":
+        """A copy with some fields changed (``packed`` is recomputed).
+
+        >>> m = load("stewart/tsai2000.yaml").with_(ujoint_viscous=0.5)
+        >>> m.ujoint_viscous
+        0.5
+        """
+        changes.setdefault("packed", None)
+        return replace(self, **changes)
+
+
+# ----------------------------------------------------------------- packed layout
+# The compiled kernels take one flat float64 array (cheap to pass to numba).
+OFF_B, OFF_P, OFF_A, OFF_G = 0, 18, 36, 54
+OFF_MP, OFF_CP, OFF_IP = 57, 58, 61
+OFF_MC, OFF_CC, OFF_IC = 70, 71, 74
+OFF_MR, OFF_CR, OFF_IR = 83, 84, 87
+OFF_FU, OFF_FS, OFF_FP = 96, 97, 98
+PACKED_SIZE = 99
+
+
+def pack(m: StewartModel) -> np.ndarray:
+    """Flatten a model into the ``(99,)`` float array the compiled kernels read."""
+    out = np.empty(PACKED_SIZE)
+    out[OFF_B:OFF_B + 18] = np.ravel(m.base_joints)
+    out[OFF_P:OFF_P + 18] = np.ravel(m.platform_joints)
+    out[OFF_A:OFF_A + 18] = np.ravel(m.ujoint_axes)
+    out[OFF_G:OFF_G + 3] = m.gravity
+    for (om, oc, oi), b in (((OFF_MP, OFF_CP, OFF_IP), m.platform), ((OFF_MC, OFF_CC, OFF_IC), m.cylinder),
+                            ((OFF_MR, OFF_CR, OFF_IR), m.rod)):
+        out[om] = b.mass
+        out[oc:oc + 3] = b.com
+        out[oi:oi + 9] = np.ravel(b.inertia)
+    out[OFF_FU], out[OFF_FS], out[OFF_FP] = m.ujoint_viscous, m.sjoint_viscous, m.prismatic_viscous
+    return out
+
+
+def auto_ujoint_axes(base_joints, platform_joints, home_pose) -> np.ndarray:
+    """``a_i = normalize(e_z x s_i0)`` with ``s_i0`` the leg direction at ``home_pose``: (6, 3).
+
+    >>> m = load("stewart/tsai2000.yaml")
+    >>> bool(np.allclose(auto_ujoint_axes(m.base_joints, m.platform_joints, m.home_pose), m.ujoint_axes))
+    True
+    """
+    home_pose = np.asarray(home_pose, dtype=float)
+    R = rpy_matrix(home_pose[3:])
+    L = home_pose[:3] + np.asarray(platform_joints) @ R.T - np.asarray(base_joints)
+    s0 = normalize(L, "home leg vector")
+    return normalize(cross(np.array([0.0, 0.0, 1.0]), s0), "e_z x s_i0 (a vertical leg at home)")
+
+
+def _check_inertia(I, where: str):
+    I = np.asarray(I, dtype=float)
+    scale = max(np.abs(I).max(), 1e-300)
+    if np.abs(I - I.T).max() > INERTIA_TOL * scale:
+        raise ParameterFileError(f"{where} must be symmetric, got {I.tolist()}")
+    if np.linalg.eigvalsh(I).min() < -INERTIA_TOL * scale:
+        raise ParameterFileError(f"{where} must be positive semi-definite, got {I.tolist()}")
+
+
+def from_dict(data, source: str = "<dict>") -> StewartModel:
+    """Validate a parsed parameter mapping (same schema as the YAML file) into a model.
+
+    >>> d = yaml.safe_load(resolve_data_path("stewart/tsai2000.yaml").read_text())
+    >>> d["rod"]["mass"] = -1
+    >>> from_dict(d)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterFileError: <dict>: field 'rod.mass' must be non-negative, got -1.0 (kg)
+    """
+    if not isinstance(data, dict):
+        raise ParameterFileError(f"{source}: top level must be a mapping of fields, got {type(data).__name__}")
+    schema = dict(SCHEMA)
+    if not isinstance(data.get("ujoint_axes", "auto"), str):
+        schema["ujoint_axes"] = vector(6, 3)
+    if "trajectory" in data:
+        schema["trajectory"] = TRAJECTORY_SCHEMA
+    if "controller" in data:
+        schema["controller"] = CONTROLLER_SCHEMA
+    p = validate(data, schema, source=source)
+    for body in ("platform", "cylinder", "rod"):
+        _check_inertia(p[body]["inertia"], f"{source}: field '{body}.inertia'")
+    auto = isinstance(p["ujoint_axes"], str)
+    if auto:
+        axes = auto_ujoint_axes(p["base_joints"], p["platform_joints"], p["home_pose"])
+    else:
+        norms = np.linalg.norm(p["ujoint_axes"], axis=1)
+        if np.any(norms < 1e-12):
+            raise ParameterFileError(f"{source}: field 'ujoint_axes' has a zero vector")
+        axes = p["ujoint_axes"] / norms[:, None]
+    R = rpy_matrix(p["home_pose"][3:])
+    L = p["home_pose"][:3] + p["platform_joints"] @ R.T - p["base_joints"]
+    lengths = np.linalg.norm(L, axis=1)
+    if np.any(lengths < 1e-9):
+        raise ParameterFileError(f"{source}: field 'home_pose' gives a zero-length leg")
+    sin_ua = np.linalg.norm(np.cross(L / lengths[:, None], axes), axis=1)
+    if np.any(sin_ua < UAXIS_TOL):
+        raise ParameterFileError(f"{source}: field 'ujoint_axes': U axis {int(np.argmin(sin_ua))} lies along "
+                                 f"its leg at home (U-joint singularity)")
+    body = {k: Body(p[k]["mass"], p[k]["com"], p[k]["inertia"]) for k in ("platform", "cylinder", "rod")}
+    fr = p["friction"]
+    return StewartModel(
+        name=p["name"], gravity=p["gravity"], base_joints=p["base_joints"],
+        platform_joints=p["platform_joints"], home_pose=p["home_pose"], ujoint_axes=axes,
+        platform=body["platform"], cylinder=body["cylinder"], rod=body["rod"],
+        ujoint_viscous=fr["ujoint_viscous"], sjoint_viscous=fr["sjoint_viscous"],
+        prismatic_viscous=fr["prismatic_viscous"], trajectory=p.get("trajectory"),
+        controller=p.get("controller"), ujoint_axes_auto=auto, source=source,
+    )
+
+
+def load(path: str | Path) -> StewartModel:
+    """Read a Stewart-platform parameter file (``path`` or ``data/<path>``).
+
+    Unknown, missing or mistyped fields raise :class:`robolib.ParameterFileError`
+    naming the file and the dotted field.
+
+    >>> load("stewart/hydraulic.yaml").name
+    'hydraulic'
+    """
+    p = resolve_data_path(path)
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        raise ParameterFileError(f"{p}: not valid YAML: {exc}") from None
+    return from_dict(data, source=str(p))
+
+
+def point_mass_legs(m: StewartModel) -> StewartModel:
+    """The same platform with leg bodies reduced to point masses on the leg axis.
+
+    Used to check that virtual work equals Newton-Euler when leg spin is irrelevant.
+    """
+    z = np.zeros((3, 3))
+    cyl = Body(m.cylinder.mass, np.array([0.0, 0.0, m.cylinder.com[2]]), z)
+    rod = Body(m.rod.mass, np.array([0.0, 0.0, m.rod.com[2]]), z)
+    return m.with_(cylinder=cyl, rod=rod)
+
+
+def _check_model(m) -> None:
+    if not isinstance(m, StewartModel):
+        raise ParameterError(f"model must be a StewartModel (from stewart.load), got {type(m).__name__}")

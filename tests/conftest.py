@@ -1,0 +1,55 @@
+"""Shared fixtures: the study notebooks executed with quick parameters, in a copy of book/."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import jupytext
+import papermill
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STUDIES = sorted(p.stem for p in (ROOT / "notebooks").glob("*.md"))
+BIN = Path(sys.executable).parent
+#: Seconds a single notebook cell may run in the quick runs before the test fails.
+TIMEOUT = 600
+
+
+def to_ipynb(study: str, dest: Path) -> Path:
+    """The MyST source of a study as an (unexecuted) .ipynb in ``dest``."""
+    nb = jupytext.read(ROOT / "notebooks" / f"{study}.md")
+    out = dest / f"{study}.ipynb"
+    jupytext.write(nb, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def quick_book(tmp_path_factory):
+    """A copy of book/ whose studies are the quick papermill runs, and the failures."""
+    tmp = tmp_path_factory.mktemp("quick")
+    book = tmp / "book"
+    shutil.copytree(ROOT / "book", book, ignore=shutil.ignore_patterns("_build", "*.ipynb"))
+    (book / "studies").mkdir(exist_ok=True)
+    failures = {}
+    for study in STUDIES:
+        src = to_ipynb(study, tmp)
+        try:
+            papermill.execute_notebook(src, book / "studies" / f"{study}.ipynb", parameters={"quick": True},
+                                       kernel_name="python3", progress_bar=False, cwd=str(tmp),
+                                       execution_timeout=TIMEOUT)
+        except (papermill.PapermillExecutionError, TimeoutError, RuntimeError) as exc:
+            failures[study] = f"{type(exc).__name__}: {exc}"
+    return book, failures
+
+
+@pytest.fixture(scope="session")
+def built_quick_book(quick_book):
+    """The quick book built to HTML (Jupyter Book, warnings as errors)."""
+    import subprocess
+
+    book, failures = quick_book
+    res = subprocess.run([BIN / "jupyter-book", "build", str(book), "--warningiserror", "--keep-going", "--quiet"],
+                         capture_output=True, text=True)
+    return book, failures, res

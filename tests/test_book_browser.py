@@ -1,0 +1,121 @@
+"""The built book reads offline and renders in a real browser (headless Chromium).
+
+Every page of the quick book is loaded from disk; the test waits for its
+scripts and asserts that math was typeset (MathJax output present, no raw TeX
+delimiters left), that every image loaded, that saved widget state rendered,
+and that the console stayed free of errors. A static scan checks that no page
+loads a script or stylesheet from another site.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from html.parser import HTMLParser
+
+import pytest
+
+pytestmark = pytest.mark.book
+
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+#: Console messages that are not errors of ours (ajv schema warning inside the widget manager).
+IGNORED_CONSOLE = (re.compile(r"strict mode: use allowUnionTypes"),)
+
+
+class _Assets(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "script" and a.get("src"):
+            self.urls.append(a["src"])
+        if tag == "link" and "stylesheet" in (a.get("rel") or "") and a.get("href"):
+            self.urls.append(a["href"])
+        if tag == "link" and (a.get("rel") or "") in ("preload", "modulepreload") and a.get("href"):
+            self.urls.append(a["href"])
+
+
+def pages(html_dir):
+    return sorted(p for p in html_dir.rglob("*.html") if "_static" not in p.parts and "vendor" not in p.parts)
+
+
+def test_no_page_loads_scripts_or_styles_from_another_site(built_quick_book):
+    book, failures, res = built_quick_book
+    assert res.returncode == 0, res.stdout[-2000:]
+    html = book / "_build" / "html"
+    offenders = {}
+    for page in pages(html):
+        parser = _Assets()
+        parser.feed(page.read_text())
+        external = [u for u in parser.urls if re.match(r"^(https?:)?//", u)]
+        if external:
+            offenders[str(page.relative_to(html))] = external
+    assert not offenders, offenders
+    assert (html / "vendor" / "mathjax" / "tex-mml-chtml.js").is_file()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if os.environ.get("SKIP_BROWSER") == "1":
+        pytest.skip("SKIP_BROWSER=1: browser check of the book skipped on request")
+    if not CHROMIUM:
+        pytest.fail("no Chromium found: install it (Debian: apt-get install chromium), set CHROMIUM=/path, "
+                    "or run make test SKIP_BROWSER=1")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        yield b
+        b.close()
+
+
+def test_every_page_renders_offline(built_quick_book, browser):
+    book, failures, res = built_quick_book
+    assert res.returncode == 0, res.stdout[-2000:]
+    html = book / "_build" / "html"
+    problems = {}
+    checked = 0
+    for page in pages(html):
+        name = str(page.relative_to(html))
+        if name in ("search.html", "genindex.html", "py-modindex.html"):
+            continue
+        tab = browser.new_page()
+        events = []
+        tab.on("console", lambda m: events.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+        tab.on("pageerror", lambda e: events.append(f"page error: {e}"))
+        tab.on("requestfailed", lambda r: events.append(f"failed request: {r.url}"))
+        tab.goto(page.as_uri(), wait_until="load")
+        has_mathjax = tab.evaluate("() => !!document.querySelector('script[src*=\"tex-mml-chtml\"]')")
+        if has_mathjax:
+            tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30_000)
+            tab.evaluate("() => MathJax.startup.promise")
+        tab.wait_for_timeout(500)
+        info = tab.evaluate("""() => ({
+            math: document.querySelectorAll('.math').length,
+            typeset: document.querySelectorAll('mjx-container').length,
+            raw: (document.querySelector('main') || document.body).innerText.match(/\\\\\\(|\\\\\\[|\\$\\$/g),
+            badImages: [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src.slice(0, 80)),
+            images: document.images.length,
+            widgetState: !!document.querySelector('script[type="application/vnd.jupyter.widget-state+json"]'),
+            widgets: document.querySelectorAll('.jupyter-widgets').length,
+        })""")
+        errs = [e for e in events if not any(p.search(e) for p in IGNORED_CONSOLE)]
+        if info["math"] and info["typeset"] < info["math"]:
+            errs.append(f"{info['math']} math elements but only {info['typeset']} typeset by MathJax")
+        if info["raw"]:
+            errs.append(f"raw TeX delimiters left in the text: {info['raw'][:5]}")
+        if info["badImages"]:
+            errs.append(f"images that did not load: {info['badImages']}")
+        if info["widgetState"] and not info["widgets"]:
+            errs.append("saved widget state present but no widget rendered")
+        if errs:
+            problems[name] = errs
+        checked += 1
+        tab.close()
+    assert checked >= 4
+    assert not problems, problems
