@@ -6,4 +6,4 @@ prints its figures (and ratios) as it measures them and returns a flat dict of
 ones named on the command line) and merges the keys into ``bench/results.json``.
 """
 
-MODULES = ["prp3", "redundant", "stewart"]
+MODULES = ["prp3", "redundant", "stewart", "clearance"]

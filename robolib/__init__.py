@@ -27,6 +27,18 @@ rotations
 stewart
     6-UPS Gough-Stewart platform: kinematics with the universal-joint
     constraint, Newton-Euler and virtual-work dynamics, ID-PID control.
+multibody
+    Planar multibody core in absolute coordinates: bodies, joints, constraint
+    Jacobian, gamma, Baumgarte-stabilised augmented solve, energy bookkeeping.
+contact
+    Contact laws: Hertz stiffness, Lankarani-Nikravesh / Flores / Hertz normal
+    force, Ambrosio's modified Coulomb friction.
+clearance
+    Revolute joints with clearance on the multibody core, contact episodes.
+gearshift
+    The driving robot's gear-shift manipulator and the slider-crank validation case.
+nonlinear
+    Poincare sections, bifurcation sweeps (joblib), largest Lyapunov exponent, spectra.
 viz
     Matplotlib drawings used by the notebooks.
 notebook

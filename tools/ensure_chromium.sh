@@ -4,6 +4,7 @@
 # otherwise say how. SKIP_BROWSER=1 skips the check (the test then reports a skip).
 set -euo pipefail
 [ "${SKIP_BROWSER:-0}" = "1" ] && { echo "note: SKIP_BROWSER=1, the browser check of the book will be skipped"; exit 0; }
+[ -n "${CHROMIUM:-}" ] && [ -x "${CHROMIUM}" ] && exit 0
 for c in chromium chromium-browser; do command -v "$c" >/dev/null 2>&1 && exit 0; done
 if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing Chromium for the book's browser check (apt-get install chromium)"

@@ -1,0 +1,96 @@
+"""Benchmark of the gear-shift clearance study (issue 5).
+
+Measures the wall time of 1 s of gear-shift motion with one clearance joint
+(target: at most 10 s on one core) and the steps it takes, the ideal model for
+comparison, the cost of one right-hand-side evaluation (numpy reference vs the
+compiled kernel), and the speed-up of a small Poincaré sweep on 2 processes
+over 1. Run: ``python -c "import bench.clearance as b; print(b.run())"``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import statistics
+import time
+
+import numpy as np
+
+TARGET_CLEARANCE_1S_WALL_S = 10.0
+
+
+def _median_time(fn, repeats):
+    times = []
+    out = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def _rhs_cost_us(f, t, y, n=2000):
+    samples = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f(t, y)
+        samples.append((time.perf_counter() - t0) / n * 1e6)
+    return statistics.median(samples)
+
+
+def run() -> dict:
+    from robolib import gearshift as G
+    from robolib import nonlinear as N
+    from robolib.multibody import resolve_backend
+
+    backend = resolve_backend("auto")
+    gs = G.build_gearshift()
+    cm = G.clearance_model(gs)
+    # warm-up: compile / load the cached kernels
+    G.simulate_clearance(gs, 0.005, cmodel=cm)
+    G.simulate_ideal(gs, 0.01)
+
+    t_cl, (_, res) = _median_time(lambda: G.simulate_clearance(gs, 1.0, cmodel=cm), 3)
+    t_id, res_id = _median_time(lambda: G.simulate_ideal(gs, 1.0), 5)
+
+    q, qd, _ = gs.ideal_state(0.37)
+    y = np.concatenate([q, qd, [0.0, 0.0]])
+    y[3] += 1.02e-4  # journal in contact
+    cm.ddelta0[:] = 0.05
+    us_np = _rhs_cost_us(cm.rhs("numpy"), 0.37, y, 300)
+    us_nb = _rhs_cost_us(cm.rhs("numba"), 0.37, y) if backend == "numba" else float("nan")
+
+    # sweep speed-up: 4 independent short Poincaré runs, serial vs 2 processes
+    params = G.load_parameters()
+    task = functools.partial(G.poincare_run, params, clearance=5e-4, n_transient=4, n_samples=4)
+    freqs = [6.0, 7.0, 8.0, 9.0, 10.0, 11.0]
+    warm = functools.partial(G.poincare_run, params, clearance=5e-4, n_transient=0, n_samples=1)
+    N.sweep(warm, [40.0] * 4, n_jobs=2)  # start the worker pool and load the compiled kernels there
+    t1 = time.perf_counter()
+    _, serial = N.sweep(task, freqs, n_jobs=1)
+    t_serial = time.perf_counter() - t1
+    t1 = time.perf_counter()
+    _, par = N.sweep(task, freqs, n_jobs=2)
+    t_par = time.perf_counter() - t1
+    same = all(np.allclose(a["e_local"], b["e_local"], atol=1e-12) for a, b in zip(serial, par))
+
+    print(f"gear-shift, 1 s of motion, one clearance joint ({backend} kernel):")
+    print(f"  clearance model : {t_cl:8.3f} s wall   (target <= {TARGET_CLEARANCE_1S_WALL_S:g} s, "
+          f"{t_cl / TARGET_CLEARANCE_1S_WALL_S:.2f} of target)")
+    print(f"                    {res.n_steps} accepted steps, {res.n_rejected} rejected/redone, {res.n_rhs} RHS calls, "
+          f"{len(res.episodes[0])} contact episodes, {1e6 * t_cl / res.n_rhs:.1f} us per RHS call all-in")
+    print(f"  ideal model     : {t_id:8.3f} s wall   ({res_id.n_steps} steps; clearance/ideal = {t_cl / t_id:.0f}x)")
+    print(f"  one RHS call    : numpy {us_np:7.1f} us   compiled {us_nb:6.1f} us   (ratio {us_np / us_nb:.1f}x)")
+    print(f"sweep of {len(freqs)} Poincare runs: 1 process {t_serial:.2f} s, 2 processes {t_par:.2f} s, "
+          f"speed-up {t_serial / t_par:.2f}x on {os.cpu_count()} cores (results identical: {same})")
+    return {
+        "gearshift_clearance_1s_wall_s": float(t_cl),
+        "gearshift_clearance_1s_steps": float(res.n_steps),
+        "gearshift_ideal_1s_wall_s": float(t_id),
+        "sweep_speedup_2proc": float(t_serial / t_par),
+    }
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(run())

@@ -1,0 +1,531 @@
+"""Revolute joints with clearance on the planar multibody core.
+
+A clearance joint drops the two rows of a :class:`~robolib.multibody.Pin` (or
+:class:`~robolib.multibody.GroundPin`) and replaces them by a contact force
+(the page's "force constraint"). Side ``i`` of the pin carries the bearing
+(radius ``R_B``; the ground for a ground pin), side ``j`` the journal
+(``R_J = R_B - c``). With ``e = P_j - P_i``, ``eps = |e|``:
+
+* penetration ``delta = eps - c`` (contact when ``delta > 0``), normal ``n = e/eps``;
+* contact points ``Q_i = P_i + R_B n`` (bearing) and ``Q_j = P_j + R_J n`` (journal);
+* normal speed ``ddelta = de/dt . n``; slip ``v_t = (v_Qj - v_Qi) . t``, ``t = (-n_y, n_x)``;
+* force on the journal at ``Q_j``: ``-F_n n + F_t t``; the opposite on the bearing
+  at ``Q_i`` (:func:`robolib.contact.normal_force`, :func:`robolib.contact.tangential_force`).
+
+The onset speed ``ddelta0`` of the Lankarani--Nikravesh / Flores laws is stored
+per joint and per impact: an integration event (a step hook of
+:func:`robolib.multibody.dopri5`) locates the time where ``delta`` crosses zero
+upwards on the cubic Hermite interpolant of the step, stores
+``max(ddelta, floor)`` there and redoes the step with it. The same hook records
+contact episodes ``(t_on, t_off)``, from which the motion is classified as free
+flight, impact (episode no longer than ``impact_max_duration``) or continuous
+contact (longer).
+
+Energy books: the simulation carries the work of the motors and the energy
+dissipated by dampers, contact hysteresis and friction; the elastic contact
+energy ``2/5 K delta^2.5`` is a potential (:meth:`ClearanceModel.contact_energy`).
+
+>>> from robolib.multibody import Body, GroundPin, Mechanism
+>>> mech = Mechanism([Body("disc", 1.0, 1e-3)], [GroundPin("O", "disc", (0.0, 0.0), (0.0, 0.0))])
+>>> model = ClearanceModel(mech, [ClearanceSpec("O", clearance=1e-4)])
+>>> model.reduced.m, model.names
+(0, ['O'])
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from scipy.optimize import brentq
+
+from . import contact
+from .errors import ParameterError
+from .multibody import (BAUMGARTE_ALPHA, BAUMGARTE_BETA, GroundPin, Mechanism, Pin, dopri5, hermite,
+                        resolve_backend)
+
+#: Default upper duration (s) of one contact episode still called an "impact".
+IMPACT_MAX_DURATION = 1e-3
+#: Default floor (m/s) of the stored onset speed (grazing contacts).
+DDELTA0_FLOOR = 1e-4
+#: Codes returned by :func:`contact_modes`.
+FREE, IMPACT, CONTINUOUS = 0, 1, 2
+MODE_NAMES = {FREE: "free flight", IMPACT: "impact", CONTINUOUS: "continuous contact"}
+
+
+@dataclass(frozen=True)
+class ClearanceSpec:
+    """Declares the revolute joint ``joint`` a clearance joint.
+
+    ``clearance`` (m) is the radial clearance ``c = R_B - R_J``. Give either
+    ``R_journal`` (m, default 5 mm) or ``R_bearing`` (m; then
+    ``R_J = R_bearing - clearance``, which must be positive). Materials:
+    Young's moduli (Pa) and Poisson ratios; ``stiffness`` (N/m^1.5) overrides the
+    Hertz value. ``restitution`` c_e, ``mu`` friction coefficient, ``v0 < v1``
+    (m/s) the friction ramp, ``law`` one of :data:`robolib.contact.LAWS`,
+    ``ddelta0_floor`` (m/s).
+
+    >>> ClearanceSpec("B1", clearance=1e-4).R_bearing_value
+    0.0051
+    >>> ClearanceSpec("B1", clearance=6e-3, R_bearing=5e-3)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: clearance joint 'B1': clearance = 0.006 m must be smaller than the bearing radius R_bearing = 0.005 m
+    """
+
+    joint: str
+    clearance: float
+    R_journal: float | None = 5e-3
+    R_bearing: float | None = None
+    E_bearing: float = 207e9
+    nu_bearing: float = 0.3
+    E_journal: float = 207e9
+    nu_journal: float = 0.3
+    restitution: float = 0.9
+    mu: float = 0.05
+    v0: float = 1e-4
+    v1: float = 1e-3
+    law: str = "lankarani_nikravesh"
+    stiffness: float | None = None
+    ddelta0_floor: float = DDELTA0_FLOOR
+
+    def __post_init__(self):
+        nm = f"clearance joint {self.joint!r}"
+        c = self.clearance
+        if not (isinstance(c, (int, float)) and math.isfinite(c) and c > 0):
+            raise ParameterError(f"{nm}: clearance must be positive, got {c!r} (m)")
+        if self.R_bearing is not None:
+            if not (math.isfinite(self.R_bearing) and self.R_bearing > 0):
+                raise ParameterError(f"{nm}: R_bearing must be positive, got {self.R_bearing!r} (m)")
+            if c >= self.R_bearing:
+                raise ParameterError(f"{nm}: clearance = {c!r} m must be smaller than the bearing radius "
+                                     f"R_bearing = {self.R_bearing!r} m")
+        elif self.R_journal is None or not (math.isfinite(self.R_journal) and self.R_journal > 0):
+            raise ParameterError(f"{nm}: R_journal must be positive, got {self.R_journal!r} (m)")
+        if self.stiffness is not None and not (math.isfinite(self.stiffness) and self.stiffness > 0):
+            raise ParameterError(f"{nm}: stiffness must be positive, got {self.stiffness!r} (N/m^1.5)")
+        if self.law not in contact.LAWS:
+            raise ParameterError(f"{nm}: law must be one of {list(contact.LAWS)}, got {self.law!r}")
+        contact.hysteresis_factor(self.restitution, self.law)  # validates restitution
+        if not (math.isfinite(self.mu) and self.mu >= 0):
+            raise ParameterError(f"{nm}: mu must be non-negative, got {self.mu!r}")
+        if not (0 <= self.v0 < self.v1):
+            raise ParameterError(f"{nm}: friction speeds must satisfy 0 <= v0 < v1, got {self.v0!r}, {self.v1!r} (m/s)")
+        if not (self.ddelta0_floor > 0):
+            raise ParameterError(f"{nm}: ddelta0_floor must be positive, got {self.ddelta0_floor!r} (m/s)")
+
+    @property
+    def R_bearing_value(self) -> float:
+        """Bearing radius (m)."""
+        return round(self.R_bearing if self.R_bearing is not None else self.R_journal + self.clearance, 15)
+
+    @property
+    def R_journal_value(self) -> float:
+        """Journal radius (m)."""
+        return round(self.R_bearing - self.clearance if self.R_bearing is not None else self.R_journal, 15)
+
+    @property
+    def K(self) -> float:
+        """Contact stiffness (N/m^1.5): ``stiffness`` if given, else the Hertz value."""
+        if self.stiffness is not None:
+            return float(self.stiffness)
+        return contact.hertz_stiffness(self.R_bearing_value, self.R_journal_value, self.E_bearing,
+                                       self.nu_bearing, self.E_journal, self.nu_journal)
+
+
+@dataclass
+class ClearanceResult:
+    """One clearance simulation: samples and contact bookkeeping.
+
+    ``t`` (k,), ``q`` / ``qd`` (k, n) sampled states, ``W_drive`` / ``W_loss``
+    (k,) accumulated motor work and dissipated energy (J); ``episodes`` a list
+    per joint of ``(t_on, t_off, ddelta0)`` (t_off = nan while still open at
+    the end); counters of the integrator and the wall time (s).
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    W_drive: np.ndarray
+    W_loss: np.ndarray
+    episodes: list
+    n_steps: int
+    n_rejected: int
+    n_rhs: int
+    wall_s: float
+    y_final: np.ndarray
+    ddelta0_final: np.ndarray
+    extra: dict = field(default_factory=dict)
+
+
+class ClearanceModel:
+    """A mechanism with one or several revolute joints turned into clearance joints.
+
+    ``specs`` is a list of :class:`ClearanceSpec`; each names a :class:`Pin`
+    or :class:`GroundPin` of ``mech`` (unknown name, or a joint of another
+    type -> :class:`robolib.ParameterError`). ``reduced`` is the mechanism
+    without those joints; the contact forces enter its right-hand side.
+    """
+
+    def __init__(self, mech: Mechanism, specs: Sequence[ClearanceSpec], alpha: float = BAUMGARTE_ALPHA,
+                 beta: float = BAUMGARTE_BETA, impact_max_duration: float = IMPACT_MAX_DURATION):
+        if not specs:
+            raise ParameterError("ClearanceModel needs at least one ClearanceSpec")
+        names = [s.joint for s in specs]
+        if len(set(names)) != len(names):
+            raise ParameterError(f"clearance joints must be distinct, got {names}")
+        self.mech = mech
+        self.specs = list(specs)
+        self.names = names
+        self.alpha, self.beta = float(alpha), float(beta)
+        if not impact_max_duration > 0:
+            raise ParameterError(f"impact_max_duration must be positive, got {impact_max_duration!r} (s)")
+        self.impact_max_duration = float(impact_max_duration)
+        rows = []
+        for s in self.specs:
+            jt = mech.joint(s.joint)  # raises for an unknown name
+            if isinstance(jt, GroundPin):
+                bi, si = -1, np.asarray(jt.ground, float)
+                bj, sj = mech.body_index[jt.body], np.asarray(jt.point, float)
+            elif isinstance(jt, Pin):
+                bi, si = mech.body_index[jt.body_i], np.asarray(jt.point_i, float)
+                bj, sj = mech.body_index[jt.body_j], np.asarray(jt.point_j, float)
+            else:
+                raise ParameterError(f"joint {s.joint!r} is a {type(jt).__name__}, not a revolute joint; "
+                                     "only Pin and GroundPin can have clearance")
+            K = s.K
+            D = contact.hysteresis_factor(s.restitution, s.law)
+            rows.append((bi, float(si[0]), float(si[1]), bj, float(sj[0]), float(sj[1]), s.R_bearing_value,
+                         s.R_journal_value, s.clearance, K, D, s.mu, s.v0, s.v1, s.ddelta0_floor))
+        self._rows = rows
+        self.K = np.array([r[9] for r in rows])
+        #: contact table (k, 15) for the compiled kernel: bi, s_i, bj, s_j, R_B, R_J, c, K, D, mu, v0, v1, floor
+        self.table = np.array(rows, dtype=float)
+        self.reduced = mech.without(names)
+        self.ddelta0 = np.array([r[14] for r in rows])
+
+    # ------------------------------------------------------------ kinematics (vectorised, for output)
+    def contact_kinematics(self, q, qd) -> dict:
+        """Per-joint contact kinematics of sampled states ``q, qd`` (..., n).
+
+        Returns arrays with a leading joint axis: ``e`` (k, ..., 2) eccentricity (m),
+        ``eps``, ``delta`` (m), ``ddelta`` (m/s), ``v_t`` (m/s), ``n`` (k, ..., 2).
+        """
+        q, qd = np.asarray(q, float), np.asarray(qd, float)
+        out = {k: [] for k in ("e", "eps", "delta", "ddelta", "v_t", "n")}
+        for (bi, six, siy, bj, sjx, sjy, RB, RJ, c, *_rest) in self._rows:
+            Pi, vi, wi, ri = self._point(q, qd, bi, six, siy)
+            Pj, vj, wj, rj = self._point(q, qd, bj, sjx, sjy)
+            e = Pj - Pi
+            eps = np.hypot(e[..., 0], e[..., 1])
+            safe = np.where(eps > 0, eps, 1.0)
+            n = np.where((eps > 0)[..., None], e / safe[..., None], np.array([1.0, 0.0]))
+            ed = vj - vi
+            dd = np.sum(ed * n, axis=-1)
+            tvec = np.stack([-n[..., 1], n[..., 0]], axis=-1)
+            # slip of the contact points: ed + (w_j R_J - w_i R_B) t
+            vt = np.sum(ed * tvec, axis=-1) + wj * RJ - wi * RB
+            for key, val in (("e", e), ("eps", eps), ("delta", eps - c), ("ddelta", dd), ("v_t", vt), ("n", n)):
+                out[key].append(val)
+        return {k: np.array(v) for k, v in out.items()}
+
+    @staticmethod
+    def _point(q, qd, b, sx, sy):
+        if b < 0:
+            shape = q.shape[:-1]
+            P = np.broadcast_to(np.array([sx, sy]), shape + (2,)).copy()
+            return P, np.zeros(shape + (2,)), np.zeros(shape), P
+        th, w = q[..., 3 * b + 2], qd[..., 3 * b + 2]
+        c, s = np.cos(th), np.sin(th)
+        ax, ay = c * sx - s * sy, s * sx + c * sy
+        r = q[..., 3 * b : 3 * b + 2]
+        P = r + np.stack([ax, ay], axis=-1)
+        v = qd[..., 3 * b : 3 * b + 2] + np.stack([-w * ay, w * ax], axis=-1)
+        return P, v, w, r
+
+    def contact_energy(self, q) -> np.ndarray:
+        """Elastic contact energy ``sum 2/5 K delta^2.5`` (J) of sampled ``q`` (..., n)."""
+        q = np.asarray(q, float)
+        kin = self.contact_kinematics(q, np.zeros_like(q))
+        return sum(contact.contact_potential(kin["delta"][k], self.K[k]) for k in range(len(self._rows)))
+
+    def contact_forces(self, result: ClearanceResult) -> dict:
+        """Normal and tangential contact forces (N) at the samples of ``result``, (k, T) each.
+
+        Uses the onset speed of the episode each sample belongs to.
+        """
+        kin = self.contact_kinematics(result.q, result.qd)
+        Fn = np.zeros_like(kin["delta"])
+        Ft = np.zeros_like(kin["delta"])
+        for k, (*_g, K, D, mu, v0, v1, floor) in enumerate(self._rows):
+            dd0 = np.full(len(result.t), floor)
+            for (t_on, t_off, d0) in result.episodes[k]:
+                t_end = np.inf if np.isnan(t_off) else t_off
+                dd0[(result.t >= t_on) & (result.t <= t_end)] = d0
+            s = self.specs[k]
+            Fn[k] = contact.normal_force(kin["delta"][k], kin["ddelta"][k], dd0, K, s.restitution, s.law)
+            Ft[k] = contact.tangential_force(Fn[k], kin["v_t"][k], mu, v0, v1)
+        return {"F_n": Fn, "F_t": Ft, **kin}
+
+    # ------------------------------------------------------------ right-hand side
+    def _delta_scalar(self, q):
+        out = []
+        for (bi, six, siy, bj, sjx, sjy, RB, RJ, c, *_r) in self._rows:
+            if bi >= 0:
+                th = q[3 * bi + 2]
+                ct, st = math.cos(th), math.sin(th)
+                pix, piy = q[3 * bi] + ct * six - st * siy, q[3 * bi + 1] + st * six + ct * siy
+            else:
+                pix, piy = six, siy
+            th = q[3 * bj + 2]
+            ct, st = math.cos(th), math.sin(th)
+            pjx, pjy = q[3 * bj] + ct * sjx - st * sjy, q[3 * bj + 1] + st * sjx + ct * sjy
+            out.append(math.hypot(pjx - pix, pjy - piy) - c)
+        return out
+
+    def _forces(self, t, q, qd, g):
+        """Add the contact forces to ``g`` in place; return the dissipated power (W)."""
+        P = 0.0
+        dd0 = self.ddelta0
+        for k, (bi, six, siy, bj, sjx, sjy, RB, RJ, c, K, D, mu, v0, v1, _fl) in enumerate(self._rows):
+            th = q[3 * bj + 2]
+            wj = qd[3 * bj + 2]
+            ct, st = math.cos(th), math.sin(th)
+            ajx, ajy = ct * sjx - st * sjy, st * sjx + ct * sjy
+            pjx, pjy = q[3 * bj] + ajx, q[3 * bj + 1] + ajy
+            if bi >= 0:
+                th = q[3 * bi + 2]
+                wi = qd[3 * bi + 2]
+                ct, st = math.cos(th), math.sin(th)
+                aix, aiy = ct * six - st * siy, st * six + ct * siy
+                pix, piy = q[3 * bi] + aix, q[3 * bi + 1] + aiy
+                vix, viy = qd[3 * bi] - wi * aiy, qd[3 * bi + 1] + wi * aix
+            else:
+                wi = 0.0
+                pix, piy = six, siy
+                vix = viy = 0.0
+            ex, ey = pjx - pix, pjy - piy
+            eps = math.hypot(ex, ey)
+            delta = eps - c
+            if delta <= 0.0:
+                continue
+            nx, ny = ex / eps, ey / eps
+            vjx, vjy = qd[3 * bj] - wj * ajy, qd[3 * bj + 1] + wj * ajx
+            edx, edy = vjx - vix, vjy - viy
+            dd = edx * nx + edy * ny
+            vt = -edx * ny + edy * nx + wj * RJ - wi * RB
+            Fn = contact._normal_force_scalar(delta, dd, dd0[k], K, D)
+            Ft = contact._tangential_force_scalar(Fn, vt, mu, v0, v1)
+            fx, fy = -Fn * nx - Ft * ny, -Fn * ny + Ft * nx  # on the journal
+            # journal body: lever arm Q_j - r_j = A_j s_j + R_J n
+            lx, ly = ajx + RJ * nx, ajy + RJ * ny
+            g[3 * bj] += fx
+            g[3 * bj + 1] += fy
+            g[3 * bj + 2] += lx * fy - ly * fx
+            if bi >= 0:
+                lx, ly = aix + RB * nx, aiy + RB * ny
+                g[3 * bi] -= fx
+                g[3 * bi + 1] -= fy
+                g[3 * bi + 2] -= lx * fy - ly * fx
+            P += (Fn - K * delta * math.sqrt(delta)) * dd - Ft * vt
+        return P
+
+    def rhs(self, backend: str = "auto"):
+        """Right-hand side ``f(t, y)`` of the reduced mechanism with contact forces.
+
+        ``backend``: ``"numpy"`` (reference: vectorised numpy + scalar contact
+        loop), ``"numba"`` (compiled kernel) or ``"auto"`` (numba if installed).
+        """
+        if resolve_backend(backend) == "numba":
+            return self.reduced.compiled_rhs(self.alpha, self.beta, contacts=self.table, ddelta0=self.ddelta0)
+        return self.reduced.rhs(self.alpha, self.beta, extra=self._forces)
+
+    # ------------------------------------------------------------ events and simulation
+    def _make_hook(self, t0, y0, episodes, keep_ddelta0=False):
+        n = self.reduced.n
+        nk = len(self._rows)
+        state = {"delta": self._delta_scalar(y0[:n]), "armed": [None] * nk, "open": [None] * nk}
+        kin0 = self.contact_kinematics(y0[:n], y0[n:2 * n])
+        for k in range(nk):
+            if state["delta"][k] > 0:
+                if not keep_ddelta0:
+                    self.ddelta0[k] = max(float(kin0["ddelta"][k]), self._rows[k][14])
+                state["open"][k] = (t0, self.ddelta0[k])
+
+        def crossing(k, ta, ya, fa, tb, yb, fb, upward):
+            def dfun(tt):
+                yy = hermite(ta, ya, fa, tb, yb, fb, tt)
+                return self._delta_scalar(yy[:n])[k]
+
+            try:
+                ts = brentq(dfun, ta, tb, xtol=1e-15, rtol=1e-12)
+            except ValueError:  # interpolant does not bracket: use the linear estimate
+                da, db = state["delta"][k], self._delta_scalar(yb[:n])[k]
+                ts = ta + (tb - ta) * (-da / (db - da) if db != da else 1.0)
+            return ts
+
+        def hook(ta, ya, fa, tb, yb, fb):
+            d_new = self._delta_scalar(yb[:n])
+            redo = False
+            for k in range(nk):
+                da, db = state["delta"][k], d_new[k]
+                if da <= 0.0 < db:
+                    armed = state["armed"][k]
+                    if armed is None:
+                        ts = crossing(k, ta, ya, fa, tb, yb, fb, True)
+                        ys = hermite(ta, ya, fa, tb, yb, fb, ts)
+                        kin = self.contact_kinematics(ys[:n], ys[n:2 * n])
+                        self.ddelta0[k] = max(float(kin["ddelta"][k]), self._rows[k][14])
+                        state["armed"][k] = ts
+                        redo = True
+            if redo:
+                return True
+            # the step is accepted: book-keeping
+            for k in range(nk):
+                da, db = state["delta"][k], d_new[k]
+                if da <= 0.0 < db:
+                    state["open"][k] = (state["armed"][k], self.ddelta0[k])
+                    state["armed"][k] = None
+                elif state["armed"][k] is not None and state["armed"][k] <= tb:
+                    state["armed"][k] = None  # the anticipated crossing did not happen
+                if da > 0.0 >= db and state["open"][k] is not None:
+                    t_off = crossing(k, ta, ya, fa, tb, yb, fb, False)
+                    t_on, d0 = state["open"][k]
+                    episodes[k].append((t_on, t_off, d0))
+                    state["open"][k] = None
+            state["delta"] = d_new
+            return False
+
+        return hook, state
+
+    def simulate(self, t_span, q0, qd0, t_eval=None, rtol: float = 1e-6, atol: float = 1e-9,
+                 ddelta0=None, work0=(0.0, 0.0), h_max: float = np.inf, backend: str = "auto") -> ClearanceResult:
+        """Integrate from ``(q0, qd0)`` (reduced coordinates = all body coordinates, n,).
+
+        ``t_eval``: sample times (default: every accepted step). ``ddelta0``:
+        onset speeds carried over from a previous run (m/s, per joint).
+        """
+        red = self.reduced
+        q0, qd0 = np.asarray(q0, float), np.asarray(qd0, float)
+        if q0.shape != (red.n,) or qd0.shape != (red.n,):
+            raise ParameterError(f"q0 and qd0 must have shape ({red.n},), got {q0.shape} and {qd0.shape}")
+        if ddelta0 is not None:
+            self.ddelta0[:] = np.asarray(ddelta0, dtype=float)
+        y0 = np.concatenate([q0, qd0, np.asarray(work0, float)])
+        episodes = [[] for _ in self._rows]
+        hook, state = self._make_hook(float(t_span[0]), y0, episodes, keep_ddelta0=ddelta0 is not None)
+        wall = time.perf_counter()
+        stepper = None
+        if resolve_backend(backend) == "numba":
+            stepper = self.reduced.compiled_stepper(self.alpha, self.beta, contacts=self.table, ddelta0=self.ddelta0)
+        r = dopri5(self.rhs(backend), float(t_span[0]), y0, float(t_span[1]), rtol=rtol, atol=atol, t_eval=t_eval,
+                   step_hook=hook, h_max=h_max, stepper=stepper)
+        wall = time.perf_counter() - wall
+        for k, op in enumerate(state["open"]):
+            if op is not None:
+                episodes[k].append((op[0], np.nan, op[1]))
+        n = red.n
+        return ClearanceResult(t=r.t, q=r.y[:, :n], qd=r.y[:, n:2 * n], W_drive=r.y[:, 2 * n],
+                               W_loss=r.y[:, 2 * n + 1], episodes=episodes, n_steps=r.n_steps,
+                               n_rejected=r.n_rejected, n_rhs=r.n_rhs, wall_s=wall, y_final=r.y_final,
+                               ddelta0_final=self.ddelta0.copy(), extra={"t_final": r.t_final})
+
+    def _set_ddelta0_at(self, result: ClearanceResult, tt: float) -> None:
+        for k in range(len(self._rows)):
+            self.ddelta0[k] = self._rows[k][14]
+            for (t_on, t_off, d0) in result.episodes[k]:
+                if t_on <= tt and (np.isnan(t_off) or tt <= t_off):
+                    self.ddelta0[k] = d0
+
+    def accelerations(self, result: ClearanceResult, backend: str = "auto") -> np.ndarray:
+        """Accelerations ``qdd`` (T, n) at the samples of ``result`` (re-evaluates the right-hand side)."""
+        n = self.reduced.n
+        saved = self.ddelta0.copy()
+        f = self.rhs(backend)
+        out = np.empty((len(result.t), n))
+        try:
+            for i, tt in enumerate(result.t):
+                self._set_ddelta0_at(result, tt)
+                y = np.concatenate([result.q[i], result.qd[i], [0.0, 0.0]])
+                out[i] = f(tt, y)[n:2 * n]
+        finally:
+            self.ddelta0[:] = saved
+        return out
+
+    def driving_torques(self, result: ClearanceResult) -> dict:
+        """Motor torques (N m) along a clearance run: ``-lambda`` of the driver rows, ``{driver: (T,)}``."""
+        from .multibody import driving_torques
+
+        red = self.reduced
+        saved = self.ddelta0.copy()
+        lam = np.empty((len(result.t), red.m))
+        try:
+            for i, tt in enumerate(result.t):
+                self._set_ddelta0_at(result, tt)
+                q, qd = result.q[i], result.qd[i]
+                g = red.applied_forces(q, qd, tt)
+                self._forces(tt, q, qd, g)
+                lam[i] = red.accelerations(q, qd, tt, g=g, alpha=self.alpha, beta=self.beta)[1]
+        finally:
+            self.ddelta0[:] = saved
+        return driving_torques(red, lam)
+
+    def energy_balance(self, result: ClearanceResult) -> dict:
+        """Energy books (J) at the samples: mechanical energy change vs work in minus losses.
+
+        ``residual = (T + V + V_contact) - (T + V + V_contact)_0 - W_drive + W_loss``
+        (zero for exact integration and exact constraints).
+        """
+        red = self.reduced
+        E = red.kinetic_energy(result.qd) + red.potential_energy(result.q) + self.contact_energy(result.q)
+        res = (E - E[0]) - (result.W_drive - result.W_drive[0]) + (result.W_loss - result.W_loss[0])
+        return {"mechanical": E, "W_drive": result.W_drive, "W_loss": result.W_loss, "residual": res}
+
+
+def contact_modes(t, episodes, impact_max_duration: float = IMPACT_MAX_DURATION) -> np.ndarray:
+    """Motion mode at sample times ``t`` for one joint: FREE (0), IMPACT (1), CONTINUOUS (2).
+
+    ``episodes`` is a list of ``(t_on, t_off, ddelta0)``; an episode longer than
+    ``impact_max_duration`` (s) is continuous contact.
+
+    >>> contact_modes(np.array([0.0, 1.0, 2.5, 4.0]), [(0.9, 1.1, 0.1), (2.0, 3.0, 0.1)], 0.5).tolist()
+    [0, 1, 2, 0]
+    """
+    t = np.asarray(t, float)
+    mode = np.zeros(t.shape, dtype=int)
+    for (t_on, t_off, _d0) in episodes:
+        t_end = t[-1] if np.isnan(t_off) else t_off
+        inside = (t >= t_on) & (t <= t_end)
+        mode[inside] = IMPACT if (t_end - t_on) <= impact_max_duration else CONTINUOUS
+    return mode
+
+
+def mode_shares(episodes, t0: float, t1: float, impact_max_duration: float = IMPACT_MAX_DURATION) -> dict:
+    """Share of the time window [t0, t1] spent in free flight, impact and continuous contact.
+
+    >>> mode_shares([(0.9, 1.1, 0.1), (2.0, 3.0, 0.1)], 0.0, 4.0, 0.5)
+    {'free flight': 0.7, 'impact': 0.05, 'continuous contact': 0.25, 'n_impacts': 1, 'n_continuous': 1}
+    """
+    imp = cont = 0.0
+    n_imp = n_cont = 0
+    for (t_on, t_off, _d0) in episodes:
+        t_end = t1 if np.isnan(t_off) else t_off
+        dur = max(0.0, min(t_end, t1) - max(t_on, t0))
+        if dur <= 0 and not (t0 <= t_on <= t1):
+            continue
+        if (t_end - t_on) <= impact_max_duration:
+            imp += dur
+            n_imp += 1
+        else:
+            cont += dur
+            n_cont += 1
+    T = t1 - t0
+    return {"free flight": round((T - imp - cont) / T, 12), "impact": round(imp / T, 12),
+            "continuous contact": round(cont / T, 12), "n_impacts": n_imp, "n_continuous": n_cont}
+
+
+__all__ = ["ClearanceSpec", "ClearanceModel", "ClearanceResult", "contact_modes", "mode_shares",
+           "IMPACT_MAX_DURATION", "DDELTA0_FLOOR", "FREE", "IMPACT", "CONTINUOUS", "MODE_NAMES"]

@@ -1,0 +1,272 @@
+"""Gear-shift manipulator and slider-crank validation case (robolib.gearshift, robolib.clearance).
+
+Independent routes: the exact slider-crank kinematics (and finite differences
+of it), convergence of the clearance response to the ideal one as c -> 0, the
+energy books with lossless contact, the linearised end-effector error formula
+(Eqs. 21-22) against the direct difference, numpy vs compiled kernels.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from robolib import ParameterError, ParameterFileError, UnreachableError
+from robolib import gearshift as G
+from robolib import multibody as mb
+from robolib.clearance import ClearanceModel, ClearanceSpec, contact_modes, mode_shares
+
+P = G.load_parameters()
+GS = G.build_gearshift(P)
+SC = G.build_slider_crank()
+T_CRANK = 2 * math.pi / SC.omega
+
+
+# ----------------------------------------------------------------------------- data and topology
+def test_parameters_and_topology():
+    assert P["geometry"]["link_length"] == 0.12 and P["clearance"]["joints"] == "B1"
+    red = GS.mech.without(GS.mech.driver_names)
+    assert (GS.mech.n, red.m) == (21, 19)  # Eq. 14: 19 rows for 21 coordinates
+    assert GS.mech.driver_names == ["drive1", "drive2"]
+    p2 = G.with_changes(P, **{"motion.driven_chains": np.array([2.0, 3.0])})
+    assert G.build_gearshift(p2).mech.driver_names == ["drive2", "drive3"]
+
+
+def test_bad_parameter_file(tmp_path):
+    from robolib.params import resolve_data_path
+
+    src = resolve_data_path("gearshift/default.yaml").read_text()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(src.replace("link_mass: 0.25", "link_mass: -0.25"))
+    with pytest.raises(ParameterFileError, match="geometry.link_mass"):
+        G.load_parameters(bad)
+    bad.write_text(src.replace("youngs_modulus: 2.07e+11", "youngs_modulus: 0.0"))
+    with pytest.raises(ParameterFileError, match="clearance.youngs_modulus"):
+        G.load_parameters(bad)
+
+
+def test_chain_ik_rates_match_finite_differences():
+    st = GS.stroke
+    h = 1e-6
+    for i in range(3):
+        for t in (0.03, 0.21, 0.4):
+            th = lambda s: G.chain_ik(GS.A[i], *st(s), GS.l, GS.l, GS.signs[i])  # noqa: E731
+            a, b, c = th(t - h), th(t), th(t + h)
+            assert b[2] == pytest.approx((c[0] - a[0]) / (2 * h), rel=1e-6, abs=1e-9)
+            assert b[3] == pytest.approx((c[1] - a[1]) / (2 * h), rel=1e-6, abs=1e-9)
+            assert b[4] == pytest.approx((c[2] - a[2]) / (2 * h), rel=1e-5, abs=1e-6)
+    with pytest.raises(UnreachableError, match="out of reach"):
+        G.chain_ik((0, 0), (0.3, 0.0), (0, 0), (0, 0), 0.12, 0.12, 1.0)
+
+
+def test_ideal_dae_follows_closed_form():
+    ts = np.linspace(0, 1.0, 21)
+    r = G.simulate_ideal(GS, 1.0, t_eval=ts, rtol=1e-8, atol=1e-11)
+    q_cf = np.array([GS.ideal_state(t)[0] for t in ts])
+    assert np.abs(r.y[:, :21] - q_cf).max() < 2e-7
+
+
+# ----------------------------------------------------------------------------- slider-crank
+def test_slider_closed_form_is_the_derivative_of_the_position():
+    r, L, w = SC.r, SC.L, 3.0
+    phi = np.linspace(0, 2 * np.pi, 13)
+    h = 1e-4
+    x = lambda p: G.slider_closed_form(p, w, r, L)[0]  # noqa: E731
+    _, xd, xdd = G.slider_closed_form(phi, w, r, L)
+    np.testing.assert_allclose(xd, w * (x(phi + h) - x(phi - h)) / (2 * h), atol=1e-8)
+    np.testing.assert_allclose(xdd, w**2 * (x(phi + h) - 2 * x(phi) + x(phi - h)) / h**2, atol=1e-5)
+    # the first terms of the classical series -r w^2 (cos phi + (r/L) cos 2 phi + ...)
+    series = -r * w**2 * (np.cos(phi) + (r / L) * np.cos(2 * phi))
+    assert np.abs(xdd - series).max() < 0.1 * r * w**2
+
+
+def test_slider_crank_ideal_acceleration_equals_closed_form():
+    k = SC.mech.coordinate("slider", "x")
+    for t in np.linspace(0, T_CRANK, 9):
+        q, qd, qdd = mb.kinematic_state(SC.mech, SC.ideal_state(t)[0] + 1e-4, t)
+        x, xd, xdd = G.slider_closed_form(SC.phi0 + SC.omega * t, SC.omega, SC.r, SC.L)
+        assert q[k] == pytest.approx(x, abs=1e-13)
+        assert qd[k] == pytest.approx(xd, rel=1e-10, abs=1e-10)
+        assert qdd[k] == pytest.approx(xdd, rel=1e-9, abs=1e-7)
+        # and the augmented (Newton-Euler DAE) solve gives the same acceleration
+        qdd_dae, _ = SC.mech.accelerations(q, qd, t)
+        assert qdd_dae[k] == pytest.approx(xdd, rel=1e-9, abs=1e-7)
+
+
+def test_slider_crank_clearance_converges_to_ideal():
+    ts = np.linspace(0, 2 * T_CRANK, 201)
+    x_id = np.array([SC.ideal_state(t)[0][6] for t in ts])
+    v_id = np.array([SC.ideal_state(t)[1][6] for t in ts])
+    dx, dv = [], []
+    cs = (5e-4, 1e-4, 2e-5)
+    for c in cs:
+        cm, r = G.simulate_clearance(SC, 2 * T_CRANK, t_eval=ts, cmodel=G.clearance_model(SC, clearance=c))
+        dx.append(np.abs(r.q[:, 6] - x_id).max())
+        dv.append(np.abs(r.qd[:, 6] - v_id).max())
+    for c, e in zip(cs, dx):
+        assert c * 0.5 < e < 2 * c   # the slider error is of the size of the clearance
+    assert dx[0] > dx[1] > dx[2] and dv[0] > dv[1] > dv[2]
+    assert dx[2] < 4e-5 and dv[2] < 0.15 * dv[0]
+
+
+def test_slider_crank_energy_balance_with_lossless_contact():
+    p = G.with_changes(G.load_slider_crank(), **{"clearance.restitution": 1.0, "clearance.friction": 0.0})
+    sc = G.build_slider_crank(p)
+    ts = np.linspace(0, 2 * T_CRANK, 401)
+    res = {}
+    for rtol in (1e-7, 1e-10):
+        cm, r = G.simulate_clearance(sc, 2 * T_CRANK, t_eval=ts, rtol=rtol, atol=rtol * 1e-3)
+        eb = cm.energy_balance(r)
+        res[rtol] = np.abs(eb["residual"]).max()
+        assert np.all(r.W_loss == 0.0)          # no dissipation anywhere
+    E_contact = cm.contact_energy(r.q).max()
+    assert sum(len(e) for e in r.episodes) > 2 and E_contact > 0.1   # real impacts happened
+    assert res[1e-10] < 1e-4 * E_contact and res[1e-10] < 1e-6 * np.ptp(r.W_drive)
+    assert res[1e-10] < res[1e-7] / 20      # what is left is integration error
+
+
+def test_slider_crank_energy_balance_with_losses():
+    cm, r = G.simulate_clearance(SC, 2 * T_CRANK, t_eval=np.linspace(0, 2 * T_CRANK, 201), rtol=1e-8, atol=1e-11)
+    eb = cm.energy_balance(r)
+    assert r.W_loss[-1] > 1e-3
+    assert np.abs(eb["residual"]).max() < 1e-2 * r.W_loss[-1]
+
+
+# ----------------------------------------------------------------------------- gear-shift with clearance
+def _lossless_gs():
+    return G.build_gearshift(G.with_changes(P, **{"clearance.restitution": 1.0, "clearance.friction": 0.0,
+                                                  "gearbox.damping": 0.0}))
+
+
+def test_gearshift_energy_balance_with_lossless_contact():
+    gs = _lossless_gs()
+    cm, r = G.simulate_clearance(gs, 0.3, t_eval=np.linspace(0, 0.3, 301), rtol=1e-8, atol=1e-11)
+    eb = cm.energy_balance(r)
+    assert np.all(r.W_loss == 0.0) and len(r.episodes[0]) > 3
+    assert np.abs(eb["residual"]).max() < 1e-5 * np.abs(r.W_drive).max()
+
+
+def test_gearshift_clearance_converges_to_ideal():
+    ts = np.linspace(0.0, 0.25, 101)
+    E_id = GS.end_point(np.array([GS.ideal_state(t)[0] for t in ts]))
+    err = []
+    for c in (1e-4, 1e-5):
+        cm, r = G.simulate_clearance(GS, 0.25, t_eval=ts, cmodel=G.clearance_model(GS, clearance=c))
+        err.append(np.abs(GS.end_point(r.q) - E_id).max())
+        assert err[-1] < 3 * c
+    assert err[1] < err[0] / 5
+
+
+def test_end_effector_errors_linearised_agree_with_direct():
+    ts = np.linspace(0.05, 0.3, 126)
+    cm, r = G.simulate_clearance(GS, 0.3, t_eval=ts)
+    qdd = cm.accelerations(r)
+    ideal = [GS.ideal_state(t) for t in ts]
+    qi, qdi, qddi = (np.array([s[k] for s in ideal]) for k in range(3))
+    e = G.end_effector_errors(GS, r.q, r.qd, qdd, qi, qdi, qddi)
+    c = cm.specs[0].clearance
+    assert 0.3 * c < np.abs(e["dp"]).max() < 3 * c
+    for key, tol in (("p", 5e-3), ("v", 1e-2), ("a", 5e-2)):
+        d, lin = e["d" + key], e["d" + key + "_lin"]
+        assert np.abs(lin - d).max() < tol * np.abs(d).max(), key
+    # Eq. 21 mapping: Delta l_11 is the eccentricity along link 11 (|.| <= c + penetration)
+    assert np.abs(e["dl"][:, 0]).max() < 1.1 * c and np.abs(e["dl"][:, 1]).max() < 1e-12
+
+
+def test_contact_bookkeeping_is_consistent():
+    ts = np.linspace(0.0, 0.2, 2001)
+    cm, r = G.simulate_clearance(GS, 0.2, t_eval=ts)
+    forces = cm.contact_forces(r)
+    modes = contact_modes(ts, r.episodes[0], cm.impact_max_duration)
+    in_contact = forces["delta"][0] > 0
+    # samples with penetration lie in an episode and vice versa (episode ends are event-located)
+    assert np.mean((modes > 0) == in_contact) > 0.995
+    assert np.all(forces["F_n"][0][~in_contact] == 0) and forces["F_n"].max() > 1.0
+    assert np.all(np.abs(forces["F_t"][0]) <= cm.specs[0].mu * forces["F_n"][0] + 1e-12)
+    sh = mode_shares(r.episodes[0], 0.0, 0.2, cm.impact_max_duration)
+    assert sh["free flight"] + sh["impact"] + sh["continuous contact"] == pytest.approx(1.0)
+    for t_on, t_off, d0 in r.episodes[0]:
+        assert d0 >= cm.specs[0].ddelta0_floor and (np.isnan(t_off) or t_off > t_on)
+
+
+def test_several_clearance_joints_at_once():
+    cm = G.clearance_model(GS, joints="B1,E2")
+    assert cm.reduced.m == GS.mech.m - 4
+    cm, r = G.simulate_clearance(GS, 0.1, t_eval=np.linspace(0, 0.1, 101), cmodel=cm, rtol=1e-7, atol=1e-10)
+    assert all(len(ep) > 0 for ep in r.episodes)
+    eb = cm.energy_balance(r)
+    assert np.abs(eb["residual"]).max() < 1e-3 * max(r.W_loss[-1], 1e-3)
+
+
+def test_numba_and_numpy_backends_agree():
+    pytest.importorskip("numba")
+    # through the first impact (t = 4.1 ms); later grazing contacts amplify round-off differences
+    ts = np.linspace(0, 0.006, 13)
+    out = {}
+    for be in ("numba", "numpy"):
+        cm, r = G.simulate_clearance(GS, 0.006, t_eval=ts, backend=be)
+        out[be] = r
+    assert len(out["numba"].episodes[0]) >= 1
+    assert out["numba"].episodes[0][0][2] == pytest.approx(out["numpy"].episodes[0][0][2], rel=1e-6)
+    np.testing.assert_allclose(out["numba"].q, out["numpy"].q, atol=1e-10)
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_clearance_bad_input():
+    with pytest.raises(ParameterError, match="smaller than the bearing radius"):
+        ClearanceSpec("B1", clearance=5e-3, R_bearing=5e-3)
+    with pytest.raises(ParameterError, match="clearance must be positive"):
+        ClearanceSpec("B1", clearance=0.0)
+    with pytest.raises(ParameterError, match="stiffness must be positive"):
+        ClearanceSpec("B1", clearance=1e-4, stiffness=0.0)
+    with pytest.raises(ParameterError, match="stiffness must be positive"):
+        ClearanceSpec("B1", clearance=1e-4, stiffness=-1e9)
+    with pytest.raises(ParameterError, match="'Z9'"):
+        G.clearance_model(GS, joints="Z9")
+    with pytest.raises(ParameterError, match="'lock'.*not a revolute"):
+        ClearanceModel(GS.mech, [ClearanceSpec("lock", 1e-4)])
+    with pytest.raises(ParameterError, match="restitution"):
+        ClearanceSpec("B1", clearance=1e-4, restitution=0.0)
+    with pytest.raises(ParameterError, match="driven_chains"):
+        G.build_gearshift(G.with_changes(P, **{"motion.driven_chains": np.array([1.0, 1.0])}))
+    with pytest.raises(ParameterError, match="unknown parameter"):
+        G.with_changes(P, **{"motion.speed": 1.0})
+
+
+def test_gearshift_that_does_not_assemble():
+    far = G.with_changes(P, **{"geometry.A3": np.array([0.12, 0.6])})
+    with pytest.raises(UnreachableError, match="out of reach"):
+        G.build_gearshift(far)
+    big_stroke = G.with_changes(P, **{"motion.stroke_amplitude": 0.2})
+    gs = G.build_gearshift(big_stroke)  # t = 0 assembles ...
+    with pytest.raises(UnreachableError, match="out of reach"):
+        G.ideal_motion(gs, [0.125])      # ... the stroke does not
+
+
+# ----------------------------------------------------------------------------- helpers for the notebook
+def test_journal_orbit_rates_and_drawing():
+    ts = np.linspace(0.0, 0.02, 2001)
+    cm, r = G.simulate_clearance(GS, 0.02, t_eval=ts, rtol=1e-9, atol=1e-12)
+    orb = G.journal_orbit(cm, r.q, r.qd)
+    e_fd = np.gradient(orb["e"], ts, axis=0)
+    free = slice(10, 400)  # free flight before the first impact (4.1 ms): smooth signal
+    np.testing.assert_allclose(orb["e_dot"][free], e_fd[free], atol=1e-4 * np.abs(orb["e_dot"][free]).max())
+    np.testing.assert_allclose(np.hypot(*orb["e_local"].T), orb["eps"], rtol=1e-12)
+    segs = GS.drawing(r.q[-1])
+    for name, seg in segs.items():
+        if name != "ground":
+            L = GS.lpc if name == "lever" else GS.l
+            assert np.hypot(*(seg[1] - seg[0])) == pytest.approx(L, rel=1e-12)
+
+
+def test_poincare_run_and_flow_are_picklable_tasks():
+    import pickle
+
+    out = G.poincare_run(P, frequency=12.0, clearance=2e-4, n_transient=1, n_samples=2)
+    assert out["t"].tolist() == pytest.approx([1 / 12, 2 / 12])
+    assert out["e_local"].shape == (2, 2) and np.all(out["eps"] < 2e-4 * 1.1)
+    assert np.abs(out["dE"]).max() < 5 * 2e-4
+    flow = G.ClearanceFlow(P, clearance=2e-4)
+    y0 = flow.initial_state()
+    flow2 = pickle.loads(pickle.dumps(flow))
+    np.testing.assert_array_equal(flow(y0, 0.0, 0.01), flow2(y0, 0.0, 0.01))
