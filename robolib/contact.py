@@ -137,7 +137,7 @@ def _normal_force_scalar(delta: float, ddelta: float, ddelta0: float, K: float, 
 
 
 def friction_coefficient_ramp(v_t, v0, v1):
-    """Ambrosio's dynamic correction c_d(|v_t|): 0 below v0, 1 above v1, linear between.
+    """Ambrosio's dynamic correction ``c_d(|v_t|)``: 0 below v0, 1 above v1, linear between.
 
     >>> friction_coefficient_ramp(np.array([0.0, 0.5e-3, 2e-3]), 1e-4, 1e-3).round(6).tolist()
     [0.0, 0.444444, 1.0]

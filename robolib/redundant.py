@@ -1163,7 +1163,7 @@ class Simulation(NamedTuple):
     motor_work: np.ndarray  #: (N,) J, integral of tau . w
     dissipated_energy: np.ndarray  #: (N,) J, minus the integral of tau_f . w (>= 0)
     end_effector: np.ndarray  #: (N, 2) m (chain 1's tip)
-    drift: np.ndarray  #: (N,) max |phi| over both constraint layers (m)
+    drift: np.ndarray  #: (N,) largest constraint violation ``max |phi|`` over both layers (m)
 
 
 def _torque_function(torque):

@@ -2,7 +2,7 @@
 
 Each chain cut from the base has coordinates ``q_i = (x, y, a, b)``: the free
 active-joint position, the active link's absolute angle and the passive joint
-angle (relative). Its Lagrangian is the kinetic energy (horizontal plane)
+angle (relative). Its Lagrangian is the kinetic energy (horizontal plane)::
 
     T_i = 1/2 m_a |dp_a|^2 + 1/2 I_a da^2 + 1/2 m_b |dp_b|^2 + 1/2 I_b (da + db)^2
           [+ 1/2 m_e |dp_e|^2 for chain 1, the end-effector point mass]
