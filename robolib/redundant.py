@@ -627,6 +627,9 @@ def _core(robot: Robot, qs, ds, ts, friction, alpha, beta, tf_guess=None):
     if not ok:
         Kq = np.array([[A[0], A[1], G1[0], G1[1]], [A[1], A[2], G1[1], G1[2]],
                        [G1[0], G1[1], C[0], C[1]], [G1[1], G1[2], C[1], C[2]]])
+        if not np.all(np.isfinite(Kq)):  # only reachable from a diverged integration (inputs are checked)
+            raise ConvergenceError("the state is no longer finite: the integration diverged (try Baumgarte "
+                                   "stabilisation or a smaller step)")
         w = np.linalg.eigvalsh(Kq)
         if w[0] <= SINGULAR_TOL * w[-1] or detA <= 0:
             raise SingularityError(
