@@ -94,3 +94,43 @@ def explore(draw, **controls):
     box = widgets.VBox([*controls.values(), out])
     display(box)
     return box
+
+
+#: Font Awesome 4 icons of matplotlib's HTML animation player, as plain Unicode.
+_PLAYER_ICONS = {
+    '<i class="fa fa-minus"></i>': "&minus;",
+    '<i class="fa fa-fast-backward"></i>': "&#x23EE;",
+    '<i class="fa fa-step-backward"></i>': "&#x23F4;&#x2759;",
+    '<i class="fa fa-play fa-flip-horizontal"></i>': "&#x25C0;",
+    '<i class="fa fa-pause"></i>': "&#x23F8;",
+    '<i class="fa fa-play"></i>': "&#x25B6;",
+    '<i class="fa fa-step-forward"></i>': "&#x2759;&#x23F5;",
+    '<i class="fa fa-fast-forward"></i>': "&#x23ED;",
+    '<i class="fa fa-plus"></i>': "+",
+}
+
+
+def animation_html(anim, **kwargs):
+    """A matplotlib animation as a self-contained HTML player (``IPython.display.HTML``).
+
+    Same as ``HTML(anim.to_jshtml(**kwargs))`` except that the player does not
+    load Font Awesome from a CDN (the book must read offline): its icons are
+    replaced by Unicode symbols.
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> from matplotlib.animation import FuncAnimation
+    >>> fig, ax = plt.subplots(); line, = ax.plot([0, 1], [0, 1])
+    >>> html = animation_html(FuncAnimation(fig, lambda k: (line,), frames=2)).data
+    >>> "font-awesome" in html or "https://" in html, "&#x25B6;" in html
+    (False, True)
+    """
+    import re
+
+    from IPython.display import HTML
+
+    html = anim.to_jshtml(**kwargs)
+    html = re.sub(r'<link rel="stylesheet"\s+href="https?://[^"]*font-awesome[^"]*">', "", html)
+    for icon, text in _PLAYER_ICONS.items():
+        html = html.replace(icon, f'<span aria-hidden="true">{text}</span>')
+    return HTML(html)
