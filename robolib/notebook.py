@@ -99,13 +99,13 @@ def explore(draw, **controls):
 #: Font Awesome 4 icons of matplotlib's HTML animation player, as plain Unicode.
 _PLAYER_ICONS = {
     '<i class="fa fa-minus"></i>': "&minus;",
-    '<i class="fa fa-fast-backward"></i>': "&#x23EE;",
-    '<i class="fa fa-step-backward"></i>': "&#x23F4;&#x2759;",
+    '<i class="fa fa-fast-backward"></i>': "&#x25C0;&#x25C0;",
+    '<i class="fa fa-step-backward"></i>': "|&#x25C0;",
     '<i class="fa fa-play fa-flip-horizontal"></i>': "&#x25C0;",
-    '<i class="fa fa-pause"></i>': "&#x23F8;",
+    '<i class="fa fa-pause"></i>': "||",
     '<i class="fa fa-play"></i>': "&#x25B6;",
-    '<i class="fa fa-step-forward"></i>': "&#x2759;&#x23F5;",
-    '<i class="fa fa-fast-forward"></i>': "&#x23ED;",
+    '<i class="fa fa-step-forward"></i>': "&#x25B6;|",
+    '<i class="fa fa-fast-forward"></i>': "&#x25B6;&#x25B6;",
     '<i class="fa fa-plus"></i>': "+",
 }
 
@@ -115,7 +115,7 @@ def animation_html(anim, **kwargs):
 
     Same as ``HTML(anim.to_jshtml(**kwargs))`` except that the player does not
     load Font Awesome from a CDN (the book must read offline): its icons are
-    replaced by Unicode symbols.
+    replaced by plain symbols (triangles and bars, present in common fonts).
 
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
