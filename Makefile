@@ -70,7 +70,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Re-resolve the pins from requirements.in (needs the package registry).
 lock:
