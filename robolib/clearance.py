@@ -433,12 +433,21 @@ class ClearanceModel:
                                n_rejected=r.n_rejected, n_rhs=r.n_rhs, wall_s=wall, y_final=r.y_final,
                                ddelta0_final=self.ddelta0.copy(), extra={"t_final": r.t_final})
 
-    def _set_ddelta0_at(self, result: ClearanceResult, tt: float) -> None:
+    def _ddelta0_samples(self, result: ClearanceResult) -> np.ndarray:
+        """Impact onset speed in force at each sample of ``result``, shape (T, k).
+
+        The floor value outside contact episodes, the episode's own onset speed
+        inside ``[t_on, t_off]`` (later episodes win); located by ``searchsorted``,
+        so the cost is linear in samples + episodes.
+        """
+        t = np.asarray(result.t, dtype=float)
+        dd0 = np.empty((len(t), len(self._rows)))
         for k in range(len(self._rows)):
-            self.ddelta0[k] = self._rows[k][14]
+            dd0[:, k] = self._rows[k][14]
             for (t_on, t_off, d0) in result.episodes[k]:
-                if t_on <= tt and (np.isnan(t_off) or tt <= t_off):
-                    self.ddelta0[k] = d0
+                hi = len(t) if np.isnan(t_off) else np.searchsorted(t, t_off, "right")
+                dd0[np.searchsorted(t, t_on, "left"):hi, k] = d0
+        return dd0
 
     def accelerations(self, result: ClearanceResult, backend: str = "auto") -> np.ndarray:
         """Accelerations ``qdd`` (T, n) at the samples of ``result`` (re-evaluates the right-hand side)."""
@@ -446,9 +455,10 @@ class ClearanceModel:
         saved = self.ddelta0.copy()
         f = self.rhs(backend)
         out = np.empty((len(result.t), n))
+        dd0 = self._ddelta0_samples(result)
         try:
             for i, tt in enumerate(result.t):
-                self._set_ddelta0_at(result, tt)
+                self.ddelta0[:] = dd0[i]
                 y = np.concatenate([result.q[i], result.qd[i], [0.0, 0.0]])
                 out[i] = f(tt, y)[n:2 * n]
         finally:
@@ -462,9 +472,10 @@ class ClearanceModel:
         red = self.reduced
         saved = self.ddelta0.copy()
         lam = np.empty((len(result.t), red.m))
+        dd0 = self._ddelta0_samples(result)
         try:
             for i, tt in enumerate(result.t):
-                self._set_ddelta0_at(result, tt)
+                self.ddelta0[:] = dd0[i]
                 q, qd = result.q[i], result.qd[i]
                 g = red.applied_forces(q, qd, tt)
                 self._forces(tt, q, qd, g)

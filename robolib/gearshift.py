@@ -749,30 +749,6 @@ __all__ = [
 ]
 
 
-def _sample_accelerations(cm: ClearanceModel, result: ClearanceResult, backend: str = "auto") -> np.ndarray:
-    """``qdd`` (T, n) at the samples of ``result``, like :meth:`ClearanceModel.accelerations` but with
-    the per-sample impact onset speeds looked up by ``searchsorted`` (linear, not quadratic, in the
-    number of samples x episodes)."""
-    n = cm.reduced.n
-    t = np.asarray(result.t, float)
-    dd0 = np.empty((len(t), len(cm.specs)))
-    for k in range(len(cm.specs)):
-        dd0[:, k] = cm.table[k, 14]
-        for (t_on, t_off, d0) in result.episodes[k]:
-            hi = len(t) if np.isnan(t_off) else np.searchsorted(t, t_off, "right")
-            dd0[np.searchsorted(t, t_on, "left"):hi, k] = d0
-    saved = cm.ddelta0.copy()
-    f = cm.rhs(backend)
-    out = np.empty((len(t), n))
-    try:
-        for i, tt in enumerate(t):
-            cm.ddelta0[:] = dd0[i]
-            out[i] = f(tt, np.concatenate([result.q[i], result.qd[i], [0.0, 0.0]]))[n:2 * n]
-    finally:
-        cm.ddelta0[:] = saved
-    return out
-
-
 def orbit_run(params: dict, frequency: float | None = None, clearance: float | None = None,
               n_transient: int = 10, n_periods: int = 4, samples_per_period: int = 200, joints=None,
               backend: str = "auto") -> dict:
@@ -805,7 +781,7 @@ def orbit_run(params: dict, frequency: float | None = None, clearance: float | N
     _, r = simulate_clearance(gs, t_end, t_eval=ts, cmodel=cm, backend=backend)
     orb = journal_orbit(cm, r.q, r.qd)
     F = cm.contact_forces(r)
-    qdd = _sample_accelerations(cm, r, backend)
+    qdd = cm.accelerations(r, backend)
     hp = gs.lpc / 2
     th, w, a = r.q[:, 20], r.qd[:, 20], qdd[:, 20]
     u = np.stack([np.cos(th), np.sin(th)], axis=-1)
