@@ -106,6 +106,30 @@ def rpy_rows(X):
 
 
 @jit
+def leg_frame(prm, e1, e2, e3, t, i):
+    """Geometry of leg ``i`` at the pose with origin ``t`` and rotation rows ``e1, e2, e3``.
+
+    Returns ``(status, b, ua, r, l, s, c, sn)``: U centre ``b``, fixed U axis
+    ``ua``, platform arm ``r = R p_i``, length ``l``, unit leg direction ``s``,
+    second U axis ``c = s x ua / |s x ua|`` and ``sn = |s x ua| = s . n``.
+    ``status`` is 1 for a zero-length leg, 2 for a leg along its U axis, else 0.
+    """
+    b = vec(prm, OFF_B + 3 * i)
+    ua = vec(prm, OFF_A + 3 * i)
+    r = frame_apply(e1, e2, e3, vec(prm, OFF_P + 3 * i))
+    L = sub(add(t, r), b)
+    l = math.sqrt(dot(L, L))
+    if l < LEN_TOL:
+        return 1, b, ua, r, l, L, L, 0.0
+    s = scl(1.0 / l, L)
+    sa = crs(s, ua)
+    sn = math.sqrt(dot(sa, sa))
+    if sn < USING_TOL:
+        return 2, b, ua, r, l, s, sa, sn
+    return 0, b, ua, r, l, s, scl(1.0 / sn, sa), sn
+
+
+@jit
 def ne_wrench(prm, X, V, dV, spin, kg, kf, W, J):
     """Newton-Euler generalised force (U-joint legs if ``spin``); ``kg``, ``kf`` scale gravity, friction."""
     e1, e2, e3 = rpy_rows(X)
@@ -121,19 +145,9 @@ def ne_wrench(prm, X, V, dV, spin, kg, kf, W, J):
     Fs = (0.0, 0.0, 0.0)
     Ms = (0.0, 0.0, 0.0)
     for i in range(6):
-        b = vec(prm, OFF_B + 3 * i)
-        ua = vec(prm, OFF_A + 3 * i)
-        r = frame_apply(e1, e2, e3, vec(prm, OFF_P + 3 * i))
-        L = sub(add(t, r), b)
-        l = math.sqrt(dot(L, L))
-        if l < LEN_TOL:
-            return 1
-        s = scl(1.0 / l, L)
-        sa = crs(s, ua)
-        sn = math.sqrt(dot(sa, sa))  # = s . n
-        if sn < USING_TOL:
-            return 2
-        c = scl(1.0 / sn, sa)
+        status, b, ua, r, l, s, c, sn = leg_frame(prm, e1, e2, e3, t, i)
+        if status:
+            return status
         n = crs(ua, c)
         f2 = crs(s, c)
         # velocities
@@ -208,19 +222,9 @@ def vw_wrench(prm, X, V, dV, kg, kf, W, J, work):
     for k in range(6):
         W[k] = 0.0
     for i in range(6):
-        b = vec(prm, OFF_B + 3 * i)
-        ua = vec(prm, OFF_A + 3 * i)
-        r = frame_apply(e1, e2, e3, vec(prm, OFF_P + 3 * i))
-        L = sub(add(t, r), b)
-        l = math.sqrt(dot(L, L))
-        if l < LEN_TOL:
-            return 1
-        s = scl(1.0 / l, L)
-        sa = crs(s, ua)
-        sn = math.sqrt(dot(sa, sa))
-        if sn < USING_TOL:
-            return 2
-        c = scl(1.0 / sn, sa)
+        status, b, ua, r, l, s, c, sn = leg_frame(prm, e1, e2, e3, t, i)
+        if status:
+            return status
         f2 = crs(s, c)
         xc = frame_apply(c, f2, s, comc)
         xr = add(scl(l, s), frame_apply(c, f2, s, comr))
@@ -392,19 +396,9 @@ def ne_mass_matrix(prm, X, spin, M):
         for col in range(6):
             M[j, col] = 0.0
     for i in range(6):
-        b = vec(prm, OFF_B + 3 * i)
-        ua = vec(prm, OFF_A + 3 * i)
-        r = frame_apply(e1, e2, e3, vec(prm, OFF_P + 3 * i))
-        L = sub(add(t, r), b)
-        l = math.sqrt(dot(L, L))
-        if l < LEN_TOL:
-            return 1
-        s = scl(1.0 / l, L)
-        sa = crs(s, ua)
-        sn = math.sqrt(dot(sa, sa))
-        if sn < USING_TOL:
-            return 2
-        c = scl(1.0 / sn, sa)
+        status, b, ua, r, l, s, c, sn = leg_frame(prm, e1, e2, e3, t, i)
+        if status:
+            return status
         n = crs(ua, c)
         f2 = crs(s, c)
         xc = frame_apply(c, f2, s, comc)
