@@ -45,6 +45,7 @@ notebooks: $(STAMP) $(addprefix $(SRC_NB)/,$(addsuffix .ipynb,$(STUDIES)))
 	@for s in $(STUDIES); do \
 	  echo "== papermill $$s (defaults)"; \
 	  $(PAPERMILL) $(SRC_NB)/$$s.ipynb $(OUT_NB)/$$s.ipynb || exit 1; \
+	  $(BIN)/python -m robolib.claims --strict $(OUT_NB)/$$s.ipynb || { echo "error: a claim of the default run of $$s fails (see above)"; exit 1; }; \
 	done
 
 # One study with other parameters:  make study NAME=prp3_roundtrip PARAMS="-p seed 7 -p n_samples 200000"
@@ -54,6 +55,7 @@ study: $(STAMP)
 	$(MAKE) --no-print-directory $(SRC_NB)/$(NAME).ipynb
 	@mkdir -p $(OUT_NB)
 	$(PAPERMILL) $(SRC_NB)/$(NAME).ipynb $(OUT_NB)/$(NAME).ipynb $(PARAMS)
+	$(BIN)/python -m robolib.claims $(OUT_NB)/$(NAME).ipynb
 
 book: notebooks
 	$(BIN)/jupyter-book build book --warningiserror --keep-going --quiet

@@ -11,6 +11,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Iterable, Mapping
 
+from .claims import ClaimsRegister  # noqa: F401  (re-exported: chapters use robolib.notebook)
 from .errors import ParameterError
 
 #: Names IPython itself puts in a kernel's namespace.
@@ -66,16 +67,267 @@ def markdown_table(headers, rows, fmt: str = "{:.6g}"):
     return "\n".join(lines)
 
 
-def explore(draw, **controls):
-    """Widgets that redraw a matplotlib figure: the *Explore* sections of the studies.
+# ---- published parameters ----------------------------------------------------
 
-    ``draw(**values)`` returns a matplotlib ``Figure`` for the current control
-    values; ``controls`` are ipywidgets value widgets (sliders, dropdowns) keyed
-    by the argument names of ``draw``. The figure is put into an ``Output``
-    widget's saved outputs directly (not through ``with output:`` capture), so
-    the state saved by papermill shows it in the static book, and notebook
-    execution never waits on output capture. Returns the ``VBox`` displayed.
+def _fmt_value(v) -> str:
+    """Compact text of a parameter value (numbers to 6 significant digits, nested lists)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt_value(x) for x in v) + "]"
+    try:
+        import numpy as np
+
+        if isinstance(v, np.ndarray):
+            return _fmt_value(v.tolist())
+        if isinstance(v, np.generic):
+            return _fmt_value(v.item())
+    except ImportError:  # pragma: no cover
+        pass
+    return str(v)
+
+
+def yaml_parameter_rows(path) -> list[tuple[str, str, str]]:
+    """Every leaf of a YAML parameter file as ``(dotted name, value, comment)`` rows.
+
+    The comment is the ``# ...`` text on the field's line (the files in ``data/``
+    put each field's unit and meaning there). ``path`` is a file or a path
+    relative to ``data/``.
+
+    >>> rows = yaml_parameter_rows("prp3/paper.yaml")
+    >>> [r[0] for r in rows][:2], all(len(r) == 3 for r in rows)
+    (['name', 'units.length'], True)
     """
+    import yaml
+
+    from .params import resolve_data_path
+
+    p = resolve_data_path(path)
+    lines = p.read_text().splitlines()
+    root = yaml.compose(p.read_text())
+
+    def comment(line_no: int) -> str:
+        line = lines[line_no] if line_no < len(lines) else ""
+        # the first '#' not inside quotes
+        quote = None
+        for i, ch in enumerate(line):
+            if ch in "'\"":
+                quote = None if quote == ch else (ch if quote is None else quote)
+            elif ch == "#" and quote is None:
+                return line[i + 1:].strip()
+        return ""
+
+    rows: list[tuple[str, str, str]] = []
+
+    def walk(node, name: str, line_no: int):
+        if isinstance(node, yaml.MappingNode) and node.value:
+            for k, v in node.value:
+                walk(v, f"{name}.{k.value}" if name else str(k.value), k.start_mark.line)
+        else:
+            value = yaml.safe_load(yaml.serialize(node))
+            rows.append((name, _fmt_value(value), comment(line_no)))
+
+    walk(root, "", 0)
+    return rows
+
+
+def parameter_table(files=(), run: Mapping[str, Any] | None = None, extra=(), *, title: str | None = None) -> str:
+    """Markdown table of every parameter a chapter ran with.
+
+    ``files``: parameter files (``data/`` paths) whose every field is listed with
+    its unit/description comment; ``run``: the notebook's own parameters (the
+    dict :func:`check_parameters` returns); ``extra``: ``(name, value, unit or
+    note)`` rows for settings fixed in the notebook or derived from the run
+    (solver, integrator, controller gains, trajectory).
+
+    >>> print(parameter_table(run={"seed": 7}, extra=[("rtol", 1e-8, "solver relative tolerance")]))
+    | parameter | value | unit / meaning |
+    |:---|:---|:---|
+    | `seed` | 7 | notebook parameter |
+    | `rtol` | 1e-08 | solver relative tolerance |
+    """
+    if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
+        files = [files]
+    rows = []
+    for f in files:
+        for name, value, note in yaml_parameter_rows(f):
+            rows.append((f"`{name}`", value, note + (f" (`{f}`)" if not note else "")))
+    for name, value in (run or {}).items():
+        rows.append((f"`{name}`", _fmt_value(value), "notebook parameter"))
+    for name, value, note in extra:
+        rows.append((f"`{name}`", _fmt_value(value), note))
+    text = "| parameter | value | unit / meaning |\n|:---|:---|:---|\n"
+    text += "\n".join(f"| {a} | {str(b).replace('|', '/')} | {str(c).replace('|', '/')} |" for a, b, c in rows)
+    return (f"**{title}**\n\n" if title else "") + text
+
+
+def rerun_note(study: str, example: str) -> str:
+    """The one rerun instruction every chapter shows (Markdown).
+
+    >>> print(rerun_note("prp3_roundtrip", "-p seed 7"))  # doctest: +ELLIPSIS
+    Rerun this study with other parameters from a clone of the repository: ...
+    """
+    return (f"Rerun this study with other parameters from a clone of the repository: "
+            f"`make study NAME={study} PARAMS=\"{example}\"` "
+            f"(or, after that, `.venv/bin/papermill build/notebooks/{study}.ipynb out.ipynb {example}`; "
+            f"`-f params.yaml` reads them from a file). Then `.venv/bin/jupyter-book build book` shows the "
+            f"new run in the book. The parameters are listed in the cell below; every other value the run "
+            f"used is in the table that follows it.")
+
+
+# ---- Explore panels that respond in the static book ---------------------------------
+
+#: Largest number of precomputed outputs in one panel (page weight).
+MAX_EXPLORE_OUTPUTS = 200
+
+
+def _figure_image(fig, dpi: float):
+    """A matplotlib figure as an ipywidgets Image: PNG or SVG, whichever is smaller."""
+    import io
+
+    import ipywidgets as widgets
+
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=dpi)
+    svg = io.BytesIO()
+    fig.savefig(svg, format="svg")
+    if len(svg.getvalue()) < len(png.getvalue()):
+        return widgets.Image(value=svg.getvalue(), format="svg+xml")
+    return widgets.Image(value=png.getvalue(), format="png")
+
+
+def _live_control(name, values, label, initial):
+    import ipywidgets as widgets
+
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    if numeric and len(values) > 1:
+        lo, hi = float(min(values)), float(max(values))
+        return widgets.FloatSlider(value=float(initial), min=lo, max=hi, step=(hi - lo) / 100,
+                                   description=label, continuous_update=False)
+    return widgets.Dropdown(options=list(values), value=initial, description=label)
+
+
+def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str, str] | None = None,
+            initial: Mapping[str, Any] | None = None, fmt: Mapping[str, Any] | None = None,
+            live: Mapping[str, Any] | None = None, dpi: float = 72, mode: str = "auto", **controls):
+    """An *Explore* panel: controls that redraw a figure, in the static book and live.
+
+    ``draw(**values)`` returns a matplotlib ``Figure`` (or an HTML string) for
+    one value of each control; ``grid`` maps each argument name of ``draw`` to
+    the values precomputed for the static book (e.g. 5-9 per control; the panel
+    precomputes the product, at most :data:`MAX_EXPLORE_OUTPUTS` outputs).
+    ``labels`` are the controls' descriptions (with units), ``initial`` their
+    starting values (default: the middle of each grid), ``fmt`` a format string
+    or function per name for the slider readouts.
+
+    Static mode (papermill runs, the published book): one ``SelectionSlider`` per
+    control over its grid, and nested ``Stack`` widgets holding every
+    precomputed figure; ``jslink`` ties each slider's index to the stacks, so the
+    page switches figures in the browser with no kernel (mouse or arrow keys).
+    Live mode (a kernel started by Jupyter Server, i.e. JupyterLab / ``make lab``,
+    or ``mode="live"``): continuous sliders (or the widgets in ``live``) that
+    call ``draw`` again for any value. Returns the displayed ``VBox``.
+    """
+    import os
+
+    import ipywidgets as widgets
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    if grid is None:  # legacy form explore(draw, name=widget, ...): live widgets only
+        return _explore_live_widgets(draw, controls)
+    names = list(grid)
+    values = {n: list(grid[n]) for n in names}
+    labels = {n: (labels or {}).get(n, n) for n in names}
+    if not names or any(len(v) == 0 for v in values.values()):
+        raise ParameterError(f"explore: every control needs at least one grid value, got {values}")
+    initial = {n: (initial or {}).get(n, values[n][len(values[n]) // 2]) for n in names}
+    for n in names:
+        if initial[n] not in values[n] and mode != "live":
+            raise ParameterError(f"explore: initial value {initial[n]!r} of {n!r} is not in its grid {values[n]}")
+    fmt = dict(fmt or {})
+
+    def show(n, v):
+        f = fmt.get(n, "{:g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else "{}")
+        return f(v) if callable(f) else f.format(v)
+
+    if mode == "auto":
+        mode = "live" if os.environ.get("JPY_SESSION_NAME") else "static"
+    if mode not in ("live", "static"):
+        raise ParameterError(f"explore: mode must be 'auto', 'live' or 'static', got {mode!r}")
+
+    def render(vals):
+        fig = draw(**vals)
+        if isinstance(fig, str):
+            return widgets.HTML(fig)
+        w = _figure_image(fig, dpi)
+        plt.close(fig)
+        return w
+
+    if mode == "live":
+        controls = {n: (live or {}).get(n) or _live_control(n, values[n], labels[n], initial[n]) for n in names}
+        out = widgets.Output()
+
+        def redraw(change=None):
+            vals = {n: c.value for n, c in controls.items()}
+            fig = draw(**vals)
+            out.outputs = ()
+            out.append_display_data(fig)
+            if not isinstance(fig, str):
+                plt.close(fig)
+
+        for c in controls.values():
+            c.observe(redraw, names="value")
+        redraw()
+        note = widgets.HTML("<i>Live panel: the kernel recomputes for any value.</i>")
+        box = widgets.VBox([note, *controls.values(), out])
+        display(box)
+        return box
+
+    n_out = 1
+    for n in names:
+        n_out *= len(values[n])
+    if n_out > MAX_EXPLORE_OUTPUTS:
+        raise ParameterError(f"explore: {n_out} precomputed outputs (product of the grids) exceed "
+                             f"MAX_EXPLORE_OUTPUTS = {MAX_EXPLORE_OUTPUTS}; use fewer grid values")
+    sliders = {}
+    for n in names:
+        opts = [(show(n, v), v) for v in values[n]]
+        cls = widgets.SelectionSlider if len(opts) > 1 else widgets.Dropdown
+        sliders[n] = cls(options=opts, value=initial[n], description=labels[n],
+                         style={"description_width": "initial"}, layout=widgets.Layout(width="420px"))
+
+    def build(level, fixed):
+        n = names[level]
+        children = []
+        for v in values[n]:
+            vals = {**fixed, n: v}
+            if level + 1 < len(names):
+                children.append(build(level + 1, vals))
+            else:
+                state = ", ".join(f"{labels[k]} = {show(k, vals[k])}" for k in names)
+                children.append(widgets.VBox([widgets.HTML(f'<span class="explore-state">shown: {state}</span>'),
+                                              render(vals)]))
+        stack = widgets.Stack(children, selected_index=values[n].index(initial[n]))
+        widgets.jslink((sliders[n], "index"), (stack, "selected_index"))
+        return stack
+
+    view = build(0, {})
+    grids = "; ".join(f"{labels[n]} ∈ {{{', '.join(show(n, v) for v in values[n])}}}" for n in names)
+    note = widgets.HTML(
+        f'<p class="explore-note" style="font-size:90%">Precomputed for {grids} '
+        f"({n_out} figures, switched in the page with no kernel; the sliders also move with the arrow keys). "
+        f"Open the notebook in JupyterLab (<code>make lab</code>) to recompute for any value.</p>")
+    box = widgets.VBox([note, *sliders.values(), view])
+    box.add_class("robolib-explore")
+    display(box)
+    return box
+
+
+def _explore_live_widgets(draw, controls):
+    """The former panel: the given widgets redraw through the kernel (no static response)."""
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
     from IPython.display import display

@@ -121,3 +121,113 @@ def test_every_page_renders_offline(built_quick_book, browser):
         tab.close()
     assert checked >= 4
     assert not problems, problems
+
+
+def _study_pages(html):
+    return sorted((html / "studies").glob("*.html"))
+
+
+def _visible_states(tab, panel):
+    return panel.evaluate("p => [...p.querySelectorAll('.explore-state')].filter(e => e.offsetParent !== null)"
+                          ".map(e => e.textContent)")
+
+
+def _readouts(panel):
+    return panel.evaluate("p => [...p.querySelectorAll('.widget-slider, .widget-dropdown')].map(s => {"
+                          " const l = s.querySelector('.widget-label'); const r = s.querySelector('.widget-readout');"
+                          " const d = s.querySelector('select');"
+                          " return [l ? l.textContent.trim() : '', r ? r.textContent.trim() : (d ? d.selectedOptions[0].textContent.trim() : '')]; })")
+
+
+def test_explore_panels_respond_without_a_kernel(built_quick_book, browser):
+    """Every Explore control switches the figure to the one precomputed for its value (mouse and keyboard)."""
+    book, failures, res = built_quick_book
+    assert res.returncode == 0, res.stdout[-2000:]
+    html = book / "_build" / "html"
+    problems, panels_seen = {}, {}
+    for page in _study_pages(html):
+        name = page.stem
+        tab = browser.new_page(viewport={"width": 1300, "height": 1000})
+        events, requests = [], []
+        tab.on("console", lambda m: events.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
+        tab.on("pageerror", lambda e: events.append(f"page error: {e}"))
+        tab.on("request", lambda r: requests.append(r.url))
+        tab.goto(page.as_uri(), wait_until="load")
+        tab.wait_for_timeout(1500)
+        panels = tab.query_selector_all(".robolib-explore")
+        panels_seen[name] = len(panels)
+        errs = []
+        for k, panel in enumerate(panels):
+            panel.scroll_into_view_if_needed()
+            handles = panel.query_selector_all(".noUi-handle")
+            for h_i, handle in enumerate(handles):
+                before = _visible_states(tab, panel)
+                if len(before) != 1:
+                    errs.append(f"panel {k}: {len(before)} figures visible, expected one")
+                    break
+                # keyboard: focus the handle, one step right (or left at the end)
+                handle.focus()
+                tab.keyboard.press("ArrowRight")
+                tab.wait_for_timeout(200)
+                after_key = _visible_states(tab, panel)
+                if after_key == before:
+                    tab.keyboard.press("ArrowLeft")
+                    tab.keyboard.press("ArrowLeft")
+                    tab.wait_for_timeout(200)
+                    after_key = _visible_states(tab, panel)
+                if after_key == before:
+                    errs.append(f"panel {k}, control {h_i}: the arrow keys did not change the figure")
+                # mouse: click the far end of the slider track, then the other end
+                track = panel.query_selector_all(".noUi-target")[h_i].bounding_box()
+                shown = set()
+                for frac in (0.01, 0.99):
+                    tab.mouse.click(track["x"] + frac * track["width"], track["y"] + track["height"] / 2)
+                    tab.wait_for_timeout(200)
+                    shown.add(tuple(_visible_states(tab, panel)))
+                if len(shown) < 2:
+                    errs.append(f"panel {k}, control {h_i}: clicking both ends of the track showed one figure")
+                # the figure shown is the one precomputed for the readouts
+                state = _visible_states(tab, panel)[0]
+                for label, readout in _readouts(panel):
+                    if f"{label} = {readout}" not in state:
+                        errs.append(f"panel {k}: control '{label}' reads {readout!r} but the figure shown is '{state}'")
+        outside = [u for u in requests if not u.startswith(html.as_uri()) and not u.startswith("data:")
+                   and not u.startswith("blob:")]
+        if outside:
+            errs.append(f"requests outside the book: {outside[:5]}")
+        errs += [e for e in events if not any(p.search(e) for p in IGNORED_CONSOLE)]
+        if errs:
+            problems[name] = errs
+        tab.close()
+    assert not problems, problems
+    assert panels_seen, "no study pages"
+
+
+def test_exercise_solutions_stay_hidden_until_opened(built_quick_book, browser):
+    """A solution's text and its code output are hidden until the reader opens them."""
+    book, failures, res = built_quick_book
+    html = book / "_build" / "html"
+    problems = {}
+    for page in _study_pages(html):
+        tab = browser.new_page()
+        tab.goto(page.as_uri(), wait_until="load")
+        tab.wait_for_timeout(500)
+        info = tab.evaluate("""() => {
+            const sols = [...document.querySelectorAll('.admonition.dropdown')].filter(
+                a => /solution/i.test((a.querySelector('.admonition-title') || {}).textContent || ''));
+            return sols.map(a => {
+                const body = [...a.children].filter(c => !c.classList.contains('admonition-title'));
+                let next = a.nextElementSibling;
+                while (next && !next.classList.contains('cell') && !next.classList.contains('admonition')
+                       && !/^H[1-6]$/.test(next.tagName) && next.tagName !== 'SECTION' && next.tagName !== 'P') next = next.nextElementSibling;
+                const out = next && next.classList.contains('cell') ? next.querySelector('.cell_output') : null;
+                return {text: (a.querySelector('.admonition-title') || {}).textContent,
+                        bodyVisible: body.some(c => c.offsetParent !== null),
+                        outputVisible: !!(out && out.offsetParent !== null)};
+            });
+        }""")
+        bad = [i for i in info if i["bodyVisible"] or i["outputVisible"]]
+        if bad:
+            problems[page.stem] = bad
+        tab.close()
+    assert not problems, problems

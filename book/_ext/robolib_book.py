@@ -34,4 +34,138 @@ def setup(app):
     app.connect("html-page-context", _dedup, priority=900)
     # after MathJax (deferred scripts run in document order) and before the widgets render on 'load'
     app.add_js_file("../vendor/mathjax_hub_shim.js", priority=999, defer="defer")
+    _setup_claims(app)
+    _setup_found(app)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+# ---- parameter tables from data/ files, claims JSON, the "found" page --------------
+
+from docutils import nodes  # noqa: E402
+from docutils.parsers.rst import directives  # noqa: E402
+from sphinx.util.docutils import SphinxDirective  # noqa: E402
+
+
+class ParametersDirective(SphinxDirective):
+    """```{robolib-parameters} redundant/default.yaml``` -- every field of a data/ file, with units."""
+
+    required_arguments = 1
+    option_spec = {"caption": directives.unchanged}
+
+    def run(self):
+        from robolib.notebook import parameter_table
+        from robolib.params import resolve_data_path
+
+        path = self.arguments[0]
+        self.env.note_dependency(str(resolve_data_path(path)))
+        text = parameter_table([path], title=self.options.get("caption") or f"Parameters of `data/{path}`")
+        container = nodes.container(classes=["robolib-parameters"])
+        self.state.nested_parse(text.splitlines(), self.content_offset, container)
+        return [container]
+
+
+def _write_claims_json(app):
+    """``studies/<study>.claims.json`` beside every executed study notebook in the book."""
+    from pathlib import Path
+
+    from robolib.claims import extract
+
+    for nb in sorted((Path(app.srcdir) / "studies").glob("*.ipynb")):
+        try:
+            extract(nb)
+        except Exception as exc:  # a notebook without a register: say so, the tests fail on it
+            from sphinx.util import logging
+
+            logging.getLogger(__name__).warning(f"claims: {exc}")
+
+
+def _setup_claims(app):
+    app.add_directive("robolib-parameters", ParametersDirective)
+    app.connect("builder-inited", _write_claims_json)
+    app.connect("build-finished", _widget_fonts)
+
+
+def _widget_fonts(app, exception):
+    """Copy the widget manager's icon fonts to ``<page dir>/@jupyter-widgets/``.
+
+    Two of the bundles inside the vendored manager compute their font URL from
+    their AMD module id, relative to the *page* (``studies/@jupyter-widgets/…``),
+    whatever require's ``paths`` say. The browser asks for those fonts as soon
+    as a widget page shows a glyph the system fonts lack (⚠, ✓): without the
+    copies that is a failed request and a console error. Only the woff2 files
+    are needed (Chromium and Firefox take the first source they can load).
+    """
+    import shutil
+    from pathlib import Path
+
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    fonts = sorted((out / "vendor" / "html-manager").glob("*.woff2"))
+    dirs = {p.parent for p in out.rglob("*.html")
+            if "vendor" not in p.parts and "application/vnd.jupyter.widget-state+json" in p.read_text(errors="ignore")}
+    for d in dirs:
+        dest = d / "@jupyter-widgets"
+        dest.mkdir(exist_ok=True)
+        for f in fonts:
+            shutil.copyfile(f, dest / f.name)
+
+
+class FoundDirective(SphinxDirective):
+    """```{robolib-found} 004``` -- a source's own claims beside the workbench's findings.
+
+    The source claims come from ``data/sources/<seed>.yaml`` (quoted from the seed,
+    translated); the findings from every ``studies/*.claims.json`` whose claims
+    have ``source == seed``. A finding with ``answers: <claim id>`` is listed under
+    that source claim, the others under "Further findings".
+    """
+
+    required_arguments = 1
+
+    def run(self):
+        import json
+        from pathlib import Path
+
+        import yaml
+
+        from robolib.claims import FAILS_MARK, HOLDS_MARK, claims_table
+        from robolib.params import DATA_DIR
+
+        seed = self.arguments[0]
+        src_file = DATA_DIR / "sources" / f"{seed}.yaml"
+        self.env.note_dependency(str(src_file))
+        source = yaml.safe_load(src_file.read_text()) if src_file.is_file() else {"claims": []}
+        findings = []
+        for f in sorted((Path(self.env.srcdir) / "studies").glob("*.claims.json")):
+            self.env.note_dependency(str(f))
+            findings += [c for c in json.loads(f.read_text()) if c.get("source") == seed]
+
+        def table(rows):
+            return claims_table(["finding", "value", "criterion", "holds", "chapter"], [
+                [c["statement"], c["text"], c["criterion"], HOLDS_MARK if c["holds"] else f"**{FAILS_MARK} fails**",
+                 f"{{doc}}`/studies/{c['study']}`"] for c in rows])
+
+        lines = []
+        used = set()
+        for sc in source.get("claims", []):
+            lines += [f"**{sc['id']}** ({sc.get('where', '')}):", "", f"> {sc['quote']}", ""]
+            if sc.get("original"):
+                lines += [f"> *{sc['original']}*", ""]
+            mine = [c for c in findings if c.get("answers") == sc["id"]]
+            used.update(c["id"] for c in mine)
+            if mine:
+                lines += ["What the workbench found:", "", *table(mine).splitlines(), ""]
+            else:
+                lines += ["*No registered finding tests this claim yet.*", ""]
+        rest = [c for c in findings if c["id"] not in used]
+        if rest:
+            lines += ["**Further findings** of the workbench on this source:", "", *table(rest).splitlines(), ""]
+        if not findings:
+            lines += ["*No executed study of this source is in the book.*", ""]
+        container = nodes.container(classes=["robolib-found"])
+        self.state.nested_parse(lines, self.content_offset, container)
+        return [container]
+
+
+def _setup_found(app):
+    app.add_directive("robolib-found", FoundDirective)
