@@ -71,3 +71,43 @@ def test_book_builds_without_warnings(built_quick_book):
         assert "Traceback" not in page
     api = (html / "api.html").read_text()
     assert "robolib.prp3.forward" in api, "API reference generated from docstrings"
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("study", STUDIES)
+def test_study_registers_its_findings(quick_book, study):
+    """Each executed study leaves <study>.claims.json: at least six findings, each with its criterion."""
+    from robolib.claims import extract
+
+    book, failures = quick_book
+    assert study not in failures, failures.get(study)
+    claims = extract(book / "studies" / f"{study}.ipynb")
+    assert (book / "studies" / f"{study}.claims.json").is_file()
+    assert len(claims) >= 6, f"{study}: only {len(claims)} registered claims"
+    for c in claims:
+        assert {"id", "statement", "value", "criterion", "holds"} <= set(c), c
+        assert c["statement"].strip() and c["criterion"].strip() and isinstance(c["holds"], bool)
+    assert len({c["id"] for c in claims}) == len(claims)
+    assert all(c["study"] == study for c in claims)
+
+
+@pytest.mark.book
+def test_book_is_self_contained_and_publishes_its_parameters(built_quick_book):
+    """No page sends the reader to spec/ files; every chapter shows its parameters, numbered figures, its findings."""
+    book, failures, res = built_quick_book
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
+    html = book / "_build" / "html"
+    pages = [p for p in html.rglob("*.html") if "_static" not in p.parts]
+    mentions = {str(p.relative_to(html)): p.read_text().count("spec/") for p in pages}
+    assert not {k: v for k, v in mentions.items() if v}, "pages citing spec/ files outside the repository"
+    for study in STUDIES:
+        page = (html / "studies" / f"{study}.html").read_text()
+        assert "unit / meaning" in page, f"{study}: no parameter table"
+        assert page.count('class="caption-number"') >= 2, f"{study}: figures without numbered captions"
+        assert "What this chapter found" in page, f"{study}: no findings table"
+        assert 'alt="_build' not in page and 'alt="../' not in page, f"{study}: alt text is a file path"
+    found = (html / "found.html").read_text()
+    for study in STUDIES:
+        assert f"{study}.html" in found, f"the found page lists no finding of {study}"
+    index = (html / "intro.html").read_text()
+    assert "found.html" in index and "models/" in index, "found page and Models part in the table of contents"
