@@ -1,5 +1,20 @@
 """Helpers for the study notebooks (kept tiny: the studies' work is in robolib).
 
+How a chapter uses them (the conventions every study follows):
+
+* ``params = check_parameters(globals(), [...])`` right after the ``parameters`` cell;
+  then ``claims = ClaimsRegister("<study>", source="<seed>")``.
+* A remove-input cell shows ``parameter_table([data files], run=params, extra=[...])``
+  (every value the run used, with units) and ``rerun_note("<study>", "-p ...")``.
+* Every finding is ``claims.claim(id, statement, value=, criterion=, holds=, text=)``
+  and the prose cites it with ``{glue:md}`id```; the chapter ends with
+  "## What this chapter found" and a remove-input cell ``claims.summary()``.
+* Figures carry myst-nb ``figure`` (caption, name) and ``image`` (alt) metadata and
+  are cited with ``{numref}``; exercise solutions are a ``dropdown`` admonition
+  followed by a ``hide-cell`` code cell.
+* The *Explore* panel is ``explore(draw, grid, labels=...)``: precomputed in the
+  static book, live in JupyterLab.
+
 Each study notebook has one cell tagged ``parameters`` (papermill injects its
 overrides right after it) followed by a call to :func:`check_parameters`, so a
 misspelt ``-p name value`` stops the run with a clear error instead of being

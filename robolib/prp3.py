@@ -1,8 +1,8 @@
 """3-PRP parallel robot: closed-form kinematics, working modes, Jacobian, workspace.
 
-Model of Yu, Sun & Ning's 3-PRP robot as restated in ``spec/3prp.md`` (the
-paper's figures and equations were lost; the geometry below is a
-reconstruction). Two linear modules move sliders ``C1 = lx*u1`` and
+Model of Yu, Sun & Ning's 3-PRP robot as restated on the book's Models page
+"3-PRP parallel robot" (the paper's figures and equations were lost; the
+geometry below is a reconstruction). Two linear modules move sliders ``C1 = lx*u1`` and
 ``C2 = ly*u2`` along perpendicular rails through the origin; a crank of length
 ``l1`` turning in the XZ plane about ``(l0, 0, h)`` carries ``C3``. Each chain
 ends in a rod of length ``l2`` with universal joints at both ends, so the
@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import ParameterError, SingularityError, UnreachableError
+from .errors import ParameterError, RobolibError, SingularityError, UnreachableError
 from .params import load_yaml, number, text, vector
 
 SQRT1_2 = np.sqrt(0.5)
@@ -307,6 +307,33 @@ def _check_mode(mode):
     return m
 
 
+class RuleAmbiguityError(RobolibError, ValueError):
+    """The paper's root-selection rules do not single out one inverse-kinematics solution."""
+
+
+#: ``mode`` value of :func:`inverse` that applies the paper's own rules instead of a sign triple.
+PAPER_RULES = "paper"
+
+
+def _paper_rule_signs(parts: _IKParts):
+    """Signs picked by the paper's rules, and where the slider rule is ambiguous.
+
+    Slider k: "the displacement is positive", i.e. of the two roots
+    ``b_k -+ sqrt(disc_k)`` the positive one; ambiguous when both or neither
+    are positive. Crank: "the smaller angle", read as the root of smaller
+    magnitude ``|theta|``. Returns ``(signs (..., 3), ambiguous (..., 2))``.
+    """
+    with np.errstate(invalid="ignore"):
+        root = np.sqrt(parts.disc)
+        plus, minus = parts.b + root, parts.b - root
+        acos = np.arccos(parts.ratio)
+    ambiguous = (plus > 0) == (minus > 0)
+    s12 = np.where(plus > 0, 1, -1)
+    t_plus, t_minus = _wrap(parts.phi + acos), _wrap(parts.phi - acos)
+    s3 = np.where(np.abs(t_plus) <= np.abs(t_minus), 1, -1)
+    return np.concatenate([s12, s3[..., None]], -1), ambiguous
+
+
 def inverse(geom: Geometry, points, mode=DEFAULT_MODE, *, errors: str = "raise", limits: bool = True):
     """Inverse kinematics (paper Eq. 7) in one working mode: ``J -> (lx, ly, theta)``.
 
@@ -316,13 +343,26 @@ def inverse(geom: Geometry, points, mode=DEFAULT_MODE, *, errors: str = "raise",
     solution in this mode lies outside the actuator ranges (when ``limits``),
     raises :class:`UnreachableError` naming it; ``errors="mask"`` gives NaN.
 
+    ``mode="paper"`` (:data:`PAPER_RULES`) applies the paper's rules point by
+    point instead: each slider takes its positive root, the crank the root of
+    smaller ``|theta|``. Where a slider has two positive roots (or none) the
+    rule does not decide: :class:`RuleAmbiguityError` names the point, or NaN
+    with ``errors="mask"``.
+
+    >>> q = inverse(Geometry(), forward(Geometry(), 200.0, 200.0, 0.0), mode="paper")
+    Traceback (most recent call last):
+        ...
+    robolib.prp3.RuleAmbiguityError: 3-PRP inverse kinematics, paper's rules: slider lx has two positive roots (or none), the rule "take the positive displacement" does not decide: x=262.6020541, y=0, z=-463.636683
+
     >>> inverse(Geometry(), [0.0, 0.0, -100.0])
     Traceback (most recent call last):
         ...
     robolib.errors.UnreachableError: 3-PRP inverse kinematics: point out of reach of chain 3 (crank theta): x=0, y=0, z=-100
     """
     _check_errors_arg(errors)
-    mode = _check_mode(mode)
+    paper = isinstance(mode, str) and mode == PAPER_RULES
+    if not paper:
+        mode = _check_mode(mode)
     P = _as_points(points, allow_nan=errors == "mask")
     parts = _ik_parts(geom, P)
     reach = [parts.disc[..., 0] >= 0, parts.disc[..., 1] >= 0, np.abs(parts.ratio) <= 1.0]
@@ -334,8 +374,20 @@ def inverse(geom: Geometry, points, mode=DEFAULT_MODE, *, errors: str = "raise",
                     f"3-PRP inverse kinematics: point out of reach of {nm}: "
                     + _describe(~ok, x=P[..., 0], y=P[..., 1], z=P[..., 2])
                 )
-    lx, ly, theta = _ik_from_parts(parts, mode)
     bad = ~(reach[0] & reach[1] & reach[2]) | ~np.isfinite(P).all(-1)
+    if paper:
+        signs, ambiguous = _paper_rule_signs(parts)
+        for k, nm in enumerate(("lx", "ly")):
+            amb = ambiguous[..., k] & ~bad
+            if errors == "raise" and np.any(amb):
+                raise RuleAmbiguityError(
+                    f"3-PRP inverse kinematics, paper's rules: slider {nm} has two positive roots (or none), the rule "
+                    f"\"take the positive displacement\" does not decide: " + _describe(amb, x=P[..., 0], y=P[..., 1], z=P[..., 2]))
+            bad |= amb
+        mode = "paper's rules"
+        lx, ly, theta = _ik_from_parts(parts, np.moveaxis(signs, -1, 0))
+    else:
+        lx, ly, theta = _ik_from_parts(parts, mode)
     if limits:
         lo, hi = geom.actuator_box.T
         for k, (nm, a) in enumerate((("lx", lx), ("ly", ly), ("theta", theta))):
@@ -684,10 +736,17 @@ class RoundTrip(NamedTuple):
     error: np.ndarray
     distance: np.ndarray
     n_unreachable: int
+    points: np.ndarray | None = None
 
 
 def round_trip(geom: Geometry, n: int, seed: int) -> RoundTrip:
-    """FK then IK (in each sample's own working mode) of ``n`` uniform inputs."""
+    """FK then IK (in each sample's own working mode) of ``n`` uniform inputs.
+
+    The points are forward images of real inputs, so every chain reaches them:
+    a discriminant that rounding makes slightly negative (or a ``|k3/rho|``
+    slightly above 1) is clipped to the boundary instead of giving NaN.
+    ``points`` ``(m, 3)`` holds the forward images.
+    """
     lx, ly, theta = sample_inputs(geom, n, seed)
     P = forward(geom, lx, ly, theta, errors="mask")
     ok = np.isfinite(P).all(-1)
@@ -695,15 +754,87 @@ def round_trip(geom: Geometry, n: int, seed: int) -> RoundTrip:
     P = P[ok]
     mode = working_mode(geom, q[:, 0], q[:, 1], q[:, 2], points=P)
     parts = _ik_parts(geom, P)
-    with np.errstate(invalid="ignore"):
-        root = np.sqrt(parts.disc)
-        back = np.stack(
-            [parts.b[:, 0] + mode[:, 0] * root[:, 0], parts.b[:, 1] + mode[:, 1] * root[:, 1],
-             _wrap(parts.phi + mode[:, 2] * np.arccos(parts.ratio))], -1)
+    root = np.sqrt(np.maximum(parts.disc, 0.0))
+    acos = np.arccos(np.clip(parts.ratio, -1.0, 1.0))
+    back = np.stack(
+        [parts.b[:, 0] + mode[:, 0] * root[:, 0], parts.b[:, 1] + mode[:, 1] * root[:, 1],
+         _wrap(parts.phi + mode[:, 2] * acos)], -1)
     err = np.abs(back - q)
     err[:, 2] = np.abs(_wrap(back[:, 2] - q[:, 2]))
-    dist = np.concatenate([root, np.arccos(np.clip(parts.ratio, -1, 1))[:, None]], -1)
-    return RoundTrip(q, mode, err, dist, int((~ok).sum()))
+    dist = np.concatenate([root, acos[:, None]], -1)
+    return RoundTrip(q, mode, err, dist, int((~ok).sum()), P)
 
 
-__all__ += ["RoundTrip", "round_trip"]
+class ErrorLaw(NamedTuple):
+    """Power law ``error ~ distance**exponent`` fitted to a round trip's largest errors.
+
+    ``centres`` (geometric bin centres), ``worst`` (largest error among
+    ``draws`` samples drawn from the bin) and ``count`` (samples in the bin) of
+    the bins used; ``raw_*`` the plain largest error of every non-empty bin
+    (all its samples); ``exponent`` and ``log10_prefactor`` the least-squares
+    line ``log10 worst = log10_prefactor + exponent * log10 centre``;
+    ``raw_exponent`` the same fit to the plain maxima of the same bins;
+    ``fit_range`` the smallest and largest centre used.
+    """
+
+    centres: np.ndarray
+    worst: np.ndarray
+    count: np.ndarray
+    raw_centres: np.ndarray
+    raw_worst: np.ndarray
+    raw_count: np.ndarray
+    exponent: float
+    log10_prefactor: float
+    raw_exponent: float
+    fit_range: tuple[float, float]
+    draws: int
+
+
+def error_law(distance, error, *, draws: int = 20, bins: int = 40, lo: float = 1e-4, seed: int = 0) -> ErrorLaw:
+    """Fit the exponent of the largest round-trip error against the distance from a mode boundary.
+
+    ``distance`` and ``error`` are 1-D arrays (e.g. the slider columns of a
+    :class:`RoundTrip`). The distances from ``lo`` to the largest one are cut
+    into ``bins`` logarithmic bins. The largest error of a bin grows with the
+    number of samples it holds, and near a boundary the bins hold few samples
+    (the count per bin grows like the distance): fitting the plain maxima
+    would mix the law with that count. Each bin therefore contributes the
+    largest error among ``draws`` of its samples drawn at random (seeded),
+    the same number in every bin; bins with fewer samples are left out.
+
+    >>> d = np.logspace(-3, 2, 20_000)
+    >>> law = error_law(d, 1e-10 / d * np.random.default_rng(1).uniform(0.5, 1, d.size), draws=10)
+    >>> round(law.exponent, 2)
+    -1.0
+    """
+    d = np.asarray(distance, dtype=float).ravel()
+    e = np.asarray(error, dtype=float).ravel()
+    if d.shape != e.shape:
+        raise ParameterError(f"error_law: distance and error differ in shape, {d.shape} vs {e.shape}")
+    keep = np.isfinite(d) & np.isfinite(e) & (d >= lo) & (e > 0)
+    d, e = d[keep], e[keep]
+    if len(d) < draws * 3:
+        raise ParameterError(f"error_law: {len(d)} usable samples, need at least {3 * draws}")
+    rng = np.random.default_rng(seed)
+    edges = np.logspace(np.log10(lo), np.log10(d.max()) + 1e-12, bins + 1)
+    idx = np.digitize(d, edges)
+    cen, worst, cnt, rc, rw, rn = [], [], [], [], [], []
+    for b in range(1, len(edges)):
+        sel = np.flatnonzero(idx == b)
+        if len(sel) == 0:
+            continue
+        c = float(np.sqrt(edges[b - 1] * edges[b]))
+        rc.append(c); rw.append(float(e[sel].max())); rn.append(len(sel))
+        if len(sel) >= draws:
+            cen.append(c); worst.append(float(e[rng.choice(sel, draws, replace=False)].max())); cnt.append(len(sel))
+    if len(cen) < 3:
+        raise ParameterError(f"error_law: only {len(cen)} bins hold {draws} samples; need 3 (more samples or fewer draws)")
+    cen, worst, cnt = np.array(cen), np.array(worst), np.array(cnt)
+    p, a = np.polyfit(np.log10(cen), np.log10(worst), 1)
+    rc, rw, rn = np.array(rc), np.array(rw), np.array(rn)
+    used = rn >= draws
+    p_raw = np.polyfit(np.log10(rc[used]), np.log10(rw[used]), 1)[0]
+    return ErrorLaw(cen, worst, cnt, rc, rw, rn, float(p), float(a), float(p_raw), (float(cen[0]), float(cen[-1])), draws)
+
+
+__all__ += ["RoundTrip", "round_trip", "ErrorLaw", "error_law", "PAPER_RULES", "RuleAmbiguityError"]

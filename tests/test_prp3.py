@@ -1,6 +1,8 @@
-"""Verification of the 3-PRP kinematics (spec/3prp.md, section Verification)."""
+"""Verification of the 3-PRP kinematics (the Models page of the book, section Verification)."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -44,7 +46,7 @@ def test_round_trip_1e6_default_mode_far_from_boundaries(big_round_trip):
     assert err[:, 2].max() < TOL_ANG
 
 
-def test_round_trip_every_mode_is_accurate_and_degrades_like_inverse_sqrt(big_round_trip):
+def test_round_trip_every_mode_is_accurate_near_boundaries_too(big_round_trip):
     rt = big_round_trip
     assert np.all(np.isfinite(rt.error))
     assert len(np.unique(rt.mode, axis=0)) == 8  # a uniform box sample meets all eight modes
@@ -53,12 +55,54 @@ def test_round_trip_every_mode_is_accurate_and_degrades_like_inverse_sqrt(big_ro
         sel = far & np.all(rt.mode == m, axis=1)
         assert rt.error[sel, :2].max() < TOL_LEN, m
         assert rt.error[sel, 2].max() < 1e-11, m
-    # near a boundary the slider error is bounded by c / sqrt(distance): the
-    # FK rounding (~1e-13 relative) amplified by the square-root branch point
+    # near a boundary the slider error is bounded by c / distance (see the error-law test)
     for k in range(2):
         d = np.maximum(rt.distance[:, k], 1e-300)
-        scaled = rt.error[:, k] * np.sqrt(d)
-        assert np.quantile(scaled, 0.999999) < 1e-8
+        assert np.max(rt.error[:, k] * d) < 1e-9
+
+
+#: Exponent of the slider round-trip error against the distance from the mode boundary:
+#: a rounding error dD of the discriminant D moves the root by dD / (2 sqrt(D)), and
+#: sqrt(D) is the distance, so error ~ distance**-1 (spec, "The paper's experiment").
+PREDICTED_EXPONENT, EXPONENT_TOL = -1.0, 0.1
+
+
+def test_error_law_exponent_is_minus_one(big_round_trip):
+    """The fitted exponent of the largest-error curve is -1 within 0.1 (not -1/2, and not only a bound)."""
+    rt = big_round_trip
+    law = prp3.error_law(rt.distance[:, :2].ravel(), rt.error[:, :2].ravel(), draws=20, seed=1)
+    assert abs(law.exponent - PREDICTED_EXPONENT) < EXPONENT_TOL, law.exponent
+    assert law.fit_range[0] < 0.05 and law.fit_range[1] > 100.0  # the fit spans > 3 decades
+    assert len(law.centres) >= 20
+    # the residuals of the fitted line are small: one power law over the whole range
+    resid = np.log10(law.worst) - (law.log10_prefactor + law.exponent * np.log10(law.centres))
+    assert np.abs(resid).max() < 0.5
+    # the plain per-bin maxima (count-biased) give a shallower, but still not -1/2, slope
+    assert -1.0 < law.raw_exponent < -0.75
+    # prefactor: some units of rounding of D ~ eps * l2^2 (within a factor 30)
+    c = 10 ** law.log10_prefactor
+    eps = np.finfo(float).eps
+    assert eps * GEOM.l2 ** 2 / 30 < c < 30 * eps * GEOM.l2 ** 2
+
+
+def test_error_law_recovers_a_known_exponent_and_rejects_bad_input():
+    rng = np.random.default_rng(2)
+    d = 10 ** rng.uniform(-3, 2.5, 200_000)
+    for p in (-0.5, -1.0, -2.0):
+        e = 1e-10 * d ** p * rng.uniform(0.2, 1.0, d.size)
+        assert prp3.error_law(d, e, lo=1e-3).exponent == pytest.approx(p, abs=0.05)
+    with pytest.raises(robolib.ParameterError, match="differ in shape"):
+        prp3.error_law(d, d[:-1])
+    with pytest.raises(robolib.ParameterError, match="usable samples"):
+        prp3.error_law(d[:10], d[:10])
+
+
+def test_round_trip_keeps_points_and_clips_rounding_at_the_boundary(big_round_trip):
+    rt = big_round_trip
+    assert rt.points.shape == rt.q.shape and np.isfinite(rt.points).all()
+    assert np.isfinite(rt.distance).all()
+    back = prp3.forward(GEOM, *rt.q[:1000].T)
+    assert np.array_equal(back, rt.points[:1000])
 
 
 def test_fk_of_ik_recovers_points_or_their_mirror_image():
@@ -229,6 +273,87 @@ def test_unreachable_and_singular_inputs_raise_named_errors():
         prp3.inverse(GEOM, [0.0, 0.0, -2000.0])
     with pytest.raises(robolib.UnreachableError, match="working mode .* outside its actuator range"):
         prp3.inverse(GEOM, prp3.forward(GEOM, 200.0, 200.0, 0.0), mode=(1, 1, -1))
+
+
+# One point per chain that the other two chains reach and this one cannot (no actuator limits).
+#: chain 2: the rod of length l2 cannot reach slider 2's rail from this point;
+#: chain 1: its mirror image in y; chain 3: too close to the crank pivot (|w| < l2 - l1).
+CHAIN_POINTS = {1: (468.3, 327.4, -201.5), 2: (468.3, -327.4, -201.5), 3: (-100.0, 0.0, -175.0)}
+CHAIN_NAMES = {1: "chain 1 (slider lx)", 2: "chain 2 (slider ly)", 3: "chain 3 (crank theta)"}
+
+
+def _reach(P):
+    """Reachability of each chain computed here from the geometry, independently of prp3.inverse."""
+    P = np.asarray(P, float)
+    out = []
+    for k, u in ((0, prp3.U1), (1, prp3.U2)):
+        # chain k reaches P iff the rail line {s u} comes within l2 of the sphere centre w = P + r v_k
+        w = P + GEOM.r * prp3.V[k]
+        out.append(np.linalg.norm(w - (w @ u) * u) <= GEOM.l2)
+    # crank: the circle of radius l1 about the pivot in the XZ plane meets the sphere of radius l2 about w
+    w = P + GEOM.r * prp3.V[2] - GEOM.crank_pivot
+    dist = np.array([np.linalg.norm(w - GEOM.l1 * np.array([np.cos(t), 0.0, np.sin(t)]))
+                     for t in np.linspace(-np.pi, np.pi, 20001)])
+    out.append(dist.min() <= GEOM.l2 <= dist.max())
+    return out
+
+
+@pytest.mark.parametrize("chain", [1, 2, 3])
+def test_a_point_only_one_chain_cannot_reach_raises_naming_that_chain(chain):
+    P = np.array(CHAIN_POINTS[chain])
+    reach = _reach(P)
+    assert reach == [k + 1 != chain for k in range(3)], reach  # the example is what it claims to be
+    others = "|".join(re.escape(CHAIN_NAMES[k]) for k in CHAIN_NAMES if k != chain)
+    for mode in prp3.ALL_MODES:
+        with pytest.raises(robolib.UnreachableError, match=re.escape(f"out of reach of {CHAIN_NAMES[chain]}: x=")) as exc:
+            prp3.inverse(GEOM, P, mode=mode, limits=False)
+        assert not re.search(others, str(exc.value))
+    # in a batch: the error names the chain and the row; masked, only that row is NaN
+    batch = np.array([prp3.forward(GEOM, 200.0, 200.0, 0.0), P, prp3.forward(GEOM, 100.0, 300.0, 0.5)])
+    with pytest.raises(robolib.UnreachableError, match=re.escape(CHAIN_NAMES[chain]) + r".*first at index \(1,\); 1 of 3"):
+        prp3.inverse(GEOM, batch, mode=(-1, -1, 1), limits=False)
+    q = np.stack(prp3.inverse(GEOM, batch, mode=(-1, -1, 1), errors="mask", limits=False), -1)
+    assert np.isnan(q[1]).all() and np.isfinite(q[[0, 2]]).all()
+    # the other two chains do have real solutions there
+    parts = prp3._ik_parts(GEOM, P)
+    ok = [parts.disc[0] >= 0, parts.disc[1] >= 0, abs(parts.ratio) <= 1]
+    assert ok == reach
+
+
+def test_every_chain_check_is_exercised_by_a_random_sample():
+    """Points of a box: inverse raises (or masks) exactly where the independent test says some chain fails."""
+    rng = np.random.default_rng(21)
+    P = rng.uniform([-200, -500, -600], [800, 500, 200], size=(300, 3))
+    q = np.stack(prp3.inverse(GEOM, P, errors="mask", limits=False), -1)
+    expected = np.array([all(_reach(p)) for p in P])
+    assert 0.2 < expected.mean() < 0.9
+    assert np.array_equal(np.isfinite(q).all(-1), expected)
+    for p, e in zip(P[:60], expected[:60]):
+        reach = _reach(p)
+        if e:
+            prp3.inverse(GEOM, p, limits=False)
+            continue
+        first = reach.index(False) + 1
+        with pytest.raises(robolib.UnreachableError, match=re.escape(CHAIN_NAMES[first])):
+            prp3.inverse(GEOM, p, limits=False)
+
+
+def test_paper_rules_option_of_inverse():
+    lx, ly, th = prp3.sample_inputs(GEOM, 20_000, seed=22)
+    P = prp3.forward(GEOM, lx, ly, th, errors="mask")
+    ok = np.isfinite(P).all(-1)
+    q = np.stack([lx, ly, th], -1)[ok]
+    got = np.stack(prp3.inverse(GEOM, P[ok], mode=prp3.PAPER_RULES, errors="mask", limits=False), -1)
+    decided = np.isfinite(got).all(-1)
+    hit = decided & np.all(np.abs(got - q) < 1e-6, axis=-1)
+    out = prp3.paper_rule_outcome(GEOM, lx, ly, th)
+    assert hit.mean() == pytest.approx(out.all_hit, abs=1e-12)
+    assert (~decided).mean() == pytest.approx(out.slider_ambiguous, abs=1e-12)
+    with pytest.raises(prp3.RuleAmbiguityError, match="slider lx has two positive roots"):
+        prp3.inverse(GEOM, prp3.forward(GEOM, 200.0, 200.0, 0.0), mode="paper")
+    assert issubclass(prp3.RuleAmbiguityError, robolib.RobolibError)
+    with pytest.raises(robolib.ParameterError, match="three signs"):
+        prp3.inverse(GEOM, P[ok][:1], mode="papers")
 
 
 def test_masked_rows_are_nan_and_selectable():
