@@ -110,6 +110,9 @@ class Claim:
     source: str | None = None
     study: str | None = None
 
+    def _ipython_display_(self):
+        """Show nothing when a cell ends with ``claims.claim(...)``: the prose cites the claim."""
+
     def markdown(self) -> str:
         """Inline Markdown for the prose: the value, with a visible warning if the claim fails."""
         if self.holds:
