@@ -2,7 +2,7 @@
 
 Every function broadcasts over leading batch axes; vectors are ``(..., 3)``,
 matrices ``(..., 3, 3)``, angles in radians. The roll-pitch-yaw convention is
-``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` (``spec/README.md``).
+``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)`` (the convention of the Models pages of the book).
 
 >>> R = rpy_matrix(np.array([0.1, -0.2, 0.3]))
 >>> bool(np.allclose(R, rot_z(0.3) @ rot_y(-0.2) @ rot_x(0.1)))

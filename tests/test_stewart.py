@@ -1,4 +1,4 @@
-"""Tests of robolib.stewart against independent routes (spec/stewart.md, Verification).
+"""Tests of robolib.stewart against independent routes (the verification list of the Models page of the book).
 
 * parameter files: schema errors name the field;
 * IK <-> FK (Newton) round trip; J and leg angular velocity/acceleration vs
@@ -8,7 +8,13 @@
   virtual-work deviation from it;
 * virtual work == Newton-Euler with point-mass legs; M symmetric positive
   definite and V^T M V / 2 == kinetic energy; power balance;
-* closed loop: exact-model computed-torque error dynamics, NE vs VW controllers.
+* closed loop: exact-model computed-torque error dynamics, NE vs VW controllers;
+* virtual-work forward dynamics (one-pass mass matrix vs wrench columns vs kinetic
+  energy), each model as the whole simulation, the plain-numpy "as written"
+  derivations and closed loop vs the compiled kernels, the tracking metrics on
+  closed forms;
+* stroke and joint-angle limits: 5-m legs refused everywhere, boundary values
+  (exactly at a limit is allowed), masks, a simulation that leaves its stroke.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import numpy as np
 import pytest
 import yaml
 
-from robolib import ConvergenceError, ParameterError, ParameterFileError, SingularityError, stewart
+from robolib import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError, stewart
 from robolib.params import resolve_data_path
 from robolib.rotations import matrix_rpy, rpy_matrix, rpy_rates_to_twist, skew
 
@@ -450,3 +456,238 @@ def test_simulate_rejects_bad_options():
         stewart.simulate(m, duration=-1.0)
     with pytest.raises(ParameterError, match="initial_error"):
         stewart.simulate(m, duration=0.01, initial_error=[0.0] * 3)
+
+
+# --------------------------------------------------------------------------- virtual-work forward dynamics
+def test_virtual_work_mass_matrix_routes(model):
+    """VW mass matrix: one-pass sum_k J_k^T M_k J_k (compiled and as written) == columns of the VW wrench,
+    and V^T M V / 2 == the no-spin kinetic energy (numpy route)."""
+    X, V, _ = random_states(model, 5, 81)
+    T = stewart.dynamics_terms(model, X, V, method="virtual_work")  # columns of the wrench kernel
+    M1 = np.empty((6, 6))
+    work = np.empty((4, 3, 6))
+    for k in range(len(X)):
+        assert stewart._core.vw_mass_matrix(model.packed, X[k].copy(), M1, work) == 0
+        assert np.abs(M1 - T.M[k]).max() < 1e-12 * np.abs(T.M[k]).max()
+        M2 = stewart.aswritten.vw_mass_matrix_aswritten(model, X[k])
+        assert np.abs(M2 - T.M[k]).max() < 1e-12 * np.abs(T.M[k]).max()
+        E = 0.5 * V[k] @ T.M[k] @ V[k]
+        assert abs(E - stewart.kinetic_energy(model, X[k], V[k], spin=False)) < 1e-12 * E
+
+
+def test_virtual_work_forward_dynamics(model):
+    """VW forward dynamics inverts VW inverse dynamics; with point-mass legs it equals NE forward dynamics."""
+    X, V, dV = random_states(model, 6, 82)
+    f = stewart.inverse_dynamics(model, X, V, dV, method="virtual_work")
+    assert np.abs(stewart.forward_dynamics(model, X, V, f, method="virtual_work") - dV).max() < 1e-10
+    pm = stewart.point_mass_legs(model).with_(ujoint_viscous=0.0, sjoint_viscous=0.0)
+    fp = stewart.inverse_dynamics(pm, X, V, dV)
+    a_vw = stewart.forward_dynamics(pm, X, V, fp, method="virtual_work")
+    a_ne = stewart.forward_dynamics(pm, X, V, fp)
+    assert np.abs(a_vw - a_ne).max() < 1e-9 * np.abs(dV).max()
+
+
+@needs_numba
+def test_each_model_as_whole_simulation():
+    """VW as plant and controller: the exact-model error dynamics hold for it too (it is consistent with itself)."""
+    m = stewart.load("stewart/hydraulic.yaml")
+    res = {meth: stewart.simulate(m, meth, plant=meth, duration=2.0) for meth in ("newton_euler", "virtual_work")}
+    for meth, r in res.items():
+        assert r.plant == meth and r.controller == meth
+        assert np.abs(r.error[-500:]).max() < 1e-3 * np.abs(r.error[0]).max()
+    # both closed loops obey the same error dynamics: their errors agree far better than the initial error
+    d = np.abs(res["virtual_work"].error - res["newton_euler"].error).max()
+    assert d < 1e-3 * np.abs(res["newton_euler"].error[0]).max()
+
+
+# --------------------------------------------------------------------------- as written (plain numpy)
+def test_as_written_equals_compiled(model):
+    """Plain-numpy derivations (per-leg NE recursion; Tsai's explicit body Jacobians) == compiled kernels."""
+    aw = stewart.aswritten
+    X, V, dV = random_states(model, 4, 91)
+    forces = np.random.default_rng(92).normal(size=(4, 6)) * 50
+    for meth in ("newton_euler", "virtual_work"):
+        for k in range(4):
+            ref = stewart.inverse_dynamics(model, X[k], V[k], dV[k], method=meth)
+            assert rel_err(aw.inverse_dynamics_aswritten(model, X[k], V[k], dV[k], meth), ref) < 1e-12
+            M = stewart.dynamics_terms(model, X[k], V[k], method=meth).M
+            assert np.abs(aw._MASS[meth](model, X[k]) - M).max() < 1e-12 * np.abs(M).max()
+            a = stewart.forward_dynamics(model, X[k], V[k], forces[k], method=meth)
+            assert np.abs(aw.forward_dynamics_aswritten(model, X[k], V[k], forces[k], meth) - a).max() \
+                < 1e-10 * (1 + np.abs(a).max())
+    with pytest.raises(ParameterError, match="method"):
+        aw.inverse_dynamics_aswritten(model, X[0], V[0], dV[0], "kane")
+    with pytest.raises(ParameterError, match="one state"):
+        aw.inverse_dynamics_aswritten(model, X, V, dV)
+
+
+@needs_numba
+def test_as_written_closed_loop_equals_compiled():
+    m = stewart.load("stewart/hydraulic.yaml")
+    tr = stewart.trajectory_from_model(m)
+    e0 = m.trajectory["initial_error"]
+    g = {"kp": 1200.0, "kd": 60.0, "ki": 8000.0}
+    for ctrl, plant in (("newton_euler", "newton_euler"), ("virtual_work", "virtual_work"),
+                        ("virtual_work", "newton_euler")):
+        r = stewart.simulate(m, ctrl, plant=plant, gains=g, duration=0.01, step=1e-3, trajectory=tr, initial_error=e0)
+        t, e, wall = stewart.aswritten.simulate_aswritten(m, ctrl, plant, gains=g, duration=0.01, step=1e-3,
+                                                         trajectory=tr, initial_error=e0)
+        assert np.array_equal(t, r.t) and wall > 0
+        assert np.abs(e - r.error).max() < 1e-10 * np.abs(e0).max()
+
+
+# --------------------------------------------------------------------------- tracking metrics
+def test_tracking_metrics_closed_forms():
+    t = np.linspace(0.0, 4.0, 4001)
+    amp = np.array([1.0, 2.0, 0.5, 0.1, 0.0, 3.0]) * 1e-6
+    e = np.exp(-10 * t)[:, None] * 1e-2 + np.sin(7 * t)[:, None] * amp  # decay + a steady oscillation
+    m = stewart.tracking_metrics(t, e, window=4 * np.pi / 7)  # two periods of sin(7 t)
+    # peak-to-peak of the largest oscillation over two periods: 2 * 3e-6
+    assert abs(m["fluctuation"] - 2 * 3e-6) < 1e-3 * 6e-6
+    # mean of max_i |e_i| = 3e-6 |sin 7t| over whole half-periods: 3e-6 * 2/pi (sampling: to 0.2 %)
+    assert abs(m["static"] / (3e-6 * 2 / np.pi) - 1) < 2e-3
+    # e stays below 1 % of e(0) = 1e-2 once 1e-2 exp(-10 t) + 3e-6 |sin 7t| < 1e-4: between the two roots
+    lo, hi = np.log(1e-2 / (1e-4 + 3e-6)) / 10, np.log(1e-2 / (1e-4 - 3e-6)) / 10
+    assert lo - 1e-3 <= m["convergence_time"] <= hi + 1e-3
+    never = stewart.tracking_metrics(t, np.ones((len(t), 6)), window=1.0)
+    assert never["convergence_time"] == np.inf and never["fluctuation"] == 0.0
+    with pytest.raises(ParameterError, match="window"):
+        stewart.tracking_metrics(t, e, window=10.0)
+    with pytest.raises(ParameterError, match="error"):
+        stewart.tracking_metrics(t, e[:, :3], window=1.0)
+
+
+# --------------------------------------------------------------------------- stroke and joint limits
+def _leg_vectors(m, X):
+    """Independent route: leg vectors t + R p_i - b_i and their directions (numpy, no robolib kinematics)."""
+    R = rpy_matrix(X[3:])
+    L = X[:3] + m.platform_joints @ R.T - m.base_joints
+    return R, L, L / np.linalg.norm(L, axis=1)[:, None]
+
+
+def test_limit_blocks_in_both_files():
+    for name in SETS:
+        m = stewart.load(f"stewart/{name}.yaml")
+        lim = m.limits
+        assert set(lim) == {"length_min", "length_max", "ujoint_max_angle", "sjoint_max_angle"}
+        l_home = stewart.inverse_kinematics(m, m.home_pose)
+        assert lim["length_min"] < l_home.min() and l_home.max() < lim["length_max"]
+        # the default trajectory stays inside every limit
+        tr = stewart.trajectory_from_model(m)
+        assert stewart.check_limits(m, tr(np.linspace(0, 15, 1501))[0], mask=True).all()
+    d = raw("tsai2000")
+    d["limits"]["length_max"] = 0.5
+    with pytest.raises(ParameterFileError, match="limits.length_max"):
+        stewart.from_dict(d)
+    d = raw("tsai2000")
+    d["limits"]["length_max"] = 1.0  # home legs are 1.26 m
+    with pytest.raises(ParameterFileError, match="home_pose"):
+        stewart.from_dict(d)
+    d = raw("tsai2000")
+    d.pop("limits")
+    m = stewart.from_dict(d)
+    assert m.limits is None
+    far = m.home_pose + [0, 0, 4.0, 0, 0, 0]
+    assert stewart.inverse_dynamics(m, far, np.zeros(6), np.zeros(6)).shape == (6,)  # no limits: no check
+
+
+def test_five_metre_legs_are_unreachable():
+    """Tsai's platform with legs of about 5 m: every entry point refuses it, naming the leg and the limit."""
+    m = stewart.load("stewart/tsai2000.yaml")
+    far = m.home_pose + [0, 0, 4.3, 0, 0, 0]
+    _, L, _ = _leg_vectors(m, far)
+    assert np.linalg.norm(L, axis=1).min() > 4.9
+    z = np.zeros(6)
+    calls = [lambda: stewart.inverse_kinematics(m, far), lambda: stewart.jacobian(m, far),
+             lambda: stewart.leg_motion(m, far, z), lambda: stewart.dynamics_terms(m, far, z),
+             lambda: stewart.forward_dynamics(m, far, z, z), lambda: stewart.check_limits(m, far),
+             lambda: stewart.aswritten.inverse_dynamics_aswritten(m, far, z, z, "virtual_work")]
+    calls += [lambda meth=meth: stewart.inverse_dynamics(m, far, z, z, method=meth)
+              for meth in ("newton_euler", "virtual_work", "newton_euler_nospin")]
+    for call in calls:
+        with pytest.raises(UnreachableError, match=r"leg 1 length 5\.\d+ m is above the stroke limit length_max = 1\.8 m"):
+            call()
+    with pytest.raises(UnreachableError, match="state 1 of the batch"):
+        stewart.inverse_dynamics(m, [m.home_pose, far], z, z)
+    with pytest.raises(UnreachableError, match="initial|pose"):
+        stewart.simulate(m, duration=0.01, initial_error=[0, 0, 4.3, 0, 0, 0])
+    with pytest.raises(UnreachableError, match="forward_kinematics"):
+        stewart.forward_kinematics(m, np.full(6, 1.9), guess=m.home_pose + [0, 0, 0.5, 0, 0, 0])
+
+
+@pytest.mark.parametrize("which", ["length_max", "length_min"])
+def test_stroke_limit_boundary(which):
+    """Exactly at the stroke limit is allowed; 1e-9 relative beyond it is not (both kernels, both routes)."""
+    base = stewart.load("stewart/tsai2000.yaml")
+    X = base.home_pose + ([0.05, 0.02, 0.15, 0.02, -0.03, 0.04] if which == "length_max"
+                          else [0.05, 0.02, -0.2, 0.02, -0.03, 0.04])
+    _, L, _ = _leg_vectors(base, X)
+    lengths = np.linalg.norm(L, axis=1)
+    leg = int(np.argmax(lengths) if which == "length_max" else np.argmin(lengths))
+    edge = float(lengths[leg])
+    z = np.zeros(6)
+    at = base.with_(limits={**base.limits, which: edge})
+    for meth in ("newton_euler", "virtual_work"):
+        assert np.all(np.isfinite(stewart.inverse_dynamics(at, X, z, z, method=meth)))
+        assert np.all(np.isfinite(stewart.forward_dynamics(at, X, z, z, method=meth)))
+    assert stewart.check_limits(at, X) is None
+    beyond = edge * (1 - 1e-9) if which == "length_max" else edge * (1 + 1e-9)
+    out = base.with_(limits={**base.limits, which: beyond})
+    word = "above" if which == "length_max" else "below"
+    for call in (lambda: stewart.inverse_kinematics(out, X), lambda: stewart.inverse_dynamics(out, X, z, z),
+                 lambda: stewart.forward_dynamics(out, X, z, z, method="virtual_work")):
+        with pytest.raises(UnreachableError, match=f"leg {leg + 1} length .* is {word} the stroke limit {which}"):
+            call()
+    assert not stewart.check_limits(out, X, mask=True)
+
+
+@pytest.mark.parametrize("joint", ["ujoint", "sjoint"])
+def test_joint_angle_limit_boundary(joint):
+    base = stewart.load("stewart/hydraulic.yaml")
+    X = base.home_pose + [0.08, -0.05, 0.02, 0.1, -0.08, 0.12]
+    R, L, s = _leg_vectors(base, X)
+    _, _, s0 = _leg_vectors(base, base.home_pose)
+    ref = s0 if joint == "ujoint" else s0 @ R.T   # U: base-fixed neutral axis; S: platform-fixed socket axis
+    ang = np.arccos(np.clip(np.sum(s * ref, axis=1), -1, 1))
+    leg = int(np.argmax(ang))
+    z = np.zeros(6)
+    at = base.with_(limits={**base.limits, f"{joint}_max_angle": float(ang[leg])})
+    assert np.all(np.isfinite(stewart.inverse_dynamics(at, X, z, z)))
+    out = base.with_(limits={**base.limits, f"{joint}_max_angle": float(ang[leg]) - 1e-6})
+    name = "U-joint" if joint == "ujoint" else "S-joint"
+    for meth in ("newton_euler", "virtual_work"):
+        with pytest.raises(UnreachableError, match=f"leg {leg + 1} {name} angle .* exceeds {joint}_max_angle"):
+            stewart.inverse_dynamics(out, X, z, z, method=meth)
+
+
+def test_limit_mask_matches_single_checks():
+    m = stewart.load("stewart/tsai2000.yaml")
+    rng = np.random.default_rng(95)
+    X = m.home_pose + rng.uniform(-1, 1, (40, 6)) * [0.6, 0.6, 0.6, 0.5, 0.5, 0.5]
+    mask = stewart.check_limits(m, X, mask=True)
+    assert 0 < mask.sum() < len(X)  # the draw straddles the limits
+    for k in range(len(X)):
+        try:
+            stewart.inverse_dynamics(m, X[k], np.zeros(6), np.zeros(6))
+            ok = True
+        except UnreachableError:
+            ok = False
+        assert ok == mask[k]
+
+
+@needs_numba
+def test_simulation_stops_at_the_stroke_limit():
+    """A plant that drifts out of its stroke mid-run stops with UnreachableError naming the leg and the time."""
+    base = stewart.load("stewart/tsai2000.yaml")
+    m = base.with_(limits={**base.limits, "length_max": 1.278})
+    tr = stewart.Trajectory(m.home_pose, np.array([0, 0, 0.01, 0, 0, 0.0]), np.full(6, 3.0), np.zeros(6))
+    assert stewart.check_limits(m, tr(np.linspace(0, 3, 301))[0], mask=True).all()
+    with pytest.raises(UnreachableError, match=r"simulate: at t = .* s the newton_euler plant reached leg \d"):
+        stewart.simulate(m, gains={"kp": 0.0, "kd": 0.0, "ki": 0.0}, duration=3.0, trajectory=tr,
+                         initial_error=[0, 0, 0.03, 0, 0, 0])
+
+
+def test_decode_status():
+    dec = stewart._core.decode_status
+    assert dec(0) == (0, None) and dec(3) == (3, None)
+    assert dec(1) == (1, 0) and dec(5 + 16 * 5) == (5, 5)

@@ -1,14 +1,16 @@
-"""6-UPS Gough-Stewart platform: U-joint Newton-Euler vs virtual work (``spec/stewart.md``).
+"""6-UPS Gough-Stewart platform: U-joint Newton-Euler vs virtual work (the Models page of the book).
 
 Public API (``from robolib import stewart``):
 
 * model: :func:`load`, :func:`from_dict`, :class:`StewartModel`, :func:`point_mass_legs`
 * kinematics: :func:`inverse_kinematics`, :func:`forward_kinematics`, :func:`jacobian`,
-  :func:`leg_geometry`, :func:`leg_frames`, :func:`joint_points`, :func:`leg_motion`, :func:`pose_rates`
+  :func:`leg_geometry`, :func:`leg_frames`, :func:`joint_points`, :func:`leg_motion`, :func:`pose_rates`,
+  :func:`check_limits` (stroke and joint-angle limits: ``UnreachableError`` or a mask)
 * dynamics: :func:`inverse_dynamics`, :func:`inverse_dynamics_numpy`, :func:`dynamics_terms`, :func:`forward_dynamics`,
   :func:`kinetic_energy`, :func:`potential_energy`, :func:`dissipation`
 * control: :class:`Trajectory`, :func:`trajectory_from_model`, :func:`joint_references`,
-  :func:`simulate`, :class:`SimResult`
+  :func:`simulate`, :class:`SimResult`, :func:`tracking_metrics`
+* both derivations in plain numpy, for timing: :mod:`robolib.stewart.aswritten`
 
 >>> from robolib import stewart
 >>> m = stewart.load("stewart/tsai2000.yaml")
@@ -18,18 +20,20 @@ Public API (``from robolib import stewart``):
 
 import numpy as np  # noqa: F401  (doctest namespace)
 
-from .control import SimResult, Trajectory, joint_references, simulate, trajectory_from_model
+from . import aswritten
+from .control import SimResult, Trajectory, joint_references, simulate, tracking_metrics, trajectory_from_model
 from .dynamics import (METHODS, DynamicsTerms, dissipation, dynamics_terms, forward_dynamics,
                        inverse_dynamics, inverse_dynamics_numpy, kinetic_energy, potential_energy)
-from .kinematics import (LegGeometry, LegMotion, forward_kinematics, inverse_kinematics, jacobian,
+from .kinematics import (LegGeometry, LegMotion, check_limits, forward_kinematics, limit_codes, inverse_kinematics, jacobian,
                          joint_points, leg_frames, leg_geometry, leg_motion, pose_rates)
 from .model import Body, StewartModel, from_dict, load, point_mass_legs
 
 __all__ = [
     "Body", "StewartModel", "load", "from_dict", "point_mass_legs",
     "LegGeometry", "LegMotion", "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "forward_kinematics",
-    "jacobian", "leg_motion", "pose_rates",
+    "jacobian", "leg_motion", "pose_rates", "check_limits", "limit_codes",
     "METHODS", "DynamicsTerms", "inverse_dynamics", "inverse_dynamics_numpy", "dynamics_terms", "forward_dynamics",
     "kinetic_energy", "potential_energy", "dissipation",
-    "Trajectory", "trajectory_from_model", "joint_references", "simulate", "SimResult",
+    "Trajectory", "trajectory_from_model", "joint_references", "simulate", "SimResult", "tracking_metrics",
+    "aswritten",
 ]

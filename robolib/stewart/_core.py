@@ -11,7 +11,11 @@ produce through ``J^T f = W``, and fill ``J`` (6, 6):
   or its classical no-spin variant (``spin=False``);
 * :func:`vw_wrench` -- Tsai's virtual work with each body's Jacobian (no spin).
 
-Status codes: 0 ok, 1 zero-length leg, 2 U-joint singularity, 3 singular J.
+Status codes: 0 ok, 1 zero-length leg, 2 U-joint singularity, 3 singular J
+or M, 4 leg shorter than ``length_min``, 5 leg longer than ``length_max``,
+6 U-joint angle beyond its limit, 7 S-joint angle beyond its limit. A code that
+concerns one leg ``i`` (0-based) is returned as ``code + LEG_CODE * i``
+(:func:`decode_status`).
 """
 
 from __future__ import annotations
@@ -33,12 +37,27 @@ except ImportError:  # pragma: no cover
 
     HAVE_NUMBA = False
 
-from .model import (OFF_A, OFF_B, OFF_CC, OFF_CP, OFF_CR, OFF_FP, OFF_FS, OFF_FU, OFF_G, OFF_IC, OFF_IP,
-                    OFF_IR, OFF_MC, OFF_MP, OFF_MR, OFF_P)
+from .model import (OFF_A, OFF_B, OFF_CC, OFF_CP, OFF_CR, OFF_CSMAX, OFF_CUMAX, OFF_FP, OFF_FS, OFF_FU, OFF_G,
+                    OFF_IC, OFF_IP, OFF_IR, OFF_LMAX, OFF_LMIN, OFF_MC, OFF_MP, OFF_MR, OFF_P, OFF_S0)
 
 PIVOT_TOL = 1e-13
 LEN_TOL = 1e-9
 USING_TOL = 1e-9
+#: Relative slack of the limit checks (rounding only: a leg exactly at a limit is allowed).
+LIMIT_TOL = 1e-12
+#: Multiplier of the leg index in a leg-specific status code.
+LEG_CODE = 16
+
+
+def decode_status(status: int):
+    """``(code, leg)`` of a kernel status (``leg`` 0-based, or None).
+
+    >>> decode_status(5 + LEG_CODE * 2), decode_status(3)
+    ((5, 2), (3, None))
+    """
+    status = int(status)
+    code, leg = status % LEG_CODE, status // LEG_CODE
+    return code, (leg if (leg or code in (1, 2, 4, 5, 6, 7)) else None)
 
 
 @jit
@@ -120,12 +139,25 @@ def leg_frame(prm, e1, e2, e3, t, i):
     L = sub(add(t, r), b)
     l = math.sqrt(dot(L, L))
     if l < LEN_TOL:
-        return 1, b, ua, r, l, L, L, 0.0
+        return 1 + LEG_CODE * i, b, ua, r, l, L, L, 0.0
     s = scl(1.0 / l, L)
     sa = crs(s, ua)
     sn = math.sqrt(dot(sa, sa))
     if sn < USING_TOL:
-        return 2, b, ua, r, l, s, sa, sn
+        return 2 + LEG_CODE * i, b, ua, r, l, s, sa, sn
+    st = 0
+    if l < prm[OFF_LMIN] * (1.0 - LIMIT_TOL):
+        st = 4
+    elif l > prm[OFF_LMAX] * (1.0 + LIMIT_TOL):
+        st = 5
+    else:
+        s0 = vec(prm, OFF_S0 + 3 * i)
+        if dot(s, s0) < prm[OFF_CUMAX] - LIMIT_TOL:
+            st = 6
+        elif dot(s, frame_apply(e1, e2, e3, s0)) < prm[OFF_CSMAX] - LIMIT_TOL:
+            st = 7
+    if st:
+        return st + LEG_CODE * i, b, ua, r, l, s, sa, sn
     return 0, b, ua, r, l, s, scl(1.0 / sn, sa), sn
 
 
@@ -445,19 +477,71 @@ def ne_mass_matrix(prm, X, spin, M):
 
 
 @jit
+def vw_mass_matrix(prm, X, M, work):
+    """Virtual-work mass matrix ``M = sum_k J_k^T M_k J_k`` over the platform and the 12 leg bodies.
+
+    Same body Jacobians as :func:`vw_wrench` (legs without spin); one pass over the
+    legs, used by the virtual-work plant's forward dynamics. ``work`` is (4, 3, 6).
+    """
+    e1, e2, e3 = rpy_rows(X)
+    t = (X[0], X[1], X[2])
+    mc, mr, mp = prm[OFF_MC], prm[OFF_MR], prm[OFF_MP]
+    comc, comr = vec(prm, OFF_CC), vec(prm, OFF_CR)
+    Jw, Jc, Jr, IJ = work[0], work[1], work[2], work[3]
+    for j in range(6):
+        for col in range(6):
+            M[j, col] = 0.0
+    for i in range(6):
+        status, b, ua, r, l, s, c, sn = leg_frame(prm, e1, e2, e3, t, i)
+        if status:
+            return status
+        f2 = crs(s, c)
+        xc = frame_apply(c, f2, s, comc)
+        xr = add(scl(l, s), frame_apply(c, f2, s, comr))
+        for col in range(6):
+            u = (1.0 if col % 3 == 0 else 0.0, 1.0 if col % 3 == 1 else 0.0, 1.0 if col % 3 == 2 else 0.0)
+            jp = u if col < 3 else crs(u, r)
+            jw = scl(1.0 / l, crs(s, jp))
+            jc = crs(jw, xc)
+            jr = add(scl(dot(s, jp), s), crs(jw, xr))
+            ij = add(frame_inertia(c, f2, s, prm, OFF_IC, jw), frame_inertia(c, f2, s, prm, OFF_IR, jw))
+            for row in range(3):
+                Jw[row, col] = jw[row]
+                Jc[row, col] = jc[row]
+                Jr[row, col] = jr[row]
+                IJ[row, col] = ij[row]
+        for j in range(6):
+            for col in range(j, 6):
+                acc = 0.0
+                for row in range(3):
+                    acc += (mc * Jc[row, j] * Jc[row, col] + mr * Jr[row, j] * Jr[row, col]
+                            + Jw[row, j] * IJ[row, col])
+                M[j, col] += acc
+    rho = frame_apply(e1, e2, e3, vec(prm, OFF_CP))
+    for col in range(6):
+        u = (1.0 if col % 3 == 0 else 0.0, 1.0 if col % 3 == 1 else 0.0, 1.0 if col % 3 == 2 else 0.0)
+        if col < 3:
+            fp = scl(mp, u)
+            mom = crs(rho, fp)
+        else:
+            fp = scl(mp, crs(u, rho))
+            mom = add(crs(rho, fp), frame_inertia(e1, e2, e3, prm, OFF_IP, u))
+        for j in range(col + 1):
+            M[j, col] += fp[j] if j < 3 else mom[j - 3]
+    for j in range(6):
+        for col in range(j):
+            M[j, col] = M[col, j]
+    return 0
+
+
+@jit
 def forward_step(prm, method, X, V, f, ext, dV, M, W, J, Aw, work, tmp):
     """``dV = M^-1 (J^T f + F_e - W(X, V, 0))`` for one state; returns a status code."""
     zero = np.zeros(6)
     if method == 1:
-        e = np.zeros(6)
-        for col in range(6):
-            e[col] = 1.0
-            st = wrench(prm, method, X, zero, e, 0.0, 0.0, W, J, work)
-            e[col] = 0.0
-            if st != 0:
-                return st
-            for j in range(6):
-                M[j, col] = W[j]
+        st = vw_mass_matrix(prm, X, M, work)
+        if st != 0:
+            return st
     else:
         st = ne_mass_matrix(prm, X, method == 0, M)
         if st != 0:

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError, SingularityError
+from ..errors import ParameterError, UnreachableError
 from ..rotations import rpy_rates_to_twist
 from . import _core
-from .dynamics import _STATUS, _method
-from .kinematics import as_state, inverse_kinematics, leg_motion
+from .dynamics import _method, status_error, status_message
+from .kinematics import as_state, check_limits, inverse_kinematics, leg_motion
 from .model import StewartModel, _check_model
 
 #: Default trajectory when the model has no ``trajectory`` block (spec's reconstruction).
@@ -172,7 +172,14 @@ def simulate(model: StewartModel, controller: str = "newton_euler", *, pid: bool
     ld, dld, ddld = joint_references(model, traj, t)
     X0 = Xd[0] + e0
     V0 = Vd[0].copy()
-    inverse_kinematics(model, X0)  # raises on a degenerate start
+    inverse_kinematics(model, X0)  # raises on a degenerate or unreachable start
+    ok = check_limits(model, Xd, mask=True)  # the desired trajectory must stay inside the limits
+    if not ok.all():
+        k = int(np.flatnonzero(~ok)[0])
+        try:
+            check_limits(model, Xd[k])
+        except UnreachableError as exc:
+            raise UnreachableError(f"simulate: the desired trajectory at t = {t[k]:.4g} s: {exc}") from None
     n = nsteps + 1
     T_X, T_V, T_L, T_E, T_F = (np.zeros((n, 6)) for _ in range(5))
     args = (model.packed, plant_code, ctrl_code, step)
@@ -182,8 +189,58 @@ def simulate(model: StewartModel, controller: str = "newton_euler", *, pid: bool
     st, k = _core.simulate_loop(*args, nsteps, X0, V0, *refs)
     wall = time.perf_counter() - t0
     if st != 0:
-        raise SingularityError(f"simulate: at t = {k * step:.4g} s the state reached {_STATUS[int(st)]}")
+        code, _ = _core.decode_status(st)
+        raise status_error(code)(f"simulate: at t = {k * step:.4g} s the {plant} plant reached "
+                                 f"{status_message(st)}")
     return SimResult(t, T_X, Xd, T_V, T_L, ld, T_E, T_F, wall, controller, plant, g)
 
 
 __all__ = ["Trajectory", "trajectory_from_model", "joint_references", "SimResult", "simulate", "DEFAULT_GAINS"]
+
+
+#: Convergence band of :func:`tracking_metrics`: the error has converged once it stays below
+#: this fraction of its initial value.
+CONVERGENCE_FRACTION = 0.01
+
+
+def tracking_metrics(t, error, *, window: float, fraction: float = CONVERGENCE_FRACTION) -> dict:
+    """Static error, error fluctuation and convergence time of a leg-error history.
+
+    ``t`` (n,) s and ``error`` (n, 6) m (e.g. ``SimResult.t, SimResult.error``);
+    with ``e(t) = max_i |e_i(t)|`` and the tail the last ``window`` seconds:
+
+    * ``static``: mean of ``e`` over the tail (m), the error that remains;
+    * ``fluctuation``: largest peak-to-peak swing of one leg's error over the
+      tail, ``max_i (max e_i - min e_i)`` (m);
+    * ``convergence_time``: the first time after which ``e`` stays at or below
+      ``fraction * e(0)`` to the end of the run (s; ``inf`` if it never does).
+
+    >>> t = np.linspace(0.0, 2.0, 2001)
+    >>> e = np.exp(-5 * t)[:, None] * np.ones(6)       # e(t) = exp(-5 t) on every leg
+    >>> m = tracking_metrics(t, e, window=0.5)
+    >>> round(m["convergence_time"], 2), round(float(np.log(100)) / 5, 2)   # exp(-5 t) = 0.01
+    (0.92, 0.92)
+    """
+    t = np.asarray(t, dtype=float)
+    error = np.asarray(error, dtype=float)
+    if t.ndim != 1 or error.shape != (len(t), 6):
+        raise ParameterError(f"tracking_metrics: t must be (n,) and error (n, 6), got {t.shape} and {error.shape}")
+    if not 0 < window <= t[-1] - t[0]:
+        raise ParameterError(f"tracking_metrics: window must be in (0, {t[-1] - t[0]:g}] s, got {window}")
+    if not 0 < fraction < 1:
+        raise ParameterError(f"tracking_metrics: fraction must be in (0, 1), got {fraction}")
+    emax = np.abs(error).max(axis=1)
+    tail = t >= t[-1] - window
+    above = np.flatnonzero(emax > fraction * emax[0])
+    if above.size == 0:
+        tc = float(t[0])
+    elif above[-1] == len(t) - 1:
+        tc = float("inf")
+    else:
+        tc = float(t[above[-1] + 1])
+    return {"static": float(emax[tail].mean()),
+            "fluctuation": float((error[tail].max(axis=0) - error[tail].min(axis=0)).max()),
+            "convergence_time": tc}
+
+
+__all__ += ["tracking_metrics", "CONVERGENCE_FRACTION"]

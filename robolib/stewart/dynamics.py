@@ -29,10 +29,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ParameterError, SingularityError
+from ..errors import ParameterError, SingularityError, UnreachableError
 from ..rotations import cross, dot
 from . import _core
-from .kinematics import as_state, leg_geometry, leg_motion
+from .kinematics import _raise_violation, as_state, leg_geometry, leg_motion
 from .model import StewartModel, _check_model
 
 #: Method names accepted by the dynamics functions, and their kernel codes.
@@ -42,7 +42,26 @@ _STATUS = {
     1: "a leg of zero length",
     2: "a leg along its fixed U axis (U-joint singularity)",
     3: "a singular matrix (J or M): the pose is at a parallel singularity",
+    4: "a leg shorter than its stroke limit length_min",
+    5: "a leg longer than its stroke limit length_max",
+    6: "a U-joint angle beyond ujoint_max_angle",
+    7: "an S-joint angle beyond sjoint_max_angle",
 }
+
+
+def status_message(status: int) -> str:
+    """Words for a kernel status code, naming the leg (1-based) when the code concerns one."""
+    code, leg = _core.decode_status(status)
+    text = _STATUS[code]
+    if leg is not None:
+        text = text.replace("a leg", f"leg {leg + 1}", 1).replace("a U-joint", f"leg {leg + 1}'s U-joint", 1) \
+            .replace("an S-joint", f"leg {leg + 1}'s S-joint", 1)
+    return text
+
+
+def status_error(code: int):
+    """The robolib error class of a kernel status: limits -> UnreachableError, else SingularityError."""
+    return UnreachableError if code >= 4 else SingularityError
 
 
 def _method(method: str) -> int:
@@ -64,10 +83,14 @@ def _batch(*arrays):
     return shape[:-1], flat
 
 
-def _check_status(status, what: str):
+def _check_status(status, what: str, model=None, X=None):
     if status.any():
         k = int(np.flatnonzero(status)[0])
-        raise SingularityError(f"{what}: state {k} of the batch has {_STATUS[int(status.flat[k])]}")
+        code, _ = _core.decode_status(status.flat[k])
+        where = f"state {k} of the batch" if len(status) > 1 else "the state"
+        if code >= 4 and model is not None:  # raises with the value and the limit
+            _raise_violation(model, X[k], leg_geometry(model, X[k], limits=False), f"{what}: {where}")
+        raise status_error(code)(f"{what}: {where} has {status_message(status.flat[k])}")
 
 
 def inverse_dynamics(model: StewartModel, pose, twist, accel, method: str = "newton_euler",
@@ -89,7 +112,7 @@ def inverse_dynamics(model: StewartModel, pose, twist, accel, method: str = "new
     F = np.empty_like(X)
     status = np.zeros(len(X), dtype=np.int64)
     _core.inverse_dynamics_batch(model.packed, code, X, V, dV, F, status)
-    _check_status(status, "inverse_dynamics")
+    _check_status(status, "inverse_dynamics", model, X)
     F = F.reshape(shape + (6,))
     if external is not None:
         Fe = as_state(external, "external")
@@ -129,7 +152,7 @@ def dynamics_terms(model: StewartModel, pose, twist, method: str = "newton_euler
     CV, G, Ff = np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
     status = np.zeros(n, dtype=np.int64)
     _core.terms_batch(model.packed, code, X, V, M, CV, G, Ff, J, status)
-    _check_status(status, "dynamics_terms")
+    _check_status(status, "dynamics_terms", model, X)
     return DynamicsTerms(M.reshape(shape + (6, 6)), CV.reshape(shape + (6,)), G.reshape(shape + (6,)),
                          Ff.reshape(shape + (6,)), J.reshape(shape + (6, 6)))
 
@@ -156,7 +179,7 @@ def forward_dynamics(model: StewartModel, pose, twist, forces, method: str = "ne
     DV = np.empty_like(X)
     status = np.zeros(len(X), dtype=np.int64)
     _core.forward_dynamics_batch(model.packed, code, X, V, Fa, E, DV, status)
-    _check_status(status, "forward_dynamics")
+    _check_status(status, "forward_dynamics", model, X)
     return DV.reshape(shape + (6,))
 
 

@@ -1,6 +1,6 @@
 """Kinematics of the 6-UPS platform with the universal-joint constraint (numpy, batched).
 
-Conventions of ``spec/stewart.md``: pose ``X = [x, y, z, roll, pitch, yaw]``
+Conventions of the Models page of the book: pose ``X = [x, y, z, roll, pitch, yaw]``
 (m, rad), ``R = Rz(yaw) Ry(pitch) Rx(roll)``; twist ``V = [v, w]`` and
 acceleration ``dV = [a, alpha]`` of the platform origin, base frame. Leg i:
 ``L_i = t + R p_i - b_i = l_i s_i``. U joint: fixed axis ``a_i``, leg axis
@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ConvergenceError, ParameterError, SingularityError
+from ..errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
 from ..rotations import cross, dot, rpy_matrix, rpy_rate_matrix
 from .model import StewartModel, _check_model
 
@@ -36,6 +36,9 @@ FK_TOL = 1e-12
 FK_MAX_ITER = 50
 #: Reciprocal condition number of J below which a pose counts as singular.
 JACOBIAN_RCOND_TOL = 1e-12
+#: Relative slack of the limit checks (rounding only: a leg exactly at a limit is allowed);
+#: the compiled kernels use the same value.
+LIMIT_TOL = 1e-12
 
 
 def as_state(x, name: str, n: int = 6) -> np.ndarray:
@@ -74,8 +77,13 @@ class LegMotion(NamedTuple):
     spin: np.ndarray
 
 
-def leg_geometry(model: StewartModel, pose) -> LegGeometry:
+def leg_geometry(model: StewartModel, pose, *, limits: bool = True) -> LegGeometry:
     """Leg lengths, directions and U-joint frame at ``pose`` (..., 6).
+
+    Raises ``SingularityError`` for a zero-length leg or a leg along its U axis
+    and, with ``limits`` (default), ``UnreachableError`` naming the leg, the
+    quantity and the limit when a leg is outside the model's stroke or joint
+    ranges (:func:`check_limits`).
 
     >>> from robolib import stewart
     >>> m = stewart.load("stewart/tsai2000.yaml")
@@ -98,7 +106,108 @@ def leg_geometry(model: StewartModel, pose) -> LegGeometry:
         raise SingularityError("pose puts a leg along its fixed U axis (U-joint singularity)")
     c = sa / sin_sa[..., None]
     n = cross(model.ujoint_axes, c)
-    return LegGeometry(R, r, length, s, c, n)
+    g = LegGeometry(R, r, length, s, c, n)
+    if limits and model.limits is not None:
+        _raise_violation(model, pose, g)
+    return g
+
+
+def _limit_values(model: StewartModel, g: LegGeometry):
+    """Cosines of the U and S joint angles (..., 6) from the neutral directions ``s_i0``."""
+    s0 = model.home_directions
+    cos_u = dot(g.s, s0)
+    cos_s = dot(g.s, np.matmul(s0, np.swapaxes(g.R, -1, -2)))
+    return cos_u, cos_s
+
+
+def _violations(model: StewartModel, g: LegGeometry):
+    """Boolean arrays (..., 6): too short, too long, U angle too large, S angle too large."""
+    lim = model.joint_limits
+    cos_u, cos_s = _limit_values(model, g)
+    short = g.length < lim["length_min"] * (1 - LIMIT_TOL)
+    long_ = g.length > lim["length_max"] * (1 + LIMIT_TOL)
+    uang = cos_u < np.cos(lim["ujoint_max_angle"]) - LIMIT_TOL
+    sang = cos_s < np.cos(lim["sjoint_max_angle"]) - LIMIT_TOL
+    return short, long_, uang, sang
+
+
+def _raise_violation(model: StewartModel, pose, g: LegGeometry, what: str = "pose"):
+    short, long_, uang, sang = _violations(model, g)
+    bad = short | long_ | uang | sang
+    if not bad.any():
+        return
+    k = np.unravel_index(int(np.flatnonzero(bad)[0]), bad.shape)
+    *state, i = k
+    state = tuple(state)
+    where = f"{what} {list(state) if len(state) > 1 else state[0]} of the batch" if state else what
+    lim = model.joint_limits
+    cos_u, cos_s = _limit_values(model, g)
+    length = float(g.length[k])
+    if short[k]:
+        reason = f"length {length:.6g} m is below the stroke limit length_min = {lim['length_min']:g} m"
+    elif long_[k]:
+        reason = f"length {length:.6g} m is above the stroke limit length_max = {lim['length_max']:g} m"
+    elif uang[k]:
+        reason = (f"U-joint angle {np.degrees(np.arccos(np.clip(cos_u[k], -1, 1))):.4g} deg exceeds "
+                  f"ujoint_max_angle = {np.degrees(lim['ujoint_max_angle']):.4g} deg")
+    else:
+        reason = (f"S-joint angle {np.degrees(np.arccos(np.clip(cos_s[k], -1, 1))):.4g} deg exceeds "
+                  f"sjoint_max_angle = {np.degrees(lim['sjoint_max_angle']):.4g} deg")
+    raise UnreachableError(f"{where} is unreachable: leg {i + 1} {reason}")
+
+
+#: Codes of :func:`limit_codes` (the same numbers as the compiled kernels' status codes).
+LIMIT_CODES = {0: "reachable", 4: "leg below length_min", 5: "leg above length_max",
+               6: "U-joint angle beyond ujoint_max_angle", 7: "S-joint angle beyond sjoint_max_angle"}
+
+
+def limit_codes(model: StewartModel, pose) -> np.ndarray:
+    """Which limit a pose (..., 6) violates, as an int array (...): a key of :data:`LIMIT_CODES`.
+
+    0 where every leg is inside its limits; otherwise the first violated kind in
+    the order stroke (short, long), U-joint angle, S-joint angle, over all legs.
+    For drawing reachable sets; :func:`check_limits` names the leg.
+
+    >>> from robolib import stewart
+    >>> m = stewart.load("stewart/tsai2000.yaml")
+    >>> limit_codes(m, [m.home_pose, m.home_pose + [0, 0, 4.0, 0, 0, 0], m.home_pose + [0.8, 0, 0, 0, 0, 0]])
+    array([0, 5, 4])
+    """
+    g = leg_geometry(model, pose, limits=False)
+    out = np.zeros(g.length.shape[:-1], dtype=int)
+    for code, bad in reversed(list(zip((4, 5, 6, 7), _violations(model, g)))):
+        out = np.where(bad.any(axis=-1), code, out)
+    return out
+
+
+def check_limits(model: StewartModel, pose, *, mask: bool = False):
+    """Check a pose (..., 6) against the stroke and joint-angle limits of ``model``.
+
+    A leg may have ``length_min <= l_i <= length_max`` (m), a U-joint angle
+    ``angle(s_i, s_i0) <= ujoint_max_angle`` and an S-joint angle
+    ``angle(s_i, R s_i0) <= sjoint_max_angle`` (rad), with ``s_i0`` the leg
+    direction at ``home_pose``; a leg exactly at a limit is allowed (slack
+    :data:`LIMIT_TOL`, rounding only). Without ``mask``: return None, or raise
+    ``UnreachableError`` naming the (first) state, leg, quantity and limit.
+    With ``mask=True``: return a boolean array (...) that is True where the
+    whole pose is reachable (no error for out-of-range poses).
+
+    >>> from robolib import stewart
+    >>> m = stewart.load("stewart/tsai2000.yaml")
+    >>> far = m.home_pose + [0, 0, 4.0, 0, 0, 0]   # legs of about 4.7 m
+    >>> check_limits(m, far)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.UnreachableError: pose is unreachable: leg 1 length 4.73191 m is above the stroke limit length_max = 1.8 m
+    >>> check_limits(m, [m.home_pose, far], mask=True)
+    array([ True, False])
+    """
+    g = leg_geometry(model, pose, limits=False)
+    if mask:
+        short, long_, uang, sang = _violations(model, g)
+        return ~(short | long_ | uang | sang).any(axis=-1)
+    _raise_violation(model, pose, g)
+    return None
 
 
 def leg_frames(model: StewartModel, pose) -> np.ndarray:
@@ -232,12 +341,14 @@ def forward_kinematics(model: StewartModel, lengths, guess=None, *, tol: float =
     res = np.inf
     for _ in range(max_iter):
         try:
-            g = leg_geometry(model, X)
+            g = leg_geometry(model, X, limits=False)
         except SingularityError as exc:
             raise ConvergenceError(f"forward_kinematics: Newton iterate became degenerate ({exc})") from None
         r = g.length - target
         res = np.abs(r).max()
         if res < tol:
+            if model.limits is not None:
+                _raise_violation(model, X, g, "forward_kinematics: solution")
             return X
         J = np.concatenate((g.s, cross(g.r, g.s)), axis=-1)
         T = np.zeros(X.shape[:-1] + (6, 6))
@@ -257,5 +368,5 @@ def forward_kinematics(model: StewartModel, lengths, guess=None, *, tol: float =
 
 __all__ = [
     "LegGeometry", "LegMotion", "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "jacobian",
-    "leg_motion", "pose_rates", "forward_kinematics", "as_state",
+    "leg_motion", "pose_rates", "forward_kinematics", "as_state", "check_limits", "limit_codes", "LIMIT_CODES", "LIMIT_TOL",
 ]

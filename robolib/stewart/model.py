@@ -1,13 +1,21 @@
 """Parameter set of a 6-UPS Gough-Stewart platform and its YAML loader.
 
-The file schema is exactly the one of ``spec/stewart.md``: ``name, gravity,
+The file schema is the one of the Models page of the book: ``name, gravity,
 base_joints, platform_joints, home_pose, ujoint_axes ('auto' or six vectors),
 platform{mass, com, inertia}, cylinder{mass, com, inertia}, rod{mass, com,
-inertia}, friction{ujoint_viscous, sjoint_viscous, prismatic_viscous}`` plus,
-for simulations, the blocks ``trajectory{duration, amplitude, frequency, phase,
-initial_error}`` and ``controller{kp, kd, ki, step}`` (each block optional as a
-whole; every field inside a present block is required). Units are SI (m, kg,
-kg m^2, rad, N m s, N s/m); each shipped file names them in comments.
+inertia}, friction{ujoint_viscous, sjoint_viscous, prismatic_viscous}``, the
+joint limits ``limits{length_min, length_max, ujoint_max_angle,
+sjoint_max_angle}`` and, for simulations, the blocks ``trajectory{duration,
+amplitude, frequency, phase, initial_error}`` and ``controller{kp, kd, ki,
+step}`` (``limits``, ``trajectory`` and ``controller`` are each optional as a
+whole; every field inside a present block is required; without ``limits`` no
+stroke or joint-angle limit is checked). Units are SI (m, kg, kg m^2, rad,
+N m s, N s/m); each shipped file names them in comments.
+
+Joint angles are measured from each joint's neutral direction, the leg
+direction ``s_i0`` at ``home_pose``: the U-joint angle is the angle between
+``s_i`` and ``s_i0`` (base frame), the S-joint angle the angle between ``s_i``
+and ``R s_i0`` (the socket axis, fixed in the platform).
 
 >>> m = load("stewart/tsai2000.yaml")
 >>> m.name, m.base_joints.shape, round(m.platform.mass, 3)
@@ -66,6 +74,16 @@ TRAJECTORY_SCHEMA = {
     "initial_error": vector(6, unit="m, rad"),
 }
 
+LIMITS_SCHEMA = {
+    "length_min": number(unit="m", nonnegative=True),
+    "length_max": number(unit="m", positive=True),
+    "ujoint_max_angle": number(unit="rad", positive=True),
+    "sjoint_max_angle": number(unit="rad", positive=True),
+}
+
+#: Limits of a model without a ``limits`` block: nothing is checked.
+NO_LIMITS = {"length_min": 0.0, "length_max": np.inf, "ujoint_max_angle": np.pi, "sjoint_max_angle": np.pi}
+
 CONTROLLER_SCHEMA = {
     "kp": number(unit="1/s^2", nonnegative=True),
     "kd": number(unit="1/s", nonnegative=True),
@@ -93,7 +111,19 @@ class StewartModel:
 
     ``ujoint_axes`` holds the resolved fixed U axes ``a_i`` (6, 3), unit length,
     base frame (``auto``: ``normalize(e_z x s_i0)`` at ``home_pose``).
+    ``limits`` is the ``limits`` block (``length_min, length_max`` m,
+    ``ujoint_max_angle, sjoint_max_angle`` rad) or None (no limits checked).
     """
+
+    @property
+    def joint_limits(self) -> dict:
+        """The limits in force: the ``limits`` block, or :data:`NO_LIMITS`."""
+        return dict(NO_LIMITS) if self.limits is None else dict(self.limits)
+
+    @property
+    def home_directions(self) -> np.ndarray:
+        """Leg directions ``s_i0`` at ``home_pose`` (6, 3): the joints' neutral directions."""
+        return self.packed[OFF_S0:OFF_S0 + 18].reshape(6, 3).copy()
 
     name: str
     gravity: np.ndarray
@@ -111,6 +141,7 @@ class StewartModel:
     controller: dict | None = None
     ujoint_axes_auto: bool = True
     source: str = "<model>"
+    limits: dict | None = None
     packed: np.ndarray = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
@@ -134,7 +165,9 @@ OFF_MP, OFF_CP, OFF_IP = 57, 58, 61
 OFF_MC, OFF_CC, OFF_IC = 70, 71, 74
 OFF_MR, OFF_CR, OFF_IR = 83, 84, 87
 OFF_FU, OFF_FS, OFF_FP = 96, 97, 98
-PACKED_SIZE = 99
+#: Limits: length_min, length_max (m), cos(ujoint_max_angle), cos(sjoint_max_angle); home directions s_i0.
+OFF_LMIN, OFF_LMAX, OFF_CUMAX, OFF_CSMAX, OFF_S0 = 99, 100, 101, 102, 103
+PACKED_SIZE = 121
 
 
 def pack(m: StewartModel) -> np.ndarray:
@@ -150,6 +183,12 @@ def pack(m: StewartModel) -> np.ndarray:
         out[oc:oc + 3] = b.com
         out[oi:oi + 9] = np.ravel(b.inertia)
     out[OFF_FU], out[OFF_FS], out[OFF_FP] = m.ujoint_viscous, m.sjoint_viscous, m.prismatic_viscous
+    lim = m.joint_limits
+    out[OFF_LMIN], out[OFF_LMAX] = lim["length_min"], lim["length_max"]
+    out[OFF_CUMAX], out[OFF_CSMAX] = np.cos(lim["ujoint_max_angle"]), np.cos(lim["sjoint_max_angle"])
+    R = rpy_matrix(m.home_pose[3:])
+    L = m.home_pose[:3] + m.platform_joints @ R.T - m.base_joints
+    out[OFF_S0:OFF_S0 + 18] = np.ravel(L / np.linalg.norm(L, axis=1)[:, None])
     return out
 
 
@@ -195,6 +234,8 @@ def from_dict(data, source: str = "<dict>") -> StewartModel:
         schema["trajectory"] = TRAJECTORY_SCHEMA
     if "controller" in data:
         schema["controller"] = CONTROLLER_SCHEMA
+    if "limits" in data:
+        schema["limits"] = LIMITS_SCHEMA
     p = validate(data, schema, source=source)
     for body in ("platform", "cylinder", "rod"):
         _check_inertia(p[body]["inertia"], f"{source}: field '{body}.inertia'")
@@ -215,6 +256,21 @@ def from_dict(data, source: str = "<dict>") -> StewartModel:
     if np.any(sin_ua < UAXIS_TOL):
         raise ParameterFileError(f"{source}: field 'ujoint_axes': U axis {int(np.argmin(sin_ua))} lies along "
                                  f"its leg at home (U-joint singularity)")
+    limits = p.get("limits")
+    if limits is not None:
+        if not limits["length_min"] < limits["length_max"]:
+            raise ParameterFileError(f"{source}: field 'limits.length_max' must exceed 'limits.length_min', got "
+                                     f"{limits['length_max']:g} <= {limits['length_min']:g} m")
+        for k in ("ujoint_max_angle", "sjoint_max_angle"):
+            if limits[k] > np.pi:
+                raise ParameterFileError(f"{source}: field 'limits.{k}' must be at most pi rad, got {limits[k]:g}")
+        bad = np.flatnonzero((lengths < limits["length_min"]) | (lengths > limits["length_max"]))
+        if bad.size:
+            i = int(bad[0])
+            raise ParameterFileError(f"{source}: field 'home_pose' puts leg {i + 1} at length {lengths[i]:.6g} m, "
+                                     f"outside limits.length_min..length_max = {limits['length_min']:g}.."
+                                     f"{limits['length_max']:g} m")
+        limits = {k: float(v) for k, v in limits.items()}
     body = {k: Body(p[k]["mass"], p[k]["com"], p[k]["inertia"]) for k in ("platform", "cylinder", "rod")}
     fr = p["friction"]
     return StewartModel(
@@ -223,7 +279,7 @@ def from_dict(data, source: str = "<dict>") -> StewartModel:
         platform=body["platform"], cylinder=body["cylinder"], rod=body["rod"],
         ujoint_viscous=fr["ujoint_viscous"], sjoint_viscous=fr["sjoint_viscous"],
         prismatic_viscous=fr["prismatic_viscous"], trajectory=p.get("trajectory"),
-        controller=p.get("controller"), ujoint_axes_auto=auto, source=source,
+        controller=p.get("controller"), ujoint_axes_auto=auto, source=source, limits=limits,
     )
 
 
@@ -248,6 +304,10 @@ def point_mass_legs(m: StewartModel) -> StewartModel:
     """The same platform with leg bodies reduced to point masses on the leg axis.
 
     Used to check that virtual work equals Newton-Euler when leg spin is irrelevant.
+
+    >>> m = point_mass_legs(load("stewart/tsai2000.yaml"))
+    >>> float(np.abs(m.cylinder.inertia).max()), m.cylinder.com.tolist()
+    (0.0, [0.0, 0.0, 0.5])
     """
     z = np.zeros((3, 3))
     cyl = Body(m.cylinder.mass, np.array([0.0, 0.0, m.cylinder.com[2]]), z)

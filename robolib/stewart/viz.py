@@ -53,13 +53,19 @@ def scene_limits(model: StewartModel, poses=None, margin: float = 0.15):
 
 
 def draw_stewart(ax, model: StewartModel, pose, forces=None, *, limits=None, force_scale=None,
-                 uaxis_length=None, show_com: bool = True, labels: bool = True, title: str | None = None):
+                 uaxis_length=None, show_com: bool = True, labels: bool = True, title: str | None = None,
+                 spin_marks: float | None = None, surfaces: bool = True):
     """Draw the platform at ``pose`` (6,) on a 3-D axis; return the S centres ``P_i`` (6, 3) m.
 
     ``forces`` (6,) N, optional: drawn as arrows at the S centres along the leg
     (red pushes the platform, i.e. ``f_i > 0`` extends; purple pulls), length
     ``|f_i| * force_scale`` (default: the largest force is 40 % of a leg).
     ``limits`` is a ``(lo, hi)`` pair from :func:`scene_limits` (default: this pose).
+    ``spin_marks`` (m), optional: draw on each cylinder a radial arm of that
+    length along the leg frame's first axis ``c_i`` (it turns with the leg, so
+    the leg's spin about its own axis shows as the arm turning about the leg).
+    ``surfaces=False`` leaves out the shaded base and platform polygons (faster,
+    for animations).
     Raises the kinematics' ``SingularityError`` for a degenerate pose.
     """
     pose = np.asarray(pose, dtype=float)
@@ -73,16 +79,24 @@ def draw_stewart(ax, model: StewartModel, pose, forces=None, *, limits=None, for
     rod_start = P - s * np.minimum(2 * abs(model.rod.com[2]), length * 0.65)[:, None]
     base = _closed(B)
     ax.plot(*base.T, color=COLORS["base"], lw=1.5)
-    ax.plot_trisurf(B[:, 0], B[:, 1], B[:, 2], color=COLORS["base"], alpha=0.12, linewidth=0)
+    if surfaces:
+        ax.plot_trisurf(B[:, 0], B[:, 1], B[:, 2], color=COLORS["base"], alpha=0.12, linewidth=0)
     plat = _closed(P)
     ax.plot(*plat.T, color=COLORS["platform"], lw=2)
-    ax.plot_trisurf(P[:, 0], P[:, 1], P[:, 2], color=COLORS["platform"], alpha=0.25, linewidth=0)
+    if surfaces:
+        ax.plot_trisurf(P[:, 0], P[:, 1], P[:, 2], color=COLORS["platform"], alpha=0.25, linewidth=0)
     origin = pose[:3]
     for k in range(6):
         ax.plot(*np.array([origin, P[k]]).T, color=COLORS["platform"], lw=0.6, alpha=0.6)
     for i in range(6):
         ax.plot(*np.array([B[i], cyl_end[i]]).T, color=COLORS["cylinder"], lw=5, solid_capstyle="butt")
         ax.plot(*np.array([rod_start[i], P[i]]).T, color=COLORS["rod"], lw=2.2)
+    if spin_marks:
+        mid = B + 0.5 * (cyl_end - B)
+        for i in range(6):
+            tip = mid[i] + spin_marks * F[i][:, 0]
+            ax.plot(*np.array([mid[i], tip]).T, color="k", lw=2.2, solid_capstyle="round")
+            ax.scatter(*tip, color="k", s=10, depthshade=False)
     ua = (0.15 * length.mean()) if uaxis_length is None else uaxis_length
     for i in range(6):
         seg = np.array([B[i] - ua * model.ujoint_axes[i], B[i] + ua * model.ujoint_axes[i]])
