@@ -8,7 +8,9 @@ gives the exact sign (use it for tables, not for integration). As
 ``eps -> 0`` the smooth laws converge to the discontinuous ones for every
 ``w != 0``.
 
-All functions broadcast over leading batch axes.
+All functions broadcast over leading batch axes. :func:`stribeck_level_for_rms`
+solves the calibration of the Stribeck level to a given RMS friction torque
+(used by :func:`robolib.redundant.calibrate_stribeck`).
 
 >>> round(float(stribeck(0.5, coulomb_torque=0.1, static_torque=0.15, stribeck_velocity=0.1, viscous=0.01, eps=0.0)), 9)
 -0.105
@@ -101,4 +103,53 @@ def stribeck(w, coulomb_torque: float, static_torque: float, stribeck_velocity: 
     return -level * smooth_sign(w, eps) - viscous * w
 
 
-__all__ = ["smooth_sign", "coulomb_load", "coulomb", "viscous", "stribeck"]
+def stribeck_level_for_rms(w, target_rms: float, static_ratio: float = 1.5, stribeck_velocity: float = 0.1,
+                           viscous: float = 0.0, eps: float = 0.0) -> float:
+    """Coulomb level ``T_c`` (N m) at which the Stribeck law has the RMS torque ``target_rms`` over ``w``.
+
+    ``w`` (...) joint rates in rad/s, sampled uniformly in time (every entry
+    weighs the same); ``target_rms`` in N m; the static level is tied to the
+    Coulomb level, ``T_s = static_ratio * T_c`` (``static_ratio >= 1``), with
+    ``stribeck_velocity`` ``w_s`` (rad/s), ``viscous`` ``b_v`` (N m s/rad) and
+    the smooth-sign velocity ``eps`` (rad/s) of :func:`stribeck`. The law is
+    affine in ``T_c``: ``tau_f = T_c g(w) + v(w)`` with
+    ``g = -[1 + (static_ratio - 1) exp(-(w/w_s)^2)] sgn(w)`` and ``v = -b_v w``,
+    so ``mean(tau_f^2) = target_rms^2`` is the quadratic
+    ``<g^2> T_c^2 + 2 <g v> T_c + <v^2> - target_rms^2 = 0``, whose non-negative
+    root is returned (``<g v> >= 0``, so there is exactly one).
+
+    Raises :class:`~robolib.ParameterError` if no non-negative level reaches
+    the target (the viscous term alone exceeds it) or every rate is zero.
+
+    >>> w = np.array([0.5, -0.5])            # far above w_s: the level is T_c
+    >>> round(stribeck_level_for_rms(w, 0.02, 1.5, 0.01), 6)
+    0.02
+    >>> w = np.linspace(-1, 1, 2001)
+    >>> Tc = stribeck_level_for_rms(w, 0.01, 1.5, 0.1, viscous=0.002, eps=0.01)
+    >>> tau = stribeck(w, Tc, 1.5 * Tc, 0.1, 0.002, 0.01)
+    >>> round(float(np.sqrt(np.mean(tau**2))), 12)
+    0.01
+    """
+    _nonneg("target_rms", target_rms)
+    _nonneg("viscous", viscous)
+    _nonneg("eps", eps)
+    if not np.isfinite(static_ratio) or static_ratio < 1:
+        raise ParameterError(f"static_ratio = T_s / T_c must be >= 1, got {static_ratio!r}")
+    if not np.isfinite(stribeck_velocity) or stribeck_velocity <= 0:
+        raise ParameterError(f"friction parameter 'stribeck_velocity' must be positive, got {stribeck_velocity!r}")
+    w = np.asarray(w, dtype=float).ravel()
+    if w.size == 0 or not np.all(np.isfinite(w)):
+        raise ParameterError("w must hold at least one finite joint rate (rad/s)")
+    g = -(1.0 + (static_ratio - 1.0) * np.exp(-((w / stribeck_velocity) ** 2))) * smooth_sign(w, eps)
+    v = -viscous * w
+    gg, gv, vv = np.mean(g * g), np.mean(g * v), np.mean(v * v)
+    rest = target_rms**2 - vv
+    if gg <= 0:
+        raise ParameterError("every joint rate is zero: no Stribeck level gives a non-zero RMS friction torque")
+    if rest < 0:
+        raise ParameterError(f"the viscous term alone gives an RMS torque {np.sqrt(vv):.3g} N m above the target "
+                             f"{target_rms:.3g} N m: no non-negative Coulomb level reaches it")
+    return float((-gv + np.sqrt(gv * gv + gg * rest)) / gg)
+
+
+__all__ = ["smooth_sign", "coulomb_load", "coulomb", "viscous", "stribeck", "stribeck_level_for_rms"]

@@ -1,6 +1,6 @@
 """2-DOF redundantly actuated planar parallel robot with joint friction (seed 000).
 
-Model of ``spec/redundant.md`` (a reconstruction of the patent's formulas).
+The model restated on the Models page of the book (a reconstruction of the patent's formulas).
 Three chains ``i = 1, 2, 3``: an actuated revolute joint on the base point
 ``A_i``, an active link, a passive revolute joint and a passive link, all of
 length ``l``; the three passive links meet at the end-effector ``E = (x, y)``.
@@ -19,6 +19,15 @@ The multipliers of layer 2 are the bearing reactions ``F_i`` of the base on
 active link ``i`` (N), which load the Coulomb friction ``-mu R |F_i| sgn(w_i)``
 of the active joints (``w_i = da_i``). The Udwadia–Kalaba routes live in
 :mod:`robolib.constraints`; the friction laws in :mod:`robolib.friction`.
+
+Redundancy: :func:`inverse_dynamics` returns the minimum-norm motor torques
+plus a preload along the internal direction ``n``; :func:`actuation_jacobian`,
+:func:`preload_direction` and :func:`minimum_norm_torques` give the same by the
+task-space (projection) route in closed form. Friction studies:
+:func:`calibrate_stribeck` (the Stribeck level of equal RMS friction torque),
+:func:`operating_point` and :func:`friction_sweep` (the two laws compared at
+one or many operating points), :func:`decoupling_error` and
+:func:`decoupling_map` (decoupled against consistent Coulomb friction).
 
 >>> robot = load("redundant/default.yaml")
 >>> t = np.array([0.0])
@@ -1086,6 +1095,115 @@ def inverse_dynamics(robot: Robot, q, dq, ddq, friction=None, preload=0.0) -> In
                            n.reshape(shape + (3,)))
 
 
+def actuation_jacobian(robot: Robot, q) -> np.ndarray:
+    """``J_a = d(a_1, a_2, a_3) / d(x, y)`` (..., 3, 2): active-joint rates per end-effector velocity.
+
+    Closed form from each chain's tip Jacobian: row ``i`` is
+    ``(cos phi_i, sin phi_i) / (l sin b_i)`` with ``phi_i = a_i + b_i`` the
+    passive link's absolute angle (1/m). ``J_a^T`` maps the motor torques to
+    the generalised force on the end-effector, so the task-space equation of
+    motion reads ``J_a^T (tau + tau_f) = f`` (see :func:`minimum_norm_torques`).
+    Raises :class:`~robolib.SingularityError` where a chain is stretched or folded.
+
+    >>> robot = load(); q = inverse_kinematics(robot, robot.centroid)
+    >>> dq = joint_rates(robot, q, [0.1, -0.2])
+    >>> bool(np.allclose(actuation_jacobian(robot, q) @ [0.1, -0.2], dq[_ACTIVE]))
+    True
+    """
+    q = _batch("q", q, 12)
+    c1, s1, c12, s12, _, sb = _trig(q)
+    if np.any(np.abs(sb) <= CHAIN_SINGULAR_TOL):
+        raise SingularityError("configuration q is singular: a chain is stretched or folded (sin b = 0)")
+    d = robot.link_length * sb
+    return np.stack([c12 / d, s12 / d], axis=-1)
+
+
+def preload_direction(robot: Robot, q) -> np.ndarray:
+    """Unit internal-preload direction ``n`` (..., 3) of the motor torques, in closed form.
+
+    ``n`` spans the null space of ``J_a^T`` (:func:`actuation_jacobian`): the
+    cross product of its two columns, ``n_i ∝ sin b_i sin(phi_k - phi_j)`` for
+    ``(i, j, k)`` cyclic, ``phi_i = a_i + b_i``. Statically (Lami's theorem):
+    the passive links are two-force members whose axial forces
+    ``f_i ∝ sin(phi_k - phi_j)`` balance at the end-effector, and each motor
+    holds ``tau_i = l sin b_i f_i``. Sign: ``sum(n) > 0``, as in
+    :func:`inverse_dynamics` (an independent route: there ``n`` comes from an SVD).
+
+    >>> robot = load(); q, dq, ddq = reference_motion(robot, [0.4])
+    >>> bool(np.allclose(preload_direction(robot, q), inverse_dynamics(robot, q, dq, ddq).null_direction))
+    True
+    """
+    q = _batch("q", q, 12)
+    _, _, c12, s12, _, sb = _trig(q)
+    phi = np.arctan2(s12, c12)
+    j, k = [1, 2, 0], [2, 0, 1]
+    n = sb * np.sin(phi[..., k] - phi[..., j])
+    nn = np.linalg.norm(n, axis=-1, keepdims=True)
+    if np.any(nn <= SINGULAR_TOL):
+        raise SingularityError("configuration q is singular: the motors have no internal-preload direction")
+    n = n / nn
+    return np.where(n.sum(axis=-1, keepdims=True) < 0, -n, n)
+
+
+def preload_reactions(robot: Robot, q) -> np.ndarray:
+    """Bearing reactions (..., 3, 2) in N per N m of preload along :func:`preload_direction`.
+
+    The force of the base on active link ``i`` is the passive link's axial
+    force, ``n_i / (l sin b_i) (cos phi_i, sin phi_i)``; its norm over the three
+    bearings is ``||dF / dtau||``, the sensitivity of the bearing loads to a
+    joint torque in inverse dynamics (1/m).
+
+    >>> robot = load(); q, dq, ddq = reference_motion(robot, [0.4])
+    >>> dF = inverse_dynamics(robot, q, dq, ddq, None, 1.0).reactions - inverse_dynamics(robot, q, dq, ddq).reactions
+    >>> bool(np.allclose(preload_reactions(robot, q), dF))
+    True
+    """
+    q = _batch("q", q, 12)
+    _, _, c12, s12, _, sb = _trig(q)
+    f = preload_direction(robot, q) / (robot.link_length * sb)
+    return np.stack([f * c12, f * s12], axis=-1)
+
+
+def minimum_norm_torques(robot: Robot, q, dq, ddq, friction_torque=None, preload=0.0) -> np.ndarray:
+    """Motor torques (..., 3) of the motion ``(q, dq, ddq)`` by the task-space (projection) route.
+
+    ``G = dq / dv`` (..., 12, 2), the joint rates per unit end-effector
+    velocity, satisfies ``A G = 0``, so ``G^T`` removes every constraint force
+    from ``M ddq + C dq = E (tau + tau_f) + A^T lambda`` and leaves two equations
+    ``J_a^T (tau + tau_f) = f``, ``f = G^T (M ddq + C dq)`` (N), ``J_a = E^T G``.
+    Their minimum-norm solution plus the preload ``p`` (N m) along ``n``:
+    ``tau = J_a (J_a^T J_a)^-1 f - (I - n n^T) tau_f + p n``.
+    ``friction_torque`` (..., 3) N m (default zero) is the friction at the
+    active joints, e.g. ``inverse_dynamics(...).friction_torque``. Same result
+    as :func:`inverse_dynamics` by a different route (no multipliers, no SVD).
+
+    >>> robot = load(); q, dq, ddq = reference_motion(robot, [0.1, 0.9])
+    >>> r = inverse_dynamics(robot, q, dq, ddq, "stribeck", 0.3)
+    >>> bool(np.allclose(minimum_norm_torques(robot, q, dq, ddq, r.friction_torque, 0.3), r.tau, atol=1e-12))
+    True
+    """
+    q = _batch("q", q, 12)
+    dq = _batch("dq", dq, 12)
+    ddq = _batch("ddq", ddq, 12)
+    shape = np.broadcast_shapes(q.shape, dq.shape, ddq.shape)[:-1]
+    q, dq, ddq = (np.broadcast_to(x, shape + (12,)).reshape(-1, 12) for x in (q, dq, ddq))
+    N = q.shape[0]
+    r = (np.einsum("ncij,ncj->nci", _mass_blocks(robot, q), ddq.reshape(N, 3, 4))
+         + _bias_blocks(robot, q, dq)).reshape(N, 12)
+    G = np.stack([joint_rates(robot, q, np.broadcast_to(e, (N, 2))) for e in ([1.0, 0.0], [0.0, 1.0])], axis=-1)
+    f = np.einsum("nji,nj->ni", G, r)  # (N, 2)
+    Ja = actuation_jacobian(robot, q)  # (N, 3, 2)
+    JtJ = np.einsum("nki,nkj->nij", Ja, Ja)
+    tau = np.einsum("nki,ni->nk", Ja, np.linalg.solve(JtJ, f[..., None])[..., 0])
+    n = preload_direction(robot, q)
+    if friction_torque is not None:
+        tf = np.broadcast_to(_batch("friction_torque", friction_torque, 3), shape + (3,)).reshape(-1, 3)
+        tau = tau - (tf - n * np.einsum("ni,ni->n", n, tf)[:, None])
+    if not np.isfinite(preload):
+        raise ParameterError(f"preload must be finite, got {preload!r}")
+    return (tau + float(preload) * n).reshape(shape + (3,))
+
+
 def task_inverse_dynamics(robot: Robot, traj: TaskTrajectory, friction=None, preload=0.0,
                           elbows=DEFAULT_ELBOWS) -> InverseDynamics:
     """Motor torques (N, 3), friction, reactions along an end-effector :class:`TaskTrajectory`.
@@ -1302,6 +1420,213 @@ def friction_power(sim: Simulation) -> np.ndarray:
     return np.einsum("ni,ni->n", sim.friction_torque, sim.dq[:, _ACTIVE])
 
 
+# --------------------------------------------------------------------------- friction studies
+def _circle_samples(robot: Robot, samples: int, elbows, circle: dict):
+    """Uniform samples of one period of the circle: ``t, q, dq, ddq, w`` (w: active-joint rates)."""
+    samples = int(samples)
+    if samples < 8:
+        raise ParameterError(f"samples must be at least 8 per period, got {samples!r}")
+    period = circle.get("period", CIRCLE_PERIOD)
+    t = np.linspace(0.0, period, samples, endpoint=False)
+    q, dq, ddq = reference_motion(robot, t, elbows, **circle)
+    return t, q, dq, ddq, dq[:, _ACTIVE]
+
+
+def rms(x) -> float:
+    """Root mean square of all entries of ``x`` (e.g. friction torques (N, 3) sampled uniformly in time).
+
+    >>> rms([[3.0, -4.0], [0.0, 0.0]])
+    2.5
+    """
+    x = np.asarray(x, dtype=float)
+    return float(np.sqrt(np.mean(x * x)))
+
+
+class StribeckCalibration(NamedTuple):
+    """Result of :func:`calibrate_stribeck` (torques in N m, rates in rad/s)."""
+
+    coulomb_torque: float  #: T_c, the calibrated Coulomb level
+    static_torque: float  #: T_s = static_ratio * T_c
+    stribeck_velocity: float  #: w_s
+    viscous: float  #: b_v (N m s/rad)
+    coulomb_rms: float  #: RMS friction torque of the consistent Coulomb model along the motion (the target)
+    stribeck_rms: float  #: RMS Stribeck torque at the calibrated level, from inverse dynamics (a check)
+
+    def apply(self, robot: Robot) -> Robot:
+        """``robot`` with these Stribeck parameters."""
+        return dataclasses.replace(robot, coulomb_torque=self.coulomb_torque, static_torque=self.static_torque,
+                                   stribeck_velocity=self.stribeck_velocity, viscous=self.viscous)
+
+
+def calibrate_stribeck(robot: Robot, *, static_ratio: float = 1.5, stribeck_velocity: float = 0.1,
+                       viscous: float = 0.0, samples: int = 400, preload: float = 0.0, elbows=DEFAULT_ELBOWS,
+                       **circle) -> StribeckCalibration:
+    """Stribeck level with the same RMS friction torque as the consistent Coulomb model along a motion.
+
+    The motion is the reference circle (``circle``: ``radius`` m, ``period`` s,
+    ``center``; defaults of :func:`reference_circle`), sampled uniformly at
+    ``samples`` points of one period; the RMS runs over the samples and the
+    three active joints. The target is the RMS of ``inverse_dynamics(...,
+    "coulomb_consistent", preload)`` (``mu``, ``journal_radius``,
+    ``smooth_eps`` and the masses of ``robot``); the Stribeck law has
+    ``T_s = static_ratio * T_c``, Stribeck velocity ``stribeck_velocity``
+    (rad/s), viscous coefficient ``viscous`` (N m s/rad) and the robot's
+    smooth sign, and its level ``T_c`` solves
+    :func:`robolib.friction.stribeck_level_for_rms` on the joint rates of the
+    motion (the Stribeck torque depends on the rates only). Recompute it
+    whenever the robot or the motion changes.
+
+    >>> robot = load()
+    >>> cal = calibrate_stribeck(robot, samples=200)
+    >>> bool(abs(cal.stribeck_rms / cal.coulomb_rms - 1) < 1e-12), round(cal.static_torque / cal.coulomb_torque, 12)
+    (True, 1.5)
+    >>> bool(np.isclose(cal.coulomb_torque, robot.coulomb_torque, rtol=0.01))   # the default file is calibrated
+    True
+    """
+    t, q, dq, ddq, w = _circle_samples(robot, samples, elbows, circle)
+    target = rms(inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", preload).friction_torque)
+    Tc = _fr.stribeck_level_for_rms(w, target, static_ratio, stribeck_velocity, viscous, robot.smooth_eps)
+    cal = StribeckCalibration(Tc, static_ratio * Tc, float(stribeck_velocity), float(viscous), target, float("nan"))
+    check = rms(inverse_dynamics(cal.apply(robot), q, dq, ddq, "stribeck", preload).friction_torque)
+    return cal._replace(stribeck_rms=check)
+
+
+#: Friction laws compared by :func:`operating_point` and :func:`friction_sweep`.
+COMPARED_LAWS = ("coulomb_consistent", "stribeck")
+
+
+def operating_point(robot: Robot, *, preload: float = 0.0, samples: int = 200, sim_periods: float = 1.0,
+                    laws=COMPARED_LAWS, simulate_motion: bool = True, elbows=DEFAULT_ELBOWS, **circle) -> dict:
+    """The friction laws compared at one operating point (robot, circle, preload).
+
+    For each law of ``laws``: inverse dynamics over one period (``samples``
+    uniform samples) gives ``friction_rms`` (N m, RMS over samples and joints),
+    ``friction_max`` (N m) and ``energy`` (J, the friction energy dissipated per
+    period, ``-integral sum_i tau_f,i w_i dt`` by the rectangle rule, exact to
+    round-off for a smooth periodic integrand); with ``simulate_motion``, a
+    forward simulation of ``sim_periods`` periods from the circle's initial
+    state under the friction-free torques with the same preload (the
+    uncompensated experiment, RK4 with the default step and Baumgarte gains)
+    gives ``deviation`` (m, the largest tracking error). Returns
+    ``{law: {metric: value}}``.
+
+    >>> pt = operating_point(load(), samples=40, simulate_motion=False)
+    >>> sorted(pt), sorted(pt["stribeck"])
+    (['coulomb_consistent', 'stribeck'], ['deviation', 'energy', 'friction_max', 'friction_rms'])
+    """
+    for law in laws:
+        if law not in FRICTION_MODELS or law is None:
+            raise ParameterError(f"laws must be friction models of {list(FRICTION_MODELS[1:])}, got {law!r}")
+    if not (np.isfinite(sim_periods) and sim_periods > 0):
+        raise ParameterError(f"sim_periods must be positive, got {sim_periods!r}")
+    period = circle.get("period", CIRCLE_PERIOD)
+    t, q, dq, ddq, w = _circle_samples(robot, samples, elbows, circle)
+    sched = reference_torque(robot, None, preload, samples, elbows, **circle) if simulate_motion else None
+    out = {}
+    for law in laws:
+        r = inverse_dynamics(robot, q, dq, ddq, law, preload)
+        row = {"friction_rms": rms(r.friction_torque), "friction_max": float(np.abs(r.friction_torque).max()),
+               "energy": float(-np.sum(r.friction_torque * w) * period / len(t)), "deviation": float("nan")}
+        if simulate_motion:
+            sim = simulate(robot, q[0], dq[0], sched, sim_periods * period, friction=law, record_every=5)
+            row["deviation"] = float(np.linalg.norm(
+                sim.end_effector - reference_circle(robot, sim.t, **circle).p, axis=-1).max())
+        out[law] = row
+    return out
+
+
+#: Parameters :func:`friction_sweep` can vary besides the fields of :class:`Robot`.
+SWEEP_PARAMETERS = ("period", "radius", "preload")
+
+
+def _sweep_point(robot, parameter, value, kwargs):
+    kw = dict(kwargs)
+    if parameter in SWEEP_PARAMETERS:
+        kw[parameter] = value
+    else:
+        robot = dataclasses.replace(robot, **{parameter: value})
+    return operating_point(robot, **kw)
+
+
+def friction_sweep(robot: Robot, parameter: str, values, *, n_jobs: int = 1, **kwargs) -> dict:
+    """:func:`operating_point` for each value of one parameter; ``{law: {metric: array (len(values),)}}``.
+
+    ``parameter``: ``"period"`` (s) or ``"radius"`` (m) of the circle,
+    ``"preload"`` (N m), or any numeric field of :class:`Robot` (e.g.
+    ``"end_effector_mass"`` in kg, ``"mu"``); the other settings (``kwargs``
+    of :func:`operating_point`) stay fixed, and so do the robot's friction
+    levels: a sweep shows where laws calibrated at one operating point part.
+    ``n_jobs > 1`` runs the points in parallel processes (joblib).
+
+    >>> sw = friction_sweep(load(), "preload", [0.0, 1.0], samples=40, simulate_motion=False)
+    >>> bool(sw["coulomb_consistent"]["friction_rms"][1] > sw["coulomb_consistent"]["friction_rms"][0])
+    True
+    >>> bool(np.allclose(sw["stribeck"]["friction_rms"][0], sw["stribeck"]["friction_rms"][1]))   # load-independent
+    True
+    """
+    fields = {f.name for f in dataclasses.fields(Robot)} - {"base"}
+    if parameter not in SWEEP_PARAMETERS and parameter not in fields:
+        raise ParameterError(f"parameter must be one of {list(SWEEP_PARAMETERS)} or a Robot field "
+                             f"{sorted(fields)}, got {parameter!r}")
+    values = [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float))]
+    if n_jobs != 1 and len(values) > 1:
+        from joblib import Parallel, delayed
+
+        points = Parallel(n_jobs=n_jobs)(delayed(_sweep_point)(robot, parameter, v, kwargs) for v in values)
+    else:
+        points = [_sweep_point(robot, parameter, v, kwargs) for v in values]
+    return {law: {m: np.array([p[law][m] for p in points]) for m in points[0][law]} for law in points[0]}
+
+
+def decoupling_error(robot: Robot, *, preload: float = 0.0, samples: int = 200, elbows=DEFAULT_ELBOWS,
+                     **circle) -> tuple[float, float]:
+    """Error of the patent's decoupled Coulomb model and its first-order bound, along the circle.
+
+    Returns ``(error, estimate)``: ``error = max |tau_f,cons - tau_f,dec| /
+    max |tau_f,cons|`` (over one period, ``samples`` samples, all joints) from
+    :func:`inverse_dynamics`, and ``estimate = mu R max_t ||dF/dtau||``. In
+    inverse dynamics a friction torque changes the bearing reactions only
+    through its preload component, ``dF = preload_reactions * (n . tau_f)``,
+    so ``||dF/dtau|| = ||preload_reactions||`` (1/m) and, to first order,
+    ``error <= estimate``; it depends on the path only, not on speed or preload.
+
+    >>> err, est = decoupling_error(load(), samples=50)
+    >>> bool(0 < err <= est < 0.01)
+    True
+    """
+    t, q, dq, ddq, w = _circle_samples(robot, samples, elbows, circle)
+    cons = inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", preload).friction_torque
+    dec = inverse_dynamics(robot, q, dq, ddq, "coulomb", preload).friction_torque
+    scale = np.abs(cons).max()
+    err = float(np.abs(cons - dec).max() / scale) if scale > 0 else 0.0
+    sens = np.linalg.norm(preload_reactions(robot, q).reshape(len(t), 6), axis=-1).max()
+    return err, float(robot.mu * robot.journal_radius * sens)
+
+
+def decoupling_map(robot: Robot, mu_r, parameter: str, values, *, samples: int = 100, **kwargs):
+    """:func:`decoupling_error` on a grid: ``mu R`` (m, changes ``mu`` at the robot's ``journal_radius``)
+    against ``"preload"`` (N m) or ``"period"`` (s). Returns ``(error, estimate)``, each
+    (len(mu_r), len(values)).
+
+    >>> err, est = decoupling_map(load(), [1e-3, 4e-3], "preload", [0.0, 1.0], samples=40)
+    >>> err.shape, bool(np.all(err <= est)), bool(err[1, 0] > err[0, 0])
+    ((2, 2), True, True)
+    """
+    if parameter not in ("preload", "period"):
+        raise ParameterError(f"parameter must be 'preload' or 'period', got {parameter!r}")
+    mu_r = np.atleast_1d(np.asarray(mu_r, dtype=float))
+    if np.any(mu_r < 0) or robot.journal_radius <= 0:
+        raise ParameterError("mu_r must be non-negative and the robot's journal_radius positive")
+    values = np.atleast_1d(np.asarray(values, dtype=float))
+    err = np.empty((mu_r.size, values.size))
+    est = np.empty_like(err)
+    for a, m in enumerate(mu_r):
+        rb = dataclasses.replace(robot, mu=float(m) / robot.journal_radius)
+        for b, v in enumerate(values):
+            err[a, b], est[a, b] = decoupling_error(rb, samples=samples, **{parameter: float(v)}, **kwargs)
+    return err, est
+
+
 def friction_comparison(robot: Robot, preload=0.0, samples=200, t_end=None, elbows=DEFAULT_ELBOWS, **circle) -> dict:
     """Summary table of the four friction models on the reference circle (one row per model).
 
@@ -1341,7 +1666,9 @@ def friction_comparison(robot: Robot, preload=0.0, samples=200, t_end=None, elbo
 
 
 __all__ = [
-    "friction_comparison",
+    "friction_comparison", "actuation_jacobian", "preload_direction", "preload_reactions", "minimum_norm_torques",
+    "rms", "StribeckCalibration", "calibrate_stribeck", "COMPARED_LAWS", "operating_point", "SWEEP_PARAMETERS",
+    "friction_sweep", "decoupling_error", "decoupling_map",
     "FRICTION_MODELS", "METHODS", "DEFAULT_ELBOWS", "CIRCLE_RADIUS", "CIRCLE_PERIOD", "BAUMGARTE", "DT",
     "DRIFT_BOUND", "Robot", "load", "subsystem_mass_matrix", "subsystem_coriolis_matrix", "mass_matrix",
     "bias_forces", "kinetic_energy", "tips", "end_effector", "closure_constraints", "base_constraints",

@@ -13,7 +13,9 @@ Christoffel symbols of the first kind,
 Lagrange–Euler reads ``M_i ddq_i + C_i dq_i = tau_i``. The study notebook
 "derivation" prints these as LaTeX; the tests check that they equal the
 numeric kernels of :mod:`robolib.redundant` (whose closed forms were derived by
-hand).
+hand). :func:`actuation_jacobian` and :func:`preload_direction` derive the
+redundancy resolution (minimum-norm torques and the internal preload) of
+:func:`robolib.redundant.inverse_dynamics`.
 
 >>> M = mass_matrix()
 >>> M.shape, M[0, 0], sp.trigsimp(M[3, 3])
@@ -141,6 +143,49 @@ def constraint_layers() -> tuple[sp.Matrix, sp.Matrix, sp.Matrix, sp.Matrix, tup
     return out[0], out[1], out[2], out[3], q, dq
 
 
+#: Joint angles of the assembled robot (active a_i, relative passive b_i), i = 1, 2, 3.
+A_ANGLES = sp.symbols("a_1 a_2 a_3", real=True)
+B_ANGLES = sp.symbols("b_1 b_2 b_3", real=True)
+
+
+def actuation_jacobian() -> sp.Matrix:
+    """``J_a = d(a_1, a_2, a_3) / d(x, y)`` (3x2) with the active joints on the base, derived.
+
+    Chain i's tip ``E = A_i + l e(a_i) + l e(a_i + b_i)`` gives
+    ``dE = J_i (da_i, db_i)``; ``da_i`` is the first row of ``J_i^-1 dE``.
+    Simplifies to ``(cos(a_i + b_i), sin(a_i + b_i)) / (l sin b_i)``.
+
+    >>> actuation_jacobian()[0, :]
+    Matrix([[cos(a_1 + b_1)/(l*sin(b_1)), sin(a_1 + b_1)/(l*sin(b_1))]])
+    """
+    rows = []
+    for ai, bi in zip(A_ANGLES, B_ANGLES):
+        E = sp.Matrix([l * sp.cos(ai) + l * sp.cos(ai + bi), l * sp.sin(ai) + l * sp.sin(ai + bi)])
+        J = E.jacobian([ai, bi])
+        det = sp.trigsimp(sp.expand_trig(J.det()))  # l^2 sin b
+        rows.append(sp.Matrix([[J[1, 1], -J[0, 1]]]) / det)  # first row of J^-1 (2x2 adjugate)
+    return sp.Matrix.vstack(*rows)
+
+
+def preload_direction() -> sp.Matrix:
+    """Unnormalised preload direction ``n`` (3x1): the cross product of the columns of :func:`actuation_jacobian`.
+
+    Times ``l^2 sin b_1 sin b_2 sin b_3`` it is ``n_i = sin b_i sin(phi_k - phi_j)``
+    (``(i, j, k)`` cyclic, ``phi_i = a_i + b_i``), so ``J_a^T n = 0``.
+
+    >>> n = preload_direction(); Ja = actuation_jacobian()
+    >>> (Ja.T * n).applyfunc(lambda e: sp.expand(sp.expand_trig(e))) == sp.zeros(2, 1)
+    True
+    >>> phi = [ai + bi for ai, bi in zip(A_ANGLES, B_ANGLES)]
+    >>> sp.expand(sp.expand_trig(n[0] - sp.sin(B_ANGLES[0]) * sp.sin(phi[2] - phi[1])))
+    0
+    """
+    Ja = actuation_jacobian()
+    cross = Ja[:, 0].cross(Ja[:, 1])
+    scale = l**2 * sp.sin(B_ANGLES[0]) * sp.sin(B_ANGLES[1]) * sp.sin(B_ANGLES[2])
+    return (cross * scale).applyfunc(sp.cancel)
+
+
 def parameter_values(robot, chain: int = 0) -> dict:
     """Map the parameter symbols to the numbers of a :class:`robolib.redundant.Robot` (chain 0 carries ``m_e``)."""
     return {l: robot.link_length, m_a: robot.active_mass, r_a: robot.active_com, I_a: robot.active_inertia,
@@ -174,4 +219,5 @@ def numeric_subsystem(robot, chain: int, qi, dqi) -> tuple[np.ndarray, np.ndarra
 
 
 __all__ = ["positions", "kinetic_energy", "mass_matrix", "coriolis_matrix", "lagrange_euler_residual",
-           "closure_layer", "constraint_layers", "parameter_values", "numeric_subsystem"]
+           "closure_layer", "constraint_layers", "parameter_values", "numeric_subsystem", "A_ANGLES", "B_ANGLES",
+           "actuation_jacobian", "preload_direction"]

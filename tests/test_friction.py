@@ -76,3 +76,23 @@ def test_bad_parameters():
         fr.stribeck(1.0, 0.1, -0.15, 0.1)
     with pytest.raises(ParameterError, match="'coefficient'"):
         fr.viscous(1.0, -1.0)
+
+
+@pytest.mark.parametrize("ratio, ws, bv, eps", [(1.5, 0.1, 0.0, 0.01), (1.0, 0.1, 0.0, 0.0), (2.0, 0.3, 0.02, 0.005)])
+def test_stribeck_level_for_rms_is_the_root_of_the_rms_equation(ratio, ws, bv, eps):
+    from scipy.optimize import brentq
+
+    w = RNG.standard_normal(500) * 0.4
+    target = 0.05
+    Tc = fr.stribeck_level_for_rms(w, target, ratio, ws, bv, eps)
+
+    def rms(level):
+        return np.sqrt(np.mean(fr.stribeck(w, level, ratio * level, ws, bv, eps) ** 2)) - target
+
+    assert np.isclose(Tc, brentq(rms, 0.0, 10.0, xtol=1e-15), rtol=1e-10)
+    # without a viscous term the level is proportional to the target
+    if bv == 0:
+        assert np.isclose(fr.stribeck_level_for_rms(w, 2 * target, ratio, ws, 0.0, eps), 2 * Tc)
+    # boundary: a target equal to the viscous RMS needs no Coulomb level
+    vrms = np.sqrt(np.mean((bv * w) ** 2))
+    assert fr.stribeck_level_for_rms(w, vrms, ratio, ws, bv, eps) == pytest.approx(0.0, abs=1e-15)

@@ -1,4 +1,4 @@
-"""Tests of robolib.redundant (spec/redundant.md, Verification) and its sympy derivation."""
+"""Tests of robolib.redundant (the Verification list of the Models page) and its sympy derivation."""
 
 import dataclasses
 from pathlib import Path
@@ -497,3 +497,152 @@ def test_consistent_coulomb_nonconvergence_is_reported():
     q, dq, tau = random_states(8, n=1)[0]
     with pytest.raises(ConvergenceError, match="consistent Coulomb"):
         R.forward_dynamics(robot, q, dq, tau, friction="coulomb_consistent")
+
+
+# --------------------------------------------------------------------------- redundancy in closed form
+def test_preload_direction_reactions_and_minimum_norm_torques():
+    """Task-space route (J_a, Lami) == the SVD/multiplier route of inverse_dynamics, at random motions."""
+    rng = np.random.default_rng(31)
+    for _ in range(5):
+        p = ROBOT.centroid + rng.uniform(-0.08, 0.08, 2)
+        q = R.inverse_kinematics(ROBOT, p)
+        dq, ddq = R.joint_rates(ROBOT, q, rng.standard_normal(2) * 0.3, rng.standard_normal(2))
+        n = R.preload_direction(ROBOT, q)
+        Ja = R.actuation_jacobian(ROBOT, q)
+        # J_a by finite differences of the inverse kinematics (independent of the closed form)
+        h = 1e-6
+        fd = np.stack([(R.inverse_kinematics(ROBOT, p + h * e)[ACTIVE] - R.inverse_kinematics(ROBOT, p - h * e)[ACTIVE])
+                       / (2 * h) for e in np.eye(2)], axis=-1)
+        assert np.allclose(Ja, fd, rtol=1e-6, atol=1e-6)
+        assert np.allclose(Ja.T @ n, 0, atol=1e-12) and np.isclose(np.linalg.norm(n), 1) and n.sum() > 0
+        for friction in MODELS:
+            for pre in (0.0, 0.7):
+                r = R.inverse_dynamics(ROBOT, q, dq, ddq, friction, pre)
+                assert np.allclose(r.null_direction, n, atol=1e-12)
+                tau = R.minimum_norm_torques(ROBOT, q, dq, ddq, r.friction_torque, pre)
+                assert np.allclose(tau, r.tau, atol=1e-12)
+        # minimum norm: no preload component without friction; the torques are the least-norm solution
+        r0 = R.inverse_dynamics(ROBOT, q, dq, ddq)
+        assert abs(r0.tau @ n) < 1e-12
+        # statics of the preload: forward dynamics under n alone leaves the robot at rest (dq = 0) ...
+        ddq_n, F_n = R.forward_dynamics(ROBOT, q, np.zeros(12), n)
+        assert np.allclose(ddq_n, 0, atol=1e-10)
+        # ... and the bearings carry the passive links' axial forces (Lami)
+        assert np.allclose(F_n, R.preload_reactions(ROBOT, q), atol=1e-10)
+
+
+def test_symbolic_preload_direction_matches_numeric():
+    import sympy as sp
+
+    from robolib import redundant_symbolic as S
+
+    n_sym = S.preload_direction()
+    f = sp.lambdify((S.A_ANGLES, S.B_ANGLES), n_sym, "numpy")
+    q, _, _ = R.reference_motion(ROBOT, np.linspace(0, 2, 7))
+    for qk in q:
+        v = np.asarray(f(qk[ACTIVE], qk[[3, 7, 11]]), dtype=float).ravel()
+        v = v / np.linalg.norm(v) * np.sign(v.sum())
+        assert np.allclose(v, R.preload_direction(ROBOT, qk), atol=1e-12)
+
+
+# --------------------------------------------------------------------------- friction studies
+def _stribeck_rms(robot, Tc, q, dq, ddq, ratio=1.5, ws=0.1, bv=0.0):
+    rb = dataclasses.replace(robot, coulomb_torque=Tc, static_torque=ratio * Tc, stribeck_velocity=ws, viscous=bv)
+    return R.rms(R.inverse_dynamics(rb, q, dq, ddq, "stribeck").friction_torque)
+
+
+@pytest.mark.parametrize("change, circle, bv", [
+    ({}, {}, 0.0),
+    ({"end_effector_mass": 0.8}, {}, 0.0),       # the robot changes
+    ({}, {"period": 1.0, "radius": 0.03}, 0.0),  # the motion changes
+    ({"mu": 0.3}, {}, 2e-4),                     # with a viscous term
+])
+def test_calibration_equals_root_of_the_rms_equation(change, circle, bv):
+    """calibrate_stribeck (closed-form quadratic) == a bracketing root search on full inverse dynamics."""
+    from scipy.optimize import brentq
+
+    robot = dataclasses.replace(ROBOT, **change)
+    cal = R.calibrate_stribeck(robot, samples=300, viscous=bv, **circle)
+    t = np.linspace(0, circle.get("period", R.CIRCLE_PERIOD), 300, endpoint=False)
+    q, dq, ddq = R.reference_motion(robot, t, **circle)
+    target = R.rms(R.inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent").friction_torque)
+    root = brentq(lambda Tc: _stribeck_rms(robot, Tc, q, dq, ddq, bv=bv) - target, 0.0, 1.0, xtol=1e-16, rtol=1e-13)
+    assert np.isclose(cal.coulomb_torque, root, rtol=1e-9)
+    assert np.isclose(cal.coulomb_rms, target, rtol=1e-12) and np.isclose(cal.stribeck_rms, target, rtol=1e-9)
+    assert cal.static_torque == pytest.approx(1.5 * cal.coulomb_torque) and cal.viscous == bv
+    cal_robot = cal.apply(robot)
+    assert cal_robot.coulomb_torque == cal.coulomb_torque and cal_robot.mu == robot.mu
+    if change or circle:  # a different robot or motion needs a different level
+        assert not np.isclose(cal.coulomb_torque, R.calibrate_stribeck(ROBOT, samples=300).coulomb_torque, rtol=0.02)
+
+
+def test_default_file_is_calibrated_and_geared_set_is_not():
+    cal = R.calibrate_stribeck(ROBOT)
+    assert np.isclose(ROBOT.coulomb_torque, cal.coulomb_torque, rtol=2e-3)  # rounded to 3 digits in the file
+    assert ROBOT.static_torque == pytest.approx(1.5 * ROBOT.coulomb_torque, rel=2e-3)
+    assert ROBOT.stribeck_velocity == 0.1 and ROBOT.viscous == 0.0
+    t = np.linspace(0, R.CIRCLE_PERIOD, 400, endpoint=False)
+    q, dq, ddq = R.reference_motion(ROBOT, t)
+    rms = {m: R.rms(R.inverse_dynamics(ROBOT, q, dq, ddq, m).friction_torque) for m in ("coulomb_consistent", "stribeck")}
+    assert abs(rms["stribeck"] / rms["coulomb_consistent"] - 1) < 0.05  # issue 12, "Done when"
+    geared = R.load("redundant/geared.yaml")
+    assert (geared.coulomb_torque, geared.static_torque, geared.viscous) == (0.10, 0.15, 0.01)
+    for f in ("mu", "journal_radius", "end_effector_mass", "link_length", "smooth_eps"):
+        assert getattr(geared, f) == getattr(ROBOT, f)
+
+
+def test_stribeck_level_for_rms_bad_input():
+    with pytest.raises(ParameterError, match="viscous term alone"):
+        fr.stribeck_level_for_rms([1.0, -1.0], 0.001, viscous=0.01)
+    with pytest.raises(ParameterError, match="static_ratio"):
+        fr.stribeck_level_for_rms([1.0], 0.001, static_ratio=0.5)
+    with pytest.raises(ParameterError, match="zero"):
+        fr.stribeck_level_for_rms([0.0, 0.0], 0.001)
+    with pytest.raises(ParameterError, match="samples"):
+        R.calibrate_stribeck(ROBOT, samples=3)
+
+
+def test_operating_point_energy_equals_simulated_dissipation():
+    """Friction energy per period from inverse dynamics == the dissipation integrated by simulate
+    under each law's own compensating torques (the robot then follows the circle)."""
+    pt = R.operating_point(ROBOT, samples=400, simulate_motion=False)
+    q, dq, _ = R.reference_motion(ROBOT, [0.0])
+    for law in R.COMPARED_LAWS:
+        sched = R.reference_torque(ROBOT, law, 0.0, 400)
+        sim = R.simulate(ROBOT, q[0], dq[0], sched, R.CIRCLE_PERIOD, friction=law)
+        assert np.isclose(sim.dissipated_energy[-1], pt[law]["energy"], rtol=2e-3), law
+        assert pt[law]["energy"] > 0 and pt[law]["friction_max"] >= pt[law]["friction_rms"] > 0
+    # at equal RMS level the two laws' RMS torques agree (the calibration)
+    assert abs(pt["stribeck"]["friction_rms"] / pt["coulomb_consistent"]["friction_rms"] - 1) < 0.05
+
+
+def test_friction_sweep_physics_and_bad_input():
+    sw = R.friction_sweep(ROBOT, "end_effector_mass", [0.0, 0.5, 1.0], samples=60, simulate_motion=False)
+    c, s = sw["coulomb_consistent"]["friction_rms"], sw["stribeck"]["friction_rms"]
+    assert np.all(np.diff(c) > 0)  # heavier payload: larger bearing loads, more Coulomb friction
+    assert np.allclose(s, s[0], rtol=1e-12)  # the Stribeck torque depends on the rates only
+    # faster circle: inertial bearing loads grow like (2 pi / period)^2, the Stribeck level hardly changes
+    sp_ = R.friction_sweep(ROBOT, "period", [1.0, 2.0], samples=100, simulate_motion=False)
+    ratio = sp_["coulomb_consistent"]["friction_rms"][0] / sp_["coulomb_consistent"]["friction_rms"][1]
+    assert 3.0 < ratio < 5.0
+    # joblib route gives the same numbers
+    par = R.friction_sweep(ROBOT, "preload", [0.0, 0.5], samples=40, simulate_motion=False, n_jobs=2)
+    seq = R.friction_sweep(ROBOT, "preload", [0.0, 0.5], samples=40, simulate_motion=False)
+    assert np.allclose(par["coulomb_consistent"]["friction_rms"], seq["coulomb_consistent"]["friction_rms"])
+    with pytest.raises(ParameterError, match="parameter must be"):
+        R.friction_sweep(ROBOT, "colour", [1.0])
+    with pytest.raises(ParameterError, match="laws"):
+        R.operating_point(ROBOT, laws=("viscous",))
+
+
+def test_decoupling_error_bound_and_growth():
+    """The decoupled model's error stays below mu R ||dF/dtau|| and grows linearly with mu R."""
+    mu_r = np.array([5e-4, 1e-3, 2e-3, 8e-3])
+    err, est = R.decoupling_map(ROBOT, mu_r, "preload", [-0.5, 0.0, 0.5], samples=80)
+    assert np.all(err <= est * (1 + 1e-9)) and np.all(err > 0)
+    slope = np.diff(np.log(err[:, 1])) / np.diff(np.log(mu_r))
+    assert np.all(np.abs(slope - 1) < 0.1), slope
+    # estimate: mu R times the largest passive-link force per unit preload (independent of speed and preload)
+    assert np.allclose(est / mu_r[:, None], est[0, 0] / mu_r[0])
+    with pytest.raises(ParameterError, match="parameter"):
+        R.decoupling_map(ROBOT, [1e-3], "mass", [1.0])
