@@ -117,7 +117,9 @@ def test_static_explore_panel_precomputes_the_grid_and_links_sliders_to_stacks()
     leaf = inner.children[0]
     assert "a [m] = 3, b = 1" in leaf.children[0].value and isinstance(leaf.children[1], widgets.Image)
     assert "Precomputed for a [m] ∈ {1, 2, 3}; b ∈ {1, 2}" in note.value and "make lab" in note.value
-    links = [w for w in widgets.Widget.widgets.values() if isinstance(w, Link)]
+    from ipywidgets.widgets.widget import _instances
+
+    links = [w for w in _instances.values() if isinstance(w, Link)]
     assert any(l.source == (sa, "index") and l.target == (outer, "selected_index") for l in links)
     assert sum(l.source == (sb, "index") for l in links) >= 3, "slider b drives the stack under each value of a"
     with pytest.raises(ParameterError, match="not in its grid"):
