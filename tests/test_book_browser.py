@@ -123,6 +123,10 @@ def test_every_page_renders_offline(built_quick_book, browser):
     assert not problems, problems
 
 
+#: noUiSlider ignores a second tap on the track while the first one animates (300 ms).
+TAP_SETTLE_MS = 600
+
+
 def _study_pages(html):
     return sorted((html / "studies").glob("*.html"))
 
@@ -178,11 +182,13 @@ def test_explore_panels_respond_without_a_kernel(built_quick_book, browser):
                 if after_key == before:
                     errs.append(f"panel {k}, control {h_i}: the arrow keys did not change the figure")
                 # mouse: click the far end of the slider track, then the other end
-                track = panel.query_selector_all(".noUi-target")[h_i].bounding_box()
+                track_el = panel.query_selector_all(".noUi-target")[h_i]
                 shown = set()
                 for frac in (0.01, 0.99):
+                    track_el.evaluate("e => e.scrollIntoView({block: 'center'})")  # not under the fixed header
+                    track = track_el.bounding_box()
                     tab.mouse.click(track["x"] + frac * track["width"], track["y"] + track["height"] / 2)
-                    tab.wait_for_timeout(200)
+                    tab.wait_for_timeout(TAP_SETTLE_MS)
                     shown.add(tuple(_visible_states(tab, panel)))
                 if len(shown) < 2:
                     errs.append(f"panel {k}, control {h_i}: clicking both ends of the track showed one figure")
@@ -200,7 +206,21 @@ def test_explore_panels_respond_without_a_kernel(built_quick_book, browser):
             problems[name] = errs
         tab.close()
     assert not problems, problems
-    assert panels_seen, "no study pages"
+    assert panels_seen and all(panels_seen.values()), f"every chapter has a static Explore panel: {panels_seen}"
+
+
+#: For each "Solution" dropdown: is its text visible, and is the output of the code cell right after it visible?
+SOLUTIONS_JS = """() => {
+    const vis = e => e.checkVisibility({checkVisibilityCSS: true, checkOpacity: true}) && e.getBoundingClientRect().height > 0;
+    const sols = [...document.querySelectorAll('.admonition.dropdown')].filter(
+        a => /solution/i.test((a.querySelector('.admonition-title') || {}).textContent || ''));
+    return sols.map(a => {
+        const body = [...a.children].filter(c => !c.classList.contains('admonition-title'));
+        const next = a.nextElementSibling;
+        const out = next && next.classList.contains('cell') ? next.querySelector('.cell_output') : null;
+        return {bodyVisible: body.some(vis), outputVisible: !!(out && vis(out))};
+    });
+}"""
 
 
 def test_exercise_solutions_stay_hidden_until_opened(built_quick_book, browser):
@@ -212,21 +232,20 @@ def test_exercise_solutions_stay_hidden_until_opened(built_quick_book, browser):
         tab = browser.new_page()
         tab.goto(page.as_uri(), wait_until="load")
         tab.wait_for_timeout(500)
-        info = tab.evaluate("""() => {
-            const sols = [...document.querySelectorAll('.admonition.dropdown')].filter(
-                a => /solution/i.test((a.querySelector('.admonition-title') || {}).textContent || ''));
-            return sols.map(a => {
-                const body = [...a.children].filter(c => !c.classList.contains('admonition-title'));
-                let next = a.nextElementSibling;
-                while (next && !next.classList.contains('cell') && !next.classList.contains('admonition')
-                       && !/^H[1-6]$/.test(next.tagName) && next.tagName !== 'SECTION' && next.tagName !== 'P') next = next.nextElementSibling;
-                const out = next && next.classList.contains('cell') ? next.querySelector('.cell_output') : null;
-                return {text: (a.querySelector('.admonition-title') || {}).textContent,
-                        bodyVisible: body.some(c => c.offsetParent !== null),
-                        outputVisible: !!(out && out.offsetParent !== null)};
-            });
-        }""")
+        info = tab.evaluate(SOLUTIONS_JS)
         bad = [i for i in info if i["bodyVisible"] or i["outputVisible"]]
+        if not info:
+            bad = ["no exercise solutions on this page"]
+        elif not bad:
+            # the check can see a solution: open the first one (box and code cell) and look again
+            tab.click(".admonition.dropdown.toggle-hidden .admonition-title >> nth=0")
+            cell = tab.query_selector(".admonition.dropdown ~ .cell.tag_hide-cell details")
+            if cell:
+                cell.evaluate("d => { d.open = true; }")
+            tab.wait_for_timeout(400)
+            first = tab.evaluate(SOLUTIONS_JS)[0]
+            if not first["bodyVisible"] or (cell and not first["outputVisible"]):
+                bad = [f"an opened solution is still not visible: {first}"]
         if bad:
             problems[page.stem] = bad
         tab.close()
