@@ -44,7 +44,7 @@ from scipy.optimize import brentq
 
 from . import contact
 from .errors import ParameterError
-from .multibody import (BAUMGARTE_ALPHA, BAUMGARTE_BETA, GroundPin, Mechanism, Pin, dopri5, hermite,
+from .multibody import (BAUMGARTE_ALPHA, BAUMGARTE_BETA, GroundPin, Mechanism, Pin, dopri5, integrate_compiled,
                         resolve_backend)
 
 #: Default upper duration (s) of one contact episode still called an "impact".
@@ -355,9 +355,9 @@ class ClearanceModel:
                     self.ddelta0[k] = max(float(kin0["ddelta"][k]), self._rows[k][14])
                 state["open"][k] = (t0, self.ddelta0[k])
 
-        def crossing(k, ta, ya, fa, tb, yb, fb, upward):
+        def crossing(k, ta, ya, tb, yb, dense, upward):
             def dfun(tt):
-                yy = hermite(ta, ya, fa, tb, yb, fb, tt)
+                yy = dense(tt)
                 return self._delta_scalar(yy[:n])[k]
 
             try:
@@ -367,7 +367,7 @@ class ClearanceModel:
                 ts = ta + (tb - ta) * (-da / (db - da) if db != da else 1.0)
             return ts
 
-        def hook(ta, ya, fa, tb, yb, fb):
+        def hook(ta, ya, fa, tb, yb, fb, dense):
             d_new = self._delta_scalar(yb[:n])
             redo = False
             for k in range(nk):
@@ -375,8 +375,8 @@ class ClearanceModel:
                 if da <= 0.0 < db:
                     armed = state["armed"][k]
                     if armed is None:
-                        ts = crossing(k, ta, ya, fa, tb, yb, fb, True)
-                        ys = hermite(ta, ya, fa, tb, yb, fb, ts)
+                        ts = crossing(k, ta, ya, tb, yb, dense, True)
+                        ys = dense(ts)
                         kin = self.contact_kinematics(ys[:n], ys[n:2 * n])
                         self.ddelta0[k] = max(float(kin["ddelta"][k]), self._rows[k][14])
                         state["armed"][k] = ts
@@ -392,7 +392,7 @@ class ClearanceModel:
                 elif state["armed"][k] is not None and state["armed"][k] <= tb:
                     state["armed"][k] = None  # the anticipated crossing did not happen
                 if da > 0.0 >= db and state["open"][k] is not None:
-                    t_off = crossing(k, ta, ya, fa, tb, yb, fb, False)
+                    t_off = crossing(k, ta, ya, tb, yb, dense, False)
                     t_on, d0 = state["open"][k]
                     episodes[k].append((t_on, t_off, d0))
                     state["open"][k] = None
@@ -418,16 +418,28 @@ class ClearanceModel:
         episodes = [[] for _ in self._rows]
         hook, state = self._make_hook(float(t_span[0]), y0, episodes, keep_ddelta0=ddelta0 is not None)
         wall = time.perf_counter()
-        stepper = None
-        if resolve_backend(backend) == "numba":
-            stepper = self.reduced.compiled_stepper(self.alpha, self.beta, contacts=self.table, ddelta0=self.ddelta0)
-        r = dopri5(self.rhs(backend), float(t_span[0]), y0, float(t_span[1]), rtol=rtol, atol=atol, t_eval=t_eval,
-                   step_hook=hook, h_max=h_max, stepper=stepper)
-        wall = time.perf_counter() - wall
-        for k, op in enumerate(state["open"]):
-            if op is not None:
-                episodes[k].append((op[0], np.nan, op[1]))
         n = red.n
+        if resolve_backend(backend) == "numba" and red.kernel_model()[2] is not None:
+            cst = np.full((len(self._rows), 4), np.nan)
+            cst[:, 0] = state["delta"]
+            for k, op in enumerate(state["open"]):
+                if op is not None:
+                    cst[k, 2], cst[k, 3] = op
+            r, ep = integrate_compiled(red, float(t_span[0]), y0, float(t_span[1]), self.alpha, self.beta, rtol,
+                                       atol, t_eval=t_eval, h_max=h_max, contacts=self.table, ddelta0=self.ddelta0,
+                                       cstate=cst)
+            for row in ep:
+                episodes[int(row[0])].append((float(row[1]), float(row[2]), float(row[3])))
+            for k in range(len(self._rows)):
+                if cst[k, 2] == cst[k, 2]:
+                    episodes[k].append((float(cst[k, 2]), np.nan, float(cst[k, 3])))
+        else:
+            r = dopri5(self.rhs(backend), float(t_span[0]), y0, float(t_span[1]), rtol=rtol, atol=atol,
+                       t_eval=t_eval, step_hook=hook, h_max=h_max)
+            for k, op in enumerate(state["open"]):
+                if op is not None:
+                    episodes[k].append((op[0], np.nan, op[1]))
+        wall = time.perf_counter() - wall
         return ClearanceResult(t=r.t, q=r.y[:, :n], qd=r.y[:, n:2 * n], W_drive=r.y[:, 2 * n],
                                W_loss=r.y[:, 2 * n + 1], episodes=episodes, n_steps=r.n_steps,
                                n_rejected=r.n_rejected, n_rhs=r.n_rhs, wall_s=wall, y_final=r.y_final,

@@ -4,7 +4,7 @@ Both mechanisms are *data* on the planar multibody core
 (:mod:`robolib.multibody`); any of their revolute joints can be turned into a
 clearance joint (:mod:`robolib.clearance`).
 
-Gear-shift manipulator (reconstruction, see ``shared/spec/clearance.md``): three
+Gear-shift manipulator (reconstruction, see the Models page of the book): three
 two-link chains ``i = 1, 2, 3`` pinned to ground at ``A_i`` (joints ``A1..A3``),
 elbow pins ``B1..B3`` between links ``i1`` and ``i2``, chain ends 2 and 3 pinned
 to the end of chain 1 (``E2``, ``E3``), the hand lever pinned there too (``C``)
@@ -30,14 +30,15 @@ Typical use (what the notebook needs)::
     modes = clearance.contact_modes(r.t, r.episodes[0])     # free flight / impact / continuous
     qdd = cm.accelerations(r); ideal = [gs.ideal_state(s) for s in r.t]
     err = end_effector_errors(gs, r.q, r.qd, qdd, *ideal-arrays)   # direct and Eqs. 21-22
-    pr = poincare_run(p, frequency=6.0, clearance=5e-4)     # one point of a bifurcation diagram
+    pr = poincare_run(p, frequency=6.0, clearance=5e-4)     # one point of a bifurcation diagram; pr["period"]
     nonlinear.sweep(functools.partial(poincare_run, p, clearance=5e-4), freqs, n_jobs=-1)
     nonlinear.sweep(functools.partial(poincare_run, p, 6.0), cs, n_jobs=-1, keyword="clearance")
     lyapunov_run(p, frequency=6.0, clearance=5e-4)          # largest Lyapunov exponent (1/s)
     sc = build_slider_crank(); slider_closed_form(...)     # validation case
 
-Cost: about 1 s of wall time per simulated second with the compiled kernel
-(about 8000 integration steps per simulated second).
+Cost: a few tenths of a second of wall time per simulated second with the
+compiled step loop (:func:`robolib.multibody.integrate_compiled`; about 30 000
+integration steps per simulated second at the default rtol).
 
 >>> gs = build_gearshift(load_parameters())
 >>> gs.mech.n, gs.mech.m
@@ -214,34 +215,7 @@ class ShiftStroke:
         return (self.E0[0], self.E0[1] + a * s), (0.0, a * w * c), (0.0, -a * w * w * s)
 
 
-def _drive_angle_py(t, Ax, Ay, l1, l2, sign, E0x, E0y, a, w):
-    """Base angle of a 2R chain and its rates for the stroke at time t; NaN when unreachable/singular."""
-    sn, cs = math.sin(w * t), math.cos(w * t)
-    Ex, Ey = E0x, E0y + a * sn
-    Edx, Edy = 0.0, a * w * cs
-    Eddx, Eddy = 0.0, -a * w * w * sn
-    dx, dy = Ex - Ax, Ey - Ay
-    d = math.sqrt(dx * dx + dy * dy)
-    if d <= 0.0:
-        return math.nan, math.nan, math.nan
-    ca = (l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)
-    if ca < -1.0 or ca > 1.0:
-        return math.nan, math.nan, math.nan
-    th1 = math.atan2(dy, dx) + sign * math.acos(ca)
-    c1, s1 = math.cos(th1), math.sin(th1)
-    th2 = math.atan2(Ey - Ay - l1 * s1, Ex - Ax - l1 * c1)
-    c2, s2 = math.cos(th2), math.sin(th2)
-    sd = math.sin(th2 - th1)
-    if abs(sd) < CHAIN_SINGULAR_TOL:
-        return math.nan, math.nan, math.nan
-    det = l1 * l2 * sd
-    w1 = (Edx * l2 * c2 + Edy * l2 * s2) / det
-    w2 = -(Edx * l1 * c1 + Edy * l1 * s1) / det
-    bx = Eddx + l1 * w1 * w1 * c1 + l2 * w2 * w2 * c2
-    by = Eddy + l1 * w1 * w1 * s1 + l2 * w2 * w2 * s2
-    a1 = (bx * l2 * c2 + by * l2 * s2) / det
-    return th1, w1, a1
-
+from ._kernels import chain_drive_py as _drive_angle_py  # noqa: E402  (one copy of the chain IK for the kernels)
 
 try:
     import numba as _numba
@@ -268,6 +242,10 @@ class ChainDrive:
         self.A, self.l1, self.l2, self.sign, self.stroke = (float(A[0]), float(A[1])), l1, l2, sign, stroke
         self._args = (self.A[0], self.A[1], float(l1), float(l2), float(sign), stroke.E0[0], stroke.E0[1],
                       stroke.a, stroke.w)
+
+    def kernel_row(self):
+        """Compiled form for the step loop: kind 2 and the chain/stroke data."""
+        return (2.0, *self._args)
 
     def __call__(self, t):
         r = _drive_angle(float(t), *self._args)
@@ -633,25 +611,61 @@ def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> dict:
     return {"e": e, "e_local": e_loc, "e_dot": e_dot, "eps": kin["eps"][joint], "delta": kin["delta"][joint]}
 
 
+#: Converged Poincaré defaults (drive periods): see the convergence study of the clearance chapter.
+POINCARE_TRANSIENT = 20
+POINCARE_SAMPLES = 24
+#: Period-test tolerance = this factor times the measured one-return integration noise
+#: (normalised units: e / c and de/dt / (c omega)). Fixed before any verdict was computed;
+#: there is no floor tuned on a particular case.
+PERIOD_TOL_FACTOR = 20.0
+#: Positivity guard only (a noise measured as exactly zero): far below any integration noise.
+PERIOD_TOL_FLOOR = 1e-12
+#: The noise is measured by redoing one return with rtol divided by this.
+NOISE_RTOL_DIVISOR = 100.0
+
+
+def _solver(p, rtol=None, atol=None):
+    s = p["solver"]
+    rt = s["rtol"] if rtol is None else float(rtol)
+    at = s["atol"] if atol is None else float(atol)
+    return rt, at
+
+
 def poincare_run(params: dict, frequency: float | None = None, clearance: float | None = None,
-                 n_transient: int = 10, n_samples: int = 20, joints=None, backend: str = "auto") -> dict:
-    """Stroboscopic Poincaré samples of the gear-shift clearance response (picklable, for sweeps).
+                 n_transient: int = POINCARE_TRANSIENT, n_samples: int = POINCARE_SAMPLES, joints=None,
+                 backend: str = "auto", rtol: float | None = None, atol: float | None = None,
+                 k_max: int | None = None) -> dict:
+    """Stroboscopic Poincaré samples and period verdict of the gear-shift clearance response (picklable).
 
     Simulates ``n_transient + n_samples`` drive periods from the ideal state
-    and samples once per period after the transient. Returns the parameter
-    values, sample times, the journal orbit samples (``e_local``, ``e_dot``,
-    ``eps``), end-point position/velocity errors ``dE``, ``dvE`` (k, 2), the
-    number of distinct points (``n_distinct``, tolerance 1 % of c) and the
-    integrator counters.
+    (journal centred) and samples once per period after the transient, from the
+    integrator's dense output. The samples of clearance joint 0 are normalised,
+    ``s = (e_local / c, e_dot / (c omega))`` (N, 4), and tested for a period
+    (:func:`robolib.nonlinear.period_k`, lags 1..``k_max``, default
+    ``min(8, n_samples // 3)``) within a tolerance tied to the integration
+    noise: one more period is integrated from the final state at ``rtol`` and
+    at ``rtol / NOISE_RTOL_DIVISOR``; the normalised difference of the two end
+    states is the noise of one return, and the tolerance is
+    ``max(PERIOD_TOL_FACTOR * noise, PERIOD_TOL_FLOOR)``.
+
+    Returns the parameter values, sample times ``t``, ``e_local``, ``e_dot``
+    (N, 2), ``eps`` (N,), ``samples`` (N, 4), end-point errors ``dE``, ``dvE``
+    (N, 2), ``period`` (k >= 1, or 0 for irregular), ``noise``,
+    ``period_tol``, ``residuals`` (k_max,) (:func:`robolib.nonlinear.repeat_residuals`),
+    ``n_impacts`` (contact episodes in the sampled window), ``peak_force`` (N,
+    largest normal force at the samples), the integrator counters and the wall
+    time (s). ``rtol``/``atol`` default to the parameter file's solver values.
     """
-    from .nonlinear import distinct_points, poincare_times
+    from .nonlinear import PERIOD_K_MAX, period_k, poincare_times, repeat_residuals
 
     p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
+    rt, at = _solver(p, rtol, atol)
     gs = build_gearshift(p)
     cm = clearance_model(gs, joints, clearance)
     f = p["motion"]["frequency"]
-    ts = poincare_times(1.0 / f, n_transient, n_samples)
-    cm_, r = simulate_clearance(gs, float(ts[-1]), t_eval=ts, cmodel=cm, backend=backend)
+    T = 1.0 / f
+    ts = poincare_times(T, n_transient, n_samples)
+    _, r = simulate_clearance(gs, float(ts[-1]), t_eval=ts, cmodel=cm, backend=backend, rtol=rt, atol=at)
     orb = journal_orbit(cm, r.q, r.qd)
     ideal = [gs.ideal_state(t) for t in ts]
     q_id = np.array([s[0] for s in ideal])
@@ -660,10 +674,28 @@ def poincare_run(params: dict, frequency: float | None = None, clearance: float 
     vE = lambda q, qd: gs.mech.point_velocity(q, qd, "l12", (gs.l / 2, 0.0))  # noqa: E731
     dvE = vE(r.q, r.qd) - vE(q_id, qd_id)
     c = cm.specs[0].clearance
-    scale = np.concatenate([orb["e_local"] / c, orb["e_dot"] / (c * 2 * np.pi * f)], axis=-1)
+    w = 2 * np.pi * f
+    scale = np.concatenate([orb["e_local"] / c, orb["e_dot"] / (c * w)], axis=-1)
+    # one more return at rtol and at rtol / NOISE_RTOL_DIVISOR from the same final state
+    n = cm.reduced.n
+    y_end, dd_end = r.y_final.copy(), r.ddelta0_final.copy()
+    ends = []
+    for tol_div in (1.0, NOISE_RTOL_DIVISOR):
+        rr = cm.simulate((ts[-1], ts[-1] + T), y_end[:n], y_end[n:2 * n], t_eval=[ts[-1] + T], ddelta0=dd_end,
+                         rtol=rt / tol_div, atol=at / tol_div, backend=backend)
+        o = journal_orbit(cm, rr.q, rr.qd)
+        ends.append(np.concatenate([o["e_local"][0] / c, o["e_dot"][0] / (c * w)]))
+    noise = float(np.max(np.abs(ends[0] - ends[1])))
+    tol = max(PERIOD_TOL_FACTOR * noise, PERIOD_TOL_FLOOR)
+    km = min(PERIOD_K_MAX, n_samples // 3) if k_max is None else int(k_max)
+    km = max(1, min(km, n_samples - 1))
+    F = cm.contact_forces(r)["F_n"][0]
+    n_imp = sum(1 for (t_on, t_off, _d) in r.episodes[0] if t_on >= ts[0])
     return {"frequency": f, "clearance": c, "t": ts, "e_local": orb["e_local"], "e_dot": orb["e_dot"],
-            "eps": orb["eps"], "dE": dE, "dvE": dvE, "n_distinct": distinct_points(scale, 1e-2),
-            "n_steps": r.n_steps, "wall_s": r.wall_s}
+            "eps": orb["eps"], "samples": scale, "dE": dE, "dvE": dvE,
+            "period": period_k(scale, tol, km), "noise": noise, "period_tol": tol,
+            "residuals": repeat_residuals(scale, km), "n_episodes": n_imp, "peak_force": float(F.max()),
+            "rtol": rt, "n_steps": r.n_steps, "wall_s": r.wall_s}
 
 
 class ClearanceFlow:
@@ -673,8 +705,10 @@ class ClearanceFlow:
     (they are copied, not perturbed, by :func:`robolib.nonlinear.largest_lyapunov`).
     """
 
-    def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto"):
+    def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
+                 rtol: float | None = None, atol: float | None = None):
         self.params, self.joints, self.clearance, self.backend = params, joints, clearance, backend
+        self.rtol, self.atol = _solver(params, rtol, atol)
         self._gs = self._cm = None
 
     def _build(self):
@@ -704,28 +738,42 @@ class ClearanceFlow:
     def __call__(self, y, t0, t1):
         gs, cm = self._build()
         n = cm.reduced.n
-        s = gs.params["solver"]
-        r = cm.simulate((t0, t1), y[:n], y[n:2 * n], t_eval=[t1], ddelta0=y[2 * n:], rtol=s["rtol"],
-                        atol=s["atol"], backend=self.backend)
+        r = cm.simulate((t0, t1), y[:n], y[n:2 * n], t_eval=[t1], ddelta0=y[2 * n:], rtol=self.rtol,
+                        atol=self.atol, backend=self.backend)
         return np.concatenate([r.y_final[:2 * n], cm.ddelta0])
 
 
+#: Converged Lyapunov defaults: transient (drive periods), renormalisations, interval (drive periods).
+LYAPUNOV_TRANSIENT = 20
+LYAPUNOV_RENORM = 24
+LYAPUNOV_TAU = 0.5
+
+
 def lyapunov_run(params: dict, frequency: float | None = None, clearance: float | None = None,
-                 n_transient: int = 10, n_renorm: int = 40, tau_periods: float = 0.5, d0: float | None = None,
-                 joints=None, seed: int = 0, backend: str = "auto"):
-    """Largest Lyapunov exponent (1/s) of the gear-shift clearance response (picklable, for sweeps).
+                 n_transient: int = LYAPUNOV_TRANSIENT, n_renorm: int = LYAPUNOV_RENORM,
+                 tau_periods: float = LYAPUNOV_TAU, d0: float | None = None, joints=None, seed: int = 0,
+                 backend: str = "auto", rtol: float | None = None, atol: float | None = None,
+                 alpha: float | None = None):
+    """Largest Lyapunov exponent (1/s) of the gear-shift clearance response, with its uncertainty (picklable).
 
     Benettin renormalisation every ``tau_periods`` drive periods after
     ``n_transient`` periods; distance over all body coordinates and velocities,
     angles weighted by the link length and velocities by ``1/omega`` so that
-    every component is in metres. ``d0`` (m) defaults to 1 % of the clearance:
-    it must stay well above the integrator's error (``atol`` 1e-9 m gives
-    spurious positive exponents for ``d0 ~ 1e-9``) and well below ``c``.
+    every component is in metres. Both trajectories are projected onto the
+    constraint manifold of the remaining joints (:meth:`ClearanceFlow.project`)
+    before the distance is measured and the neighbour restarts on it, so the
+    artificial Baumgarte drift modes (decaying at about ``-alpha``) do not enter
+    the estimate. ``d0`` (m) defaults to 1 % of the clearance: well above the
+    integrator's error and well below ``c``. ``alpha`` overrides the Baumgarte
+    factors (alpha = beta, 1/s). The result's ``uncertainty`` is half the
+    difference between the exponents of the two halves of the run.
     """
     from .nonlinear import largest_lyapunov
 
     p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
-    flow = ClearanceFlow(p, joints, clearance, backend)
+    if alpha is not None:
+        p = with_changes(p, **{"solver.baumgarte_alpha": float(alpha), "solver.baumgarte_beta": float(alpha)})
+    flow = ClearanceFlow(p, joints, clearance, backend, rtol, atol)
     if d0 is None:
         d0 = 1e-2 * (clearance if clearance is not None else p["clearance"]["radial_clearance"])
     y0 = flow.initial_state(0.0)
@@ -745,7 +793,8 @@ __all__ = [
     "ShiftStroke", "ChainDrive", "GearShift", "build_gearshift", "clearance_specs", "clearance_model",
     "ideal_motion", "simulate_ideal", "simulate_clearance", "chain1_variables", "end_effector_errors",
     "SliderCrank", "slider_closed_form", "build_slider_crank", "journal_orbit", "poincare_run",
-    "ClearanceFlow", "lyapunov_run", "orbit_run",
+    "ClearanceFlow", "lyapunov_run", "orbit_run", "POINCARE_TRANSIENT", "POINCARE_SAMPLES", "PERIOD_TOL_FACTOR",
+    "PERIOD_TOL_FLOOR", "NOISE_RTOL_DIVISOR", "LYAPUNOV_TRANSIENT", "LYAPUNOV_RENORM", "LYAPUNOV_TAU", "detail_metrics", "explore_run",
 ]
 
 
@@ -793,3 +842,49 @@ def orbit_run(params: dict, frequency: float | None = None, clearance: float | N
             "e_dot": orb["e_dot"], "eps": orb["eps"], "F_n": F["F_n"][0], "a_tip": a_tip, "poincare": pc,
             "shares": mode_shares(r.episodes[0], float(ts[0]), t_end, cm.impact_max_duration),
             "n_steps": r.n_steps, "wall_s": r.wall_s}
+
+
+def detail_metrics(params: dict, duration: float = 1.0, rtol: float | None = None, atol: float | None = None,
+                   sample_rate: float = 20000.0, backend: str = "auto") -> dict:
+    """Tolerance-sensitive outputs of one clearance run from the ideal state (picklable, for sweeps).
+
+    Integrates ``duration`` s (default data: 2 Hz, c = 0.1 mm) and returns the
+    number of contact episodes and of impacts (episodes no longer than
+    ``impact_max_duration``), the peak normal force (N) and the largest
+    end-point position error (m) at ``sample_rate`` samples per second (dense
+    output), plus the integrator counters and wall time (s).
+
+    >>> m = detail_metrics(load_parameters(), duration=0.01, rtol=1e-6, atol=1e-9)
+    >>> sorted(m)[:3], m["n_steps"] > 0
+    (['dp_max', 'n_episodes', 'n_impacts'], True)
+    """
+    from .clearance import mode_shares
+
+    rt, at = _solver(params, rtol, atol)
+    gs = build_gearshift(params)
+    cm = clearance_model(gs)
+    ts = np.linspace(0.0, duration, int(round(duration * sample_rate)) + 1)
+    _, r = simulate_clearance(gs, duration, t_eval=ts, cmodel=cm, rtol=rt, atol=at, backend=backend)
+    E_id = gs.end_point(np.array([gs.ideal_state(t)[0] for t in ts]))
+    sh = mode_shares(r.episodes[0], 0.0, duration, cm.impact_max_duration)
+    F = cm.contact_forces(r)["F_n"][0]
+    return {"n_episodes": len(r.episodes[0]), "n_impacts": sh["n_impacts"], "peak_force": float(F.max()),
+            "dp_max": float(np.abs(gs.end_point(r.q) - E_id).max()), "rtol": rt, "n_steps": r.n_steps,
+            "n_rejected": r.n_rejected, "wall_s": r.wall_s}
+
+
+def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: float = 4000.0) -> dict:
+    """Short clearance run from the ideal state for the chapter's Explore panel (picklable).
+
+    ``case = (frequency (Hz), clearance (mm))``; integrates about ``seconds``
+    (a whole number of drive periods, at least one) and returns
+    :func:`orbit_run`'s dict.
+
+    >>> r = explore_run(load_parameters(), (10.0, 0.1), seconds=0.1, samples_per_second=200.0)
+    >>> r["t"].shape
+    (20,)
+    """
+    f, c_mm = float(case[0]), float(case[1])
+    n_per = max(1, int(round(seconds * f)))
+    return orbit_run(params, frequency=f, clearance=c_mm * 1e-3, n_transient=0, n_periods=n_per,
+                     samples_per_period=max(2, int(round(samples_per_second / f))))

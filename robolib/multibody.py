@@ -27,20 +27,21 @@ a driver's torque is ``-lambda`` of its row (:func:`driving_torques`).
 
 Applied forces are *force elements* (:class:`PointSpringDamper`) that also
 report their potential energy and dissipated power, so a simulation can carry
-the energy books (:func:`energy_terms`). Integration uses :func:`dopri5`, an
-adaptive Dormand--Prince 5(4) integrator written here so that the clearance
-module can hook impact detection into every accepted step.
+the energy books (:func:`energy_terms`). Integration is an adaptive
+Dormand--Prince 5(4) method with its 4th-order dense output, written here so
+that the clearance module can hook impact detection into every accepted step.
 
-Two implementations of the right-hand side: :meth:`Mechanism.rhs` (reference:
-vectorised numpy, full augmented matrix, about 200 us per call for the
-gear-shift manipulator) and :meth:`Mechanism.compiled_rhs` /
-:meth:`Mechanism.compiled_stepper` (numba; scalar loops, the augmented system
-solved through its Schur complement ``J M^-1 J^T`` since ``M`` is diagonal;
-about 12 us per call, and one compiled call per integration step). The
-contact stiffness makes about 8000 steps per simulated second necessary, so the
-compiled path is what meets the 10 s budget; ``backend="auto"`` picks it when
-numba is installed (``ROBOLIB_BACKEND=numpy`` forces the reference path). The
-tests check that both give the same answers.
+Two implementations: the reference :func:`dopri5` loop in Python over
+:meth:`Mechanism.rhs` (vectorised numpy, full augmented matrix, about 200 us
+per call for the gear-shift manipulator), and :func:`integrate_compiled`, the
+whole step loop compiled with numba (:mod:`robolib._kernels`: right-hand side,
+error control, dense output and the clearance impact events; the augmented
+system solved through its sparse Schur complement ``J M^-1 J^T`` since ``M`` is
+diagonal, a few microseconds per right-hand side). Contact makes 10^4 steps
+per simulated second necessary, so the compiled loop is what makes the sweeps
+affordable; ``backend="auto"`` picks it when numba is installed
+(``ROBOLIB_BACKEND=numpy`` forces the reference path). The tests check both
+against physics and against each other.
 
 >>> import numpy as np
 >>> pend = Mechanism([Body("bar", 1.0, 1.0 / 12)],
@@ -61,12 +62,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from . import _kernels
 from .errors import ConvergenceError, ParameterError, SingularityError
 
-try:  # optional compiled right-hand side (see Mechanism.compiled_rhs)
-    import numba as _numba
-except ImportError:  # pragma: no cover - numpy path only
-    _numba = None
+_numba = _kernels._numba  # None when numba is not installed
 
 #: Name of the fixed ground frame in joint definitions.
 GROUND = "ground"
@@ -164,6 +163,10 @@ class Constant:
     def __call__(self, t):
         return (self.value, 0.0, 0.0)
 
+    def kernel_row(self):
+        """Compiled form for the step loop: kind 0, value."""
+        return (0.0, self.value)
+
 
 class ConstantSpeed:
     """``f(t) = phi0 + omega t`` (rad, rad/s), picklable.
@@ -177,6 +180,10 @@ class ConstantSpeed:
 
     def __call__(self, t):
         return (self.phi0 + self.omega * t, self.omega, 0.0)
+
+    def kernel_row(self):
+        """Compiled form for the step loop: kind 1, phi0, omega."""
+        return (1.0, self.phi0, self.omega)
 
 
 @dataclass(frozen=True)
@@ -218,6 +225,53 @@ def _vec2(value, what: str) -> np.ndarray:
     if arr.shape != (2,) or not np.all(np.isfinite(arr)):
         raise ParameterError(f"{what} must be a finite 2-vector (m), got {value!r}")
     return arr
+
+
+def _sparse_cholesky_pattern(jc, jn):
+    """Symbolic Cholesky of ``S = J M^-1 J^T`` from the Jacobian pattern (``jc``, ``jn``, see :mod:`robolib._kernels`).
+
+    Greedy minimum-degree order, then the fill pattern. Returns ``iperm`` (m,)
+    (row r of S goes to position ``iperm[r]``), ``lpat`` (nl, 2) the factor's
+    non-zeros row by row, ``ustart`` (nl + 1,) and ``uk`` (nu,) the update columns.
+
+    >>> iperm, lpat, us, uk = _sparse_cholesky_pattern(np.array([[0, 0], [0, 0]]), np.array([1, 1]))
+    >>> lpat.tolist(), uk.tolist()
+    ([[0, 0], [1, 0], [1, 1]], [0])
+    """
+    m = len(jn)
+    cols = [set(int(c) for c in jc[r, :jn[r]]) for r in range(m)]
+    adj = {r: {c for c in range(m) if c != r and cols[r] & cols[c]} for r in range(m)}
+    order, rem = [], set(range(m))
+    while rem:
+        v = min(rem, key=lambda i: (len(adj[i] & rem), i))
+        order.append(v)
+        nb = adj[v] & rem
+        for a in nb:
+            adj[a] |= nb - {a}
+        rem.remove(v)
+    iperm = np.empty(m, dtype=np.int64)
+    iperm[order] = np.arange(m)
+    pat = np.zeros((m, m), dtype=bool)
+    for r in range(m):
+        for c in range(r + 1):
+            if r == c or cols[r] & cols[c]:
+                a, b = sorted((iperm[r], iperm[c]), reverse=True)
+                pat[a, b] = True
+    for c in range(m):  # symbolic elimination: fill
+        rows = [r for r in range(c + 1, m) if pat[r, c]]
+        for a in rows:
+            for b in rows:
+                if b <= a:
+                    pat[a, b] = True
+    lpat, ustart, uk = [], [0], []
+    for r in range(m):
+        for c in range(r + 1):
+            if pat[r, c]:
+                lpat.append((r, c))
+                uk.extend(k for k in range(c) if pat[r, k] and pat[c, k])
+                ustart.append(len(uk))
+    return (iperm, np.array(lpat, dtype=np.int64).reshape(-1, 2), np.array(ustart, dtype=np.int64),
+            np.array(uk, dtype=np.int64))
 
 
 # --------------------------------------------------------------------------- mechanism
@@ -645,6 +699,71 @@ class Mechanism:
         return f
 
 
+    def kernel_model(self):
+        """The mechanism as arrays for the compiled kernels (:mod:`robolib._kernels`): ``(Mi, Mf, dtab)``.
+
+        ``dtab`` is ``None`` when a driver motion has no compiled form (a motion object
+        offers one through a ``kernel_row()`` method returning up to 10 floats).
+        """
+        if getattr(self, "_kmodel", None) is None:
+            m = self.m
+            jc = np.zeros((m, 4), dtype=np.int64)
+            jn = np.zeros(m, dtype=np.int64)
+            for p in range(len(self._pi)):
+                i, j, r = int(self._pi[p]), int(self._pj[p]), int(self._prx[p])
+                jc[r, :2] = (3 * i, 3 * i + 2)
+                jc[r + 1, :2] = (3 * i + 1, 3 * i + 2)
+                jn[r] = jn[r + 1] = 2
+                if j < self.nb:
+                    jc[r, 2:] = (3 * j, 3 * j + 2)
+                    jc[r + 1, 2:] = (3 * j + 1, 3 * j + 2)
+                    jn[r] = jn[r + 1] = 4
+            for k, r in enumerate(self._arows):
+                jc[r, 0] = 3 * self._aj[k] + 2
+                jn[r] = 1
+                if self._ai[k] < self.nb:
+                    jc[r, 1] = 3 * self._ai[k] + 2
+                    jn[r] = 2
+            for k, r in enumerate(self._drows):
+                jc[r, 0] = self._dcol[k]
+                jn[r] = 1
+            iperm, lpat, ustart, uk = _sparse_cholesky_pattern(jc, jn)
+            pairs = []
+            for r in range(m):
+                for c in range(r + 1):
+                    for a in range(jn[r]):
+                        for b in range(jn[c]):
+                            if jc[r, a] == jc[c, b]:
+                                pr, pc = sorted((iperm[r], iperm[c]), reverse=True)
+                                pairs.append((r, c, a, b, jc[r, a], pr, pc))
+            pairs = np.array(pairs, dtype=np.int64).reshape(-1, 7)
+            I = lambda a: np.ascontiguousarray(a, dtype=np.int64)  # noqa: E731
+            F = lambda a: np.ascontiguousarray(a, dtype=float)  # noqa: E731
+            Mi = (jc, jn, I(self._pi), I(self._pj), I(self._prx), I(self._ai), I(self._aj), I(self._arows),
+                  I(self._drows), I(self._dcol), I(self._dmotor.astype(np.int64)), I(self._fb), pairs, iperm,
+                  lpat, ustart, uk)
+            Mf = (F(self._si).reshape(-1, 2), F(self._sj).reshape(-1, 2), F(self._aoff), F(self.mass_diag),
+                  F(self._fs).reshape(-1, 2), F(self._fa).reshape(-1, 2), F(self._fk), F(self._fc))
+            rows = []
+            for mo in self._dmotion:
+                kr = getattr(mo, "kernel_row", None)
+                if kr is None:
+                    rows = None
+                    break
+                row = np.zeros(10)
+                vals = np.asarray(kr(), dtype=float)
+                row[:len(vals)] = vals
+                rows.append(row)
+            dtab = None if rows is None else np.array(rows, dtype=float).reshape(-1, 10)
+            self._kmodel = (Mi, Mf, dtab)
+        return self._kmodel
+
+    def kernel_work(self):
+        """Fresh work arrays for :func:`robolib._kernels.rhs_py` (J values, H, gamma, H_t, g, S, lambda, cos/sin)."""
+        m, n = self.m, self.n
+        return (np.zeros((m, 4)), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(n), np.zeros((m, m)),
+                np.zeros(m), np.zeros((self.nb, 2)))
+
     def compiled_rhs(self, alpha: float = BAUMGARTE_ALPHA, beta: float = BAUMGARTE_BETA, contacts=None,
                      ddelta0=None):
         """Compiled (numba) version of :meth:`rhs`, for the same ``y = (q, qd, W_drive, W_loss)``.
@@ -653,76 +772,32 @@ class Mechanism:
         :class:`robolib.clearance.ClearanceModel` (bearing body, bearing point,
         journal body, journal point, R_B, R_J, c, K, D, mu, v0, v1, floor) and
         ``ddelta0`` the (k,) array of onset speeds, read at every call (the
-        clearance event handler updates it in place). Driver motions stay Python
-        callables evaluated before the kernel. Raises :class:`robolib.RobolibError`
-        subclass ParameterError if numba is not installed.
+        clearance event handler updates it in place). Driver motions are Python
+        callables evaluated before the kernel. Raises
+        :class:`robolib.ParameterError` if numba is not installed.
         """
-        if _numba is None:
+        if not _kernels.available():
             raise ParameterError("backend 'numba' requested but numba is not installed (pip install numba)")
-        kern = _get_kernel()
+        rhs_k, _, _ = _kernels.get()
         C = np.zeros((0, 15)) if contacts is None else np.ascontiguousarray(contacts, dtype=float)
         dd0 = np.zeros(0) if ddelta0 is None else ddelta0
-        n, m = self.n, self.m
-        J0 = np.ascontiguousarray(self._J0)
-        args = (J0, self._pi, self._pj, self._si, self._sj, self._prx, self._ai, self._aj, self._aoff,
-                self._arows, self._drows, self._dcol, self._dmotor, self.mass_diag, self._fb, self._fs,
-                self._fa, self._fk, self._fc, float(alpha), float(beta), C)
+        Mi, Mf, _ = self.kernel_model()
+        W = self.kernel_work()
         motions = self._dmotion
         nd = len(motions)
         name = self.name
+        a, b = float(alpha), float(beta)
 
         def f(t, y):
             fv = np.empty((3, nd))
             for k in range(nd):
-                a, b, c = motions[k](t)
-                fv[0, k] = a
-                fv[1, k] = b
-                fv[2, k] = c
-            dy, ok = kern(t, y, fv, *args, dd0, n, m)
-            if not ok:
+                fv[:, k] = motions[k](t)
+            dy = np.empty(len(y))
+            if not rhs_k(float(t), np.ascontiguousarray(y, dtype=float), dy, fv, Mi, Mf, C, dd0, a, b, W):
                 raise SingularityError(f"mechanism {name!r}: augmented matrix is singular at t = {t:.6g} s")
             return dy
 
         return f
-
-
-    def compiled_stepper(self, alpha: float = BAUMGARTE_ALPHA, beta: float = BAUMGARTE_BETA, contacts=None,
-                         ddelta0=None):
-        """A compiled Dormand--Prince step for :func:`dopri5` (``stepper=``), same model as :meth:`compiled_rhs`.
-
-        The driver motions (Python callables of time only) are evaluated at the
-        six stage times before the single compiled call.
-        """
-        if _numba is None:
-            raise ParameterError("backend 'numba' requested but numba is not installed (pip install numba)")
-        _get_kernel()
-        step = _STEP_KERNEL
-        C = np.zeros((0, 15)) if contacts is None else np.ascontiguousarray(contacts, dtype=float)
-        dd0 = np.zeros(0) if ddelta0 is None else ddelta0
-        n, m = self.n, self.m
-        args = (np.ascontiguousarray(self._J0), self._pi, self._pj, self._si, self._sj, self._prx, self._ai,
-                self._aj, self._aoff, self._arows, self._drows, self._dcol, self._dmotor, self.mass_diag, self._fb,
-                self._fs, self._fa, self._fk, self._fc, float(alpha), float(beta), C)
-        motions = self._dmotion
-        nd = len(motions)
-        name = self.name
-        cs = _C
-
-        def stepper(t, h, y, f, rtol, atol):
-            fvs = np.zeros((7, 3, nd))
-            for i in range(1, 7):
-                ti = t + cs[i] * h
-                for k in range(nd):
-                    a, b, c = motions[k](ti)
-                    fvs[i, 0, k] = a
-                    fvs[i, 1, k] = b
-                    fvs[i, 2, k] = c
-            y_new, f_new, err = step(t, h, y, f, fvs, rtol, atol, *args, dd0, n, m)
-            if err < 0:
-                raise SingularityError(f"mechanism {name!r}: augmented matrix is singular near t = {t:.6g} s")
-            return y_new, f_new, err
-
-        return stepper
 
 
 # --------------------------------------------------------------------------- solvers
@@ -864,19 +939,30 @@ class IntegrationResult:
     stats: dict = field(default_factory=dict)
 
 
-def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: float | None = None,
-           t_eval=None, max_steps: int = 10_000_000, h_max: float = np.inf, step_hook=None,
-           stepper=None) -> IntegrationResult:
-    """Adaptive Dormand--Prince 5(4) integration of ``dy/dt = fun(t, y)`` from t0 to t_end.
+def dense_output(t0, y0, K, h, t):
+    """Dormand--Prince 4th-order dense output of a step ``[t0, t0 + h]`` with stages ``K`` (7, d) at ``t``.
 
-    ``t_eval``: sample times (cubic Hermite dense output), default = every
-    accepted step. ``step_hook(t0, y0, f0, t1, y1, f1)`` is called for each
-    candidate accepted step and returns ``True`` to have the step redone (after
-    it changed the state the right-hand side depends on, e.g. an impact's onset
-    speed). ``stepper(t, h, y, f, rtol, atol) -> (y_new, f_new, err)`` optionally
-    replaces the six stage evaluations by one compiled call (same Butcher
-    tableau, see :meth:`Mechanism.compiled_stepper`). Raises
-    :class:`robolib.ConvergenceError` if the step size collapses.
+    >>> K = np.ones((7, 1)); round(float(dense_output(0.0, np.zeros(1), K, 1.0, 1.0)[0]), 12)  # y' = 1: y(1) = 1
+    1.0
+    """
+    x = (float(t) - t0) / h
+    Q = K.T @ _kernels.P_DENSE
+    return y0 + h * (Q @ np.array([x, x * x, x ** 3, x ** 4]))
+
+
+def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: float | None = None,
+           t_eval=None, max_steps: int = 10_000_000, h_max: float = np.inf, step_hook=None) -> IntegrationResult:
+    """Adaptive Dormand--Prince 5(4) integration of ``dy/dt = fun(t, y)`` from t0 to t_end (reference loop).
+
+    ``t_eval``: sample times (the method's 4th-order dense output,
+    :func:`dense_output`), default = every accepted step.
+    ``step_hook(t0, y0, f0, t1, y1, f1, dense)`` is called for each candidate
+    accepted step (``dense(t)`` evaluates the step's dense output) and returns
+    ``True`` to have the step redone (after it changed the state the
+    right-hand side depends on, e.g. an impact's onset speed). Raises
+    :class:`robolib.ConvergenceError` if the step size collapses. The compiled
+    twin of this loop is :func:`robolib._kernels.integrate_py` (same tableau,
+    error norm and step-size rule).
 
     >>> r = dopri5(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e-10, atol=1e-12, t_eval=[1.0])
     >>> bool(abs(r.y[0, 0] - np.exp(-1.0)) < 1e-8)
@@ -887,13 +973,7 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
     t = float(t0)
     f = fun(t, y)
     n_rhs = 1
-    if h0 is None:
-        sc = atol + rtol * np.abs(y)
-        d0, d1 = np.sqrt(np.mean((y / sc) ** 2)), np.sqrt(np.mean((f / sc) ** 2))
-        h = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-        h = min(h, abs(t_end - t0), h_max)
-    else:
-        h = h0
+    h = initial_step(y, f, rtol, atol, t_end - t0, h_max) if h0 is None else h0
     if t_eval is not None:
         t_eval = np.asarray(t_eval, float)
         out_y = np.empty((len(t_eval), len(y)))
@@ -912,31 +992,28 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
         h = min(h, t_end - t, h_max)
         if t + h >= t_end - 1e-14 * max(1.0, abs(t_end)):
             h = t_end - t
-        if stepper is not None:
-            y_new, f_new, err = stepper(t, h, y, f, rtol, atol)
-        else:
-            K[0] = f
-            for i in range(1, 7):
-                yi = y + h * (np.dot(_A[i], K[:i]))
-                K[i] = fun(t + _C[i] * h, yi)
-            y_new = yi  # stage 7 argument is the 5th-order solution (FSAL)
-            err_vec = h * np.dot(_E, K)
-            sc = atol + rtol * np.maximum(np.abs(y), np.abs(y_new))
-            err = math.sqrt(float(np.mean((err_vec / sc) ** 2)))
-            f_new = None
+        K[0] = f
+        for i in range(1, 7):
+            yi = y + h * (np.dot(_A[i], K[:i]))
+            K[i] = fun(t + _C[i] * h, yi)
+        y_new = yi  # stage 7 argument is the 5th-order solution (FSAL)
+        err_vec = h * np.dot(_E, K)
+        sc = atol + rtol * np.maximum(np.abs(y), np.abs(y_new))
+        err = math.sqrt(float(np.mean((err_vec / sc) ** 2)))
         n_rhs += 6
         if not math.isfinite(err):
             err = 1e10
         if err <= 1.0:
             t_new = t + h
-            if f_new is None:
-                f_new = K[6].copy()
-            if step_hook is not None and step_hook(t, y, f, t_new, y_new, f_new):
+            f_new = K[6].copy()
+            Kc = K.copy()
+            dense = (lambda tt, t=t, y=y, Kc=Kc, h=h: dense_output(t, y, Kc, h, tt))
+            if step_hook is not None and step_hook(t, y, f, t_new, y_new, f_new, dense):
                 n_rej += 1
                 continue  # redo the same step with the updated state
             if t_eval is not None:
                 while k_eval < len(t_eval) and t_eval[k_eval] <= t_new:
-                    out_y[k_eval] = hermite(t, y, f, t_new, y_new, f_new, t_eval[k_eval])
+                    out_y[k_eval] = dense(t_eval[k_eval])
                     k_eval += 1
             t, y, f = t_new, y_new, f_new
             n_steps += 1
@@ -956,6 +1033,105 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
     else:
         tt, yy = t_eval, out_y[:k_eval] if k_eval < len(t_eval) else out_y
     return IntegrationResult(tt, yy, n_steps, n_rej, n_rhs, t, y, {"h_min": h_min_seen})
+
+
+def initial_step(y, f, rtol, atol, span, h_max=np.inf) -> float:
+    """Starting step (s) of the adaptive loop: 1 % of ``|y| / |f|`` in the error norm (1e-6 s if tiny)."""
+    sc = atol + rtol * np.abs(y)
+    d0, d1 = np.sqrt(np.mean((y / sc) ** 2)), np.sqrt(np.mean((f / sc) ** 2))
+    h = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    return min(h, abs(span), h_max)
+
+
+#: Episode-buffer and step-output chunk sizes of :func:`integrate_compiled` (it resumes when one fills).
+EPISODE_CHUNK = 4096
+OUTPUT_CHUNK = 65536
+
+
+def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: float, beta: float, rtol: float,
+                       atol, t_eval=None, h_max: float = np.inf, contacts=None, ddelta0=None, cstate=None,
+                       max_steps: int = 10_000_000):
+    """The compiled adaptive step loop (:func:`robolib._kernels.integrate_py`) for ``mech``.
+
+    Same integrator as :func:`dopri5` with the right-hand side of
+    :meth:`Mechanism.rhs` plus the clearance ``contacts`` (table (k, 15),
+    onset speeds ``ddelta0`` (k,) updated in place, contact states ``cstate``
+    (k, 4) updated in place, see the kernel). Returns ``(IntegrationResult,
+    episodes (E, 4))``, episodes as rows (joint, t_on, t_off, ddelta0). Raises
+    :class:`robolib.SingularityError` / :class:`robolib.ConvergenceError`;
+    a driver that leaves its reachable range raises that driver's own error.
+    """
+    _, integ, drive = _kernels.get()
+    Mi, Mf, dtab = mech.kernel_model()
+    if dtab is None:
+        raise ParameterError(f"mechanism {mech.name!r}: a driver motion has no compiled form (kernel_row)")
+    W = mech.kernel_work()
+    C = np.zeros((0, 15)) if contacts is None else np.ascontiguousarray(contacts, dtype=float)
+    dd0 = np.zeros(0) if ddelta0 is None else ddelta0
+    cst = np.full((len(C), 4), np.nan) if cstate is None else cstate
+    y = np.array(y0, dtype=float)
+    d = len(y)
+    atol = np.ascontiguousarray(np.broadcast_to(np.asarray(atol, float), y.shape), dtype=float)
+    rhs_k = _kernels.rhs_c
+    f = np.empty(d)
+    fv = np.empty((3, len(dtab)))
+    drive(dtab, float(t0), fv)
+    if not rhs_k(float(t0), y, f, fv, Mi, Mf, C, dd0, float(alpha), float(beta), W):
+        raise SingularityError(f"mechanism {mech.name!r}: augmented matrix is singular at t = {t0:.6g} s")
+    if not np.all(np.isfinite(f)):
+        _driver_check(mech, float(t0))
+    st = np.array([float(t0), initial_step(y, f, rtol, atol, t_end - t0, h_max), np.inf, 0, 0, 1, 0, 0])
+    every = t_eval is None
+    if every:
+        te = np.zeros(0)
+        chunks_t, chunks_y = [np.array([t0])], [y.copy()[None, :]]
+    else:
+        te = np.ascontiguousarray(t_eval, dtype=float)
+        out = np.empty((len(te), d))
+        k0 = int(np.searchsorted(te, t0, "right"))
+        out[:k0] = y
+        st[6] = k0
+    eps_all = []
+    while True:
+        ep = np.full((EPISODE_CHUNK, 4), np.nan)
+        st[7] = 0
+        if every:
+            ot, oy = np.empty(OUTPUT_CHUNK), np.empty((OUTPUT_CHUNK, d))
+            st[6] = 0
+        else:
+            ot, oy = np.zeros(0), out
+        status = integ(st, y, f, float(t_end), float(rtol), atol, float(h_max), int(max_steps), te, every, ot, oy,
+                       Mi, Mf, dtab, C, dd0, float(alpha), float(beta), W, cst, ep)
+        eps_all.append(ep[:int(st[7])].copy())
+        if every:
+            chunks_t.append(ot[:int(st[6])].copy())
+            chunks_y.append(oy[:int(st[6])].copy())
+        if status in (_kernels.EPISODES_FULL, _kernels.OUTPUT_FULL):
+            continue
+        break
+    if status == _kernels.SINGULAR:
+        _driver_check(mech, st[0] + st[1])
+        raise SingularityError(f"mechanism {mech.name!r}: augmented matrix is singular near t = {st[0]:.6g} s")
+    if status == _kernels.STEP_COLLAPSE:
+        _driver_check(mech, st[0])
+        raise ConvergenceError(f"step size collapsed to {st[1]:.3g} s at t = {st[0]:.9g} s")
+    if status == _kernels.MAX_STEPS:
+        raise ConvergenceError(f"more than max_steps = {max_steps} steps before t_end = {t_end}")
+    if every:
+        tt, yy = np.concatenate(chunks_t), np.concatenate(chunks_y)
+    else:
+        k = int(st[6])
+        tt, yy = te, out[:k] if k < len(te) else out
+    res = IntegrationResult(tt, yy, int(st[3]), int(st[4]), int(st[5]), float(st[0]), y, {"h_min": float(st[2])})
+    return res, np.concatenate(eps_all)
+
+
+def _driver_check(mech, t):
+    """Evaluate every driver motion at ``t`` in Python, so an unreachable stroke raises its own error."""
+    for mo in mech._dmotion:
+        vals = mo(t)
+        if not all(math.isfinite(v) for v in vals):
+            raise ConvergenceError(f"mechanism {mech.name!r}: a driver motion is not finite at t = {t:.6g} s")
 
 
 def resolve_backend(backend: str) -> str:
@@ -980,20 +1156,25 @@ def simulate(mech: Mechanism, t_span, q0, qd0, t_eval=None, alpha: float = BAUMG
              beta: float = BAUMGARTE_BETA, rtol: float = 1e-8, atol: float = 1e-10, extra=None,
              step_hook=None, h_max: float = np.inf, backend: str = "auto") -> IntegrationResult:
     """Integrate the Baumgarte-stabilised DAE from ``(q0, qd0)``; ``y`` columns are
-    ``(q, qd, W_drive, W_loss)`` (see :meth:`Mechanism.rhs`)."""
+    ``(q, qd, W_drive, W_loss)`` (see :meth:`Mechanism.rhs`).
+
+    With ``backend`` numba (and no ``extra`` forces or ``step_hook``) the whole
+    step loop is compiled (:func:`integrate_compiled`); otherwise the reference
+    loop :func:`dopri5` calls the right-hand side from Python.
+    """
     q0 = np.asarray(q0, float)
     qd0 = np.asarray(qd0, float)
     if q0.shape != (mech.n,) or qd0.shape != (mech.n,):
         raise ParameterError(f"q0 and qd0 must have shape ({mech.n},), got {q0.shape} and {qd0.shape}")
     y0 = np.concatenate([q0, qd0, [0.0, 0.0]])
-    stepper = None
-    if extra is None and resolve_backend(backend) == "numba":
-        f = mech.compiled_rhs(alpha, beta)
-        stepper = mech.compiled_stepper(alpha, beta)
-    else:
-        f = mech.rhs(alpha, beta, extra)
+    if (extra is None and step_hook is None and resolve_backend(backend) == "numba"
+            and mech.kernel_model()[2] is not None):
+        return integrate_compiled(mech, float(t_span[0]), y0, float(t_span[1]), alpha, beta, rtol, atol,
+                                  t_eval=t_eval, h_max=h_max)[0]
+    f = mech.compiled_rhs(alpha, beta) if extra is None and resolve_backend(backend) == "numba" \
+        else mech.rhs(alpha, beta, extra)
     return dopri5(f, float(t_span[0]), y0, float(t_span[1]), rtol=rtol, atol=atol, t_eval=t_eval,
-                  step_hook=step_hook, h_max=h_max, stepper=stepper)
+                  step_hook=step_hook, h_max=h_max)
 
 
 def project(mech: Mechanism, q, qd, t: float = 0.0):
@@ -1005,265 +1186,10 @@ def project(mech: Mechanism, q, qd, t: float = 0.0):
     return q, qd
 
 
-# --------------------------------------------------------------------------- compiled kernel
-def _rhs_kernel_py(t, y, fv, J0, pi, pj, si, sj, prx, ai, aj, aoff, arows, drows, dcol, dmotor, mass,
-                   fb, fs, fa, fk, fc, alpha, beta, C, dd0, n, m):
-    """Scalar-loop right-hand side (compiled by numba); mirrors Mechanism.rhs + ClearanceModel._forces."""
-    nb = n // 3
-    q = y[:n]
-    qd = y[n:2 * n]
-    J = J0.copy()
-    H = np.zeros(m)
-    gam = np.zeros(m)
-    Ht = np.zeros(m)
-    g = np.zeros(n)
-    for p in range(pi.shape[0]):
-        i = pi[p]
-        j = pj[p]
-        r = prx[p]
-        th = q[3 * i + 2]
-        w = qd[3 * i + 2]
-        ct = math.cos(th)
-        st = math.sin(th)
-        aix = ct * si[p, 0] - st * si[p, 1]
-        aiy = st * si[p, 0] + ct * si[p, 1]
-        H[r] = q[3 * i] + aix
-        H[r + 1] = q[3 * i + 1] + aiy
-        J[r, 3 * i + 2] = -aiy
-        J[r + 1, 3 * i + 2] = aix
-        gam[r] = aix * w * w
-        gam[r + 1] = aiy * w * w
-        if j < nb:
-            th = q[3 * j + 2]
-            w = qd[3 * j + 2]
-            ct = math.cos(th)
-            st = math.sin(th)
-            ajx = ct * sj[p, 0] - st * sj[p, 1]
-            ajy = st * sj[p, 0] + ct * sj[p, 1]
-            H[r] -= q[3 * j] + ajx
-            H[r + 1] -= q[3 * j + 1] + ajy
-            J[r, 3 * j + 2] = ajy
-            J[r + 1, 3 * j + 2] = -ajx
-            gam[r] -= ajx * w * w
-            gam[r + 1] -= ajy * w * w
-        else:
-            H[r] -= sj[p, 0]
-            H[r + 1] -= sj[p, 1]
-    for k in range(arows.shape[0]):
-        tj = q[3 * aj[k] + 2]
-        ti = q[3 * ai[k] + 2] if ai[k] < nb else 0.0
-        H[arows[k]] = tj - ti - aoff[k]
-    for k in range(drows.shape[0]):
-        H[drows[k]] = q[dcol[k]] - fv[0, k]
-        Ht[drows[k]] = -fv[1, k]
-        gam[drows[k]] = fv[2, k]
-    P_loss = 0.0
-    for k in range(fb.shape[0]):
-        b = fb[k]
-        th = q[3 * b + 2]
-        w = qd[3 * b + 2]
-        ct = math.cos(th)
-        st = math.sin(th)
-        ax = ct * fs[k, 0] - st * fs[k, 1]
-        ay = st * fs[k, 0] + ct * fs[k, 1]
-        vx = qd[3 * b] - w * ay
-        vy = qd[3 * b + 1] + w * ax
-        Fx = -fk[k] * (q[3 * b] + ax - fa[k, 0]) - fc[k] * vx
-        Fy = -fk[k] * (q[3 * b + 1] + ay - fa[k, 1]) - fc[k] * vy
-        g[3 * b] += Fx
-        g[3 * b + 1] += Fy
-        g[3 * b + 2] += ax * Fy - ay * Fx
-        P_loss += fc[k] * (vx * vx + vy * vy)
-    for k in range(C.shape[0]):
-        bi = int(C[k, 0])
-        bj = int(C[k, 3])
-        RB = C[k, 6]
-        RJ = C[k, 7]
-        c = C[k, 8]
-        K = C[k, 9]
-        D = C[k, 10]
-        mu = C[k, 11]
-        v0 = C[k, 12]
-        v1 = C[k, 13]
-        th = q[3 * bj + 2]
-        wj = qd[3 * bj + 2]
-        ct = math.cos(th)
-        st = math.sin(th)
-        ajx = ct * C[k, 4] - st * C[k, 5]
-        ajy = st * C[k, 4] + ct * C[k, 5]
-        pjx = q[3 * bj] + ajx
-        pjy = q[3 * bj + 1] + ajy
-        wi = 0.0
-        aix = 0.0
-        aiy = 0.0
-        vix = 0.0
-        viy = 0.0
-        if bi >= 0:
-            th = q[3 * bi + 2]
-            wi = qd[3 * bi + 2]
-            ct = math.cos(th)
-            st = math.sin(th)
-            aix = ct * C[k, 1] - st * C[k, 2]
-            aiy = st * C[k, 1] + ct * C[k, 2]
-            pix = q[3 * bi] + aix
-            piy = q[3 * bi + 1] + aiy
-            vix = qd[3 * bi] - wi * aiy
-            viy = qd[3 * bi + 1] + wi * aix
-        else:
-            pix = C[k, 1]
-            piy = C[k, 2]
-        ex = pjx - pix
-        ey = pjy - piy
-        eps = math.sqrt(ex * ex + ey * ey)
-        delta = eps - c
-        if delta <= 0.0:
-            continue
-        nx = ex / eps
-        ny = ey / eps
-        vjx = qd[3 * bj] - wj * ajy
-        vjy = qd[3 * bj + 1] + wj * ajx
-        edx = vjx - vix
-        edy = vjy - viy
-        dd = edx * nx + edy * ny
-        vt = -edx * ny + edy * nx + wj * RJ - wi * RB
-        Fh = K * delta * math.sqrt(delta)
-        Fn = Fh * (1.0 + D * dd / dd0[k])
-        if Fn < 0.0:
-            Fn = 0.0
-        s = abs(vt)
-        Ft = 0.0
-        if s > v0 and Fn > 0.0 and mu > 0.0:
-            cd = 1.0 if s >= v1 else (s - v0) / (v1 - v0)
-            Ft = -mu * cd * Fn * (1.0 if vt > 0.0 else -1.0)
-        fx = -Fn * nx - Ft * ny
-        fy = -Fn * ny + Ft * nx
-        lx = ajx + RJ * nx
-        ly = ajy + RJ * ny
-        g[3 * bj] += fx
-        g[3 * bj + 1] += fy
-        g[3 * bj + 2] += lx * fy - ly * fx
-        if bi >= 0:
-            lx = aix + RB * nx
-            ly = aiy + RB * ny
-            g[3 * bi] -= fx
-            g[3 * bi + 1] -= fy
-            g[3 * bi + 2] -= lx * fy - ly * fx
-        P_loss += (Fn - Fh) * dd - Ft * vt
-    # Schur complement of the augmented system (M is diagonal):
-    # S lambda = J M^-1 g - gamma',  S = J M^-1 J^T;  qdd = M^-1 (g - J^T lambda)
-    dy = np.zeros(y.shape[0])
-    b2 = beta * beta
-    rc = np.zeros(m)
-    JM = np.zeros((m, n))
-    for r in range(m):
-        hd = Ht[r]
-        acc = 0.0
-        for i in range(n):
-            v = J[r, i]
-            if v != 0.0:
-                hd += v * qd[i]
-                JM[r, i] = v / mass[i]
-                acc += JM[r, i] * g[i]
-        rc[r] = acc - (gam[r] - 2.0 * alpha * hd - b2 * H[r])
-    S = np.zeros((m, m))
-    for r in range(m):
-        for c2 in range(r + 1):
-            acc = 0.0
-            for i in range(n):
-                acc += JM[r, i] * J[c2, i]
-            S[r, c2] = acc
-    # Cholesky S = L L^T (lower triangle in place)
-    for r in range(m):
-        for c2 in range(r + 1):
-            acc = S[r, c2]
-            for k2 in range(c2):
-                acc -= S[r, k2] * S[c2, k2]
-            if r == c2:
-                if acc <= 1e-14 * (S[r, r] + 1e-300):
-                    return dy, False
-                S[r, r] = math.sqrt(acc)
-            else:
-                S[r, c2] = acc / S[c2, c2]
-    lam = rc.copy()
-    for r in range(m):
-        acc = lam[r]
-        for k2 in range(r):
-            acc -= S[r, k2] * lam[k2]
-        lam[r] = acc / S[r, r]
-    for r in range(m - 1, -1, -1):
-        acc = lam[r]
-        for k2 in range(r + 1, m):
-            acc -= S[k2, r] * lam[k2]
-        lam[r] = acc / S[r, r]
-    b = np.zeros(n + m)
-    for i in range(n):
-        acc = g[i]
-        for r in range(m):
-            acc -= J[r, i] * lam[r]
-        b[i] = acc / mass[i]
-    for r in range(m):
-        b[n + r] = lam[r]
-    for i in range(n):
-        dy[i] = qd[i]
-        dy[n + i] = b[i]
-    P_drive = 0.0
-    for k in range(drows.shape[0]):
-        if dmotor[k]:
-            P_drive -= b[n + drows[k]] * qd[dcol[k]]
-    dy[2 * n] = P_drive
-    dy[2 * n + 1] = P_loss
-    return dy, True
-
-
-_KERNEL = None
-_STEP_KERNEL = None
-_C_ARR = np.array(_C)
-_A_MAT = np.zeros((7, 7))
-for _i in range(1, 7):
-    _A_MAT[_i, :_i] = _A[_i]
-_E_ARR = np.array(_E)
-
-
-def _dopri_step_py(t, h, y, f0, fvs, rtol, atol, J0, pi, pj, si, sj, prx, ai, aj, aoff, arows, drows, dcol,
-                   dmotor, mass, fb, fs, fa, fk, fc, alpha, beta, C, dd0, n, m):
-    """One Dormand-Prince step with the compiled right-hand side; fvs (7, 3, nd) = driver values per stage."""
-    d = y.shape[0]
-    K = np.empty((7, d))
-    K[0, :] = f0
-    yi = y.copy()
-    for i in range(1, 7):
-        for k in range(d):
-            acc = 0.0
-            for j in range(i):
-                acc += _A_MAT[i, j] * K[j, k]
-            yi[k] = y[k] + h * acc
-        dy, ok = _KERNEL(t + _C_ARR[i] * h, yi, fvs[i], J0, pi, pj, si, sj, prx, ai, aj, aoff, arows, drows, dcol,
-                         dmotor, mass, fb, fs, fa, fk, fc, alpha, beta, C, dd0, n, m)
-        if not ok:
-            return yi, K[6], -1.0
-        K[i, :] = dy
-    s = 0.0
-    for k in range(d):
-        e = 0.0
-        for j in range(7):
-            e += _E_ARR[j] * K[j, k]
-        sc = atol[k] + rtol * max(abs(y[k]), abs(yi[k]))
-        s += (h * e / sc) ** 2
-    return yi, K[6].copy(), math.sqrt(s / d)
-
-
-def _get_kernel():
-    """The numba-compiled kernels (compiled on first use, cached on disk)."""
-    global _KERNEL, _STEP_KERNEL
-    if _KERNEL is None:
-        _KERNEL = _numba.njit(cache=True, fastmath=False)(_rhs_kernel_py)
-        _STEP_KERNEL = _numba.njit(cache=True, fastmath=False)(_dopri_step_py)
-    return _KERNEL
-
-
 __all__ = [
     "GROUND", "Body", "GroundPin", "Pin", "AngleLock", "Driver", "Constant", "ConstantSpeed",
     "PointSpringDamper", "Mechanism", "rotate", "assemble", "kinematic_state", "inverse_dynamics",
-    "driving_torques", "virtual_power_torques", "energy_terms", "dopri5", "hermite",
+    "driving_torques", "virtual_power_torques", "energy_terms", "dopri5", "hermite", "dense_output",
+    "integrate_compiled", "initial_step",
     "IntegrationResult", "simulate", "project", "resolve_backend",
 ]

@@ -7,19 +7,25 @@ such as the Lorenz equations alike.
 
 Parallel sweeps and running them on a cluster
 ---------------------------------------------
-:func:`sweep` runs independent simulations through :class:`joblib.Parallel`.
-On one machine it uses the ``loky`` process backend (``n_jobs`` processes).
-The same code runs on a cluster through joblib's Dask backend: start a Dask
-scheduler and workers that can import ``robolib`` (same environment), then::
+:func:`sweep` runs independent simulations through an existing engine: joblib's
+``loky`` processes on one machine (``n_jobs``), or Dask distributed
+(``backend="dask"``) when one machine is not enough -- the same call. On one
+machine::
 
-    from dask.distributed import Client          # pip install dask distributed
-    client = Client("tcp://scheduler-host:8786")  # or LocalCluster(), SLURMCluster(...) from dask-jobqueue
-    import joblib
-    with joblib.parallel_config(backend="dask"):
-        values, results = sweep(run_one, frequencies, n_jobs=-1)
+    from dask.distributed import Client, LocalCluster
+    client = Client(LocalCluster(n_workers=2, threads_per_worker=1))
+    values, results = sweep(run_one, frequencies, backend="dask")
 
-or pass ``backend="dask"`` to :func:`sweep`. Nothing else changes: the task
-function and its arguments must be picklable (module-level functions,
+On a SLURM cluster (``pip install dask-jobqueue``; the workers need the same
+environment, so that they can import ``robolib``)::
+
+    from dask_jobqueue import SLURMCluster
+    cluster = SLURMCluster(cores=8, processes=8, memory="16GB", walltime="02:00:00")
+    cluster.scale(jobs=4)                      # 4 SLURM jobs of 8 workers
+    client = Client(cluster)
+    values, results = sweep(run_one, frequencies, backend="dask")
+
+The task function and its arguments must be picklable (module-level functions,
 :func:`functools.partial` of them, plain dicts/arrays), which is what
 :func:`robolib.gearshift.poincare_run` and friends are.
 
@@ -94,31 +100,141 @@ def distinct_points(samples, tol: float) -> int:
     return len(reps)
 
 
+#: Default largest period tested by :func:`period_k` (drive periods).
+PERIOD_K_MAX = 8
+
+
+def repeat_residuals(samples, k_max: int = PERIOD_K_MAX) -> np.ndarray:
+    """Largest mismatch ``max_i |s_{i+k} - s_i|_inf`` of the sample sequence with itself at lag k = 1..k_max.
+
+    ``samples`` (N, d), N > k_max. Entry ``k - 1`` is the residual of lag k.
+
+    >>> repeat_residuals(np.array([[0.0], [1.0], [0.0], [1.0], [0.0]]), 2).tolist()
+    [1.0, 0.0]
+    """
+    s = np.asarray(samples, float)
+    if s.ndim == 1:
+        s = s[:, None]
+    if k_max < 1 or s.shape[0] <= k_max:
+        raise ParameterError(f"need at least k_max + 1 = {k_max + 1} samples for lags 1..{k_max}, "
+                             f"got {s.shape[0]}")
+    return np.array([np.max(np.abs(s[k:] - s[:-k])) for k in range(1, k_max + 1)])
+
+
+def period_k(samples, tol: float, k_max: int = PERIOD_K_MAX) -> int:
+    """Smallest period k <= k_max of a Poincaré sample sequence, or 0 (irregular).
+
+    The sequence (N, d) repeats with period k when every sample equals the one
+    k samples later within ``tol`` (max-norm): ``max_i |s_{i+k} - s_i| <= tol``.
+    Choose ``tol`` from the measured integration noise of one return (see
+    :func:`robolib.gearshift.poincare_run`); N should be at least ``3 k_max``
+    so that a period-k candidate is checked over several repeats. Raises
+    :class:`robolib.ParameterError` for fewer than ``k_max + 1`` samples or
+    a non-positive ``tol``.
+
+    >>> s = np.array([[0.0], [1.0], [0.0], [1.0 + 1e-9], [0.0], [1.0]])
+    >>> period_k(s, 1e-6, 2), period_k(s, 1e-12, 2), period_k(np.arange(6.0)[:, None], 0.5, 2)
+    (2, 0, 0)
+    """
+    if not tol > 0:
+        raise ParameterError(f"tol must be positive, got {tol!r}")
+    res = repeat_residuals(samples, k_max)
+    for k in range(1, k_max + 1):
+        if res[k - 1] <= tol:
+            return k
+    return 0
+
+
+def period_name(k: int) -> str:
+    """Verdict word of :func:`period_k`: ``"period-k"`` or ``"irregular"`` (k = 0).
+
+    >>> period_name(1), period_name(0)
+    ('period-1', 'irregular')
+    """
+    return "irregular" if int(k) == 0 else f"period-{int(k)}"
+
+
 # --------------------------------------------------------------------------- parallel sweeps
+def _show_progress(progress) -> bool:
+    """Progress bar on? ``None`` = only in a terminal or a live Jupyter session (never in papermill/CI logs)."""
+    import os
+    import sys
+
+    if progress is not None:
+        return bool(progress)
+    return bool(os.environ.get("JPY_SESSION_NAME")) or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
+
+
 def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None = None, verbose: int = 0,
-          keyword: str | None = None):
+          keyword: str | None = None, client=None, progress: bool | None = None):
     """Evaluate ``fun(v)`` (or ``fun(**{keyword: v})``) for every ``v`` in ``values`` in parallel.
 
-    Returns ``(values, results)``. ``n_jobs`` processes via joblib (``1`` =
-    serial, ``-1`` = all cores); ``backend`` a joblib backend name (``"loky"``
-    default, ``"dask"`` on a cluster, see the module docstring). ``fun`` must
-    be picklable, e.g. ``functools.partial(gearshift.poincare_run, params,
-    frequency=6.0)`` swept with ``keyword="clearance"``.
+    Returns ``(values, results)`` in the order of ``values``. Engines:
+
+    * joblib (default): ``n_jobs`` local processes (``1`` = serial, ``-1`` =
+      all cores), ``backend`` a joblib backend name (``"loky"`` default);
+    * ``backend="dask"``: a :class:`dask.distributed.Client` -- ``client`` or
+      the current default client (``Client(LocalCluster(...))`` on one
+      machine, ``Client(SLURMCluster(...))`` from dask-jobqueue on a cluster,
+      see the module docstring); ``n_jobs`` is ignored, the cluster's workers
+      run the tasks. Raises :class:`robolib.ParameterError` without a client.
+
+    ``fun`` must be picklable, e.g. ``functools.partial(gearshift.poincare_run,
+    params, frequency=6.0)`` swept with ``keyword="clearance"``. ``progress``:
+    a tqdm progress bar (``None``: only in a terminal or a live notebook, so
+    papermill logs and the built book stay quiet).
 
     >>> sweep(abs, [-1, 2, -3], n_jobs=1)[1]
     [1, 2, 3]
     >>> sweep(round, [1.234, 5.678], keyword="number")[1]
     [1, 6]
     """
-    import joblib
-
     values = list(values)
-    call = (lambda v: ((v,), {})) if keyword is None else (lambda v: ((), {keyword: v}))
-    if n_jobs == 1 and backend is None:
-        return values, [fun(*call(v)[0], **call(v)[1]) for v in values]
-    with joblib.parallel_config(backend=backend or "loky", n_jobs=n_jobs):
-        results = joblib.Parallel(verbose=verbose)(joblib.delayed(fun)(*call(v)[0], **call(v)[1]) for v in values)
-    return values, list(results)
+    args = [((v,), {}) if keyword is None else ((), {keyword: v}) for v in values]
+    bar = None
+    if _show_progress(progress) and len(values) > 1:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(values), desc="sweep", leave=False)
+    try:
+        if backend == "dask":
+            try:
+                from dask.distributed import as_completed, get_client
+            except ImportError:  # pragma: no cover
+                raise ParameterError("backend='dask' needs dask and distributed (pip install dask distributed)") \
+                    from None
+            if client is None:
+                try:
+                    client = get_client()
+                except ValueError:
+                    raise ParameterError("backend='dask' needs a dask.distributed Client: pass client=... or "
+                                         "create one first, e.g. Client(LocalCluster(n_workers=2))") from None
+            futures = [client.submit(fun, *a, pure=False, **kw) for a, kw in args]
+            if bar is not None:
+                for _ in as_completed(futures):
+                    bar.update(1)
+            return values, client.gather(futures)
+        if n_jobs == 1 and backend is None:
+            out = []
+            for a, kw in args:
+                out.append(fun(*a, **kw))
+                if bar is not None:
+                    bar.update(1)
+            return values, out
+        import joblib
+
+        with joblib.parallel_config(backend=backend or "loky", n_jobs=n_jobs):
+            gen = joblib.Parallel(verbose=verbose, return_as="generator")(joblib.delayed(fun)(*a, **kw)
+                                                                          for a, kw in args)
+            out = []
+            for r in gen:
+                out.append(r)
+                if bar is not None:
+                    bar.update(1)
+        return values, out
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def bifurcation_points(values, results, key=None):
@@ -142,13 +258,19 @@ def bifurcation_points(values, results, key=None):
 # --------------------------------------------------------------------------- Lyapunov exponent
 @dataclass
 class LyapunovResult:
-    """Largest Lyapunov exponent estimate (1/s) with its running history."""
+    """Largest Lyapunov exponent estimate (1/s) with its running history and uncertainty.
+
+    ``uncertainty`` (1/s) is half the difference of the exponents of the two
+    halves of the renormalisations (``halves``); NaN for fewer than 4.
+    """
 
     exponent: float
     running: np.ndarray     # estimate after each renormalisation
     log_stretch: np.ndarray  # log(d_k / d0) per interval
     tau: float
     wall_s: float
+    uncertainty: float = float("nan")
+    halves: tuple = (float("nan"), float("nan"))
 
 
 def largest_lyapunov(flow: Callable, y0, tau: float, n_renorm: int, t0: float = 0.0, d0: float = 1e-8,
@@ -163,12 +285,16 @@ def largest_lyapunov(flow: Callable, y0, tau: float, n_renorm: int, t0: float = 
     and ``lambda = sum log(d_k / d0) / (n tau)``. Components outside
     ``indices`` (e.g. bookkeeping or impact memory) are copied from the
     reference. ``direction``: initial separation (default: seeded random unit
-    vector); ``project(y, t)``: optional map back onto a constraint manifold
-    applied to the initial neighbour; ``n_transient`` intervals are discarded.
+    vector). ``project(y, t)``: map onto a constraint manifold; when given,
+    both trajectories are projected before every distance measurement and the
+    restarted neighbour is projected too, so that separation is measured
+    *within* the manifold (stabilisation modes that decay off it do not enter).
+    ``n_transient`` intervals are discarded.
 
     >>> flow = lambda y, a, b: y * np.exp(-0.5 * (b - a))   # dy/dt = -0.5 y
-    >>> round(largest_lyapunov(flow, np.array([1.0]), 1.0, 10).exponent, 6)
-    -0.5
+    >>> r = largest_lyapunov(flow, np.array([1.0]), 1.0, 10)
+    >>> round(r.exponent, 6), round(r.uncertainty, 6)
+    (-0.5, 0.0)
     """
     y = np.array(y0, dtype=float)
     if not tau > 0 or n_renorm < 1 or not d0 > 0:
@@ -188,31 +314,46 @@ def largest_lyapunov(flow: Callable, y0, tau: float, n_renorm: int, t0: float = 
         v = np.asarray(direction, float)
         if v.shape != idx.shape:
             raise ParameterError(f"direction must have shape {idx.shape}, got {v.shape}")
-    v = v / np.linalg.norm(w * v)
-    yp = y.copy()
-    yp[idx] += d0 * v
     if project is not None:
-        yp = project(yp, t)
-        dist = np.linalg.norm(w * (yp[idx] - y[idx]))
-        if dist <= 0:
-            raise ParameterError("the projected initial perturbation vanished; give another direction")
-        yp[idx] = y[idx] + (yp[idx] - y[idx]) * (d0 / dist)
+        y = project(y, t)
+
+    def restart(ref, sep, t_now):
+        """Neighbour at weighted distance d0 from ``ref`` along ``sep`` (on the manifold if projecting)."""
+        yp = ref.copy()
+        yp[idx] = ref[idx] + sep * (d0 / np.linalg.norm(w * sep))
+        if project is not None:
+            yp = project(yp, t_now)
+            dist = np.linalg.norm(w * (yp[idx] - ref[idx]))
+            if not dist > 0:
+                raise ParameterError("the projected perturbation vanished; give another direction")
+            yp[idx] = ref[idx] + (yp[idx] - ref[idx]) * (d0 / dist)
+        return yp
+
+    yp = restart(y, v, t)
     logs = np.empty(n_renorm)
     for k in range(n_renorm):
         y1 = flow(y, t, t + tau)
         yp1 = flow(yp, t, t + tau)
+        if project is not None:
+            y1 = project(y1, t + tau)
+            yp1 = project(yp1, t + tau)
         diff = yp1[idx] - y1[idx]
         d = float(np.linalg.norm(w * diff))
         if not (d > 0 and math.isfinite(d)):
             raise ParameterError(f"trajectories coincided or diverged (distance {d!r}) at t = {t + tau:g}; "
                                  "change d0 or tau")
         logs[k] = math.log(d / d0)
-        yp = y1.copy()
-        yp[idx] = y1[idx] + diff * (d0 / d)
         y = y1
         t += tau
+        yp = restart(y, diff, t)
     running = np.cumsum(logs) / (tau * np.arange(1, n_renorm + 1))
-    return LyapunovResult(float(running[-1]), running, logs, float(tau), time.perf_counter() - wall)
+    if n_renorm >= 4:
+        h = n_renorm // 2
+        halves = (float(np.mean(logs[:h]) / tau), float(np.mean(logs[h:]) / tau))
+        unc = abs(halves[0] - halves[1]) / 2
+    else:
+        halves, unc = (float("nan"), float("nan")), float("nan")
+    return LyapunovResult(float(running[-1]), running, logs, float(tau), time.perf_counter() - wall, unc, halves)
 
 
 # --------------------------------------------------------------------------- reference systems
@@ -299,5 +440,6 @@ def spectrum(t, x, window: str = "hann"):
 
 __all__ = [
     "LORENZ_LYAPUNOV", "poincare_times", "poincare_section", "distinct_points", "sweep", "bifurcation_points",
+    "PERIOD_K_MAX", "repeat_residuals", "period_k", "period_name",
     "LyapunovResult", "largest_lyapunov", "rk4_flow", "lorenz", "damped_oscillator", "spectrum",
 ]

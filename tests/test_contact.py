@@ -161,3 +161,126 @@ def test_scalar_kernels_match_vector_api():
         vt = rng.uniform(-2e-3, 2e-3)
         assert contact._tangential_force_scalar(F, vt, 0.05, 1e-4, 1e-3) == pytest.approx(
             contact.tangential_force(F, vt, 0.05, 1e-4, 1e-3), rel=1e-13, abs=1e-300)
+
+
+# ----------------------------------------------------------------------------- contact physics through the simulator
+# (issue 11) The checks below go through ClearanceModel (event handling, stored onset speed,
+# contact kinematics, the compiled and numpy right-hand sides), not through the law alone,
+# and compare with quantities computed here from first principles.
+from robolib.clearance import ClearanceModel, ClearanceSpec  # noqa: E402
+from robolib.multibody import Body, GroundPin, Mechanism, Pin, resolve_backend  # noqa: E402
+
+BACKENDS = ["numpy"] + (["numba"] if resolve_backend("auto") == "numba" else [])
+
+
+def _free_disc_impact(backend, law="lankarani_nikravesh", ce=0.9, v=(0.3, 0.4), c=1e-4):
+    """A free disc (journal) leaves the centre of a ground bearing with velocity v and hits the wall once."""
+    mech = Mechanism([Body("disc", 1.0, 1e-4)], [GroundPin("O", "disc", (0.0, 0.0), (0.0, 0.0))])
+    cm = ClearanceModel(mech, [ClearanceSpec("O", clearance=c, restitution=ce, law=law, mu=0.0)])
+    vv = np.array(v, float)
+    speed = float(np.hypot(*vv))
+    t_end = 3.0 * c / speed                 # through the impact (about 0.2 ms), before the next one
+    r = cm.simulate((0.0, t_end), np.zeros(3), np.array([vv[0], vv[1], 0.0]), rtol=1e-10, atol=1e-14,
+                    t_eval=[t_end], backend=backend)
+    return cm, r, speed
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_isolated_impact_restitution_and_stored_onset_speed(backend):
+    cm, r, speed = _free_disc_impact(backend)
+    assert len(r.episodes[0]) == 1
+    t_on, t_off, d0 = r.episodes[0][0]
+    # first contact where the straight free flight reaches |e| = c, with the approach speed
+    assert t_on == pytest.approx(1e-4 / speed, rel=1e-9)
+    assert d0 == pytest.approx(speed, rel=1e-9)          # stored onset speed = normal speed at contact
+    assert d0 > 100 * cm.specs[0].ddelta0_floor
+    # after the impact: back in free flight, moving towards the centre; exit/entry normal speed ratio ~ c_e
+    kin = cm.contact_kinematics(r.q, r.qd)
+    assert kin["delta"][0, -1] < 0
+    v_out = float(np.hypot(*r.qd[-1, :2]))
+    assert v_out / speed == pytest.approx(0.9, abs=0.015)
+    assert 0 < t_off - t_on < 5e-4     # Hertz contact time of a 1 kg disc at 0.5 m/s: about 0.2 ms
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_isolated_impact_flores_low_restitution(backend):
+    cm, r, speed = _free_disc_impact(backend, law="flores", ce=0.5, v=(-0.2, 0.1))
+    assert r.episodes[0][0][2] == pytest.approx(speed, rel=1e-9)
+    assert np.hypot(*r.qd[-1, :2]) / speed == pytest.approx(0.5, abs=0.035)
+
+
+def _two_body_contact(c=5e-4, mu=0.1):
+    """Two free bodies joined by a clearance pin (bearing on body a, journal on body b), in contact."""
+    mech = Mechanism([Body("a", 0.3, 2e-3), Body("b", 0.2, 1e-3)],
+                     [Pin("P", "a", (0.05, 0.01), "b", (-0.04, 0.02))])
+    cm = ClearanceModel(mech, [ClearanceSpec("P", clearance=c, mu=mu, v0=1e-4, v1=5e-2)])
+    q = np.array([0.01, -0.02, 0.3, 0.0, 0.0, -0.7])
+    # place b so that its pin point sits at e = (c + 2 um) (cos 40 deg, sin 40 deg) from a's pin point
+    Pa = mech.point_position(q, "a", (0.05, 0.01))
+    e = (c + 2e-6) * np.array([math.cos(0.7), math.sin(0.7)])
+    q[3:5] = Pa + e - (mech.point_position(q, "b", (-0.04, 0.02)) - q[3:5])   # r_b = P_a + e - A_b s_b
+    qd = np.array([0.02, -0.01, 3.0, -0.01, 0.03, 7.0])
+    return mech, cm, q, qd
+
+
+def _contact_point_slip(mech, cm, q, qd):
+    """Independent slip: velocities of the two material contact points (finite differences of positions)."""
+    spec = cm.specs[0]
+    RB, RJ = spec.R_bearing_value, spec.R_journal_value
+    Pa = mech.point_position(q, "a", (0.05, 0.01))
+    Pb = mech.point_position(q, "b", (-0.04, 0.02))
+    n = (Pb - Pa) / np.linalg.norm(Pb - Pa)
+    t = np.array([-n[1], n[0]])
+
+    def local(body, Q):  # body-frame coordinates of the material point at global Q
+        k = mech.coordinate(body, "x")
+        th = q[k + 2]
+        d = Q - q[k:k + 2]
+        return (math.cos(th) * d[0] + math.sin(th) * d[1], -math.sin(th) * d[0] + math.cos(th) * d[1])
+
+    sa, sb = local("a", Pa + RB * n), local("b", Pb + RJ * n)
+    h = 1e-7
+    vel = lambda body, s: (mech.point_position(q + h * qd, body, s) - mech.point_position(q - h * qd, body, s)) / (2 * h)  # noqa: E731
+    return float((vel("b", sb) - vel("a", sa)) @ t), n, t
+
+
+def test_tangential_slip_equals_contact_point_velocities():
+    mech, cm, q, qd = _two_body_contact()
+    vt_ref, n, t = _contact_point_slip(mech, cm, q, qd)
+    kin = cm.contact_kinematics(q, qd)
+    assert kin["delta"][0] > 0
+    assert kin["v_t"][0] == pytest.approx(vt_ref, rel=1e-6, abs=1e-9)
+    # the slip is of the order where R_J vs R_B matters: (w_a + w_b) c is a large part of it
+    assert abs((qd[2] + qd[5]) * cm.specs[0].clearance) > 0.2 * abs(vt_ref)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_contact_force_of_the_right_hand_side_from_first_principles(backend):
+    """No constraint rows are left, so M qdd is the contact force itself: compare with the law."""
+    mech, cm, q, qd = _two_body_contact()
+    assert cm.reduced.m == 0
+    vt_ref, n, t = _contact_point_slip(mech, cm, q, qd)
+    spec = cm.specs[0]
+    cm.ddelta0[:] = 0.05
+    Pa = mech.point_position(q, "a", (0.05, 0.01))
+    Pb = mech.point_position(q, "b", (-0.04, 0.02))
+    eps = np.linalg.norm(Pb - Pa)
+    h = 1e-7
+    dd = (np.linalg.norm(mech.point_position(q + h * qd, "b", (-0.04, 0.02)) - mech.point_position(q + h * qd, "a", (0.05, 0.01)))
+          - np.linalg.norm(mech.point_position(q - h * qd, "b", (-0.04, 0.02)) - mech.point_position(q - h * qd, "a", (0.05, 0.01)))) / (2 * h)
+    Fn = contact.normal_force(eps - spec.clearance, dd, 0.05, spec.K, spec.restitution)
+    Ft = contact.tangential_force(Fn, vt_ref, spec.mu, spec.v0, spec.v1)
+    assert 0 < abs(Ft) < spec.mu * Fn            # inside the friction ramp: F_t proportional to the slip
+    y = np.concatenate([q, qd, [0.0, 0.0]])
+    qdd = cm.rhs(backend)(0.0, y)[6:12]
+    g = cm.reduced.mass_diag * qdd                 # generalised contact forces
+    f_b = g[3:5]                                   # force on the journal body
+    assert f_b @ (-n) == pytest.approx(Fn, rel=1e-6)
+    assert f_b @ t == pytest.approx(Ft, rel=1e-5)
+    np.testing.assert_allclose(g[0:2], -f_b, rtol=1e-12)   # equal and opposite on the bearing
+    # moments about each centre of mass: the force acts at the contact points
+    Qb = Pb + spec.R_journal_value * n
+    Qa = Pa + spec.R_bearing_value * n
+    cross = lambda r, f: r[0] * f[1] - r[1] * f[0]  # noqa: E731
+    assert g[5] == pytest.approx(cross(Qb - q[3:5], f_b), rel=1e-6)
+    assert g[2] == pytest.approx(cross(Qa - q[0:2], -f_b), rel=1e-6)

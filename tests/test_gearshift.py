@@ -270,3 +270,25 @@ def test_poincare_run_and_flow_are_picklable_tasks():
     y0 = flow.initial_state()
     flow2 = pickle.loads(pickle.dumps(flow))
     np.testing.assert_array_equal(flow(y0, 0.0, 0.01), flow2(y0, 0.0, 0.01))
+
+
+def test_chain1_variables_rates_match_finite_differences():
+    """l_1k, theta_1k and their rates along a smooth, non-rigid motion (every coordinate oscillates)."""
+    rng = np.random.default_rng(11)
+    q0 = GS.ideal_state(0.1)[0]
+    amp = rng.uniform(1e-3, 4e-3, 21) * np.tile([1.0, 1.0, 20.0], 7)
+    om = rng.uniform(5.0, 15.0, 21)
+    ph = rng.uniform(0, 2 * np.pi, 21)
+    q = lambda t: q0 + amp * np.sin(om * t + ph)  # noqa: E731
+    qd = lambda t: amp * om * np.cos(om * t + ph)  # noqa: E731
+    qdd = lambda t: -amp * om ** 2 * np.sin(om * t + ph)  # noqa: E731
+    v = lambda t: G.chain1_variables(GS, q(t), qd(t), qdd(t))  # noqa: E731
+    h = 1e-5
+    for t in (0.0, 0.13, 0.41):
+        a, b, c = v(t - h), v(t), v(t + h)
+        for x, xd in (("l", "ld"), ("theta", "thetad"), ("ld", "ldd"), ("thetad", "thetadd")):
+            fd = (c[x] - a[x]) / (2 * h)
+            np.testing.assert_allclose(b[xd], fd, rtol=1e-6, atol=1e-7 * np.abs(fd).max(), err_msg=xd)
+        np.testing.assert_allclose(b["vE"], (c["E"] - a["E"]) / (2 * h), rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(b["aE"], (c["vE"] - a["vE"]) / (2 * h), rtol=1e-6, atol=1e-7)
+    assert np.abs(b["ld"]).max() > 1e-3 and np.abs(b["thetadd"]).max() > 0.05   # the rates are not trivially zero

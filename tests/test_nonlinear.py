@@ -118,3 +118,95 @@ def test_spectrum_recovers_amplitudes_and_frequencies():
         N.spectrum(np.r_[t[:-1], t[-1] + 0.5], x)
     with pytest.raises(ParameterError, match="window"):
         N.spectrum(t, x, window="kaiser")
+
+
+def test_dask_sweep_on_a_local_cluster_equals_joblib():
+    pytest.importorskip("distributed")
+    from dask.distributed import Client, LocalCluster
+
+    values = [0.6, 0.9, 1.2, 1.5]
+    fun = functools.partial(_duffing_amplitude, n_transient=10, n_samples=3)
+    _, ref = N.sweep(fun, values, n_jobs=2)
+    with pytest.raises(ParameterError, match="Client"):
+        N.sweep(fun, values, backend="dask")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        v, res = N.sweep(fun, values, backend="dask", client=client)
+        v2, res2 = N.sweep(fun, values, backend="dask")          # the default client
+    assert v == v2 == values
+    for a, b, c in zip(ref, res, res2):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+
+
+def test_period_k_finds_the_smallest_period_and_respects_the_tolerance():
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=(3, 4))
+    seq = np.tile(base, (10, 1)) + rng.normal(scale=1e-6, size=(30, 4))   # period 3 with noise 1e-6
+    assert N.period_k(seq, 1e-5, 8) == 3
+    assert N.period_k(seq, 1e-8, 8) == 0          # tolerance below the noise: not periodic
+    assert N.period_k(np.tile(base[:1], (20, 1)), 1e-12, 8) == 1
+    assert N.period_k(rng.normal(size=(40, 4)), 1e-2, 8) == 0
+    # a period-6 sequence is not called period-2 or 3, and k_max bounds the answer
+    six = np.tile(rng.normal(size=(6, 2)), (5, 1))
+    assert N.period_k(six, 1e-9, 8) == 6 and N.period_k(six, 1e-9, 5) == 0
+    assert N.repeat_residuals(six, 6)[5] == 0.0
+    assert N.period_name(0) == "irregular" and N.period_name(2) == "period-2"
+    with pytest.raises(ParameterError, match="samples"):
+        N.period_k(six[:4], 1e-3, 8)
+    with pytest.raises(ParameterError, match="tol"):
+        N.period_k(six, 0.0, 2)
+
+
+def _damped_pendulum(alpha):
+    """Bar pinned to ground at one end, spring-damper at the tip: a constrained linear oscillator."""
+    from robolib import multibody as mb
+
+    m, L, k, c = 1.0, 0.5, 400.0, 6.0
+    bar = mb.Body("bar", m, m * L * L / 12)
+    mech = mb.Mechanism([bar], [mb.GroundPin("O", "bar", (-L / 2, 0.0), (0.0, 0.0))],
+                        [mb.PointSpringDamper("s", "bar", (L / 2, 0.0), (L, 0.0), k, c)])
+    I_O = m * L * L / 3
+    # independent linearisation about theta = 0: I_O th'' + c L^2 th' + k L^2 th = 0
+    A = np.array([[0.0, 1.0], [-k * L * L / I_O, -c * L * L / I_O]])
+    lam_lin = float(np.max(np.linalg.eigvals(A).real))
+
+    def flow(y, t0, t1):
+        r = mb.simulate(mech, (t0, t1), y[:3], y[3:6], t_eval=[t1], alpha=alpha, beta=alpha, rtol=1e-11,
+                        atol=1e-14)
+        return r.y_final[:6]
+
+    def project(y, t):
+        q, qd = mb.project(mech, y[:3], y[3:6], t)
+        return np.concatenate([q, qd])
+
+    y0 = np.array([L / 2, 0.0, 0.0, 0.0, 0.0, 0.0])
+    return flow, project, y0, lam_lin
+
+
+def test_projected_lyapunov_matches_linearisation_and_not_baumgarte():
+    """A stable case faster than -alpha: the projected estimate finds the linearised exponent for any alpha."""
+    est = {}
+    for alpha in (5.0, 50.0):
+        flow, project, y0, lam_lin = _damped_pendulum(alpha)
+        r = N.largest_lyapunov(flow, y0, 0.05, 120, d0=1e-6, project=project, seed=1)
+        est[alpha] = r
+        assert r.exponent == pytest.approx(lam_lin, rel=0.05), alpha   # finite-time bias of a focus ~ 1/T
+        assert np.isfinite(r.uncertainty) and r.uncertainty < 0.05 * abs(lam_lin)
+    assert lam_lin < -1.5 * 5.0                         # faster than the Baumgarte mode -alpha = -5
+    assert abs(est[5.0].exponent - est[50.0].exponent) < 0.02 * abs(lam_lin)
+    # without the projection the estimate is pinned near the drift mode (about -alpha) at alpha = 5
+    flow, project, y0, lam_lin = _damped_pendulum(5.0)
+    raw = N.largest_lyapunov(flow, y0, 0.05, 120, d0=1e-6, seed=1)
+    assert raw.exponent > 0.6 * lam_lin
+
+
+def test_gearshift_lyapunov_does_not_depend_on_alpha():
+    from robolib import gearshift as G
+
+    P = G.load_parameters()
+    out = [G.lyapunov_run(P, frequency=10.0, clearance=5e-4, n_transient=10, n_renorm=12, alpha=a)
+           for a in (5.0, 50.0)]
+    assert out[0].exponent < -6.0 and out[1].exponent < -6.0       # a stable orbit, below the drift mode -alpha = -5
+    assert abs(out[0].exponent - out[1].exponent) < 2 * (out[0].uncertainty + out[1].uncertainty) + 1.0

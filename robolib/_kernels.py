@@ -1,0 +1,599 @@
+"""Compiled (numba) kernels of the planar multibody core: right-hand side and the whole adaptive step loop.
+
+Internal module of :mod:`robolib.multibody` and :mod:`robolib.clearance`; the
+functions here are plain Python (``*_py``) compiled on first use by
+:func:`get`. Nothing in them allocates per right-hand-side call: the caller
+passes work arrays. The model is passed as three tuples built by
+:meth:`robolib.multibody.Mechanism.kernel_model`:
+
+* ``Mi`` (integer arrays): ``jc (m, 4)`` column of each non-zero of a
+  Jacobian row, ``jn (m,)`` their count, ``pi, pj, prx`` pins (bodies, first
+  row), ``ai, aj, arows`` angle locks, ``drows, dcol, dmotor`` drivers, ``fb``
+  force-element bodies, ``pairs (np, 7)`` = ``(r, c, a, b, col, r', c')``: the
+  products ``J[r, col] J[c, col] / m_col`` that make up the Schur complement
+  ``S = J M^-1 J^T``, added at the permuted position ``(r', c')`` (lower
+  triangle); ``iperm (m,)`` the fill-reducing row order (greedy minimum
+  degree), ``lpat (nl, 2)`` the non-zeros of the Cholesky factor row by row,
+  ``ustart (nl + 1,)``, ``uk`` the columns ``k`` of the updates
+  ``L[r, c] -= L[r, k] L[c, k]`` of each entry. For the gear-shift model the
+  factorisation costs about 100 multiply-adds instead of ``m^3/6 = 1140``;
+* ``Mf`` (float arrays): pin points ``si, sj``, angle offsets, the mass
+  diagonal, force-element points, anchors, stiffnesses and dampings;
+* ``dtab (nd, 10)``: one row per driver, ``(kind, parameters...)`` with kind
+  0 = constant, 1 = constant speed, 2 = two-link chain inverse kinematics
+  (:func:`chain_drive_py`).
+
+Contact table ``C (k, 15)``: bearing body, bearing point, journal body,
+journal point, R_B, R_J, c, K, D, mu, v0, v1, floor (see
+:class:`robolib.clearance.ClearanceModel`); ``dd0 (k,)`` the onset speeds.
+
+Dense output: the Dormand--Prince 4th-order continuous extension (Shampine
+1986; the same coefficients as ``scipy.integrate.RK45``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+try:
+    import numba as _numba
+except ImportError:  # pragma: no cover
+    _numba = None
+
+#: Dormand--Prince 5(4) tableau.
+C_NODES = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
+A_MAT = np.zeros((7, 7))
+for _i, _row in enumerate([[], [1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
+                           [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+                           [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+                           [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]]):
+    A_MAT[_i, :len(_row)] = _row
+B_5 = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
+E_ERR = B_5 - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
+#: Dense-output matrix: ``y(t0 + x h) = y0 + h sum_j (K^T P)_j x^(j+1)``.
+P_DENSE = np.array([
+    [1.0, -8048581381 / 2820520608, 8663915743 / 2820520608, -12715105075 / 11282082432],
+    [0.0, 0.0, 0.0, 0.0],
+    [0.0, 131558114200 / 32700410799, -68118460800 / 10900136933, 87487479700 / 32700410799],
+    [0.0, -1754552775 / 470086768, 14199869525 / 1410260304, -10690763975 / 1880347072],
+    [0.0, 127303824393 / 49829197408, -318862633887 / 49829197408, 701980252875 / 199316789632],
+    [0.0, -282668133 / 205662961, 2019193451 / 616988883, -1453857185 / 822651844],
+    [0.0, 40617522 / 29380423, -110615467 / 29380423, 69997945 / 29380423],
+])
+#: Status codes of :func:`integrate_py`.
+DONE, EPISODES_FULL, OUTPUT_FULL, SINGULAR, STEP_COLLAPSE, MAX_STEPS = 0, 1, 2, 3, 4, 5
+
+
+def chain_drive_py(t, Ax, Ay, l1, l2, sign, E0x, E0y, a, w):
+    """Base angle of a 2R chain and its rates for the stroke ``E0 + (0, a sin w t)``; NaN when unreachable/singular."""
+    sn, cs = math.sin(w * t), math.cos(w * t)
+    Ex, Ey = E0x, E0y + a * sn
+    Edx, Edy = 0.0, a * w * cs
+    Eddx, Eddy = 0.0, -a * w * w * sn
+    dx, dy = Ex - Ax, Ey - Ay
+    d = math.sqrt(dx * dx + dy * dy)
+    if d <= 0.0:
+        return math.nan, math.nan, math.nan
+    ca = (l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)
+    if ca < -1.0 or ca > 1.0:
+        return math.nan, math.nan, math.nan
+    th1 = math.atan2(dy, dx) + sign * math.acos(ca)
+    c1, s1 = math.cos(th1), math.sin(th1)
+    th2 = math.atan2(Ey - Ay - l1 * s1, Ex - Ax - l1 * c1)
+    c2, s2 = math.cos(th2), math.sin(th2)
+    sd = math.sin(th2 - th1)
+    if abs(sd) < 1e-9:
+        return math.nan, math.nan, math.nan
+    det = l1 * l2 * sd
+    w1 = (Edx * l2 * c2 + Edy * l2 * s2) / det
+    w2 = -(Edx * l1 * c1 + Edy * l1 * s1) / det
+    bx = Eddx + l1 * w1 * w1 * c1 + l2 * w2 * w2 * c2
+    by = Eddy + l1 * w1 * w1 * s1 + l2 * w2 * w2 * s2
+    a1 = (bx * l2 * c2 + by * l2 * s2) / det
+    return th1, w1, a1
+
+
+def drive_eval_py(dtab, t, fv):
+    """Driver values ``fv (3, nd)`` = (f, df/dt, d2f/dt2) at time t from the driver table."""
+    for k in range(dtab.shape[0]):
+        kind = dtab[k, 0]
+        if kind == 0.0:
+            fv[0, k] = dtab[k, 1]
+            fv[1, k] = 0.0
+            fv[2, k] = 0.0
+        elif kind == 1.0:
+            fv[0, k] = dtab[k, 1] + dtab[k, 2] * t
+            fv[1, k] = dtab[k, 2]
+            fv[2, k] = 0.0
+        else:
+            a, b, c = _CHAIN(t, dtab[k, 1], dtab[k, 2], dtab[k, 3], dtab[k, 4], dtab[k, 5], dtab[k, 6],
+                             dtab[k, 7], dtab[k, 8], dtab[k, 9])
+            fv[0, k] = a
+            fv[1, k] = b
+            fv[2, k] = c
+
+
+def contact_delta_py(C, k, y, n):
+    """Penetration ``delta = |P_j - P_i| - c`` (m) of contact k for state y."""
+    bi = int(C[k, 0])
+    bj = int(C[k, 3])
+    th = y[3 * bj + 2]
+    ct, st = math.cos(th), math.sin(th)
+    pjx = y[3 * bj] + ct * C[k, 4] - st * C[k, 5]
+    pjy = y[3 * bj + 1] + st * C[k, 4] + ct * C[k, 5]
+    if bi >= 0:
+        th = y[3 * bi + 2]
+        ct, st = math.cos(th), math.sin(th)
+        pix = y[3 * bi] + ct * C[k, 1] - st * C[k, 2]
+        piy = y[3 * bi + 1] + st * C[k, 1] + ct * C[k, 2]
+    else:
+        pix, piy = C[k, 1], C[k, 2]
+    ex, ey = pjx - pix, pjy - piy
+    return math.sqrt(ex * ex + ey * ey) - C[k, 8]
+
+
+def contact_speed_py(C, k, y, n):
+    """Normal speed ``d delta/dt = (v_Pj - v_Pi) . n`` (m/s) of contact k for state y = (q, qd, ...)."""
+    bi = int(C[k, 0])
+    bj = int(C[k, 3])
+    th = y[3 * bj + 2]
+    wj = y[n + 3 * bj + 2]
+    ct, st = math.cos(th), math.sin(th)
+    ajx, ajy = ct * C[k, 4] - st * C[k, 5], st * C[k, 4] + ct * C[k, 5]
+    pjx, pjy = y[3 * bj] + ajx, y[3 * bj + 1] + ajy
+    vjx, vjy = y[n + 3 * bj] - wj * ajy, y[n + 3 * bj + 1] + wj * ajx
+    if bi >= 0:
+        th = y[3 * bi + 2]
+        wi = y[n + 3 * bi + 2]
+        ct, st = math.cos(th), math.sin(th)
+        aix, aiy = ct * C[k, 1] - st * C[k, 2], st * C[k, 1] + ct * C[k, 2]
+        pix, piy = y[3 * bi] + aix, y[3 * bi + 1] + aiy
+        vix, viy = y[n + 3 * bi] - wi * aiy, y[n + 3 * bi + 1] + wi * aix
+    else:
+        pix, piy, vix, viy = C[k, 1], C[k, 2], 0.0, 0.0
+    ex, ey = pjx - pix, pjy - piy
+    eps = math.sqrt(ex * ex + ey * ey)
+    if eps <= 0.0:
+        return 0.0
+    return ((vjx - vix) * ex + (vjy - viy) * ey) / eps
+
+
+def rhs_py(t, y, dy, fv, Mi, Mf, C, dd0, alpha, beta, W):
+    """``dy = f(t, y)`` for ``y = (q, qd, W_drive, W_loss, ...)``; returns False if ``J M^-1 J^T`` is singular."""
+    jc, jn, pi, pj, prx, ai, aj, arows, drows, dcol, dmotor, fb, pairs, iperm, lpat, ustart, uk = Mi
+    si, sj, aoff, mass, fs, fa, fk, fc = Mf
+    jv, H, gam, Ht, g, S, lam, cs = W
+    n = mass.shape[0]
+    nb = n // 3
+    m = H.shape[0]
+    for i in range(n):
+        g[i] = 0.0
+    for b in range(nb):  # one cos/sin per body
+        cs[b, 0] = math.cos(y[3 * b + 2])
+        cs[b, 1] = math.sin(y[3 * b + 2])
+    for r in range(m):
+        Ht[r] = 0.0
+    # ---- pins: rows (x, y) with Jacobian entries [1, -A_i s_i perp, -1, +A_j s_j perp]
+    for p in range(pi.shape[0]):
+        i = pi[p]
+        j = pj[p]
+        r = prx[p]
+        w = y[n + 3 * i + 2]
+        ct, st = cs[i, 0], cs[i, 1]
+        aix = ct * si[p, 0] - st * si[p, 1]
+        aiy = st * si[p, 0] + ct * si[p, 1]
+        H[r] = y[3 * i] + aix
+        H[r + 1] = y[3 * i + 1] + aiy
+        jv[r, 0] = 1.0
+        jv[r, 1] = -aiy
+        jv[r + 1, 0] = 1.0
+        jv[r + 1, 1] = aix
+        gam[r] = aix * w * w
+        gam[r + 1] = aiy * w * w
+        if j < nb:
+            w = y[n + 3 * j + 2]
+            ct, st = cs[j, 0], cs[j, 1]
+            ajx = ct * sj[p, 0] - st * sj[p, 1]
+            ajy = st * sj[p, 0] + ct * sj[p, 1]
+            H[r] -= y[3 * j] + ajx
+            H[r + 1] -= y[3 * j + 1] + ajy
+            jv[r, 2] = -1.0
+            jv[r, 3] = ajy
+            jv[r + 1, 2] = -1.0
+            jv[r + 1, 3] = -ajx
+            gam[r] -= ajx * w * w
+            gam[r + 1] -= ajy * w * w
+        else:
+            H[r] -= sj[p, 0]
+            H[r + 1] -= sj[p, 1]
+    for k in range(arows.shape[0]):
+        r = arows[k]
+        tj = y[3 * aj[k] + 2]
+        ti = y[3 * ai[k] + 2] if ai[k] < nb else 0.0
+        H[r] = tj - ti - aoff[k]
+        jv[r, 0] = 1.0
+        jv[r, 1] = -1.0
+        gam[r] = 0.0
+    for k in range(drows.shape[0]):
+        r = drows[k]
+        H[r] = y[dcol[k]] - fv[0, k]
+        Ht[r] = -fv[1, k]
+        gam[r] = fv[2, k]
+        jv[r, 0] = 1.0
+    # ---- force elements
+    P_loss = 0.0
+    for k in range(fb.shape[0]):
+        b = fb[k]
+        w = y[n + 3 * b + 2]
+        ct, st = cs[b, 0], cs[b, 1]
+        ax = ct * fs[k, 0] - st * fs[k, 1]
+        ay = st * fs[k, 0] + ct * fs[k, 1]
+        vx = y[n + 3 * b] - w * ay
+        vy = y[n + 3 * b + 1] + w * ax
+        Fx = -fk[k] * (y[3 * b] + ax - fa[k, 0]) - fc[k] * vx
+        Fy = -fk[k] * (y[3 * b + 1] + ay - fa[k, 1]) - fc[k] * vy
+        g[3 * b] += Fx
+        g[3 * b + 1] += Fy
+        g[3 * b + 2] += ax * Fy - ay * Fx
+        P_loss += fc[k] * (vx * vx + vy * vy)
+    # ---- clearance contacts
+    for k in range(C.shape[0]):
+        bi = int(C[k, 0])
+        bj = int(C[k, 3])
+        RB = C[k, 6]
+        RJ = C[k, 7]
+        K = C[k, 9]
+        D = C[k, 10]
+        mu = C[k, 11]
+        v0 = C[k, 12]
+        v1 = C[k, 13]
+        wj = y[n + 3 * bj + 2]
+        ct, st = cs[bj, 0], cs[bj, 1]
+        ajx = ct * C[k, 4] - st * C[k, 5]
+        ajy = st * C[k, 4] + ct * C[k, 5]
+        pjx = y[3 * bj] + ajx
+        pjy = y[3 * bj + 1] + ajy
+        wi = 0.0
+        aix = 0.0
+        aiy = 0.0
+        vix = 0.0
+        viy = 0.0
+        if bi >= 0:
+            wi = y[n + 3 * bi + 2]
+            ct, st = cs[bi, 0], cs[bi, 1]
+            aix = ct * C[k, 1] - st * C[k, 2]
+            aiy = st * C[k, 1] + ct * C[k, 2]
+            pix = y[3 * bi] + aix
+            piy = y[3 * bi + 1] + aiy
+            vix = y[n + 3 * bi] - wi * aiy
+            viy = y[n + 3 * bi + 1] + wi * aix
+        else:
+            pix = C[k, 1]
+            piy = C[k, 2]
+        ex = pjx - pix
+        ey = pjy - piy
+        eps = math.sqrt(ex * ex + ey * ey)
+        delta = eps - C[k, 8]
+        if delta <= 0.0:
+            continue
+        nx = ex / eps
+        ny = ey / eps
+        vjx = y[n + 3 * bj] - wj * ajy
+        vjy = y[n + 3 * bj + 1] + wj * ajx
+        edx = vjx - vix
+        edy = vjy - viy
+        dd = edx * nx + edy * ny
+        # slip of the contact points Q_j = P_j + R_J n (journal) and Q_i = P_i + R_B n (bearing) along t
+        vt = -edx * ny + edy * nx + wj * RJ - wi * RB
+        Fh = K * delta * math.sqrt(delta)
+        Fn = Fh * (1.0 + D * dd / dd0[k])
+        if Fn < 0.0:
+            Fn = 0.0
+        s = abs(vt)
+        Ft = 0.0
+        if s > v0 and Fn > 0.0 and mu > 0.0:
+            cd = 1.0 if s >= v1 else (s - v0) / (v1 - v0)
+            Ft = -mu * cd * Fn * (1.0 if vt > 0.0 else -1.0)
+        fx = -Fn * nx - Ft * ny
+        fy = -Fn * ny + Ft * nx
+        lx = ajx + RJ * nx
+        ly = ajy + RJ * ny
+        g[3 * bj] += fx
+        g[3 * bj + 1] += fy
+        g[3 * bj + 2] += lx * fy - ly * fx
+        if bi >= 0:
+            lx = aix + RB * nx
+            ly = aiy + RB * ny
+            g[3 * bi] -= fx
+            g[3 * bi + 1] -= fy
+            g[3 * bi + 2] -= lx * fy - ly * fx
+        P_loss += (Fn - Fh) * dd - Ft * vt
+    # ---- Schur complement: S lam = J M^-1 g - gamma',  gamma' = gamma - 2 alpha dH/dt - beta^2 H.
+    # S is sparse: it is assembled and factorised (Cholesky, fill-reducing order) on a pattern
+    # precomputed by Mechanism.kernel_model; lam holds the permuted right-hand side / solution.
+    b2 = beta * beta
+    for r in range(m):
+        hd = Ht[r]
+        acc = 0.0
+        for a in range(jn[r]):
+            col = jc[r, a]
+            hd += jv[r, a] * y[n + col]
+            acc += jv[r, a] * g[col] / mass[col]
+        lam[iperm[r]] = acc - (gam[r] - 2.0 * alpha * hd - b2 * H[r])
+    for e in range(lpat.shape[0]):
+        S[lpat[e, 0], lpat[e, 1]] = 0.0
+    for e in range(pairs.shape[0]):
+        S[pairs[e, 5], pairs[e, 6]] += jv[pairs[e, 0], pairs[e, 2]] * jv[pairs[e, 1], pairs[e, 3]] / mass[pairs[e, 4]]
+    for e in range(lpat.shape[0]):  # L L^T = S in place, row by row
+        r = lpat[e, 0]
+        c2 = lpat[e, 1]
+        acc = S[r, c2]
+        for u in range(ustart[e], ustart[e + 1]):
+            k2 = uk[u]
+            acc -= S[r, k2] * S[c2, k2]
+        if r == c2:
+            if acc <= 1e-14 * (abs(S[r, r]) + 1e-300):
+                return False
+            S[r, r] = math.sqrt(acc)
+        else:
+            S[r, c2] = acc / S[c2, c2]
+    for e in range(lpat.shape[0]):  # forward: L z = rhs
+        r = lpat[e, 0]
+        c2 = lpat[e, 1]
+        if c2 < r:
+            lam[r] -= S[r, c2] * lam[c2]
+        else:
+            lam[r] /= S[r, r]
+    for e in range(lpat.shape[0] - 1, -1, -1):  # backward: L^T x = z
+        r = lpat[e, 0]
+        c2 = lpat[e, 1]
+        if c2 < r:
+            lam[c2] -= S[r, c2] * lam[r]
+        else:
+            lam[r] /= S[r, r]
+    for r in range(m):  # back to row order (g as scratch is no longer needed after this)
+        Ht[r] = lam[iperm[r]]
+    for r in range(m):
+        lam[r] = Ht[r]
+    for i in range(n):
+        dy[i] = y[n + i]
+        dy[n + i] = g[i]
+    for r in range(m):
+        for a in range(jn[r]):
+            dy[n + jc[r, a]] -= jv[r, a] * lam[r]
+    for i in range(n):
+        dy[n + i] /= mass[i]
+    P_drive = 0.0
+    for k in range(drows.shape[0]):
+        if dmotor[k] != 0:
+            P_drive -= lam[drows[k]] * y[n + dcol[k]]
+    dy[2 * n] = P_drive
+    dy[2 * n + 1] = P_loss
+    for i in range(2 * n + 2, y.shape[0]):
+        dy[i] = 0.0
+    return True
+
+
+def dense_py(t0, h, y0, K, tt, out):
+    """Dormand--Prince dense output at ``tt`` in the step ``[t0, t0 + h]`` (4th order), into ``out``."""
+    x = (tt - t0) / h
+    x2 = x * x
+    x3 = x2 * x
+    x4 = x3 * x
+    for i in range(y0.shape[0]):
+        acc = 0.0
+        for s in range(7):
+            ks = K[s, i]
+            if ks != 0.0:
+                acc += ks * (_P[s, 0] * x + _P[s, 1] * x2 + _P[s, 2] * x3 + _P[s, 3] * x4)
+        out[i] = y0[i] + h * acc
+
+
+def locate_py(C, k, t0, h, y0, K, ta, tb, upward, n, work):
+    """Time in ``[ta, tb]`` where delta of contact k crosses zero (bisection on the dense output)."""
+    for _ in range(200):
+        if tb - ta <= 4e-16 * max(abs(ta), abs(tb)) + 1e-300:
+            break
+        tm = 0.5 * (ta + tb)
+        if tm <= ta or tm >= tb:
+            break
+        dense_py_c(t0, h, y0, K, tm, work)
+        dm = contact_delta_c(C, k, work, n)
+        if (dm > 0.0) == upward:
+            tb = tm
+        else:
+            ta = tm
+    return tb
+
+
+def integrate_py(st, y, f, t_end, rtol, atol, h_max, max_steps, t_eval, every, out_t, out_y, Mi, Mf, dtab, C,
+                 dd0, alpha, beta, W, cst, ep):
+    """The whole adaptive Dormand--Prince 5(4) loop with contact events, from ``st[0]`` to ``t_end``.
+
+    ``st`` (8,) holds ``t, h, h_min, n_steps, n_rejected, n_rhs, n_out, n_ep`` and is updated in
+    place, as are ``y``, ``f`` (the derivative at ``y``), ``dd0`` and the contact states ``cst
+    (k, 4)`` = (delta at the last accepted step, armed onset time, open episode's onset time,
+    its onset speed; NaN = none). Output: if ``every``, every accepted step into ``out_t, out_y``
+    (capacity = their length), else the dense output at ``t_eval`` into ``out_y``. Closed contact
+    episodes go to ``ep (cap, 4)`` = (joint, t_on, t_off, ddelta0). Returns a status code (DONE,
+    EPISODES_FULL, OUTPUT_FULL: call again to continue; SINGULAR, STEP_COLLAPSE, MAX_STEPS).
+    """
+    d = y.shape[0]
+    n = Mf[3].shape[0]
+    nk = C.shape[0]
+    nd = dtab.shape[0]
+    K = np.empty((7, d))
+    yi = np.empty(d)
+    ys = np.empty(d)
+    fv = np.empty((3, nd))
+    dnew = np.empty(nk)
+    t = st[0]
+    h = st[1]
+    h_min = st[2]
+    n_steps = int(st[3])
+    n_rej = int(st[4])
+    n_rhs = int(st[5])
+    n_out = int(st[6])
+    n_ep = int(st[7])
+    cap_ep = ep.shape[0]
+    cap_out = out_y.shape[0]
+    status = DONE
+    while t < t_end:
+        if n_steps >= max_steps:
+            status = MAX_STEPS
+            break
+        if n_ep + nk > cap_ep:
+            status = EPISODES_FULL
+            break
+        if every and n_out >= cap_out:
+            status = OUTPUT_FULL
+            break
+        if h > t_end - t:
+            h = t_end - t
+        if h > h_max:
+            h = h_max
+        if t + h >= t_end - 1e-14 * max(1.0, abs(t_end)):
+            h = t_end - t
+        for i in range(d):
+            K[0, i] = f[i]
+        ok = True
+        for s in range(1, 7):
+            for i in range(d):
+                acc = 0.0
+                for j in range(s):
+                    acc += _A[s, j] * K[j, i]
+                yi[i] = y[i] + h * acc
+            ts_ = t + _CN[s] * h
+            drive_eval_c(dtab, ts_, fv)
+            if not rhs_c(ts_, yi, K[s], fv, Mi, Mf, C, dd0, alpha, beta, W):
+                ok = False
+                break
+        n_rhs += 6
+        if not ok:
+            status = SINGULAR
+            break
+        err = 0.0
+        for i in range(d):
+            e = 0.0
+            for j in range(7):
+                e += _E[j] * K[j, i]
+            sc = atol[i] + rtol * max(abs(y[i]), abs(yi[i]))
+            err += (h * e / sc) ** 2
+        err = math.sqrt(err / d)
+        if not (err < 1e300):
+            err = 1e10
+        if err <= 1.0:
+            t_new = t + h
+            redo = False
+            for k in range(nk):
+                dn = contact_delta_c(C, k, yi, n)
+                dnew[k] = dn
+                if cst[k, 0] <= 0.0 < dn and cst[k, 1] != cst[k, 1]:
+                    ts_ = locate_c(C, k, t, h, y, K, t, t_new, True, n, ys)
+                    dense_py_c(t, h, y, K, ts_, ys)
+                    v = contact_speed_c(C, k, ys, n)
+                    dd0[k] = v if v > C[k, 14] else C[k, 14]
+                    cst[k, 1] = ts_
+                    redo = True
+            if redo:
+                n_rej += 1
+                continue  # redo the same step with the onset speed of the new impact
+            for k in range(nk):
+                da = cst[k, 0]
+                db = dnew[k]
+                if da <= 0.0 < db:
+                    cst[k, 2] = cst[k, 1]
+                    cst[k, 3] = dd0[k]
+                    cst[k, 1] = math.nan
+                elif cst[k, 1] == cst[k, 1] and cst[k, 1] <= t_new:
+                    cst[k, 1] = math.nan  # the anticipated crossing did not happen
+                if da > 0.0 >= db and cst[k, 2] == cst[k, 2]:
+                    t_off = locate_c(C, k, t, h, y, K, t, t_new, False, n, ys)
+                    ep[n_ep, 0] = k
+                    ep[n_ep, 1] = cst[k, 2]
+                    ep[n_ep, 2] = t_off
+                    ep[n_ep, 3] = cst[k, 3]
+                    n_ep += 1
+                    cst[k, 2] = math.nan
+                cst[k, 0] = db
+            if every:
+                out_t[n_out] = t_new
+                for i in range(d):
+                    out_y[n_out, i] = yi[i]
+                n_out += 1
+            else:
+                while n_out < t_eval.shape[0] and t_eval[n_out] <= t_new:
+                    dense_py_c(t, h, y, K, t_eval[n_out], ys)
+                    for i in range(d):
+                        out_y[n_out, i] = ys[i]
+                    n_out += 1
+            for i in range(d):
+                y[i] = yi[i]
+                f[i] = K[6, i]
+            t = t_new
+            n_steps += 1
+            if h < h_min:
+                h_min = h
+            if err == 0.0:
+                fac = 5.0
+            else:
+                fac = 0.9 * err ** -0.2
+                fac = 5.0 if fac > 5.0 else (0.2 if fac < 0.2 else fac)
+            h = h * fac
+        else:
+            n_rej += 1
+            fac = 0.9 * err ** -0.2
+            h = h * (0.2 if fac < 0.2 else fac)
+            if h < 1e-14 * max(1.0, abs(t)):
+                status = STEP_COLLAPSE
+                break
+    st[0] = t
+    st[1] = h
+    st[2] = h_min
+    st[3] = n_steps
+    st[4] = n_rej
+    st[5] = n_rhs
+    st[6] = n_out
+    st[7] = n_ep
+    return status
+
+
+# ----------------------------------------------------------------------------- compilation
+_A = A_MAT
+_CN = C_NODES
+_E = E_ERR
+_P = P_DENSE
+_CHAIN = chain_drive_py
+drive_eval_c = drive_eval_py
+contact_delta_c = contact_delta_py
+contact_speed_c = contact_speed_py
+rhs_c = rhs_py
+dense_py_c = dense_py
+locate_c = locate_py
+integrate_c = integrate_py
+_COMPILED = False
+
+
+def available() -> bool:
+    """True when numba is installed (the compiled kernels can be used)."""
+    return _numba is not None
+
+
+def get():
+    """Compile the kernels on first use (cached on disk); returns ``(rhs, integrate, drive_eval)``."""
+    global _COMPILED, _CHAIN, drive_eval_c, contact_delta_c, contact_speed_c, rhs_c, dense_py_c, locate_c
+    global integrate_c
+    if not _COMPILED:
+        jit = _numba.njit(cache=True, fastmath=False)
+        _CHAIN = jit(chain_drive_py)
+        drive_eval_c = jit(drive_eval_py)
+        contact_delta_c = jit(contact_delta_py)
+        contact_speed_c = jit(contact_speed_py)
+        rhs_c = jit(rhs_py)
+        dense_py_c = jit(dense_py)
+        locate_c = jit(locate_py)
+        integrate_c = jit(integrate_py)
+        _COMPILED = True
+    return rhs_c, integrate_c, drive_eval_c
