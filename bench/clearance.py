@@ -69,7 +69,7 @@ def run() -> dict:
     params = G.load_parameters()
     task = functools.partial(G.poincare_run, params, clearance=5e-4, n_transient=4, n_samples=4)
     freqs = [6.0, 7.0, 8.0, 9.0, 10.0, 11.0]
-    warm = functools.partial(G.poincare_run, params, clearance=5e-4, n_transient=0, n_samples=1)
+    warm = functools.partial(G.poincare_run, params, clearance=5e-4, n_transient=0, n_samples=2)
     N.sweep(warm, [40.0] * 4, n_jobs=2)  # start the worker pool and load the compiled kernels there
     t1 = time.perf_counter()
     _, serial = N.sweep(task, freqs, n_jobs=1)
