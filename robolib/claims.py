@@ -155,6 +155,8 @@ class ClaimsRegister:
             raise ParameterError(f"claim id {id!r} is registered twice in study {self.study!r}")
         if not statement or not criterion:
             raise ParameterError(f"claim {id!r} needs both a statement and a criterion")
+        if holds is None:
+            raise ParameterError(f"claim {id!r}: holds is None; compute it from the criterion (True or False)")
         try:
             ok = bool(holds)
         except (TypeError, ValueError):

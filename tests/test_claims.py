@@ -41,6 +41,8 @@ def test_nan_never_holds_and_ids_are_unique_and_checked():
         reg.claim("empty", "s", value=1, criterion="", holds=True)
     with pytest.raises(ParameterError, match="holds must be a boolean"):
         reg.claim("arr", "s", value=1, criterion="c", holds=np.array([True, False]))
+    with pytest.raises(ParameterError, match="holds is None"):
+        reg.claim("none", "s", value=1, criterion="c", holds=None)
 
 
 def test_records_are_json_with_the_required_keys():
