@@ -154,6 +154,62 @@ def period_name(k: int) -> str:
     return "irregular" if int(k) == 0 else f"period-{int(k)}"
 
 
+#: Tolerance-ladder rule (:func:`ladder_verdict`), fixed before the runs it was applied to:
+#: a lag's misfit converges when it falls by at least this factor per decade of rtol ...
+LADDER_FALL_PER_DECADE = 3.0
+#: ... at each of the last this many tightening steps of the ladder ...
+LADDER_STEPS = 2
+#: ... while every shorter lag's misfit stays at least this large (normalised units) at the tightest rtol.
+LADDER_GAP = 0.1
+
+
+def ladder_verdict(rtols, periods, residuals) -> tuple[str, int]:
+    """Verdict of one case integrated at a ladder of tolerances, from its period tests and lag misfits.
+
+    ``rtols`` (L,) loosest to tightest; ``periods`` (L,) the :func:`period_k`
+    reading at each (k >= 1, 0 = irregular); ``residuals`` (L, k_max) the lag
+    misfits (:func:`repeat_residuals`). Returns ``(kind, k)``:
+
+    * ``("confirmed", k)``: the period test reads k >= 1 at the two tightest tolerances;
+    * ``("limit", k)``: the test does not confirm a period, but the lag-k misfit
+      falls by at least ``LADDER_FALL_PER_DECADE`` per decade of rtol at each of
+      the last ``LADDER_STEPS`` tightening steps, as an integration error does,
+      while every shorter lag keeps a misfit >= ``LADDER_GAP``: the samples
+      converge to a period-k sequence as the integration becomes exact;
+    * ``("irregular", 0)``: irregular at the two tightest tolerances and no lag converges;
+    * ``("not converged", -1)``: anything else (the reading changes at the tight end).
+
+    >>> r = [1e-9, 1e-10, 1e-11]
+    >>> ladder_verdict(r, [0, 0, 0], [[0.9, 1e-3], [0.9, 2e-4], [0.9, 4e-5]])
+    ('limit', 2)
+    >>> ladder_verdict(r, [0, 0, 0], [[0.9, 1e-3], [0.9, 8e-4], [0.9, 9e-4]])
+    ('irregular', 0)
+    >>> ladder_verdict(r, [0, 1, 1], [[0.9, 1e-3], [1e-6, 2e-4], [1e-7, 4e-5]])
+    ('confirmed', 1)
+    """
+    rt = np.asarray(rtols, float)
+    ks = [int(k) for k in periods]
+    R = np.asarray(residuals, float)
+    if rt.ndim != 1 or len(rt) < 2 or len(ks) != len(rt) or R.ndim != 2 or R.shape[0] != len(rt):
+        raise ParameterError(f"ladder_verdict needs L >= 2 tolerances with one reading and one misfit row each, got "
+                             f"{len(rt)} tolerances, {len(ks)} readings, misfits of shape {R.shape}")
+    if np.any(np.diff(rt) >= 0):
+        raise ParameterError(f"rtols must go from loosest to tightest, got {rt.tolist()}")
+    if ks[-1] >= 1 and ks[-2] == ks[-1]:
+        return "confirmed", ks[-1]
+    if len(rt) > LADDER_STEPS:
+        last = slice(len(rt) - LADDER_STEPS - 1, len(rt))
+        r_l, R_l = rt[last], R[last]
+        for k in range(1, R.shape[1] + 1):
+            need = LADDER_FALL_PER_DECADE ** np.log10(r_l[:-1] / r_l[1:])
+            falls = np.all(R_l[1:, k - 1] * need <= R_l[:-1, k - 1])
+            if falls and np.all(R[-1, :k - 1] >= LADDER_GAP):
+                return "limit", k
+    if ks[-1] == 0 and ks[-2] == 0:
+        return "irregular", 0
+    return "not converged", -1
+
+
 # --------------------------------------------------------------------------- parallel sweeps
 def _show_progress(progress) -> bool:
     """Progress bar on? ``None`` = only in a terminal or a live Jupyter session (never in papermill/CI logs)."""
@@ -440,6 +496,7 @@ def spectrum(t, x, window: str = "hann"):
 
 __all__ = [
     "LORENZ_LYAPUNOV", "poincare_times", "poincare_section", "distinct_points", "sweep", "bifurcation_points",
-    "PERIOD_K_MAX", "repeat_residuals", "period_k", "period_name",
+    "PERIOD_K_MAX", "repeat_residuals", "period_k", "period_name", "LADDER_FALL_PER_DECADE", "LADDER_STEPS",
+    "LADDER_GAP", "ladder_verdict",
     "LyapunovResult", "largest_lyapunov", "rk4_flow", "lorenz", "damped_oscillator", "spectrum",
 ]
