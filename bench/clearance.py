@@ -21,13 +21,16 @@ import numpy as np
 TARGET_CLEARANCE_1S_WALL_S = 0.4
 
 
-def _median_time(fn, repeats):
+def _median_time(fn, repeats, best=None):
+    """Median wall time of ``repeats`` calls (and, into ``best`` if given, the fastest one)."""
     times = []
     out = None
     for _ in range(repeats):
         t0 = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t0)
+    if best is not None:
+        best.append(min(times))
     return statistics.median(times), out
 
 
@@ -53,7 +56,8 @@ def run() -> dict:
     G.simulate_clearance(gs, 0.005, cmodel=cm)
     G.simulate_ideal(gs, 0.01)
 
-    t_cl, (_, res) = _median_time(lambda: G.simulate_clearance(gs, 1.0, cmodel=cm), 5)
+    best = []
+    t_cl, (_, res) = _median_time(lambda: G.simulate_clearance(gs, 1.0, cmodel=cm), 5, best)
     t_cl6, (_, res6) = _median_time(lambda: G.simulate_clearance(gs, 1.0, cmodel=cm, rtol=1e-6, atol=1e-9), 5)
     rtol_def = gs.params["solver"]["rtol"]
     t_id, res_id = _median_time(lambda: G.simulate_ideal(gs, 1.0), 5)
@@ -95,7 +99,7 @@ def run() -> dict:
 
     print(f"gear-shift, 1 s of motion, one clearance joint ({backend} kernel):")
     print(f"  clearance model : {t_cl:8.3f} s wall at rtol {rtol_def:g}  (target <= {TARGET_CLEARANCE_1S_WALL_S:g} s, "
-          f"{t_cl / TARGET_CLEARANCE_1S_WALL_S:.2f} of target)")
+          f"{t_cl / TARGET_CLEARANCE_1S_WALL_S:.2f} of target; fastest of 5: {best[0]:.3f} s)")
     print(f"                    {t_cl6:8.3f} s wall at rtol 1e-6 ({res6.n_steps} steps)")
     print(f"                    {res.n_steps} accepted steps, {res.n_rejected} rejected/redone, {res.n_rhs} RHS calls, "
           f"{len(res.episodes[0])} contact episodes, {1e6 * t_cl / res.n_rhs:.1f} us per RHS call all-in")
@@ -106,6 +110,7 @@ def run() -> dict:
           f"Dask 2 workers {t_dask:.2f} s, speed-up {t_serial / t_dask:.2f}x (identical: {same_dask})")
     return {
         "gearshift_clearance_1s_wall_s": float(t_cl),
+        "gearshift_clearance_1s_wall_s_fastest": float(best[0]),
         "gearshift_clearance_1s_steps": float(res.n_steps),
         "gearshift_clearance_1s_wall_s_rtol1e-6": float(t_cl6),
         "gearshift_clearance_1s_steps_rtol1e-6": float(res6.n_steps),

@@ -613,7 +613,7 @@ def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> dict:
 
 #: Converged Poincaré defaults (drive periods): see the convergence study of the clearance chapter.
 POINCARE_TRANSIENT = 20
-POINCARE_SAMPLES = 24
+POINCARE_SAMPLES = 60
 #: Period-test tolerance = this factor times the measured one-return integration noise
 #: (normalised units: e / c and de/dt / (c omega)). Fixed before any verdict was computed;
 #: there is no floor tuned on a particular case.

@@ -154,13 +154,26 @@ def period_name(k: int) -> str:
     return "irregular" if int(k) == 0 else f"period-{int(k)}"
 
 
-#: Tolerance-ladder rule (:func:`ladder_verdict`), fixed before the runs it was applied to:
-#: a lag's misfit converges when it falls by at least this factor per decade of rtol ...
-LADDER_FALL_PER_DECADE = 3.0
-#: ... at each of the last this many tightening steps of the ladder ...
-LADDER_STEPS = 2
+#: Tolerance-ladder rule (:func:`ladder_verdict`). A lag's misfit converges when the least-squares
+#: slope of log10(misfit) against log10(rtol) over the last ``LADDER_FIT`` tolerances is at least
+#: ``LADDER_MIN_SLOPE`` (a fall of 10**0.5 = 3.2x per decade on average) ...
+LADDER_FIT = 4
+LADDER_MIN_SLOPE = 0.5
 #: ... while every shorter lag's misfit stays at least this large (normalised units) at the tightest rtol.
 LADDER_GAP = 0.1
+#: Fewest tolerances the slope is fitted over.
+LADDER_MIN_FIT = 3
+
+
+def misfit_slope(rtols, misfits) -> float:
+    """Least-squares slope of ``log10(misfit)`` against ``log10(rtol)`` (decades of misfit per decade of rtol).
+
+    >>> round(misfit_slope([1e-9, 1e-10, 1e-11], [1e-3, 1e-4, 1e-5]), 12)
+    1.0
+    """
+    x = np.log10(np.asarray(rtols, float))
+    y = np.log10(np.maximum(np.asarray(misfits, float), 1e-300))
+    return float(np.polyfit(x, y, 1)[0])
 
 
 def ladder_verdict(rtols, periods, residuals) -> tuple[str, int]:
@@ -171,20 +184,25 @@ def ladder_verdict(rtols, periods, residuals) -> tuple[str, int]:
     misfits (:func:`repeat_residuals`). Returns ``(kind, k)``:
 
     * ``("confirmed", k)``: the period test reads k >= 1 at the two tightest tolerances;
-    * ``("limit", k)``: the test does not confirm a period, but the lag-k misfit
-      falls by at least ``LADDER_FALL_PER_DECADE`` per decade of rtol at each of
-      the last ``LADDER_STEPS`` tightening steps, as an integration error does,
-      while every shorter lag keeps a misfit >= ``LADDER_GAP``: the samples
-      converge to a period-k sequence as the integration becomes exact;
+    * ``("limit", k)``: the test does not confirm a period, but over the last
+      ``LADDER_FIT`` tolerances (at least ``LADDER_MIN_FIT``) the lag-k misfit
+      falls with the tolerance, :func:`misfit_slope` >= ``LADDER_MIN_SLOPE``, as
+      an integration error does, while every shorter lag keeps a misfit >=
+      ``LADDER_GAP``: the samples converge to a period-k sequence as the
+      integration becomes exact (k is the smallest such lag);
     * ``("irregular", 0)``: irregular at the two tightest tolerances and no lag converges;
     * ``("not converged", -1)``: anything else (the reading changes at the tight end).
 
-    >>> r = [1e-9, 1e-10, 1e-11]
-    >>> ladder_verdict(r, [0, 0, 0], [[0.9, 1e-3], [0.9, 2e-4], [0.9, 4e-5]])
+    A "limit" verdict is an extrapolation: repeat the ladder with another
+    realisation of the integration error (e.g. atol scaled by 1.001) and
+    require the same verdict.
+
+    >>> r = [1e-9, 1e-10, 1e-11, 1e-12]
+    >>> ladder_verdict(r, [0] * 4, [[0.9, 5e-3], [0.9, 7e-4], [0.9, 1.4e-5], [0.9, 6.7e-6]])
     ('limit', 2)
-    >>> ladder_verdict(r, [0, 0, 0], [[0.9, 1e-3], [0.9, 8e-4], [0.9, 9e-4]])
+    >>> ladder_verdict(r, [0] * 4, [[0.3, 0.3], [0.2, 0.3], [0.3, 0.2], [0.2, 0.3]])
     ('irregular', 0)
-    >>> ladder_verdict(r, [0, 1, 1], [[0.9, 1e-3], [1e-6, 2e-4], [1e-7, 4e-5]])
+    >>> ladder_verdict(r, [0, 0, 1, 1], [[0.9, 1e-3], [0.9, 1e-3], [1e-6, 2e-4], [1e-7, 4e-5]])
     ('confirmed', 1)
     """
     rt = np.asarray(rtols, float)
@@ -197,13 +215,10 @@ def ladder_verdict(rtols, periods, residuals) -> tuple[str, int]:
         raise ParameterError(f"rtols must go from loosest to tightest, got {rt.tolist()}")
     if ks[-1] >= 1 and ks[-2] == ks[-1]:
         return "confirmed", ks[-1]
-    if len(rt) > LADDER_STEPS:
-        last = slice(len(rt) - LADDER_STEPS - 1, len(rt))
-        r_l, R_l = rt[last], R[last]
+    if len(rt) >= LADDER_MIN_FIT:
+        last = slice(max(0, len(rt) - LADDER_FIT), len(rt))
         for k in range(1, R.shape[1] + 1):
-            need = LADDER_FALL_PER_DECADE ** np.log10(r_l[:-1] / r_l[1:])
-            falls = np.all(R_l[1:, k - 1] * need <= R_l[:-1, k - 1])
-            if falls and np.all(R[-1, :k - 1] >= LADDER_GAP):
+            if misfit_slope(rt[last], R[last, k - 1]) >= LADDER_MIN_SLOPE and np.all(R[-1, :k - 1] >= LADDER_GAP):
                 return "limit", k
     if ks[-1] == 0 and ks[-2] == 0:
         return "irregular", 0
@@ -312,12 +327,21 @@ def bifurcation_points(values, results, key=None):
 
 
 # --------------------------------------------------------------------------- Lyapunov exponent
+#: Batches of the batch-means uncertainty of :func:`largest_lyapunov`.
+LYAPUNOV_BATCHES = 4
+
+
 @dataclass
 class LyapunovResult:
     """Largest Lyapunov exponent estimate (1/s) with its running history and uncertainty.
 
-    ``uncertainty`` (1/s) is half the difference of the exponents of the two
-    halves of the renormalisations (``halves``); NaN for fewer than 4.
+    ``uncertainty`` (1/s) is the batch-means standard error: the renormalisations
+    are split into ``LYAPUNOV_BATCHES`` consecutive batches (two for fewer than
+    twice that many renormalisations), and it is the standard deviation of the
+    batch exponents over the square root of their number. With two batches it
+    is half the difference of the exponents of the two halves (``halves``),
+    which has a single degree of freedom and can be far too small. NaN for
+    fewer than 4 renormalisations.
     """
 
     exponent: float
@@ -406,7 +430,9 @@ def largest_lyapunov(flow: Callable, y0, tau: float, n_renorm: int, t0: float = 
     if n_renorm >= 4:
         h = n_renorm // 2
         halves = (float(np.mean(logs[:h]) / tau), float(np.mean(logs[h:]) / tau))
-        unc = abs(halves[0] - halves[1]) / 2
+        nb = LYAPUNOV_BATCHES if n_renorm >= 2 * LYAPUNOV_BATCHES else 2
+        means = [float(np.mean(part)) / tau for part in np.array_split(logs, nb)]
+        unc = float(np.std(means, ddof=1) / math.sqrt(nb))
     else:
         halves, unc = (float("nan"), float("nan")), float("nan")
     return LyapunovResult(float(running[-1]), running, logs, float(tau), time.perf_counter() - wall, unc, halves)
@@ -496,7 +522,7 @@ def spectrum(t, x, window: str = "hann"):
 
 __all__ = [
     "LORENZ_LYAPUNOV", "poincare_times", "poincare_section", "distinct_points", "sweep", "bifurcation_points",
-    "PERIOD_K_MAX", "repeat_residuals", "period_k", "period_name", "LADDER_FALL_PER_DECADE", "LADDER_STEPS",
-    "LADDER_GAP", "ladder_verdict",
-    "LyapunovResult", "largest_lyapunov", "rk4_flow", "lorenz", "damped_oscillator", "spectrum",
+    "PERIOD_K_MAX", "repeat_residuals", "period_k", "period_name", "LADDER_FIT", "LADDER_MIN_SLOPE",
+    "LADDER_GAP", "LADDER_MIN_FIT", "misfit_slope", "ladder_verdict",
+    "LYAPUNOV_BATCHES", "LyapunovResult", "largest_lyapunov", "rk4_flow", "lorenz", "damped_oscillator", "spectrum",
 ]

@@ -210,3 +210,47 @@ def test_gearshift_lyapunov_does_not_depend_on_alpha():
            for a in (5.0, 50.0)]
     assert out[0].exponent < -6.0 and out[1].exponent < -6.0       # a stable orbit, below the drift mode -alpha = -5
     assert abs(out[0].exponent - out[1].exponent) < 2 * (out[0].uncertainty + out[1].uncertainty) + 1.0
+
+
+def _ladder(fall, gap=0.9, n=4, k=2, start=1e-3):
+    """A ladder of n tolerances one decade apart whose lag-k misfit falls by ``fall`` per decade."""
+    rts = [10.0 ** (-9 - i) for i in range(n)]
+    res = np.full((n, 4), 0.95)
+    res[:, k - 1] = start / fall ** np.arange(n)
+    res[:, :k - 1] = gap
+    return rts, [0] * n, res
+
+
+def test_ladder_verdict_period_in_the_limit_and_its_boundaries():
+    f = 10.0 ** N.LADDER_MIN_SLOPE
+    assert N.ladder_verdict(*_ladder(4.0)) == ("limit", 2)
+    assert N.ladder_verdict(*_ladder(f * (1 + 1e-9))) == ("limit", 2)      # just above the slope: converges
+    assert N.ladder_verdict(*_ladder(f * 0.99)) == ("irregular", 0)        # just below it: does not
+    assert N.ladder_verdict(*_ladder(4.0, gap=0.99 * N.LADDER_GAP)) == ("irregular", 0)   # lag 1 too close
+    assert N.ladder_verdict(*_ladder(4.0, k=1)) == ("limit", 1)
+    assert N.misfit_slope([1e-9, 1e-10, 1e-11, 1e-12], [1e-3, 1e-4, 1e-5, 1e-6]) == pytest.approx(1.0)
+    # the fit uses the last LADDER_FIT tolerances only: a plateau before them does not matter
+    rts, ks, res = _ladder(10.0, n=N.LADDER_FIT + 2)
+    res[:2, 1] = 0.5
+    assert N.ladder_verdict(rts, ks, res) == ("limit", 2)
+    # one noisy rung does not decide: 50x then 2x per decade (slope about 1) still converges,
+    # a fall at one rung followed by a plateau (slope < 0.5) does not
+    noisy = np.array([[0.95, 4.9e-3], [0.95, 7.0e-4], [0.95, 1.4e-5], [0.95, 6.7e-6]])
+    assert N.ladder_verdict(rts[:4], [0] * 4, noisy) == ("limit", 2)
+    flat = noisy.copy()
+    flat[2:, 1] = [4.0e-4, 5.0e-4]
+    assert N.ladder_verdict(rts[:4], [0] * 4, flat) == ("irregular", 0)
+    # fewer than LADDER_MIN_FIT tolerances: no extrapolation
+    assert N.ladder_verdict(*_ladder(10.0, n=N.LADDER_MIN_FIT - 1)) == ("irregular", 0)
+
+
+def test_ladder_verdict_confirmed_irregular_and_not_converged():
+    rts = [1e-6, 1e-8, 1e-9]
+    flat = np.full((3, 2), 0.5)
+    assert N.ladder_verdict(rts, [0, 2, 2], flat) == ("confirmed", 2)
+    assert N.ladder_verdict(rts, [1, 0, 0], flat) == ("irregular", 0)
+    assert N.ladder_verdict(rts, [0, 0, 1], flat) == ("not converged", -1)   # reading changes at the tight end
+    with pytest.raises(ParameterError, match="loosest to tightest"):
+        N.ladder_verdict(rts[::-1], [0, 0, 0], flat)
+    with pytest.raises(ParameterError, match="one reading and one misfit row"):
+        N.ladder_verdict(rts, [0, 0], flat)

@@ -1,0 +1,238 @@
+"""Bifurcation sweeps of the gear-shift clearance response: the sweep, its stored result, and the command that makes it.
+
+A bifurcation diagram is a list of independent :func:`robolib.gearshift.poincare_run`
+points: drive frequency at one clearance, and clearance at one drive
+frequency. At the resolution of the book's default (0.25 Hz steps over
+1--12 Hz, 25 clearances from 0.02 to 0.5 mm, 20 transient periods and 60
+samples at the converged tolerance) a sweep costs tens of minutes on two
+cores, more than a build of the book can spend. So the default sweep is
+stored in ``data/gearshift/bifurcation.npz`` together with its *key*: every
+setting that determines its numbers (the whole parameter set, the points,
+transient, samples and tolerances). :func:`load_or_run` returns the stored
+points when the request has the same key, and runs the sweep otherwise (a
+study rerun with other parameters computes its own points).
+
+The store can go stale only through a change of the code, not of the
+settings. The test suite therefore recomputes stored points and requires
+them to equal the stored ones, and the clearance chapter compares the stored
+points that coincide with its own verdict runs. After a change of the model
+or the integrator, remake the store::
+
+    python -m robolib.gearshift_bifurcation --workers 2         # LocalCluster, 2 Dask workers
+    python -m robolib.gearshift_bifurcation --scheduler tcp://host:8786   # an existing Dask cluster
+
+(``make bifurcation`` runs the first line.) The command prints the wall time
+and writes it, with the machine, the number of workers and the summed
+single-process integration time, into the store's metadata.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import functools
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ParameterError
+from .params import DATA_DIR
+
+#: The book's default sweep: drive frequencies (Hz) at ``FREQ_SWEEP_CLEARANCE_MM``,
+#: and clearances (mm) at ``CLEARANCE_SWEEP_FREQUENCY``.
+DEFAULT_FREQUENCIES = tuple(float(f) for f in np.round(np.arange(1.0, 12.0 + 1e-9, 0.25), 6))
+FREQ_SWEEP_CLEARANCE_MM = 0.5
+DEFAULT_CLEARANCES_MM = tuple(float(c) for c in np.round(np.linspace(0.02, 0.5, 25), 6))
+CLEARANCE_SWEEP_FREQUENCY = 6.0
+#: Transient periods and Poincaré samples of every point (the converged defaults of the chapter).
+N_TRANSIENT = 20
+N_SAMPLES = 60
+#: Where the default sweep is stored (relative to the data folder).
+STORE = "gearshift/bifurcation.npz"
+#: Bumped when the stored layout changes.
+STORE_FORMAT = 1
+#: Per-point fields kept in the store (arrays of :func:`robolib.gearshift.poincare_run`).
+FIELDS = ("frequency", "clearance", "samples", "period", "noise", "period_tol", "residuals", "n_episodes",
+          "peak_force", "rtol", "n_steps", "wall_s")
+
+
+def sweep_points(frequencies=DEFAULT_FREQUENCIES, freq_clearance_mm: float = FREQ_SWEEP_CLEARANCE_MM,
+                 clearances_mm=DEFAULT_CLEARANCES_MM, clearance_frequency: float = CLEARANCE_SWEEP_FREQUENCY):
+    """The points ``[(f [Hz], c [mm]), ...]`` of a frequency sweep followed by a clearance sweep.
+
+    >>> sweep_points([2.0, 4.0], 0.5, [0.1], 6.0)
+    [(2.0, 0.5), (4.0, 0.5), (6.0, 0.1)]
+    """
+    pts = [(float(f), float(freq_clearance_mm)) for f in frequencies]
+    pts += [(float(clearance_frequency), float(c)) for c in clearances_mm]
+    for f, c in pts:
+        if not (f > 0 and c > 0):
+            raise ParameterError(f"sweep point (f = {f!r} Hz, c = {c!r} mm): frequency and clearance must be positive")
+    return pts
+
+
+def sweep_key(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
+              rtol: float | None = None, atol: float | None = None) -> dict:
+    """Every setting that determines the sweep's numbers, as a JSON-able dict (compared by :func:`load`).
+
+    ``rtol``/``atol`` default to the parameter set's solver values.
+    """
+    s = params["solver"]
+    return {"format": STORE_FORMAT, "params": _plain(params),
+            "points": [[float(f), float(c)] for f, c in points], "n_transient": int(n_transient),
+            "n_samples": int(n_samples), "rtol": float(s["rtol"] if rtol is None else rtol),
+            "atol": float(s["atol"] if atol is None else atol)}
+
+
+def _plain(obj):
+    """``obj`` with arrays as lists and numpy scalars as Python numbers (JSON round-trips it exactly)."""
+    return json.loads(json.dumps(obj, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
+
+
+def _point(fc, params, n_transient, n_samples, rtol, atol):
+    from .gearshift import poincare_run
+
+    f, c_mm = fc
+    r = poincare_run(params, f, c_mm * 1e-3, n_transient=n_transient, n_samples=n_samples, rtol=rtol,
+                     atol=atol)
+    return {k: r[k] for k in FIELDS}
+
+
+def run_sweep(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
+              rtol: float | None = None, atol: float | None = None, n_jobs: int = 1, backend: str | None = None,
+              client=None, progress: bool | None = None) -> list[dict]:
+    """Run every point (:func:`robolib.gearshift.poincare_run`) through :func:`robolib.nonlinear.sweep`.
+
+    Returns one dict per point with the fields ``FIELDS`` (``samples`` (N, 4)
+    in the units e/c and de/dt/(c omega), ``period`` k >= 1 or 0 for
+    irregular, ``wall_s`` the point's integration wall time on one process).
+    Longer runs start first (lower frequency = more simulated time).
+    """
+    from .nonlinear import sweep
+
+    key = sweep_key(params, points, n_transient, n_samples, rtol, atol)
+    pts = [tuple(p) for p in key["points"]]
+    order = sorted(range(len(pts)), key=lambda i: pts[i][0])
+    task = functools.partial(_point, params=params, n_transient=key["n_transient"], n_samples=key["n_samples"],
+                             rtol=key["rtol"], atol=key["atol"])
+    _, out = sweep(task, [pts[i] for i in order], n_jobs=n_jobs, backend=backend, client=client, progress=progress)
+    res = [None] * len(pts)
+    for i, r in zip(order, out):
+        res[i] = r
+    return res
+
+
+def save(path, key: dict, records: list[dict], meta: dict | None = None) -> Path:
+    """Write a sweep to ``path`` (.npz): the key and metadata as JSON, the fields as stacked arrays."""
+    if len(records) != len(key["points"]):
+        raise ParameterError(f"{len(records)} records for {len(key['points'])} sweep points")
+    arrays = {k: np.array([r[k] for r in records]) for k in FIELDS}
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(p, key=np.array(json.dumps(key, sort_keys=True)),
+                        meta=np.array(json.dumps(meta or {}, sort_keys=True)), **arrays)
+    return p
+
+
+def load(path=None, key: dict | None = None):
+    """``(records, meta)`` of the sweep stored at ``path`` (default: the book's store), or ``None``.
+
+    ``None`` when there is no store or, with ``key``, when its key differs
+    from ``key`` (another parameter set, other points or settings).
+    """
+    p = Path(path) if path is not None else DATA_DIR / STORE
+    if not p.is_file():
+        return None
+    with np.load(p, allow_pickle=False) as z:
+        stored = json.loads(str(z["key"]))
+        if key is not None and stored != _plain(key):
+            return None
+        meta = json.loads(str(z["meta"]))
+        cols = {k: z[k] for k in FIELDS}
+    n = len(stored["points"])
+    records = []
+    for i in range(n):
+        rec = {}
+        for k in FIELDS:
+            v = cols[k][i]
+            rec[k] = v.copy() if np.ndim(v) else v.item()
+        records.append(rec)
+    return records, meta | {"key": stored}
+
+
+def load_or_run(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
+                rtol: float | None = None, atol: float | None = None, path=None, **run_kw):
+    """The stored sweep if its key matches the request, else a fresh :func:`run_sweep`.
+
+    Returns ``(records, info)``; ``info["source"]`` is ``"stored"`` (with the
+    store's metadata: when, where and how long it took) or ``"computed"`` (with
+    this run's wall time).
+    """
+    key = sweep_key(params, points, n_transient, n_samples, rtol, atol)
+    got = load(path, key)
+    if got is not None:
+        records, meta = got
+        return records, meta | {"source": "stored", "path": str(Path(path) if path else Path("data") / STORE)}
+    t0 = time.perf_counter()
+    records = run_sweep(params, points, n_transient, n_samples, rtol, atol, **run_kw)
+    return records, {"source": "computed", "wall_s": time.perf_counter() - t0,
+                     "integration_s": float(sum(r["wall_s"] for r in records))}
+
+
+def default_params() -> dict:
+    """The parameter set of the book's default sweep: ``data/gearshift/default.yaml`` unchanged."""
+    from .gearshift import load_parameters
+
+    return copy.deepcopy(load_parameters())
+
+
+def main(argv=None) -> int:
+    """``python -m robolib.gearshift_bifurcation``: remake the stored default sweep on Dask workers."""
+    ap = argparse.ArgumentParser(prog="python -m robolib.gearshift_bifurcation", description=main.__doc__)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="LocalCluster workers (one thread each); ignored with --scheduler")
+    ap.add_argument("--scheduler", default=None, help="address of a running Dask scheduler, e.g. tcp://host:8786")
+    ap.add_argument("--out", default=str(DATA_DIR / STORE), help="where to write the store")
+    a = ap.parse_args(argv)
+    from dask.distributed import Client, LocalCluster
+
+    params = default_params()
+    points = sweep_points()
+    key = sweep_key(params, points)
+    cluster = None
+    if a.scheduler:
+        client = Client(a.scheduler)
+    else:
+        cluster = LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    try:
+        n_workers = len(client.scheduler_info()["workers"])
+        t0 = time.perf_counter()
+        records = run_sweep(params, points, backend="dask", client=client, progress=True)
+        wall = time.perf_counter() - t0
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    integ = float(sum(r["wall_s"] for r in records))
+    meta = {"wall_s": wall, "workers": n_workers, "integration_s": integ, "machine": platform.machine(),
+            "processor": platform.processor() or platform.machine(), "cpu_count": os.cpu_count(),
+            "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "command": "python -m robolib.gearshift_bifurcation" + (f" --workers {a.workers}" if not a.scheduler
+                                                                     else " --scheduler ...")}
+    p = save(a.out, key, records, meta)
+    print(f"{len(points)} points in {wall:.0f} s wall on {n_workers} Dask workers "
+          f"({integ:.0f} s of single-process integration); wrote {p}")
+    return 0
+
+
+__all__ = ["DEFAULT_FREQUENCIES", "FREQ_SWEEP_CLEARANCE_MM", "DEFAULT_CLEARANCES_MM", "CLEARANCE_SWEEP_FREQUENCY",
+           "N_TRANSIENT", "N_SAMPLES", "STORE", "FIELDS", "sweep_points", "sweep_key", "run_sweep", "save", "load",
+           "load_or_run", "default_params", "main"]
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""The stored bifurcation sweep of the clearance chapter (robolib.gearshift_bifurcation).
+
+* the store is current: a stored point recomputed now is identical (a change of
+  the model or the integrator without ``make bifurcation`` fails here);
+* its key is the book's default request, so the chapter takes it and does not recompute;
+* save/load round trip; another request (other settings) is not served from the store.
+"""
+
+import numpy as np
+import pytest
+
+from robolib import ParameterError
+from robolib import gearshift_bifurcation as B
+
+
+@pytest.fixture(scope="module")
+def stored():
+    got = B.load()
+    assert got is not None, "data/gearshift/bifurcation.npz is missing: run `make bifurcation`"
+    return got
+
+
+def test_store_answers_the_books_default_request(stored):
+    records, meta = stored
+    key = B.sweep_key(B.default_params(), B.sweep_points())
+    assert meta["key"] == B._plain(key)
+    assert B.load(key=key) is not None
+    assert len(records) == len(B.DEFAULT_FREQUENCIES) + len(B.DEFAULT_CLEARANCES_MM) == 45 + 25
+    assert np.max(np.diff(B.DEFAULT_FREQUENCIES)) <= 0.25 + 1e-12 and len(B.DEFAULT_CLEARANCES_MM) >= 25
+    for r in records:
+        assert r["samples"].shape == (B.N_SAMPLES, 4) and np.all(np.isfinite(r["samples"]))
+        assert r["period"] >= 0 and r["noise"] > 0 and r["wall_s"] > 0
+    assert meta["wall_s"] > 0 and meta["workers"] >= 1 and meta["integration_s"] > 0
+
+
+def test_stored_point_is_what_the_code_computes_now(stored):
+    records, meta = stored
+    pts = [tuple(p) for p in meta["key"]["points"]]
+    i = max(range(len(pts)), key=lambda j: pts[j][0] if pts[j][1] == B.FREQ_SWEEP_CLEARANCE_MM else -1)  # 12 Hz
+    key = meta["key"]
+    now = B.run_sweep(B.default_params(), [pts[i]], key["n_transient"], key["n_samples"], key["rtol"], key["atol"])[0]
+    for k in B.FIELDS:
+        if k != "wall_s":
+            assert np.array_equal(np.asarray(now[k]), np.asarray(records[i][k])), \
+                f"stored field {k!r} of point {pts[i]} differs from a fresh run: remake the store (make bifurcation)"
+
+
+def test_save_load_round_trip_and_key_mismatch(tmp_path):
+    p = B.default_params()
+    pts = B.sweep_points([12.0], 0.5, [], 6.0)
+    recs = B.run_sweep(p, pts, n_transient=1, n_samples=3)
+    key = B.sweep_key(p, pts, 1, 3)
+    path = B.save(tmp_path / "s.npz", key, recs, {"wall_s": 1.0})
+    got, meta = B.load(path, key)
+    assert meta["wall_s"] == 1.0
+    assert all(np.array_equal(np.asarray(a[k]), np.asarray(b[k])) for a, b in zip(recs, got) for k in B.FIELDS)
+    assert B.load(path, B.sweep_key(p, pts, 1, 4)) is None                  # other samples
+    assert B.load(path, B.sweep_key(p, pts, 1, 3, rtol=1e-8)) is None       # other tolerance
+    assert B.load(tmp_path / "none.npz") is None
+    assert B.load_or_run(p, pts, 1, 3, path=path)[1]["source"] == "stored"
+    with pytest.raises(ParameterError, match="2 records for 1 sweep points"):
+        B.save(tmp_path / "t.npz", key, recs * 2)
+
+
+def test_sweep_points_reject_non_positive_values():
+    with pytest.raises(ParameterError, match="must be positive"):
+        B.sweep_points([0.0], 0.5, [0.1], 6.0)
+    with pytest.raises(ParameterError, match="c = -0.1 mm"):
+        B.sweep_points([2.0], 0.5, [-0.1], 6.0)
