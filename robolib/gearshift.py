@@ -765,8 +765,10 @@ def lyapunov_run(params: dict, frequency: float | None = None, clearance: float 
     artificial Baumgarte drift modes (decaying at about ``-alpha``) do not enter
     the estimate. ``d0`` (m) defaults to 1 % of the clearance: well above the
     integrator's error and well below ``c``. ``alpha`` overrides the Baumgarte
-    factors (alpha = beta, 1/s). The result's ``uncertainty`` is half the
-    difference between the exponents of the two halves of the run.
+    factors (alpha = beta, 1/s). The result's ``uncertainty`` is the
+    batch-means standard error of :func:`robolib.nonlinear.largest_lyapunov`,
+    its batches made of whole units of two drive periods; ``n_renorm`` is
+    rounded up to whole units.
     """
     from .nonlinear import largest_lyapunov
 
@@ -784,8 +786,11 @@ def lyapunov_run(params: dict, frequency: float | None = None, clearance: float 
     w = np.tile([1.0, 1.0, l], 7)
     om = 2 * np.pi * p["motion"]["frequency"]
     weights = np.concatenate([w, w / om])
+    unit = max(1, int(round(2.0 / tau_periods)))          # renormalisations per two drive periods
+    n_renorm = unit * -(-int(n_renorm) // unit)            # whole units: a periodic stretch pattern averages out
     return largest_lyapunov(flow, y0, tau_periods * T, n_renorm, t0=n_transient * T, d0=d0,
-                            indices=np.arange(2 * n), weights=weights, project=flow.project, seed=seed)
+                            indices=np.arange(2 * n), weights=weights, project=flow.project, seed=seed,
+                            batch_unit=unit)
 
 
 __all__ = [

@@ -339,9 +339,11 @@ class LyapunovResult:
     are split into ``LYAPUNOV_BATCHES`` consecutive batches (two for fewer than
     twice that many renormalisations), and it is the standard deviation of the
     batch exponents over the square root of their number. With two batches it
-    is half the difference of the exponents of the two halves (``halves``),
-    which has a single degree of freedom and can be far too small. NaN for
-    fewer than 4 renormalisations.
+    is half the difference of the exponents of the two halves (``halves``, in whole units),
+    which has a single degree of freedom and can be far too small. Batches
+    hold whole units of ``batch_unit`` renormalisations (e.g. the intervals of
+    two drive periods, so that the stretch pattern of a period-1 or period-2
+    orbit does not masquerade as scatter). NaN for fewer than 4 renormalisations.
     """
 
     exponent: float
@@ -355,7 +357,7 @@ class LyapunovResult:
 
 def largest_lyapunov(flow: Callable, y0, tau: float, n_renorm: int, t0: float = 0.0, d0: float = 1e-8,
                      n_transient: int = 0, indices=None, weights=None, direction=None,
-                     project: Callable | None = None, seed: int = 0) -> LyapunovResult:
+                     project: Callable | None = None, seed: int = 0, batch_unit: int = 1) -> LyapunovResult:
     """Largest Lyapunov exponent by two-trajectory renormalisation (Benettin et al. 1976).
 
     A reference trajectory and a neighbour at distance ``d0`` are advanced by
@@ -428,10 +430,16 @@ def largest_lyapunov(flow: Callable, y0, tau: float, n_renorm: int, t0: float = 
         yp = restart(y, diff, t)
     running = np.cumsum(logs) / (tau * np.arange(1, n_renorm + 1))
     if n_renorm >= 4:
-        h = n_renorm // 2
-        halves = (float(np.mean(logs[:h]) / tau), float(np.mean(logs[h:]) / tau))
-        nb = LYAPUNOV_BATCHES if n_renorm >= 2 * LYAPUNOV_BATCHES else 2
-        means = [float(np.mean(part)) / tau for part in np.array_split(logs, nb)]
+        unit = max(1, int(batch_unit))
+        n_units = n_renorm // unit
+        if n_units >= 2:
+            units = logs[:n_units * unit].reshape(n_units, unit)
+        else:  # fewer than two units: fall back to single intervals
+            units, n_units = logs[:, None], n_renorm
+        h = n_units // 2
+        halves = (float(np.mean(units[:h]) / tau), float(np.mean(units[h:]) / tau))
+        nb = min(LYAPUNOV_BATCHES, n_units) if n_units >= 2 * LYAPUNOV_BATCHES else 2
+        means = [float(np.mean(part)) / tau for part in np.array_split(units, nb)]
         unc = float(np.std(means, ddof=1) / math.sqrt(nb))
     else:
         halves, unc = (float("nan"), float("nan")), float("nan")

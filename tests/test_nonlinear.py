@@ -254,3 +254,26 @@ def test_ladder_verdict_confirmed_irregular_and_not_converged():
         N.ladder_verdict(rts[::-1], [0, 0, 0], flat)
     with pytest.raises(ParameterError, match="one reading and one misfit row"):
         N.ladder_verdict(rts, [0, 0], flat)
+
+
+def test_lyapunov_batches_hold_whole_units_of_a_periodic_stretch_pattern():
+    """A period-2 orbit sampled every half period stretches in a pattern of 4 intervals (as at 10 Hz / 0.5 mm):
+    the mean is exact, and batches of whole patterns see no scatter, batches of single intervals do."""
+    pattern = np.array([100.0, -32.0, -68.0, -30.0])
+    tau = 0.05
+
+    def flow(y, a, b):
+        return y * np.exp(pattern[int(round(a / tau)) % 4] * (b - a))
+
+    whole = N.largest_lyapunov(flow, np.array([1.0]), tau, 44, batch_unit=4)
+    single = N.largest_lyapunov(flow, np.array([1.0]), tau, 44)     # batches of 11 intervals cut the pattern
+    assert whole.exponent == pytest.approx(pattern.mean(), abs=1e-5) == single.exponent
+    assert whole.uncertainty < 1e-5 and whole.halves == pytest.approx((pattern.mean(), pattern.mean()), abs=1e-5)
+    assert single.uncertainty > 1.0
+
+
+def test_gearshift_lyapunov_uses_whole_drive_periods():
+    from robolib import gearshift as G
+
+    r = G.lyapunov_run(G.load_parameters(), frequency=12.0, clearance=5e-4, n_transient=2, n_renorm=5)
+    assert len(r.log_stretch) == 8          # rounded up to whole units of two drive periods (4 half periods)
