@@ -24,6 +24,14 @@ or the integrator, remake the store::
 (``make bifurcation`` runs the first line.) The command prints the wall time
 and writes it, with the machine, the number of workers and the summed
 single-process integration time, into the store's metadata.
+
+The chapter's verdict study (tolerance ladders down to rtol 1e-12, the
+transient study and the Lyapunov estimates) is stored the same way, one run
+at a time: :func:`study_run` is one run, :func:`load_or_run_study` returns
+the stored result of every run whose parameter set and settings match and
+computes the others. ``make bifurcation`` remakes that store
+(``data/gearshift/verdict_runs.json``) too, by running the chapter at its
+defaults with ``ROBOLIB_WRITE_STUDY_STORE=1``.
 """
 
 from __future__ import annotations
@@ -183,6 +191,104 @@ def load_or_run(params: dict, points, n_transient: int = N_TRANSIENT, n_samples:
                      "integration_s": float(sum(r["wall_s"] for r in records))}
 
 
+#: Where the verdict study's runs are stored (relative to the data folder).
+STUDY_STORE = "gearshift/verdict_runs.json"
+#: Setting this environment variable to 1 makes :func:`load_or_run_study` add what it computes to the store.
+STUDY_STORE_ENV = "ROBOLIB_WRITE_STUDY_STORE"
+#: Lyapunov fields kept (attributes of :class:`robolib.nonlinear.LyapunovResult`).
+LYAPUNOV_FIELDS = ("exponent", "uncertainty", "halves", "log_stretch", "tau")
+
+
+class StoredLyapunov:
+    """The stored fields of a :class:`robolib.nonlinear.LyapunovResult` (attribute access)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+def study_run(job, params: dict, seed: int = 0):
+    """One run of the clearance chapter's verdict study.
+
+    ``job = (kind, f [Hz], c [mm], rtol, a, b, alpha, atol_factor)``: kind
+    ``"poincare"`` runs :func:`robolib.gearshift.poincare_run` with ``a``
+    transient periods and ``b`` samples, kind ``"lyapunov"`` runs
+    :func:`robolib.gearshift.lyapunov_run` with ``a`` transient periods and
+    ``b`` renormalisations (``alpha``: Baumgarte factor or None). atol is the
+    parameter set's atol scaled with rtol (exactly its atol at its rtol), times
+    ``atol_factor``. Returns the Poincaré fields ``FIELDS`` or a
+    :class:`StoredLyapunov`.
+    """
+    from .gearshift import lyapunov_run, poincare_run
+
+    kind, f, c_mm, rt, a, b, alpha, afac = job
+    s = params["solver"]
+    at = s["atol"] if rt == s["rtol"] else s["atol"] * (rt / s["rtol"])
+    if kind == "poincare":
+        r = poincare_run(params, f, c_mm * 1e-3, n_transient=a, n_samples=b, rtol=rt, atol=at * afac)
+        return {k: r[k] for k in FIELDS}
+    if kind == "lyapunov":
+        L = lyapunov_run(params, f, c_mm * 1e-3, n_transient=a, n_renorm=b, rtol=rt, atol=at * afac, alpha=alpha,
+                         seed=seed)
+        return StoredLyapunov(**{k: getattr(L, k) for k in LYAPUNOV_FIELDS})
+    raise ParameterError(f"job kind must be 'poincare' or 'lyapunov', got {kind!r}")
+
+
+def _job_key(job, seed):
+    return _plain(list(job) + [int(seed)])
+
+
+def _to_json(r):
+    d = r.__dict__ if isinstance(r, StoredLyapunov) else r
+    return {"lyapunov": isinstance(r, StoredLyapunov)} | _plain(d)
+
+
+def _from_json(d):
+    d = dict(d)
+    lyap = d.pop("lyapunov")
+    out = {k: (np.array(v) if isinstance(v, list) else v) for k, v in d.items()}
+    if lyap:
+        out["halves"] = tuple(out["halves"])
+        return StoredLyapunov(**out)
+    return out
+
+
+def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, **sweep_kw):
+    """Results of the verdict-study ``jobs`` (:func:`study_run`): stored where the store has them, else computed.
+
+    Returns ``(dict job -> result, info)`` with ``info["stored"]`` and
+    ``info["computed"]`` the numbers of runs of each kind and
+    ``info["integration_s"]`` the wall time of the computed ones. With the
+    environment variable ``ROBOLIB_WRITE_STUDY_STORE=1`` the computed runs
+    are added to the store.
+    """
+    from .nonlinear import sweep
+
+    p = Path(path) if path is not None else DATA_DIR / STUDY_STORE
+    plain = _plain(params)
+    store = {"format": STORE_FORMAT, "params": plain, "runs": []}
+    if p.is_file():
+        got = json.loads(p.read_text())
+        if got.get("format") == STORE_FORMAT and got.get("params") == plain:
+            store = got
+    index = {json.dumps(r["job"]): r["result"] for r in store["runs"]}
+    out, todo = {}, []
+    for job in dict.fromkeys(tuple(j) for j in jobs):
+        hit = index.get(json.dumps(_job_key(job, seed)))
+        if hit is not None:
+            out[job] = _from_json(hit)
+        else:
+            todo.append(job)
+    t0 = time.perf_counter()
+    if todo:
+        _, res = sweep(functools.partial(study_run, params=params, seed=seed), todo, **sweep_kw)
+        out.update(zip(todo, res))
+        if os.environ.get(STUDY_STORE_ENV, "") == "1":
+            store["runs"] += [{"job": _job_key(j, seed), "result": _to_json(r)} for j, r in zip(todo, res)]
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(json.dumps(store))
+    return out, {"stored": len(out) - len(todo), "computed": len(todo), "wall_s": time.perf_counter() - t0}
+
+
 def default_params() -> dict:
     """The parameter set of the book's default sweep: ``data/gearshift/default.yaml`` unchanged."""
     from .gearshift import load_parameters
@@ -230,7 +336,8 @@ def main(argv=None) -> int:
     return 0
 
 
-__all__ = ["DEFAULT_FREQUENCIES", "FREQ_SWEEP_CLEARANCE_MM", "DEFAULT_CLEARANCES_MM", "CLEARANCE_SWEEP_FREQUENCY",
+__all__ = ["STUDY_STORE", "STUDY_STORE_ENV", "LYAPUNOV_FIELDS", "StoredLyapunov", "study_run", "load_or_run_study",
+           "DEFAULT_FREQUENCIES", "FREQ_SWEEP_CLEARANCE_MM", "DEFAULT_CLEARANCES_MM", "CLEARANCE_SWEEP_FREQUENCY",
            "N_TRANSIENT", "N_SAMPLES", "STORE", "FIELDS", "sweep_points", "sweep_key", "run_sweep", "save", "load",
            "load_or_run", "default_params", "main"]
 

@@ -67,3 +67,51 @@ def test_sweep_points_reject_non_positive_values():
         B.sweep_points([0.0], 0.5, [0.1], 6.0)
     with pytest.raises(ParameterError, match="c = -0.1 mm"):
         B.sweep_points([2.0], 0.5, [-0.1], 6.0)
+
+
+def test_verdict_study_store_is_current():
+    """Recompute the cheapest stored Poincaré run and the cheapest stored Lyapunov run of the verdict study."""
+    import json
+
+    from robolib.params import DATA_DIR
+
+    store = json.loads((DATA_DIR / B.STUDY_STORE).read_text())
+    assert store["params"] == B._plain(B.default_params())
+    runs = store["runs"]
+    kinds = {r["job"][0] for r in runs}
+    assert kinds == {"poincare", "lyapunov"} and len(runs) >= 20
+    cost = lambda j: (j[4] + j[5]) / j[1] * (1e-9 / j[3]) ** 0.2  # noqa: E731
+    for kind in ("poincare", "lyapunov"):
+        run = min((r for r in runs if r["job"][0] == kind), key=lambda r: cost(r["job"]))
+        job, seed = tuple(run["job"][:-1]), run["job"][-1]
+        got, info = B.load_or_run_study(B.default_params(), [job], seed=seed)
+        assert info["stored"] == 1
+        now = B.study_run(job, B.default_params(), seed=seed)
+        if kind == "poincare":
+            for k in B.FIELDS:
+                if k != "wall_s":
+                    assert np.array_equal(np.asarray(now[k]), np.asarray(got[job][k])), \
+                        f"stored {k!r} of {job} differs from a fresh run: remake the stores (make bifurcation)"
+        else:
+            for k in B.LYAPUNOV_FIELDS:
+                assert np.array_equal(np.asarray(getattr(now, k)), np.asarray(getattr(got[job], k))), \
+                    f"stored {k!r} of {job} differs from a fresh run: remake the stores (make bifurcation)"
+
+
+def test_study_store_serves_only_matching_runs(tmp_path, monkeypatch):
+    p = B.default_params()
+    job = ("poincare", 12.0, 0.5, 1e-6, 1, 3, None, 1.0)
+    path = tmp_path / "runs.json"
+    monkeypatch.setenv(B.STUDY_STORE_ENV, "1")
+    first, info = B.load_or_run_study(p, [job], path=path)
+    assert info == {"stored": 0, "computed": 1, "wall_s": info["wall_s"]}
+    monkeypatch.setenv(B.STUDY_STORE_ENV, "0")
+    again, info = B.load_or_run_study(p, [job], path=path)
+    assert info["stored"] == 1 and np.array_equal(again[job]["samples"], first[job]["samples"])
+    other = job[:4] + (2,) + job[5:]
+    assert B.load_or_run_study(p, [other], path=path)[1]["computed"] == 1          # other settings: computed
+    from robolib import gearshift as G
+    p2 = G.with_changes(p, **{"gearbox.damping": 3.0})
+    assert B.load_or_run_study(p2, [job], path=path)[1]["computed"] == 1           # other parameters: computed
+    with pytest.raises(ParameterError, match="job kind"):
+        B.study_run(("orbit",) + job[1:], p)
