@@ -304,6 +304,8 @@ def main(argv=None) -> int:
     ap.add_argument("--scheduler", default=None, help="address of a running Dask scheduler, e.g. tcp://host:8786")
     ap.add_argument("--out", default=str(DATA_DIR / STORE), help="where to write the store")
     a = ap.parse_args(argv)
+    if a.workers < 1:
+        ap.error(f"--workers must be at least 1, got {a.workers}")
     from dask.distributed import Client, LocalCluster
 
     params = default_params()

@@ -171,9 +171,13 @@ def misfit_slope(rtols, misfits) -> float:
     >>> round(misfit_slope([1e-9, 1e-10, 1e-11], [1e-3, 1e-4, 1e-5]), 12)
     1.0
     """
-    x = np.log10(np.asarray(rtols, float))
-    y = np.log10(np.maximum(np.asarray(misfits, float), 1e-300))
-    return float(np.polyfit(x, y, 1)[0])
+    r, m = np.asarray(rtols, float), np.asarray(misfits, float)
+    if r.ndim != 1 or r.shape != m.shape or len(r) < 2:
+        raise ParameterError(f"misfit_slope needs two or more tolerances with one misfit each, got {r.shape} and {m.shape}")
+    if not (np.all(r > 0) and np.all(m >= 0)) or len(np.unique(r)) < 2:
+        raise ParameterError(f"misfit_slope needs distinct positive tolerances and non-negative misfits, got "
+                             f"{r.tolist()} and {m.tolist()}")
+    return float(np.polyfit(np.log10(r), np.log10(np.maximum(m, 1e-300)), 1)[0])
 
 
 def ladder_verdict(rtols, periods, residuals) -> tuple[str, int]:

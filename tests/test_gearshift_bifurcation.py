@@ -115,3 +115,9 @@ def test_study_store_serves_only_matching_runs(tmp_path, monkeypatch):
     assert B.load_or_run_study(p2, [job], path=path)[1]["computed"] == 1           # other parameters: computed
     with pytest.raises(ParameterError, match="job kind"):
         B.study_run(("orbit",) + job[1:], p)
+
+
+def test_command_rejects_zero_workers(capsys):
+    with pytest.raises(SystemExit):
+        B.main(["--workers", "0"])
+    assert "--workers must be at least 1" in capsys.readouterr().err

@@ -254,6 +254,10 @@ def test_ladder_verdict_confirmed_irregular_and_not_converged():
         N.ladder_verdict(rts[::-1], [0, 0, 0], flat)
     with pytest.raises(ParameterError, match="one reading and one misfit row"):
         N.ladder_verdict(rts, [0, 0], flat)
+    with pytest.raises(ParameterError, match="two or more tolerances"):
+        N.misfit_slope([1e-9], [1e-3])
+    with pytest.raises(ParameterError, match="distinct positive tolerances"):
+        N.misfit_slope([1e-9, 1e-9], [1e-3, 1e-4])
 
 
 def test_lyapunov_batches_hold_whole_units_of_a_periodic_stretch_pattern():
