@@ -53,7 +53,7 @@ run-%: $(SRC_NB)/%.ipynb
 	@echo "== papermill $* (defaults)"
 	@SECONDS=0; $(PAPERMILL) --no-progress-bar $(SRC_NB)/$*.ipynb $(OUT_NB)/$*.ipynb || { echo "error: the default run of $* failed (see above)"; exit 1; }; \
 	  echo "== $* ran in $$SECONDS s"
-	@$(BIN)/python -m robolib.claims --strict $(OUT_NB)/$*.ipynb || { echo "error: a claim of the default run of $* fails (see above)"; exit 1; }
+	@$(BIN)/python -m robolib.book.claims --strict $(OUT_NB)/$*.ipynb || { echo "error: a claim of the default run of $* fails (see above)"; exit 1; }
 
 # One study with other parameters:  make study NAME=prp3_roundtrip PARAMS="-p seed 7 -p n_samples 200000"
 study: $(STAMP)
@@ -62,7 +62,7 @@ study: $(STAMP)
 	$(MAKE) --no-print-directory $(SRC_NB)/$(NAME).ipynb
 	@mkdir -p $(OUT_NB)
 	$(PAPERMILL) $(SRC_NB)/$(NAME).ipynb $(OUT_NB)/$(NAME).ipynb $(PARAMS)
-	$(BIN)/python -m robolib.claims $(OUT_NB)/$(NAME).ipynb
+	$(BIN)/python -m robolib.book.claims $(OUT_NB)/$(NAME).ipynb
 
 book: notebooks
 	$(BIN)/jupyter-book build book --warningiserror --keep-going --quiet
@@ -83,7 +83,7 @@ bench: $(STAMP)
 # its defaults with ROBOLIB_WRITE_STUDY_STORE=1). Needed after a change of the gear-shift model or its
 # integrator: tests/test_gearshift_bifurcation.py fails until then.
 bifurcation: $(STAMP) $(SRC_NB)/clearance_dynamics.ipynb
-	$(BIN)/python -m robolib.gearshift_bifurcation --workers 2
+	$(BIN)/python -m robolib.gearshift.store --workers 2
 	rm -f data/gearshift/verdict_runs.json
 	@mkdir -p $(OUT_NB)
 	ROBOLIB_WRITE_STUDY_STORE=1 $(PAPERMILL) --no-progress-bar $(SRC_NB)/clearance_dynamics.ipynb $(OUT_NB)/clearance_dynamics.ipynb

@@ -53,3 +53,24 @@ def built_quick_book(quick_book):
     res = subprocess.run([BIN / "jupyter-book", "build", str(book), "--warningiserror", "--keep-going", "--quiet"],
                          capture_output=True, text=True)
     return book, failures, res
+
+
+_QUICK_RESULTS: dict = {}
+
+
+@pytest.fixture(scope="session")
+def quick_study():
+    """``quick_study(name, **params)``: the study run in this process with ``quick=True`` (cached per session).
+
+    Tests of one study share its quick run; a test that changes a parameter calls it with that parameter.
+    """
+    from robolib import study as _study
+
+    def get(name, **params):
+        params = {"quick": True, **params}
+        key = (name, repr(sorted(params.items())))
+        if key not in _QUICK_RESULTS:
+            _QUICK_RESULTS[key] = _study.run(name, **params)
+        return _QUICK_RESULTS[key]
+
+    return get

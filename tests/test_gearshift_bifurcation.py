@@ -1,4 +1,4 @@
-"""The stored bifurcation sweep of the clearance chapter (robolib.gearshift_bifurcation).
+"""The stored bifurcation sweep of the clearance chapter (robolib.gearshift.store).
 
 * the store is current: a stored point recomputed now is identical (a change of
   the model or the integrator without ``make bifurcation`` fails here);
@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 
 from robolib import ParameterError
-from robolib import gearshift_bifurcation as B
+from robolib.gearshift import store as B
+
+#: Relative agreement of a fresh Lyapunov run with its stored copy (bitwise on one CPU, not across CPUs).
+STORE_REL_TOL = 1e-12
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +97,10 @@ def test_verdict_study_store_is_current():
                         f"stored {k!r} of {job} differs from a fresh run: remake the stores (make bifurcation)"
         else:
             for k in B.LYAPUNOV_FIELDS:
-                assert np.array_equal(np.asarray(getattr(now, k)), np.asarray(getattr(got[job], k))), \
+                # the exponent is a sum over thousands of renormalisations: its last bits differ between CPUs
+                # (seen: 4e-15 relative), a model change moves it by far more than STORE_REL_TOL
+                assert np.allclose(np.asarray(getattr(now, k), float), np.asarray(getattr(got[job], k), float),
+                                   rtol=STORE_REL_TOL, atol=0.0), \
                     f"stored {k!r} of {job} differs from a fresh run: remake the stores (make bifurcation)"
 
 

@@ -160,7 +160,7 @@ def test_subsystem_matrices_christoffel_and_fd():
 
 @pytest.mark.slow
 def test_sympy_derivation_equals_numeric_kernels():
-    from robolib import redundant_symbolic as S
+    from robolib.redundant import symbolic as S
 
     rng = np.random.default_rng(11)
     # Lagrange-Euler with the derived M_i, C_i reproduces d/dt dT/d(dq) - dT/dq (numerically, random points)
@@ -534,7 +534,7 @@ def test_preload_direction_reactions_and_minimum_norm_torques():
 def test_symbolic_preload_direction_matches_numeric():
     import sympy as sp
 
-    from robolib import redundant_symbolic as S
+    from robolib.redundant import symbolic as S
 
     n_sym = S.preload_direction()
     f = sp.lambdify((S.A_ANGLES, S.B_ANGLES), n_sym, "numpy")

@@ -36,6 +36,7 @@ def setup(app):
     app.add_js_file("../vendor/mathjax_hub_shim.js", priority=999, defer="defer")
     _setup_claims(app)
     _setup_found(app)
+    app.add_role("robolib-value", value_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
@@ -169,3 +170,36 @@ class FoundDirective(SphinxDirective):
 
 def _setup_found(app):
     app.add_directive("robolib-found", FoundDirective)
+
+
+# ---- constants of the code in the prose: {robolib-value}`robolib.core.nonlinear.LADDER_MIN_SLOPE` -----------
+
+def code_value(target: str) -> str:
+    """The text of a constant of robolib, ``"module.NAME"`` or ``"module.NAME:format"``.
+
+    ``robolib.core.nonlinear.LADDER_FIT`` -> ``"4"``; ``...REL_TOL:.0e`` -> ``"1e-06"``. A Models page states
+    the constants and rules of the code through this role, so the page cannot drift from the code.
+    """
+    import importlib
+
+    dotted, _, fmt = target.partition(":")
+    module, _, name = dotted.rpartition(".")
+    value = importlib.import_module(module)
+    for part in name.split("/"):
+        value = getattr(value, part) if not isinstance(value, dict) else value[part]
+    if fmt:
+        return format(value, fmt)
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (tuple, list)):
+        return ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
+    return str(value)
+
+
+def value_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """Sphinx role ``{robolib-value}`module.NAME[:format]``` -> the constant's value as text."""
+    try:
+        return [nodes.Text(code_value(text.strip()))], []
+    except Exception as exc:  # noqa: BLE001  (reported as a build error: the page names a constant that is gone)
+        msg = inliner.reporter.error(f"robolib-value: {text!r}: {type(exc).__name__}: {exc}", line=lineno)
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]

@@ -1,6 +1,6 @@
 """Sphinx extension: render the labelled mechanism drawings of the Models pages.
 
-On ``builder-inited`` it draws the four figures of :mod:`robolib.drawings` from the
+On ``builder-inited`` it draws the four figures of the mechanism packages' ``drawing`` modules from the
 parameter files in ``robolib.params.DATA_DIR`` and writes them as SVG to
 ``<srcdir>/models/_generated/`` (created if missing), where the Models pages
 reference them with ``{figure}`` directives. The SVG output is deterministic (fixed
@@ -21,10 +21,10 @@ from pathlib import Path
 
 #: File name (without ``.svg``) -> (drawing function, loader, data file), all in robolib.
 FIGURES = {
-    "prp3_mechanism": ("prp3_mechanism", "robolib.prp3:load_geometry", "prp3/paper.yaml"),
-    "redundant_mechanism": ("redundant_mechanism", "robolib.redundant:load", "redundant/default.yaml"),
-    "gearshift_mechanism": ("gearshift_mechanism", "robolib.gearshift:load_parameters", "gearshift/default.yaml"),
-    "stewart_mechanism": ("stewart_mechanism", "robolib.stewart:load", "stewart/tsai2000.yaml"),
+    "prp3_mechanism": ("robolib.prp3.drawing:prp3_mechanism", "robolib.prp3:load_geometry", "prp3/paper.yaml"),
+    "redundant_mechanism": ("robolib.redundant.drawing:redundant_mechanism", "robolib.redundant:load", "redundant/default.yaml"),
+    "gearshift_mechanism": ("robolib.gearshift.drawing:gearshift_mechanism", "robolib.gearshift:load_parameters", "gearshift/default.yaml"),
+    "stewart_mechanism": ("robolib.stewart.drawing:stewart_mechanism", "robolib.stewart:load", "stewart/tsai2000.yaml"),
 }
 
 
@@ -34,13 +34,13 @@ def _render(name, func_name, loader_path, data_file):
 
     import matplotlib
 
-    from robolib import drawings
     from robolib.params import DATA_DIR
 
     module, attr = loader_path.split(":")
     loader = getattr(importlib.import_module(module), attr)
     params = loader(DATA_DIR / data_file)
-    fig = getattr(drawings, func_name)(params)
+    draw_module, draw_name = func_name.split(":")
+    fig = getattr(importlib.import_module(draw_module), draw_name)(params)
     buf = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": f"robolib-{name}", "svg.fonttype": "path"}):
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")

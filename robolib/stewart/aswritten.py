@@ -34,8 +34,8 @@ import time
 
 import numpy as np
 
-from ..errors import ParameterError
-from ..rotations import rpy_matrix, skew
+from ..core.errors import ParameterError
+from ..core.rotations import rpy_matrix, skew
 from .kinematics import as_state, check_limits
 from .model import StewartModel, _check_model
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError, UnreachableError
-from ..rotations import rpy_rates_to_twist
+from ..core.errors import ParameterError, UnreachableError
+from ..core.rotations import rpy_rates_to_twist
 from . import _core
 from .dynamics import _method, status_error, status_message
 from .kinematics import as_state, check_limits, inverse_kinematics, leg_motion

@@ -29,8 +29,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ParameterError, SingularityError, UnreachableError
-from ..rotations import cross, dot
+from ..core.errors import ParameterError, SingularityError, UnreachableError
+from ..core.rotations import cross, dot
 from . import _core
 from .kinematics import _raise_violation, as_state, leg_geometry, leg_motion
 from .model import StewartModel, _check_model

@@ -23,8 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
-from ..rotations import cross, dot, rpy_matrix, rpy_rate_matrix
+from ..core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
+from ..core.rotations import cross, dot, rpy_matrix, rpy_rate_matrix
 from .model import StewartModel, _check_model
 
 #: Leg length (m) below which a pose counts as degenerate.

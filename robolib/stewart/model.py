@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ..errors import ParameterError, ParameterFileError
-from ..params import number, resolve_data_path, text, validate, vector
-from ..rotations import cross, normalize, rpy_matrix
+from ..core.errors import ParameterError, ParameterFileError
+from ..core.params import number, resolve_data_path, text, validate, vector
+from ..core.rotations import cross, normalize, rpy_matrix
 
 #: Relative tolerance for the symmetry / positive semi-definiteness of an inertia tensor.
 INERTIA_TOL = 1e-12

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ConvergenceError, SingularityError
-from ..rotations import rpy_matrix
+from ..core.errors import ConvergenceError, SingularityError
+from ..core.rotations import rpy_matrix
 from .model import StewartModel
 
 #: Loop-closure residual (m) above which the reconstructed joint configuration is rejected.

@@ -47,8 +47,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ParameterError
-from .params import DATA_DIR
+from ..core.errors import ParameterError
+from ..core.params import DATA_DIR
 
 #: The book's default sweep: drive frequencies (Hz) at ``FREQ_SWEEP_CLEARANCE_MM``,
 #: and clearances (mm) at ``CLEARANCE_SWEEP_FREQUENCY``.
@@ -102,7 +102,7 @@ def _plain(obj):
 
 
 def _point(fc, params, n_transient, n_samples, rtol, atol):
-    from .gearshift import poincare_run
+    from . import poincare_run
 
     f, c_mm = fc
     r = poincare_run(params, f, c_mm * 1e-3, n_transient=n_transient, n_samples=n_samples, rtol=rtol,
@@ -120,7 +120,7 @@ def run_sweep(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: i
     irregular, ``wall_s`` the point's integration wall time on one process).
     Longer runs start first (lower frequency = more simulated time).
     """
-    from .nonlinear import sweep
+    from ..core.nonlinear import sweep
 
     key = sweep_key(params, points, n_transient, n_samples, rtol, atol)
     pts = [tuple(p) for p in key["points"]]
@@ -218,7 +218,7 @@ def study_run(job, params: dict, seed: int = 0):
     ``atol_factor``. Returns the Poincaré fields ``FIELDS`` or a
     :class:`StoredLyapunov`.
     """
-    from .gearshift import lyapunov_run, poincare_run
+    from . import lyapunov_run, poincare_run
 
     kind, f, c_mm, rt, a, b, alpha, afac = job
     s = params["solver"]
@@ -261,7 +261,7 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, **sweep_kw):
     environment variable ``ROBOLIB_WRITE_STUDY_STORE=1`` the computed runs
     are added to the store.
     """
-    from .nonlinear import sweep
+    from ..core.nonlinear import sweep
 
     p = Path(path) if path is not None else DATA_DIR / STUDY_STORE
     plain = _plain(params)
@@ -291,7 +291,7 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, **sweep_kw):
 
 def default_params() -> dict:
     """The parameter set of the book's default sweep: ``data/gearshift/default.yaml`` unchanged."""
-    from .gearshift import load_parameters
+    from . import load_parameters
 
     return copy.deepcopy(load_parameters())
 

@@ -19,7 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import redundant
+from .. import redundant
+
+import math
+
+from matplotlib.figure import Figure
+from matplotlib.patches import Arc, Circle, FancyArrowPatch
+
+from ..book.labels import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from .. import redundant as _redundant
 
 #: Colours: active links, passive links, base, end-effector, bearing reactions.
 ACTIVE_COLOR = "tab:blue"
@@ -155,3 +163,73 @@ def animate_motion(robot: redundant.Robot, q, *, reactions=None, force_scale: fl
 
 
 __all__ = ["joint_points", "draw_base", "draw_robot", "update_robot", "animate_motion"]
+
+
+# --------------------------------------------------------------------------- redundant planar robot
+def redundant_mechanism(params: _redundant.Robot, point=None) -> Figure:
+    """Labelled drawing of the 2-DOF redundantly actuated planar robot.
+
+    Shows the base points ``A1..A3``, the active links (driven at ``A_i`` by
+    the motor torques ``tau_i``) and the passive links, all of length ``l``,
+    the passive joints, the end-effector ``E``, the cut-chain coordinates of
+    chain 1 (active-joint position ``(x_1, y_1)``, absolute active-link angle
+    ``a_1``, relative passive angle ``b_1``) and the reference circle.
+
+    Parameters
+    ----------
+    params : robolib.redundant.Robot
+        The robot, e.g. ``robolib.redundant.load("redundant/default.yaml")``
+        (lengths in m).
+    point : array_like of shape (2,), optional
+        End-effector position in m. Default: 0.3 link lengths right of and 0.15
+        above the base centroid (a generic, non-symmetric pose).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        About 7.5 x 6.8 inches; labels at 10 pt.
+
+    Examples
+    --------
+    >>> from robolib import redundant
+    >>> fig = redundant_mechanism(redundant.load("redundant/default.yaml"))
+    >>> len(fig.axes)
+    1
+    """
+    robot = params
+    l = robot.link_length
+    p = robot.centroid + np.array([0.3, 0.15]) * l if point is None else np.asarray(point, float)
+    q = _redundant.inverse_kinematics(robot, p)
+    P = joint_points(robot, q)
+    fig = Figure(figsize=(6.2, 5.8), layout="constrained")
+    ax = fig.add_subplot()
+    draw_base(ax, robot, labels=False)
+    draw_robot(ax, robot, q, labels=True)
+    c = robot.centroid
+    for i in range(3):
+        A = robot.base[i]
+        d = (A - c) / np.linalg.norm(A - c)
+        _label(ax, A + 0.16 * l * d, f"$A_{i + 1}$", (0, 0))
+        # motor torque tau_i: a curved arrow about A_i
+        a_i = q[4 * i + 2]
+        _arc(ax, A, 0.2 * l, a_i + 0.55, a_i + 1.6, rf"$\tau_{i + 1}$", color="tab:purple", text_radius=0.3 * l)
+        mid_a = 0.5 * (P[i, 0] + P[i, 1])
+        mid_b = 0.5 * (P[i, 1] + P[i, 2])
+        na = np.array([-(P[i, 1] - P[i, 0])[1], (P[i, 1] - P[i, 0])[0]]) / l
+        nb = np.array([-(P[i, 2] - P[i, 1])[1], (P[i, 2] - P[i, 1])[0]]) / l
+        _label(ax, mid_a - 0.12 * l * na, "$l$", (0, 0), color=ACTIVE_COLOR)
+        _label(ax, mid_b - 0.12 * l * nb, "$l$", (0, 0), color=PASSIVE_COLOR)
+    # chain 1: coordinates (x_1, y_1), a_1 (absolute), b_1 (relative)
+    A1, B1, E = P[0]
+    a1, b1 = q[2], q[3]
+    ax.plot([A1[0], A1[0] + 0.55 * l], [A1[1], A1[1]], color=DIM_COLOR, lw=0.7, ls="--")
+    _arc(ax, A1, 0.42 * l, 0.0, a1, "$a_1$", text_radius=0.52 * l)
+    ext = B1 + 0.5 * l * np.array([math.cos(a1), math.sin(a1)])
+    ax.plot(*np.array([B1, ext]).T, color=DIM_COLOR, lw=0.7, ls="--")
+    _arc(ax, B1, 0.3 * l, a1, a1 + b1, "$b_1$", text_radius=0.42 * l)
+    _label(ax, A1, "$(x_1, y_1)$", (-30, 14), ha="center")
+    _label(ax, B1, "passive joint", (0, -14))
+    _label(ax, E, "$E = (x, y)$", (16, 12), ha="left", color=EFFECTOR_COLOR)
+    ax.legend(loc="upper left", fontsize=FONTSIZE - 1, framealpha=0.9)
+    _finish(ax, f"Redundantly actuated planar robot (l = {l:g} m)")
+    return fig

@@ -27,7 +27,7 @@ from types import ModuleType
 from typing import Any, Iterable, Mapping
 
 from .claims import ClaimsRegister  # noqa: F401  (re-exported: chapters use robolib.notebook)
-from .errors import ParameterError
+from ..core.errors import ParameterError
 
 #: Names IPython itself puts in a kernel's namespace.
 _IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}
@@ -117,7 +117,7 @@ def yaml_parameter_rows(path) -> list[tuple[str, str, str]]:
     """
     import yaml
 
-    from .params import resolve_data_path
+    from ..core.params import resolve_data_path
 
     p = resolve_data_path(path)
     lines = p.read_text().splitlines()

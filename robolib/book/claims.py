@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import ParameterError
+from ..core.errors import ParameterError
 
 #: MIME type of the machine-readable register embedded in an executed notebook.
 CLAIMS_MIME = "application/vnd.robolib.claims+json"

@@ -30,7 +30,7 @@ import yaml
 from .errors import ParameterFileError
 
 #: The repository's ``data/`` folder (parameter sets shipped with robolib).
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,6 @@
+"""Helpers of the book, not of the physics.
+
+* :mod:`.claims` -- the claims register: every finding a chapter states, with its criterion;
+* :mod:`.notebook` -- parameter checks, tables, rerun notes, Explore panels, animations;
+* :mod:`.labels` -- labels, dimension lines and angle arcs of the mechanism drawings.
+"""

@@ -1,0 +1,303 @@
+"""Planar multibody integration: Dormand-Prince 5(4) with dense output, the compiled stepping loop, :func:`simulate` of the Baumgarte-stabilised DAE, projection onto the constraint manifold."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+import numpy as np
+from .. import _kernels
+from ..errors import ConvergenceError, ParameterError, SingularityError
+from .mechanism import BAUMGARTE_ALPHA, BAUMGARTE_BETA, Mechanism, _numba  # noqa: F401
+from .solvers import assemble  # noqa: F401
+
+
+# --------------------------------------------------------------------------- integrator
+# Dormand-Prince 5(4) coefficients
+_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
+_A = [
+    [],
+    [1 / 5],
+    [3 / 40, 9 / 40],
+    [44 / 45, -56 / 15, 32 / 9],
+    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
+    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
+    [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
+]
+_A = [np.array(a, dtype=float) for a in _A]
+_B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
+_E = _B - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
+
+
+def hermite(t0, y0, f0, t1, y1, f1, t):
+    """Cubic Hermite interpolant of an accepted step at time(s) ``t`` (scalar -> (d,), array -> (k, d))."""
+    h = t1 - t0
+    s = (np.asarray(t, float) - t0) / h
+    s = s[..., None]
+    s2, s3 = s * s, s * s * s
+    return ((2 * s3 - 3 * s2 + 1) * y0 + (s3 - 2 * s2 + s) * h * f0
+            + (-2 * s3 + 3 * s2) * y1 + (s3 - s2) * h * f1)
+
+
+@dataclass
+class IntegrationResult:
+    """Output of :func:`dopri5`: samples ``t`` (k,), ``y`` (k, d) and counters."""
+
+    t: np.ndarray
+    y: np.ndarray
+    n_steps: int
+    n_rejected: int
+    n_rhs: int
+    t_final: float
+    y_final: np.ndarray
+    stats: dict = field(default_factory=dict)
+
+
+def dense_output(t0, y0, K, h, t):
+    """Dormand--Prince 4th-order dense output of a step ``[t0, t0 + h]`` with stages ``K`` (7, d) at ``t``.
+
+    >>> K = np.ones((7, 1)); round(float(dense_output(0.0, np.zeros(1), K, 1.0, 1.0)[0]), 12)  # y' = 1: y(1) = 1
+    1.0
+    """
+    x = (float(t) - t0) / h
+    Q = K.T @ _kernels.P_DENSE
+    return y0 + h * (Q @ np.array([x, x * x, x ** 3, x ** 4]))
+
+
+def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: float | None = None,
+           t_eval=None, max_steps: int = 10_000_000, h_max: float = np.inf, step_hook=None) -> IntegrationResult:
+    """Adaptive Dormand--Prince 5(4) integration of ``dy/dt = fun(t, y)`` from t0 to t_end (reference loop).
+
+    ``t_eval``: sample times (the method's 4th-order dense output,
+    :func:`dense_output`), default = every accepted step.
+    ``step_hook(t0, y0, f0, t1, y1, f1, dense)`` is called for each candidate
+    accepted step (``dense(t)`` evaluates the step's dense output) and returns
+    ``True`` to have the step redone (after it changed the state the
+    right-hand side depends on, e.g. an impact's onset speed). Raises
+    :class:`robolib.ConvergenceError` if the step size collapses. The compiled
+    twin of this loop is :func:`robolib._kernels.integrate_py` (same tableau,
+    error norm and step-size rule).
+
+    >>> r = dopri5(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e-10, atol=1e-12, t_eval=[1.0])
+    >>> bool(abs(r.y[0, 0] - np.exp(-1.0)) < 1e-8)
+    True
+    """
+    y = np.array(y0, dtype=float)
+    atol = np.broadcast_to(np.asarray(atol, float), y.shape)
+    t = float(t0)
+    f = fun(t, y)
+    n_rhs = 1
+    h = initial_step(y, f, rtol, atol, t_end - t0, h_max) if h0 is None else h0
+    if t_eval is not None:
+        t_eval = np.asarray(t_eval, float)
+        out_y = np.empty((len(t_eval), len(y)))
+        k_eval = 0
+        while k_eval < len(t_eval) and t_eval[k_eval] <= t:
+            out_y[k_eval] = y
+            k_eval += 1
+    else:
+        ts, ys = [t], [y.copy()]
+    K = np.empty((7, len(y)))
+    n_steps = n_rej = 0
+    h_min_seen = np.inf
+    while t < t_end:
+        if n_steps >= max_steps:
+            raise ConvergenceError(f"dopri5: more than max_steps = {max_steps} steps before t_end = {t_end}")
+        h = min(h, t_end - t, h_max)
+        if t + h >= t_end - 1e-14 * max(1.0, abs(t_end)):
+            h = t_end - t
+        K[0] = f
+        for i in range(1, 7):
+            yi = y + h * (np.dot(_A[i], K[:i]))
+            K[i] = fun(t + _C[i] * h, yi)
+        y_new = yi  # stage 7 argument is the 5th-order solution (FSAL)
+        err_vec = h * np.dot(_E, K)
+        sc = atol + rtol * np.maximum(np.abs(y), np.abs(y_new))
+        err = math.sqrt(float(np.mean((err_vec / sc) ** 2)))
+        n_rhs += 6
+        if not math.isfinite(err):
+            err = 1e10
+        if err <= 1.0:
+            t_new = t + h
+            f_new = K[6].copy()
+            Kc = K.copy()
+            dense = (lambda tt, t=t, y=y, Kc=Kc, h=h: dense_output(t, y, Kc, h, tt))
+            if step_hook is not None and step_hook(t, y, f, t_new, y_new, f_new, dense):
+                n_rej += 1
+                continue  # redo the same step with the updated state
+            if t_eval is not None:
+                while k_eval < len(t_eval) and t_eval[k_eval] <= t_new:
+                    out_y[k_eval] = dense(t_eval[k_eval])
+                    k_eval += 1
+            t, y, f = t_new, y_new, f_new
+            n_steps += 1
+            h_min_seen = min(h_min_seen, h)
+            if t_eval is None:
+                ts.append(t)
+                ys.append(y.copy())
+            fac = 5.0 if err == 0.0 else min(5.0, max(0.2, 0.9 * err ** -0.2))
+            h = h * fac
+        else:
+            n_rej += 1
+            h = h * max(0.2, 0.9 * err ** -0.2)
+            if h < 1e-14 * max(1.0, abs(t)):
+                raise ConvergenceError(f"dopri5: step size collapsed to {h:.3g} s at t = {t:.9g} s")
+    if t_eval is None:
+        tt, yy = np.array(ts), np.array(ys)
+    else:
+        tt, yy = t_eval, out_y[:k_eval] if k_eval < len(t_eval) else out_y
+    return IntegrationResult(tt, yy, n_steps, n_rej, n_rhs, t, y, {"h_min": h_min_seen})
+
+
+def initial_step(y, f, rtol, atol, span, h_max=np.inf) -> float:
+    """Starting step (s) of the adaptive loop: 1 % of ``|y| / |f|`` in the error norm (1e-6 s if tiny)."""
+    sc = atol + rtol * np.abs(y)
+    d0, d1 = np.sqrt(np.mean((y / sc) ** 2)), np.sqrt(np.mean((f / sc) ** 2))
+    h = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    return min(h, abs(span), h_max)
+
+
+#: Episode-buffer and step-output chunk sizes of :func:`integrate_compiled` (it resumes when one fills).
+EPISODE_CHUNK = 4096
+OUTPUT_CHUNK = 65536
+
+
+def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: float, beta: float, rtol: float,
+                       atol, t_eval=None, h_max: float = np.inf, contacts=None, ddelta0=None, cstate=None,
+                       max_steps: int = 10_000_000):
+    """The compiled adaptive step loop (:func:`robolib._kernels.integrate_py`) for ``mech``.
+
+    Same integrator as :func:`dopri5` with the right-hand side of
+    :meth:`Mechanism.rhs` plus the clearance ``contacts`` (table (k, 15),
+    onset speeds ``ddelta0`` (k,) updated in place, contact states ``cstate``
+    (k, 4) updated in place, see the kernel). Returns ``(IntegrationResult,
+    episodes (E, 4))``, episodes as rows (joint, t_on, t_off, ddelta0). Raises
+    :class:`robolib.SingularityError` / :class:`robolib.ConvergenceError`;
+    a driver that leaves its reachable range raises that driver's own error.
+    """
+    _, integ, drive = _kernels.get()
+    Mi, Mf, dtab = mech.kernel_model()
+    if dtab is None:
+        raise ParameterError(f"mechanism {mech.name!r}: a driver motion has no compiled form (kernel_row)")
+    W = mech.kernel_work()
+    C = np.zeros((0, 15)) if contacts is None else np.ascontiguousarray(contacts, dtype=float)
+    dd0 = np.zeros(0) if ddelta0 is None else ddelta0
+    cst = np.full((len(C), 4), np.nan) if cstate is None else cstate
+    y = np.array(y0, dtype=float)
+    d = len(y)
+    atol = np.ascontiguousarray(np.broadcast_to(np.asarray(atol, float), y.shape), dtype=float)
+    rhs_k = _kernels.rhs_c
+    f = np.empty(d)
+    fv = np.empty((3, len(dtab)))
+    drive(dtab, float(t0), fv)
+    if not rhs_k(float(t0), y, f, fv, Mi, Mf, C, dd0, float(alpha), float(beta), W):
+        raise SingularityError(f"mechanism {mech.name!r}: augmented matrix is singular at t = {t0:.6g} s")
+    if not np.all(np.isfinite(f)):
+        _driver_check(mech, float(t0))
+    st = np.array([float(t0), initial_step(y, f, rtol, atol, t_end - t0, h_max), np.inf, 0, 0, 1, 0, 0])
+    every = t_eval is None
+    if every:
+        te = np.zeros(0)
+        chunks_t, chunks_y = [np.array([t0])], [y.copy()[None, :]]
+    else:
+        te = np.ascontiguousarray(t_eval, dtype=float)
+        out = np.empty((len(te), d))
+        k0 = int(np.searchsorted(te, t0, "right"))
+        out[:k0] = y
+        st[6] = k0
+    eps_all = []
+    while True:
+        ep = np.full((EPISODE_CHUNK, 4), np.nan)
+        st[7] = 0
+        if every:
+            ot, oy = np.empty(OUTPUT_CHUNK), np.empty((OUTPUT_CHUNK, d))
+            st[6] = 0
+        else:
+            ot, oy = np.zeros(0), out
+        status = integ(st, y, f, float(t_end), float(rtol), atol, float(h_max), int(max_steps), te, every, ot, oy,
+                       Mi, Mf, dtab, C, dd0, float(alpha), float(beta), W, cst, ep)
+        eps_all.append(ep[:int(st[7])].copy())
+        if every:
+            chunks_t.append(ot[:int(st[6])].copy())
+            chunks_y.append(oy[:int(st[6])].copy())
+        if status in (_kernels.EPISODES_FULL, _kernels.OUTPUT_FULL):
+            continue
+        break
+    if status == _kernels.SINGULAR:
+        _driver_check(mech, st[0] + st[1])
+        raise SingularityError(f"mechanism {mech.name!r}: augmented matrix is singular near t = {st[0]:.6g} s")
+    if status == _kernels.STEP_COLLAPSE:
+        _driver_check(mech, st[0])
+        raise ConvergenceError(f"step size collapsed to {st[1]:.3g} s at t = {st[0]:.9g} s")
+    if status == _kernels.MAX_STEPS:
+        raise ConvergenceError(f"more than max_steps = {max_steps} steps before t_end = {t_end}")
+    if every:
+        tt, yy = np.concatenate(chunks_t), np.concatenate(chunks_y)
+    else:
+        k = int(st[6])
+        tt, yy = te, out[:k] if k < len(te) else out
+    res = IntegrationResult(tt, yy, int(st[3]), int(st[4]), int(st[5]), float(st[0]), y, {"h_min": float(st[2])})
+    return res, np.concatenate(eps_all)
+
+
+def _driver_check(mech, t):
+    """Evaluate every driver motion at ``t`` in Python, so an unreachable stroke raises its own error."""
+    for mo in mech._dmotion:
+        vals = mo(t)
+        if not all(math.isfinite(v) for v in vals):
+            raise ConvergenceError(f"mechanism {mech.name!r}: a driver motion is not finite at t = {t:.6g} s")
+
+
+def resolve_backend(backend: str) -> str:
+    """``"numpy"`` or ``"numba"`` for a requested backend.
+
+    ``"auto"`` means numba when it is installed, unless the environment
+    variable ``ROBOLIB_BACKEND=numpy`` forces the reference path.
+
+    >>> resolve_backend("numpy")
+    'numpy'
+    """
+    if backend not in ("auto", "numpy", "numba"):
+        raise ParameterError(f"backend must be 'auto', 'numpy' or 'numba', got {backend!r}")
+    if backend == "auto":
+        if os.environ.get("ROBOLIB_BACKEND", "").strip().lower() == "numpy":
+            return "numpy"
+        return "numba" if _numba is not None else "numpy"
+    return backend
+
+
+def simulate(mech: Mechanism, t_span, q0, qd0, t_eval=None, alpha: float = BAUMGARTE_ALPHA,
+             beta: float = BAUMGARTE_BETA, rtol: float = 1e-8, atol: float = 1e-10, extra=None,
+             step_hook=None, h_max: float = np.inf, backend: str = "auto") -> IntegrationResult:
+    """Integrate the Baumgarte-stabilised DAE from ``(q0, qd0)``; ``y`` columns are
+    ``(q, qd, W_drive, W_loss)`` (see :meth:`Mechanism.rhs`).
+
+    With ``backend`` numba (and no ``extra`` forces or ``step_hook``) the whole
+    step loop is compiled (:func:`integrate_compiled`); otherwise the reference
+    loop :func:`dopri5` calls the right-hand side from Python.
+    """
+    q0 = np.asarray(q0, float)
+    qd0 = np.asarray(qd0, float)
+    if q0.shape != (mech.n,) or qd0.shape != (mech.n,):
+        raise ParameterError(f"q0 and qd0 must have shape ({mech.n},), got {q0.shape} and {qd0.shape}")
+    y0 = np.concatenate([q0, qd0, [0.0, 0.0]])
+    if (extra is None and step_hook is None and resolve_backend(backend) == "numba"
+            and mech.kernel_model()[2] is not None):
+        return integrate_compiled(mech, float(t_span[0]), y0, float(t_span[1]), alpha, beta, rtol, atol,
+                                  t_eval=t_eval, h_max=h_max)[0]
+    f = mech.compiled_rhs(alpha, beta) if extra is None and resolve_backend(backend) == "numba" \
+        else mech.rhs(alpha, beta, extra)
+    return dopri5(f, float(t_span[0]), y0, float(t_span[1]), rtol=rtol, atol=atol, t_eval=t_eval,
+                  step_hook=step_hook, h_max=h_max)
+
+
+def project(mech: Mechanism, q, qd, t: float = 0.0):
+    """Project a state onto the constraint manifold: ``H(q) = 0`` (Newton) and ``J qd = -H_t`` (least change)."""
+    q = assemble(mech, q, t)
+    J = mech.jacobian(q)
+    r = J @ qd + mech.time_derivative(t)
+    qd = np.asarray(qd, float) - np.linalg.lstsq(J, r, rcond=None)[0]
+    return q, qd
+
+

@@ -1,0 +1,317 @@
+"""Gear-shift nonlinear-dynamics runs: journal orbits, Poincare runs with the period test, Lyapunov runs, orbit and detail runs, the Explore panel's runs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+import numpy as np
+from ..core.clearance import ClearanceModel, ClearanceResult, ClearanceSpec
+from ..core.errors import ParameterError, SingularityError, UnreachableError
+from ..core.multibody import (GROUND, AngleLock, Body, ConstantSpeed, Driver, GroundPin, Mechanism, Pin,
+                        PointSpringDamper, Constant, driving_torques, inverse_dynamics, kinematic_state,
+                        simulate)
+from ..core.params import load_yaml, number, text, vector
+from .model import build_gearshift, clearance_model, simulate_clearance, with_changes  # noqa: F401
+
+
+# --------------------------------------------------------------------------- nonlinear-dynamics runs
+def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> dict:
+    """Journal-centre orbit of clearance joint number ``joint`` for samples (T, n).
+
+    Returns ``e`` (T, 2) eccentricity in the global frame, ``e_local`` (T, 2) in
+    the bearing body's frame (global for a ground bearing), ``e_dot`` (T, 2),
+    ``eps`` and ``delta`` (T,) (m, m/s).
+    """
+    kin = cm.contact_kinematics(q, qd)
+    e = kin["e"][joint]
+    bi = int(cm.table[joint, 0])
+    if bi >= 0:
+        th = np.asarray(q, float)[..., 3 * bi + 2]
+        c, s = np.cos(th), np.sin(th)
+        e_loc = np.stack([c * e[..., 0] + s * e[..., 1], -s * e[..., 0] + c * e[..., 1]], axis=-1)
+    else:
+        e_loc = e
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    red = cm.reduced
+    row = cm._rows[joint]
+    vj = red.point_velocity(q, qd, red.bodies[row[3]].name, (row[4], row[5]))
+    vi = red.point_velocity(q, qd, red.bodies[bi].name, (row[1], row[2])) if bi >= 0 else 0.0 * vj
+    e_dot = vj - vi
+    return {"e": e, "e_local": e_loc, "e_dot": e_dot, "eps": kin["eps"][joint], "delta": kin["delta"][joint]}
+
+
+#: Converged Poincaré defaults (drive periods): see the convergence study of the clearance chapter.
+POINCARE_TRANSIENT = 20
+POINCARE_SAMPLES = 60
+#: Period-test tolerance = this factor times the measured one-return integration noise
+#: (normalised units: e / c and de/dt / (c omega)). Fixed before any verdict was computed;
+#: there is no floor tuned on a particular case.
+PERIOD_TOL_FACTOR = 20.0
+#: Positivity guard only (a noise measured as exactly zero): far below any integration noise.
+PERIOD_TOL_FLOOR = 1e-12
+#: The noise is measured by redoing one return with rtol divided by this.
+NOISE_RTOL_DIVISOR = 100.0
+
+
+def _solver(p, rtol=None, atol=None):
+    s = p["solver"]
+    rt = s["rtol"] if rtol is None else float(rtol)
+    at = s["atol"] if atol is None else float(atol)
+    return rt, at
+
+
+def poincare_run(params: dict, frequency: float | None = None, clearance: float | None = None,
+                 n_transient: int = POINCARE_TRANSIENT, n_samples: int = POINCARE_SAMPLES, joints=None,
+                 backend: str = "auto", rtol: float | None = None, atol: float | None = None,
+                 k_max: int | None = None) -> dict:
+    """Stroboscopic Poincaré samples and period verdict of the gear-shift clearance response (picklable).
+
+    Simulates ``n_transient + n_samples`` drive periods from the ideal state
+    (journal centred) and samples once per period after the transient, from the
+    integrator's dense output. The samples of clearance joint 0 are normalised,
+    ``s = (e_local / c, e_dot / (c omega))`` (N, 4), and tested for a period
+    (:func:`robolib.nonlinear.period_k`, lags 1..``k_max``, default
+    ``min(8, n_samples // 3)``) within a tolerance tied to the integration
+    noise: one more period is integrated from the final state at ``rtol`` and
+    at ``rtol / NOISE_RTOL_DIVISOR``; the normalised difference of the two end
+    states is the noise of one return, and the tolerance is
+    ``max(PERIOD_TOL_FACTOR * noise, PERIOD_TOL_FLOOR)``.
+
+    Returns the parameter values, sample times ``t``, ``e_local``, ``e_dot``
+    (N, 2), ``eps`` (N,), ``samples`` (N, 4), end-point errors ``dE``, ``dvE``
+    (N, 2), ``period`` (k >= 1, or 0 for irregular), ``noise``,
+    ``period_tol``, ``residuals`` (k_max,) (:func:`robolib.nonlinear.repeat_residuals`),
+    ``n_impacts`` (contact episodes in the sampled window), ``peak_force`` (N,
+    largest normal force at the samples), the integrator counters and the wall
+    time (s). ``rtol``/``atol`` default to the parameter file's solver values.
+    """
+    from ..core.nonlinear import PERIOD_K_MAX, period_k, poincare_times, repeat_residuals
+
+    p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
+    rt, at = _solver(p, rtol, atol)
+    gs = build_gearshift(p)
+    cm = clearance_model(gs, joints, clearance)
+    f = p["motion"]["frequency"]
+    T = 1.0 / f
+    ts = poincare_times(T, n_transient, n_samples)
+    _, r = simulate_clearance(gs, float(ts[-1]), t_eval=ts, cmodel=cm, backend=backend, rtol=rt, atol=at)
+    orb = journal_orbit(cm, r.q, r.qd)
+    ideal = [gs.ideal_state(t) for t in ts]
+    q_id = np.array([s[0] for s in ideal])
+    qd_id = np.array([s[1] for s in ideal])
+    dE = gs.end_point(r.q) - gs.end_point(q_id)
+    vE = lambda q, qd: gs.mech.point_velocity(q, qd, "l12", (gs.l / 2, 0.0))  # noqa: E731
+    dvE = vE(r.q, r.qd) - vE(q_id, qd_id)
+    c = cm.specs[0].clearance
+    w = 2 * np.pi * f
+    scale = np.concatenate([orb["e_local"] / c, orb["e_dot"] / (c * w)], axis=-1)
+    # one more return at rtol and at rtol / NOISE_RTOL_DIVISOR from the same final state
+    n = cm.reduced.n
+    y_end, dd_end = r.y_final.copy(), r.ddelta0_final.copy()
+    ends = []
+    for tol_div in (1.0, NOISE_RTOL_DIVISOR):
+        rr = cm.simulate((ts[-1], ts[-1] + T), y_end[:n], y_end[n:2 * n], t_eval=[ts[-1] + T], ddelta0=dd_end,
+                         rtol=rt / tol_div, atol=at / tol_div, backend=backend)
+        o = journal_orbit(cm, rr.q, rr.qd)
+        ends.append(np.concatenate([o["e_local"][0] / c, o["e_dot"][0] / (c * w)]))
+    noise = float(np.max(np.abs(ends[0] - ends[1])))
+    tol = max(PERIOD_TOL_FACTOR * noise, PERIOD_TOL_FLOOR)
+    km = min(PERIOD_K_MAX, n_samples // 3) if k_max is None else int(k_max)
+    km = max(1, min(km, n_samples - 1))
+    F = cm.contact_forces(r)["F_n"][0]
+    n_imp = sum(1 for (t_on, t_off, _d) in r.episodes[0] if t_on >= ts[0])
+    return {"frequency": f, "clearance": c, "t": ts, "e_local": orb["e_local"], "e_dot": orb["e_dot"],
+            "eps": orb["eps"], "samples": scale, "dE": dE, "dvE": dvE,
+            "period": period_k(scale, tol, km), "noise": noise, "period_tol": tol,
+            "residuals": repeat_residuals(scale, km), "n_episodes": n_imp, "peak_force": float(F.max()),
+            "rtol": rt, "n_steps": r.n_steps, "wall_s": r.wall_s}
+
+
+class ClearanceFlow:
+    """Picklable flow ``flow(y, t0, t1)`` of the gear-shift clearance model for Lyapunov estimates.
+
+    ``y = (q, qd, ddelta0)``: the impact onset speeds are carried as state
+    (they are copied, not perturbed, by :func:`robolib.nonlinear.largest_lyapunov`).
+    """
+
+    def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
+                 rtol: float | None = None, atol: float | None = None):
+        self.params, self.joints, self.clearance, self.backend = params, joints, clearance, backend
+        self.rtol, self.atol = _solver(params, rtol, atol)
+        self._gs = self._cm = None
+
+    def _build(self):
+        if self._cm is None:
+            self._gs = build_gearshift(self.params)
+            self._cm = clearance_model(self._gs, self.joints, self.clearance)
+        return self._gs, self._cm
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in ("_gs", "_cm")} | {"_gs": None, "_cm": None}
+
+    def initial_state(self, t0: float = 0.0):
+        """``y`` at ``t0``: ideal state, journal centred, onset speeds at their floor."""
+        gs, cm = self._build()
+        q, qd, _ = gs.ideal_state(t0)
+        return np.concatenate([q, qd, cm.table[:, 14]])
+
+    def project(self, y, t):
+        """Project ``(q, qd)`` of ``y`` onto the reduced constraint manifold."""
+        from ..core.multibody import project as _project
+
+        gs, cm = self._build()
+        n = cm.reduced.n
+        q, qd = _project(cm.reduced, y[:n], y[n:2 * n], t)
+        return np.concatenate([q, qd, y[2 * n:]])
+
+    def __call__(self, y, t0, t1):
+        gs, cm = self._build()
+        n = cm.reduced.n
+        r = cm.simulate((t0, t1), y[:n], y[n:2 * n], t_eval=[t1], ddelta0=y[2 * n:], rtol=self.rtol,
+                        atol=self.atol, backend=self.backend)
+        return np.concatenate([r.y_final[:2 * n], cm.ddelta0])
+
+
+#: Converged Lyapunov defaults: transient (drive periods), renormalisations, interval (drive periods).
+LYAPUNOV_TRANSIENT = 20
+LYAPUNOV_RENORM = 24
+LYAPUNOV_TAU = 0.5
+
+
+def lyapunov_run(params: dict, frequency: float | None = None, clearance: float | None = None,
+                 n_transient: int = LYAPUNOV_TRANSIENT, n_renorm: int = LYAPUNOV_RENORM,
+                 tau_periods: float = LYAPUNOV_TAU, d0: float | None = None, joints=None, seed: int = 0,
+                 backend: str = "auto", rtol: float | None = None, atol: float | None = None,
+                 alpha: float | None = None):
+    """Largest Lyapunov exponent (1/s) of the gear-shift clearance response, with its uncertainty (picklable).
+
+    Benettin renormalisation every ``tau_periods`` drive periods after
+    ``n_transient`` periods; distance over all body coordinates and velocities,
+    angles weighted by the link length and velocities by ``1/omega`` so that
+    every component is in metres. Both trajectories are projected onto the
+    constraint manifold of the remaining joints (:meth:`ClearanceFlow.project`)
+    before the distance is measured and the neighbour restarts on it, so the
+    artificial Baumgarte drift modes (decaying at about ``-alpha``) do not enter
+    the estimate. ``d0`` (m) defaults to 1 % of the clearance: well above the
+    integrator's error and well below ``c``. ``alpha`` overrides the Baumgarte
+    factors (alpha = beta, 1/s). The result's ``uncertainty`` is the
+    batch-means standard error of :func:`robolib.nonlinear.largest_lyapunov`,
+    its batches made of whole units of two drive periods; ``n_renorm`` is
+    rounded up to whole units.
+    """
+    from ..core.nonlinear import largest_lyapunov
+
+    p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
+    if alpha is not None:
+        p = with_changes(p, **{"solver.baumgarte_alpha": float(alpha), "solver.baumgarte_beta": float(alpha)})
+    flow = ClearanceFlow(p, joints, clearance, backend, rtol, atol)
+    if d0 is None:
+        d0 = 1e-2 * (clearance if clearance is not None else p["clearance"]["radial_clearance"])
+    y0 = flow.initial_state(0.0)
+    T = 1.0 / p["motion"]["frequency"]
+    y0 = flow(y0, 0.0, n_transient * T)
+    n = 21
+    l = p["geometry"]["link_length"]
+    w = np.tile([1.0, 1.0, l], 7)
+    om = 2 * np.pi * p["motion"]["frequency"]
+    weights = np.concatenate([w, w / om])
+    unit = max(1, int(round(2.0 / tau_periods)))          # renormalisations per two drive periods
+    n_renorm = unit * -(-int(n_renorm) // unit)            # whole units: a periodic stretch pattern averages out
+    return largest_lyapunov(flow, y0, tau_periods * T, n_renorm, t0=n_transient * T, d0=d0,
+                            indices=np.arange(2 * n), weights=weights, project=flow.project, seed=seed,
+                            batch_unit=unit)
+
+
+
+
+def orbit_run(params: dict, frequency: float | None = None, clearance: float | None = None,
+              n_transient: int = 10, n_periods: int = 4, samples_per_period: int = 200, joints=None,
+              backend: str = "auto") -> dict:
+    """Densely sampled steady clearance response over ``n_periods`` drive periods (picklable, for sweeps).
+
+    Integrates from the ideal state at ``t = 0`` and samples
+    ``samples_per_period`` times per period after ``n_transient`` periods
+    (the first sample of each period is a Poincaré sample). Returns ``t`` (T,),
+    the journal orbit ``e_local``, ``e_dot`` (T, 2) and ``eps`` (T,) of
+    clearance joint 0, its normal force ``F_n`` (T,), the lever-tip
+    acceleration ``a_tip`` (T, 2) (m/s^2), the Poincaré samples ``poincare``
+    (n_periods, 4) of ``(e_local, e_dot)``, the mode shares of the window
+    (:func:`robolib.clearance.mode_shares`), the parameter values and the
+    integrator counters.
+
+    >>> r = orbit_run(load_parameters(), frequency=10.0, n_transient=0, n_periods=1, samples_per_period=20)
+    >>> r["t"].shape, r["poincare"].shape
+    ((20,), (1, 4))
+    """
+    from ..core.clearance import mode_shares
+
+    p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
+    gs = build_gearshift(p)
+    cm = clearance_model(gs, joints, clearance)
+    f = p["motion"]["frequency"]
+    T = 1.0 / f
+    k = np.arange(n_periods * samples_per_period)
+    ts = (n_transient + k / samples_per_period) * T
+    t_end = (n_transient + n_periods) * T
+    _, r = simulate_clearance(gs, t_end, t_eval=ts, cmodel=cm, backend=backend)
+    orb = journal_orbit(cm, r.q, r.qd)
+    F = cm.contact_forces(r)
+    qdd = cm.accelerations(r, backend)
+    hp = gs.lpc / 2
+    th, w, a = r.q[:, 20], r.qd[:, 20], qdd[:, 20]
+    u = np.stack([np.cos(th), np.sin(th)], axis=-1)
+    up = np.stack([-np.sin(th), np.cos(th)], axis=-1)
+    a_tip = qdd[:, 18:20] + hp * (a[:, None] * up - (w * w)[:, None] * u)
+    sel = k % samples_per_period == 0
+    pc = np.concatenate([orb["e_local"][sel], orb["e_dot"][sel]], axis=-1)
+    return {"frequency": f, "clearance": cm.specs[0].clearance, "t": r.t, "e_local": orb["e_local"],
+            "e_dot": orb["e_dot"], "eps": orb["eps"], "F_n": F["F_n"][0], "a_tip": a_tip, "poincare": pc,
+            "shares": mode_shares(r.episodes[0], float(ts[0]), t_end, cm.impact_max_duration),
+            "n_steps": r.n_steps, "wall_s": r.wall_s}
+
+
+def detail_metrics(params: dict, duration: float = 1.0, rtol: float | None = None, atol: float | None = None,
+                   sample_rate: float = 20000.0, backend: str = "auto") -> dict:
+    """Tolerance-sensitive outputs of one clearance run from the ideal state (picklable, for sweeps).
+
+    Integrates ``duration`` s (default data: 2 Hz, c = 0.1 mm) and returns the
+    number of contact episodes and of impacts (episodes no longer than
+    ``impact_max_duration``), the peak normal force (N) and the largest
+    end-point position error (m) at ``sample_rate`` samples per second (dense
+    output), plus the integrator counters and wall time (s).
+
+    >>> m = detail_metrics(load_parameters(), duration=0.01, rtol=1e-6, atol=1e-9)
+    >>> sorted(m)[:3], m["n_steps"] > 0
+    (['dp_max', 'n_episodes', 'n_impacts'], True)
+    """
+    from ..core.clearance import mode_shares
+
+    rt, at = _solver(params, rtol, atol)
+    gs = build_gearshift(params)
+    cm = clearance_model(gs)
+    ts = np.linspace(0.0, duration, int(round(duration * sample_rate)) + 1)
+    _, r = simulate_clearance(gs, duration, t_eval=ts, cmodel=cm, rtol=rt, atol=at, backend=backend)
+    E_id = gs.end_point(np.array([gs.ideal_state(t)[0] for t in ts]))
+    sh = mode_shares(r.episodes[0], 0.0, duration, cm.impact_max_duration)
+    F = cm.contact_forces(r)["F_n"][0]
+    return {"n_episodes": len(r.episodes[0]), "n_impacts": sh["n_impacts"], "peak_force": float(F.max()),
+            "dp_max": float(np.abs(gs.end_point(r.q) - E_id).max()), "rtol": rt, "n_steps": r.n_steps,
+            "n_rejected": r.n_rejected, "wall_s": r.wall_s}
+
+
+def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: float = 4000.0) -> dict:
+    """Short clearance run from the ideal state for the chapter's Explore panel (picklable).
+
+    ``case = (frequency (Hz), clearance (mm))``; integrates about ``seconds``
+    (a whole number of drive periods, at least one) and returns
+    :func:`orbit_run`'s dict.
+
+    >>> r = explore_run(load_parameters(), (10.0, 0.1), seconds=0.1, samples_per_second=200.0)
+    >>> r["t"].shape
+    (20,)
+    """
+    f, c_mm = float(case[0]), float(case[1])
+    n_per = max(1, int(round(seconds * f)))
+    return orbit_run(params, frequency=f, clearance=c_mm * 1e-3, n_transient=0, n_periods=n_per,
+                     samples_per_period=max(2, int(round(samples_per_second / f))))

@@ -1,0 +1,29 @@
+"""3-PRP parallel robot (seed 003): closed-form kinematics, working modes, Jacobian, workspace.
+
+* :mod:`.kinematics` -- geometry, forward and inverse kinematics, working modes, the paper's rules, Jacobian;
+* :mod:`.sampling` -- workspace sampling and volumes, the large round trip and its error law;
+* :mod:`.drawing` -- the labelled mechanism drawing and the Explore figure;
+* :mod:`.study` -- the chapter's study (``robolib.study prp3_roundtrip``).
+
+>>> from robolib import prp3
+>>> g = prp3.load_geometry("prp3/paper.yaml")
+>>> q = prp3.inverse(g, prp3.forward(g, 200.0, 200.0, 0.0))
+>>> [round(float(v), 6) for v in q]
+[200.0, 200.0, 0.0]
+"""
+
+from __future__ import annotations
+
+from .kinematics import (  # noqa: F401
+    _ik_parts, ALL_MODES, closure_matrices, COLLINEAR_TOL, DEFAULT_MODE, forward, Geometry, GEOMETRY_SCHEMA,
+    IKSolutions, inverse, inverse_all, jacobian, load_geometry, mode_distance, paper_rule_outcome,
+    PAPER_RULES, RuleAmbiguityError, RuleOutcome, SINGULAR_TOL, Singularity, singularity_measures,
+    slider_points, sphere_centres, SQRT1_2, U1, U2, V, working_mode,
+)
+from .sampling import (  # noqa: F401
+    error_law, ErrorLaw, in_workspace, mirror_y, round_trip, RoundTrip, sample_inputs, volume_hit_or_miss,
+    voxel_volume, Workspace, workspace,
+)
+from . import drawing  # noqa: E402,F401
+
+__all__ = ["Geometry", "GEOMETRY_SCHEMA", "load_geometry", "DEFAULT_MODE", "ALL_MODES", "slider_points", "sphere_centres", "forward", "inverse", "inverse_all", "IKSolutions", "working_mode", "mode_distance", "paper_rule_outcome", "RuleOutcome", "closure_matrices", "jacobian", "singularity_measures", "Singularity", "sample_inputs", "workspace", "Workspace", "voxel_volume", "mirror_y", "in_workspace", "volume_hit_or_miss", "RoundTrip", "round_trip", "ErrorLaw", "error_law", "PAPER_RULES", "RuleAmbiguityError"]

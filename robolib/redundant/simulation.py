@@ -1,0 +1,464 @@
+"""Redundant robot: forward simulation with friction, friction power, and the friction studies' library functions (Stribeck calibration, operating points, sweeps, decoupling error)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+import numpy as np
+from ..core import constraints as _con
+from ..core import friction as _fr
+from ..core.errors import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError
+from ..core.params import load_yaml, number, vector
+from .model import ASSEMBLY_TOL, BAUMGARTE, CIRCLE_PERIOD, DEFAULT_ELBOWS, DT, FRICTION_MODELS, Robot, _ACTIVE, _constraints, _friction_name, _vec, constraint_residual, end_effector, kinetic_energy, np  # noqa: F401
+from .dynamics import _core, _solve_reduced, inverse_dynamics, preload_reactions, reference_circle, reference_motion  # noqa: F401
+
+
+# --------------------------------------------------------------------------- simulation
+class TorqueSchedule:
+    """Motor torques as a smooth function of time, from samples (cubic spline).
+
+    ``times`` (N,) s increasing, ``values`` (N, 3) N m. ``periodic=True``
+    wraps time with period ``times[-1] - times[0]`` (then ``values[-1]`` must
+    equal ``values[0]``). Calling it with a scalar gives (3,), with an array
+    (K,) gives (K, 3); :func:`simulate` evaluates it once on all RK4 stage times.
+
+    >>> s = TorqueSchedule([0.0, 1.0, 2.0], [[0, 0, 0], [1, 1, 1], [2, 2, 2]])
+    >>> s(0.5)
+    array([0.5, 0.5, 0.5])
+    """
+
+    vectorized = True
+
+    def __init__(self, times, values, periodic=False):
+        from scipy.interpolate import CubicSpline
+
+        t = np.asarray(times, dtype=float)
+        v = np.asarray(values, dtype=float)
+        if t.ndim != 1 or v.shape != (t.size, 3) or t.size < 2 or np.any(np.diff(t) <= 0):
+            raise ParameterError(f"TorqueSchedule needs increasing times (N,) and values (N, 3), got {t.shape} and {v.shape}")
+        self._spline = CubicSpline(t, v, axis=0, bc_type="periodic" if periodic else "not-a-knot")
+        self.t0, self.t1, self.periodic = t[0], t[-1], periodic
+
+    def __call__(self, t):
+        t = np.asarray(t, dtype=float)
+        if self.periodic:
+            t = self.t0 + np.mod(t - self.t0, self.t1 - self.t0)
+        return self._spline(t)
+
+
+def reference_torque(robot: Robot, friction=None, preload=0.0, samples=400, elbows=DEFAULT_ELBOWS, **circle) -> TorqueSchedule:
+    """Periodic :class:`TorqueSchedule` of the motor torques that drive the reference circle.
+
+    ``samples`` points per period of exact inverse dynamics, interpolated by a
+    periodic cubic spline (friction-free torques: interpolation error < 1e-9 N m
+    for the default 400 samples).
+
+    >>> robot = load(); sched = reference_torque(robot, samples=200)
+    >>> q, dq, ddq = reference_motion(robot, [0.37])
+    >>> bool(np.allclose(sched(0.37), inverse_dynamics(robot, q, dq, ddq).tau[0], atol=1e-7))
+    True
+    """
+    period = circle.get("period", CIRCLE_PERIOD)
+    t = np.linspace(0.0, period, int(samples) + 1)
+    q, dq, ddq = reference_motion(robot, t, elbows, **circle)
+    tau = inverse_dynamics(robot, q, dq, ddq, friction, preload).tau
+    tau[-1] = tau[0]
+    return TorqueSchedule(t, tau, periodic=True)
+
+
+class Simulation(NamedTuple):
+    """Result of :func:`simulate`; arrays have a leading time axis of length N."""
+
+    t: np.ndarray  #: (N,) s
+    q: np.ndarray  #: (N, 12)
+    dq: np.ndarray  #: (N, 12)
+    tau: np.ndarray  #: (N, 3) motor torques (N m)
+    friction_torque: np.ndarray  #: (N, 3) friction torques (N m)
+    reactions: np.ndarray  #: (N, 3, 2) base reactions on the active links (N)
+    kinetic_energy: np.ndarray  #: (N,) J
+    motor_work: np.ndarray  #: (N,) J, integral of tau . w
+    dissipated_energy: np.ndarray  #: (N,) J, minus the integral of tau_f . w (>= 0)
+    end_effector: np.ndarray  #: (N, 2) m (chain 1's tip)
+    drift: np.ndarray  #: (N,) largest constraint violation ``max |phi|`` over both layers (m)
+
+
+def _torque_function(torque):
+    if callable(torque):
+        return torque
+    tau = _vec("torque", torque, 3)
+    return lambda t: tau
+
+
+def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, integrator="rk4", dt=DT,
+             baumgarte=BAUMGARTE, rtol=1e-8, atol=1e-10, record_every=1) -> Simulation:
+    """Integrate the forward dynamics from ``(q0, dq0)`` (12,) for ``t_end`` seconds.
+
+    ``torque``: constant (3,) N m, or a callable ``t -> (3,)`` (a
+    :class:`TorqueSchedule` is evaluated once on all stage times).
+    ``integrator``: ``"rk4"`` (fixed step ``dt``, s; records every
+    ``record_every`` steps) or ``"adaptive"`` (scipy ``DOP853`` with ``rtol``,
+    ``atol``; records every ``dt * record_every``). The constraint drift is
+    stabilised by Baumgarte gains ``baumgarte = (alpha, beta)`` (1/s). The
+    motor work and the friction dissipation are integrated with the state,
+    so ``kinetic_energy - kinetic_energy[0] = motor_work - dissipated_energy``
+    up to the (small) work of the Baumgarte terms.
+
+    >>> robot = load(); q0, dq0 = initial_state(robot, robot.centroid, [0.05, 0.0])
+    >>> sim = simulate(robot, q0, dq0, np.zeros(3), 0.2, friction="stribeck")
+    >>> bool(np.all(np.diff(sim.dissipated_energy) >= 0)), bool(sim.kinetic_energy[-1] < sim.kinetic_energy[0])
+    (True, True)
+    """
+    q0 = _vec("q0", q0, 12)
+    dq0 = _vec("dq0", dq0, 12)
+    _friction_name(friction)
+    if not (np.isfinite(t_end) and t_end > 0):
+        raise ParameterError(f"t_end must be positive, got {t_end!r}")
+    if not (np.isfinite(dt) and dt > 0):
+        raise ParameterError(f"dt must be positive, got {dt!r}")
+    if integrator not in ("rk4", "adaptive"):
+        raise ParameterError(f"integrator must be 'rk4' or 'adaptive', got {integrator!r}")
+    if int(record_every) < 1:
+        raise ParameterError(f"record_every must be a positive integer, got {record_every!r}")
+    alpha, beta = (float(x) for x in baumgarte)
+    if alpha < 0 or beta < 0:
+        raise ParameterError(f"baumgarte gains must be non-negative, got {baumgarte!r}")
+    res = constraint_residual(robot, q0, dq0)
+    if max(res) > ASSEMBLY_TOL:
+        raise ParameterError(
+            f"initial state (q0, dq0) is not assembled (constraint residual {max(res):.2e} > {ASSEMBLY_TOL:g}); "
+            "use initial_state or inverse_kinematics"
+        )
+    tau_fn = _torque_function(torque)
+
+    last_tf = [None]
+
+    def rhs(t, y, tau):
+        ys = y.tolist()
+        qs, ds = ys[:12], ys[12:24]
+        ts = tau.tolist()
+        ddq, _, tf, _ = _core(robot, qs, ds, ts, friction, alpha, beta, last_tf[0])
+        last_tf[0] = tf  # warm start of the consistent-Coulomb fixed point
+        w0, w1, w2 = ds[2], ds[6], ds[10]
+        return np.array(ds + ddq + [ts[0] * w0 + ts[1] * w1 + ts[2] * w2, -(tf[0] * w0 + tf[1] * w1 + tf[2] * w2)])
+
+    y = np.concatenate([q0, dq0, [0.0, 0.0]])
+    if integrator == "rk4":
+        n = int(math.ceil(t_end / dt - 1e-9))
+        h = t_end / n
+        stage_t = np.arange(2 * n + 1) * (h / 2)
+        try:
+            if getattr(tau_fn, "vectorized", False):
+                taus = np.asarray(tau_fn(stage_t), dtype=float)
+            else:
+                taus = np.array([tau_fn(s) for s in stage_t], dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ParameterError(f"torque must give three finite values (N m) for every time: {exc}") from None
+        if taus.shape != (2 * n + 1, 3) or not np.all(np.isfinite(taus)):
+            raise ParameterError(f"torque must give three finite values (N m) for every time, got shape {taus.shape[1:]}")
+        rec = list(range(0, n + 1, int(record_every)))
+        if rec[-1] != n:
+            rec.append(n)
+        Y = np.empty((len(rec), 26))
+        k = 0
+        for step in range(n + 1):
+            if step == rec[k]:
+                Y[k] = y
+                k += 1
+                if step == n:
+                    break
+            t = step * h
+            ta, tm, tb = taus[2 * step], taus[2 * step + 1], taus[2 * step + 2]
+            try:
+                k1 = rhs(t, y, ta)
+                k2 = rhs(t + h / 2, y + (h / 2) * k1, tm)
+                k3 = rhs(t + h / 2, y + (h / 2) * k2, tm)
+                k4 = rhs(t + h, y + h * k3, tb)
+            except (SingularityError, ConvergenceError) as exc:
+                raise type(exc)(f"simulation stopped at t = {t:.6g} s: {exc}") from None
+            y = y + (h / 6) * (k1 + 2 * k2 + 2 * k3 + k4)
+        T = np.array(rec) * h
+    else:
+        from scipy.integrate import solve_ivp
+
+        n_out = int(math.ceil(t_end / (dt * record_every) - 1e-9))
+        T = np.linspace(0.0, t_end, n_out + 1)
+
+        def f(t, y):
+            return rhs(t, y, np.asarray(tau_fn(t), dtype=float).reshape(3))
+
+        sol = solve_ivp(f, (0.0, t_end), y, method="DOP853", t_eval=T, rtol=rtol, atol=atol)
+        if not sol.success:
+            raise ConvergenceError(f"adaptive integration failed: {sol.message}")
+        Y = sol.y.T
+    # by-products at the recorded states
+    N = len(T)
+    taus_r = np.array([np.asarray(tau_fn(t), dtype=float).reshape(3) for t in T]) if not getattr(tau_fn, "vectorized", False) \
+        else np.asarray(tau_fn(T), dtype=float)
+    tf = np.empty((N, 3))
+    F = np.empty((N, 3, 2))
+    for j in range(N):
+        d = _solve_reduced(robot, Y[j, :12], Y[j, 12:24], taus_r[j], friction, alpha, beta)
+        tf[j], F[j] = d.friction_torque, d.reactions
+    q, dq = Y[:, :12], Y[:, 12:24]
+    drift = np.abs(_constraints(robot, q, dq)[0]).max(axis=-1)
+    return Simulation(T, q, dq, taus_r, tf, F, kinetic_energy(robot, q, dq), Y[:, 24], Y[:, 25],
+                      end_effector(robot, q), drift)
+
+
+def friction_power(sim: Simulation) -> np.ndarray:
+    """Friction power ``sum_i tau_f,i w_i`` (N,) in W at the recorded states (never positive).
+
+    >>> robot = load(); q0, dq0 = initial_state(robot, robot.centroid, [0.05, 0.0])
+    >>> bool(np.all(friction_power(simulate(robot, q0, dq0, np.zeros(3), 0.1, friction="coulomb")) <= 0))
+    True
+    """
+    return np.einsum("ni,ni->n", sim.friction_torque, sim.dq[:, _ACTIVE])
+
+
+# --------------------------------------------------------------------------- friction studies
+def _circle_samples(robot: Robot, samples: int, elbows, circle: dict):
+    """Uniform samples of one period of the circle: ``t, q, dq, ddq, w`` (w: active-joint rates)."""
+    samples = int(samples)
+    if samples < 8:
+        raise ParameterError(f"samples must be at least 8 per period, got {samples!r}")
+    period = circle.get("period", CIRCLE_PERIOD)
+    t = np.linspace(0.0, period, samples, endpoint=False)
+    q, dq, ddq = reference_motion(robot, t, elbows, **circle)
+    return t, q, dq, ddq, dq[:, _ACTIVE]
+
+
+def rms(x) -> float:
+    """Root mean square of all entries of ``x`` (e.g. friction torques (N, 3) sampled uniformly in time).
+
+    >>> rms([[3.0, -4.0], [0.0, 0.0]])
+    2.5
+    """
+    x = np.asarray(x, dtype=float)
+    return float(np.sqrt(np.mean(x * x)))
+
+
+class StribeckCalibration(NamedTuple):
+    """Result of :func:`calibrate_stribeck` (torques in N m, rates in rad/s)."""
+
+    coulomb_torque: float  #: T_c, the calibrated Coulomb level
+    static_torque: float  #: T_s = static_ratio * T_c
+    stribeck_velocity: float  #: w_s
+    viscous: float  #: b_v (N m s/rad)
+    coulomb_rms: float  #: RMS friction torque of the consistent Coulomb model along the motion (the target)
+    stribeck_rms: float  #: RMS Stribeck torque at the calibrated level, from inverse dynamics (a check)
+
+    def apply(self, robot: Robot) -> Robot:
+        """``robot`` with these Stribeck parameters."""
+        return dataclasses.replace(robot, coulomb_torque=self.coulomb_torque, static_torque=self.static_torque,
+                                   stribeck_velocity=self.stribeck_velocity, viscous=self.viscous)
+
+
+def calibrate_stribeck(robot: Robot, *, static_ratio: float = 1.5, stribeck_velocity: float = 0.1,
+                       viscous: float = 0.0, samples: int = 400, preload: float = 0.0, elbows=DEFAULT_ELBOWS,
+                       **circle) -> StribeckCalibration:
+    """Stribeck level with the same RMS friction torque as the consistent Coulomb model along a motion.
+
+    The motion is the reference circle (``circle``: ``radius`` m, ``period`` s,
+    ``center``; defaults of :func:`reference_circle`), sampled uniformly at
+    ``samples`` points of one period; the RMS runs over the samples and the
+    three active joints. The target is the RMS of ``inverse_dynamics(...,
+    "coulomb_consistent", preload)`` (``mu``, ``journal_radius``,
+    ``smooth_eps`` and the masses of ``robot``); the Stribeck law has
+    ``T_s = static_ratio * T_c``, Stribeck velocity ``stribeck_velocity``
+    (rad/s), viscous coefficient ``viscous`` (N m s/rad) and the robot's
+    smooth sign, and its level ``T_c`` solves
+    :func:`robolib.friction.stribeck_level_for_rms` on the joint rates of the
+    motion (the Stribeck torque depends on the rates only). Recompute it
+    whenever the robot or the motion changes.
+
+    >>> robot = load()
+    >>> cal = calibrate_stribeck(robot, samples=200)
+    >>> bool(abs(cal.stribeck_rms / cal.coulomb_rms - 1) < 1e-12), round(cal.static_torque / cal.coulomb_torque, 12)
+    (True, 1.5)
+    >>> bool(np.isclose(cal.coulomb_torque, robot.coulomb_torque, rtol=0.01))   # the default file is calibrated
+    True
+    """
+    t, q, dq, ddq, w = _circle_samples(robot, samples, elbows, circle)
+    target = rms(inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", preload).friction_torque)
+    Tc = _fr.stribeck_level_for_rms(w, target, static_ratio, stribeck_velocity, viscous, robot.smooth_eps)
+    cal = StribeckCalibration(Tc, static_ratio * Tc, float(stribeck_velocity), float(viscous), target, float("nan"))
+    check = rms(inverse_dynamics(cal.apply(robot), q, dq, ddq, "stribeck", preload).friction_torque)
+    return cal._replace(stribeck_rms=check)
+
+
+#: Friction laws compared by :func:`operating_point` and :func:`friction_sweep`.
+COMPARED_LAWS = ("coulomb_consistent", "stribeck")
+
+
+def operating_point(robot: Robot, *, preload: float = 0.0, samples: int = 200, sim_periods: float = 1.0,
+                    laws=COMPARED_LAWS, simulate_motion: bool = True, elbows=DEFAULT_ELBOWS, **circle) -> dict:
+    """The friction laws compared at one operating point (robot, circle, preload).
+
+    For each law of ``laws``: inverse dynamics over one period (``samples``
+    uniform samples) gives ``friction_rms`` (N m, RMS over samples and joints),
+    ``friction_max`` (N m) and ``energy`` (J, the friction energy dissipated per
+    period, ``-integral sum_i tau_f,i w_i dt`` by the rectangle rule, exact to
+    round-off for a smooth periodic integrand); with ``simulate_motion``, a
+    forward simulation of ``sim_periods`` periods from the circle's initial
+    state under the friction-free torques with the same preload (the
+    uncompensated experiment, RK4 with the default step and Baumgarte gains)
+    gives ``deviation`` (m, the largest tracking error). Returns
+    ``{law: {metric: value}}``.
+
+    >>> pt = operating_point(load(), samples=40, simulate_motion=False)
+    >>> sorted(pt), sorted(pt["stribeck"])
+    (['coulomb_consistent', 'stribeck'], ['deviation', 'energy', 'friction_max', 'friction_rms'])
+    """
+    for law in laws:
+        if law not in FRICTION_MODELS or law is None:
+            raise ParameterError(f"laws must be friction models of {list(FRICTION_MODELS[1:])}, got {law!r}")
+    if not (np.isfinite(sim_periods) and sim_periods > 0):
+        raise ParameterError(f"sim_periods must be positive, got {sim_periods!r}")
+    period = circle.get("period", CIRCLE_PERIOD)
+    t, q, dq, ddq, w = _circle_samples(robot, samples, elbows, circle)
+    sched = reference_torque(robot, None, preload, samples, elbows, **circle) if simulate_motion else None
+    out = {}
+    for law in laws:
+        r = inverse_dynamics(robot, q, dq, ddq, law, preload)
+        row = {"friction_rms": rms(r.friction_torque), "friction_max": float(np.abs(r.friction_torque).max()),
+               "energy": float(-np.sum(r.friction_torque * w) * period / len(t)), "deviation": float("nan")}
+        if simulate_motion:
+            sim = simulate(robot, q[0], dq[0], sched, sim_periods * period, friction=law, record_every=5)
+            row["deviation"] = float(np.linalg.norm(
+                sim.end_effector - reference_circle(robot, sim.t, **circle).p, axis=-1).max())
+        out[law] = row
+    return out
+
+
+#: Parameters :func:`friction_sweep` can vary besides the fields of :class:`Robot`.
+SWEEP_PARAMETERS = ("period", "radius", "preload")
+
+
+def _sweep_point(robot, parameter, value, kwargs):
+    kw = dict(kwargs)
+    if parameter in SWEEP_PARAMETERS:
+        kw[parameter] = value
+    else:
+        robot = dataclasses.replace(robot, **{parameter: value})
+    return operating_point(robot, **kw)
+
+
+def friction_sweep(robot: Robot, parameter: str, values, *, n_jobs: int = 1, **kwargs) -> dict:
+    """:func:`operating_point` for each value of one parameter; ``{law: {metric: array (len(values),)}}``.
+
+    ``parameter``: ``"period"`` (s) or ``"radius"`` (m) of the circle,
+    ``"preload"`` (N m), or any numeric field of :class:`Robot` (e.g.
+    ``"end_effector_mass"`` in kg, ``"mu"``); the other settings (``kwargs``
+    of :func:`operating_point`) stay fixed, and so do the robot's friction
+    levels: a sweep shows where laws calibrated at one operating point part.
+    ``n_jobs > 1`` runs the points in parallel processes (joblib).
+
+    >>> sw = friction_sweep(load(), "preload", [0.0, 1.0], samples=40, simulate_motion=False)
+    >>> bool(sw["coulomb_consistent"]["friction_rms"][1] > sw["coulomb_consistent"]["friction_rms"][0])
+    True
+    >>> bool(np.allclose(sw["stribeck"]["friction_rms"][0], sw["stribeck"]["friction_rms"][1]))   # load-independent
+    True
+    """
+    fields = {f.name for f in dataclasses.fields(Robot)} - {"base"}
+    if parameter not in SWEEP_PARAMETERS and parameter not in fields:
+        raise ParameterError(f"parameter must be one of {list(SWEEP_PARAMETERS)} or a Robot field "
+                             f"{sorted(fields)}, got {parameter!r}")
+    values = [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float))]
+    if n_jobs != 1 and len(values) > 1:
+        from joblib import Parallel, delayed
+
+        points = Parallel(n_jobs=n_jobs)(delayed(_sweep_point)(robot, parameter, v, kwargs) for v in values)
+    else:
+        points = [_sweep_point(robot, parameter, v, kwargs) for v in values]
+    return {law: {m: np.array([p[law][m] for p in points]) for m in points[0][law]} for law in points[0]}
+
+
+def decoupling_error(robot: Robot, *, preload: float = 0.0, samples: int = 200, elbows=DEFAULT_ELBOWS,
+                     **circle) -> tuple[float, float]:
+    """Error of the patent's decoupled Coulomb model and its first-order bound, along the circle.
+
+    Returns ``(error, estimate)``: ``error = max |tau_f,cons - tau_f,dec| /
+    max |tau_f,cons|`` (over one period, ``samples`` samples, all joints) from
+    :func:`inverse_dynamics`, and ``estimate = mu R max_t ||dF/dtau||``. In
+    inverse dynamics a friction torque changes the bearing reactions only
+    through its preload component, ``dF = preload_reactions * (n . tau_f)``,
+    so ``||dF/dtau|| = ||preload_reactions||`` (1/m) and, to first order,
+    ``error <= estimate``; it depends on the path only, not on speed or preload.
+
+    >>> err, est = decoupling_error(load(), samples=50)
+    >>> bool(0 < err <= est < 0.01)
+    True
+    """
+    t, q, dq, ddq, w = _circle_samples(robot, samples, elbows, circle)
+    cons = inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", preload).friction_torque
+    dec = inverse_dynamics(robot, q, dq, ddq, "coulomb", preload).friction_torque
+    scale = np.abs(cons).max()
+    err = float(np.abs(cons - dec).max() / scale) if scale > 0 else 0.0
+    sens = np.linalg.norm(preload_reactions(robot, q).reshape(len(t), 6), axis=-1).max()
+    return err, float(robot.mu * robot.journal_radius * sens)
+
+
+def decoupling_map(robot: Robot, mu_r, parameter: str, values, *, samples: int = 100, **kwargs):
+    """:func:`decoupling_error` on a grid: ``mu R`` (m, changes ``mu`` at the robot's ``journal_radius``)
+    against ``"preload"`` (N m) or ``"period"`` (s). Returns ``(error, estimate)``, each
+    (len(mu_r), len(values)).
+
+    >>> err, est = decoupling_map(load(), [1e-3, 4e-3], "preload", [0.0, 1.0], samples=40)
+    >>> err.shape, bool(np.all(err <= est)), bool(err[1, 0] > err[0, 0])
+    ((2, 2), True, True)
+    """
+    if parameter not in ("preload", "period"):
+        raise ParameterError(f"parameter must be 'preload' or 'period', got {parameter!r}")
+    mu_r = np.atleast_1d(np.asarray(mu_r, dtype=float))
+    if np.any(mu_r < 0) or robot.journal_radius <= 0:
+        raise ParameterError("mu_r must be non-negative and the robot's journal_radius positive")
+    values = np.atleast_1d(np.asarray(values, dtype=float))
+    err = np.empty((mu_r.size, values.size))
+    est = np.empty_like(err)
+    for a, m in enumerate(mu_r):
+        rb = dataclasses.replace(robot, mu=float(m) / robot.journal_radius)
+        for b, v in enumerate(values):
+            err[a, b], est[a, b] = decoupling_error(rb, samples=samples, **{parameter: float(v)}, **kwargs)
+    return err, est
+
+
+def friction_comparison(robot: Robot, preload=0.0, samples=200, t_end=None, elbows=DEFAULT_ELBOWS, **circle) -> dict:
+    """Summary table of the four friction models on the reference circle (one row per model).
+
+    Inverse dynamics over one period (``samples`` points, the given ``preload``
+    in N m) and a forward simulation of ``t_end`` s (default: one period) from
+    the circle's initial state under the *friction-free* torques. Row keys:
+    ``tau_rms`` and ``tau_max`` (N m, motor torques that track the circle with
+    this friction model), ``friction_rms`` (N m), ``reaction_max`` (N, largest
+    bearing load), ``deviation_max`` (m, largest end-effector path deviation of
+    the simulation), ``dissipated`` (J, friction energy over the simulation).
+
+    >>> table = friction_comparison(load(), samples=40, t_end=0.2)
+    >>> sorted(table) == sorted(["none", "coulomb", "coulomb_consistent", "stribeck"])
+    True
+    >>> table["none"]["deviation_max"] < 1e-8
+    True
+    """
+    period = circle.get("period", CIRCLE_PERIOD)
+    t_end = period if t_end is None else t_end
+    t = np.linspace(0.0, period, int(samples), endpoint=False)
+    q, dq, ddq = reference_motion(robot, t, elbows, **circle)
+    sched = reference_torque(robot, None, preload, samples, elbows, **circle)
+    table = {}
+    for friction in FRICTION_MODELS:
+        idr = inverse_dynamics(robot, q, dq, ddq, friction, preload)
+        sim = simulate(robot, q[0], dq[0], sched, t_end, friction=friction)
+        dev = np.abs(sim.end_effector - reference_circle(robot, sim.t, **circle).p).max()
+        table["none" if friction is None else friction] = {
+            "tau_rms": float(np.sqrt(np.mean(idr.tau**2))),
+            "tau_max": float(np.abs(idr.tau).max()),
+            "friction_rms": float(np.sqrt(np.mean(idr.friction_torque**2))),
+            "reaction_max": float(np.linalg.norm(idr.reactions, axis=-1).max()),
+            "deviation_max": float(dev),
+            "dissipated": float(sim.dissipated_energy[-1]),
+        }
+    return table
+
+

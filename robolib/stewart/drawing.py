@@ -1,0 +1,271 @@
+"""Matplotlib drawings of the 6-UPS platform for the study notebook (no dynamics here).
+
+Everything drawn comes from the model data and the kinematics kernels:
+U centres ``b_i`` and fixed U axes ``a_i`` (base), S centres ``P_i`` (platform),
+each leg split into its cylinder (from ``b_i``) and rod (to ``P_i``), the two
+leg-body centres of mass, and optionally the actuator forces as arrows along
+the legs.
+
+>>> import matplotlib
+>>> matplotlib.use("Agg")
+>>> import matplotlib.pyplot as plt
+>>> from robolib import stewart
+>>> m = stewart.load("stewart/tsai2000.yaml")
+>>> fig = plt.figure()
+>>> P = draw_stewart(fig.add_subplot(projection="3d"), m, m.home_pose)
+>>> P.shape
+(6, 3)
+>>> plt.close(fig)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kinematics import joint_points, leg_frames
+from .model import StewartModel
+
+import math
+
+from matplotlib.figure import Figure
+from matplotlib.patches import Arc, Circle, FancyArrowPatch
+
+from ..book.labels import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from .kinematics import joint_points as _stewart_points
+from .kinematics import leg_geometry as _leg_geometry
+
+#: Colours: base, platform, cylinder, rod, U axis, compression/extension force arrows.
+COLORS = {"base": "0.35", "platform": "tab:orange", "cylinder": "tab:blue", "rod": "tab:cyan",
+          "uaxis": "tab:green", "push": "tab:red", "pull": "tab:purple"}
+
+
+def _closed(points):
+    """Polygon through ``points`` (k, 3) ordered by angle about their centroid, closed."""
+    c = points.mean(axis=0)
+    ang = np.arctan2(points[:, 1] - c[1], points[:, 0] - c[0])
+    p = points[np.argsort(ang)]
+    return np.vstack([p, p[:1]])
+
+
+def scene_limits(model: StewartModel, poses=None, margin: float = 0.15):
+    """Box ``(lo, hi)`` (3,) m enclosing base and platform joints at ``poses`` (default home).
+
+    Each side is at least 40 % of the longest one (the axes keep true proportions).
+    """
+    poses = np.atleast_2d(model.home_pose if poses is None else poses)
+    _, P = joint_points(model, poses)
+    pts = np.vstack([model.base_joints, P.reshape(-1, 3)])
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    c = (lo + hi) / 2
+    half = np.maximum((hi - lo) / 2, 0.4 * (hi - lo).max() / 2) * (1 + margin)
+    return c - half, c + half
+
+
+def draw_stewart(ax, model: StewartModel, pose, forces=None, *, limits=None, force_scale=None,
+                 uaxis_length=None, show_com: bool = True, labels: bool = True, title: str | None = None,
+                 spin_marks: float | None = None, surfaces: bool = True):
+    """Draw the platform at ``pose`` (6,) on a 3-D axis; return the S centres ``P_i`` (6, 3) m.
+
+    ``forces`` (6,) N, optional: drawn as arrows at the S centres along the leg
+    (red pushes the platform, i.e. ``f_i > 0`` extends; purple pulls), length
+    ``|f_i| * force_scale`` (default: the largest force is 40 % of a leg).
+    ``limits`` is a ``(lo, hi)`` pair from :func:`scene_limits` (default: this pose).
+    ``spin_marks`` (m), optional: draw on each cylinder a radial arm of that
+    length along the leg frame's first axis ``c_i`` (it turns with the leg, so
+    the leg's spin about its own axis shows as the arm turning about the leg).
+    ``surfaces=False`` leaves out the shaded base and platform polygons (faster,
+    for animations).
+    Raises the kinematics' ``SingularityError`` for a degenerate pose.
+    """
+    pose = np.asarray(pose, dtype=float)
+    B, P = joint_points(model, pose)
+    F = leg_frames(model, pose)
+    leg = P - B
+    length = np.linalg.norm(leg, axis=1)
+    s = leg / length[:, None]
+    # cylinder and rod: split each leg where the rod's CoM line meets the cylinder's (drawing only)
+    cyl_end = B + s * np.minimum(2 * abs(model.cylinder.com[2]), length * 0.65)[:, None]
+    rod_start = P - s * np.minimum(2 * abs(model.rod.com[2]), length * 0.65)[:, None]
+    base = _closed(B)
+    ax.plot(*base.T, color=COLORS["base"], lw=1.5)
+    if surfaces:
+        ax.plot_trisurf(B[:, 0], B[:, 1], B[:, 2], color=COLORS["base"], alpha=0.12, linewidth=0)
+    plat = _closed(P)
+    ax.plot(*plat.T, color=COLORS["platform"], lw=2)
+    if surfaces:
+        ax.plot_trisurf(P[:, 0], P[:, 1], P[:, 2], color=COLORS["platform"], alpha=0.25, linewidth=0)
+    origin = pose[:3]
+    for k in range(6):
+        ax.plot(*np.array([origin, P[k]]).T, color=COLORS["platform"], lw=0.6, alpha=0.6)
+    for i in range(6):
+        ax.plot(*np.array([B[i], cyl_end[i]]).T, color=COLORS["cylinder"], lw=5, solid_capstyle="butt")
+        ax.plot(*np.array([rod_start[i], P[i]]).T, color=COLORS["rod"], lw=2.2)
+    if spin_marks:
+        mid = B + 0.5 * (cyl_end - B)
+        for i in range(6):
+            tip = mid[i] + spin_marks * F[i][:, 0]
+            ax.plot(*np.array([mid[i], tip]).T, color="k", lw=2.2, solid_capstyle="round")
+            ax.scatter(*tip, color="k", s=10, depthshade=False)
+    ua = (0.15 * length.mean()) if uaxis_length is None else uaxis_length
+    for i in range(6):
+        seg = np.array([B[i] - ua * model.ujoint_axes[i], B[i] + ua * model.ujoint_axes[i]])
+        ax.plot(*seg.T, color=COLORS["uaxis"], lw=2)
+    ax.scatter(*B.T, color="k", s=14, depthshade=False)
+    ax.scatter(*P.T, color="k", s=14, depthshade=False)
+    ax.scatter(*origin, color=COLORS["platform"], marker="x", s=30, depthshade=False)
+    if show_com:
+        xc = B + F @ model.cylinder.com
+        xr = P + F @ model.rod.com
+        ax.scatter(*np.vstack([xc, xr]).T, color="k", marker="o", s=8, alpha=0.6, depthshade=False)
+    if forces is not None:
+        f = np.asarray(forces, dtype=float)
+        scale = (0.4 * length.mean() / max(np.abs(f).max(), 1e-300)) if force_scale is None else force_scale
+        for i in range(6):
+            d = s[i] * f[i] * scale
+            ax.quiver(*P[i], *d, color=COLORS["push" if f[i] >= 0 else "pull"], lw=2, arrow_length_ratio=0.25)
+    if labels:
+        for i in range(6):
+            ax.text(*(B[i] - 0.08 * length.mean() * np.array([0, 0, 1])), str(i + 1), fontsize=8, ha="center")
+    lo, hi = scene_limits(model, pose) if limits is None else limits
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_zlim(lo[2], hi[2])
+    ax.set_box_aspect(tuple(hi - lo), zoom=1.15)
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_zlabel("z [m]")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return P
+
+
+__all__ = ["draw_stewart", "scene_limits", "COLORS"]
+
+
+# --------------------------------------------------------------------------- Stewart platform
+def _leg_schematic(ax):
+    """One U-P-S leg, schematic (not to scale): U axes, leg axis, forbidden direction, S joint, platform."""
+    b = np.array([0.0, 0.0])
+    phi = 0.28
+    s = np.array([-math.sin(phi), math.cos(phi)])
+    perp = np.array([s[1], -s[0]])           # to the right of the leg
+    Lg = 4.0
+    P = b + Lg * s
+    ax.fill([-1.6, 1.6, 1.6, -1.6], [-0.42, -0.42, -0.15, -0.15], color="0.85", zorder=1)
+    _label(ax, (1.55, -0.29), "base", (0, 0), ha="right", box=False)
+    ax.plot(*np.array([b, b + 2.1 * s]).T, color=COLORS["cylinder"], lw=10, solid_capstyle="butt",
+            zorder=3)
+    ax.plot(*np.array([b + 1.7 * s, P]).T, color=COLORS["rod"], lw=3.5, zorder=2)
+    ax.plot(*np.array([b - 0.3 * s, P + 0.7 * s]).T, color=DIM_COLOR, lw=0.7, ls="-.", zorder=2)
+    _label(ax, b + 1.6 * s, "cylinder", (-12, 0), ha="right", box=False)
+    _label(ax, b + 2.9 * s, "rod", (-10, 0), ha="right", box=False)
+    # U joint: fixed axis a_i (drawn obliquely, into the page), second axis c_i, forbidden direction n_i
+    a_dir = np.array([-0.8, -0.45])
+    ax.plot(*np.array([b - 0.45 * a_dir, b + 0.45 * a_dir]).T, color=COLORS["uaxis"], lw=3, zorder=4)
+    _arrow(ax, b, b + 1.1 * a_dir, color=COLORS["uaxis"], lw=1.6)
+    _label(ax, b + 1.1 * a_dir, "$a_i$ (fixed in the base)", (-4, -10), ha="right", color="tab:green")
+    _arrow(ax, b, b + 1.2 * perp, color="tab:olive", lw=1.6)
+    _label(ax, b + 1.2 * perp, "$c_i$ (fixed in the leg)", (4, -10), ha="left", color="tab:olive")
+    nvec = 1.1 * np.array([-math.sin(phi + 0.5), math.cos(phi + 0.5)])
+    _arrow(ax, b, b + nvec, color="tab:red", lw=1.5, zorder=10)
+    _label(ax, b + nvec, r"$n_i = a_i \times c_i$", (-4, 6), ha="right", color="tab:red")
+    ax.plot(*b, "o", color="w", mec="k", ms=10, zorder=11)
+    _label(ax, b, "U joint at $b_i$", (-12, 12), ha="right")
+    _arrow(ax, b + 2.3 * s + 0.45 * perp, b + 3.1 * s + 0.45 * perp, color="k", lw=1.4)
+    _label(ax, b + 2.7 * s + 0.45 * perp, "$s_i$", (10, -2), ha="left")
+    _arrow(ax, b + 1.3 * s + 0.45 * perp, b + 2.0 * s + 0.45 * perp, color=COLORS["push"], lw=1.8)
+    _label(ax, b + 1.65 * s + 0.45 * perp, "$f_i$ on the rod", (10, -2), ha="left", color=COLORS["push"])
+    _dimension(ax, P, b, "$l_i$", 1.35, text_offset=0.22)
+    # platform, S joint, platform origin
+    pdir = np.array([math.cos(0.12), math.sin(0.12)])
+    O = P - 1.45 * pdir
+    ax.plot(*np.array([O - 0.45 * pdir, P + 0.8 * pdir]).T, color=COLORS["platform"], lw=7,
+            solid_capstyle="round", zorder=3)
+    ax.plot(*P, "o", color="k", ms=10, zorder=11)
+    _label(ax, P, "S joint at $P_i$", (12, -14), ha="left")
+    ax.plot(*O, "x", color="k", ms=9, mew=2, zorder=11)
+    _arrow(ax, O, P, color="tab:brown", lw=1.4, zorder=10)
+    _label(ax, 0.5 * (O + P), "$R\\,p_i$", (0, -13), color="tab:brown")
+    _label(ax, O, "platform origin $t$", (0, 15))
+    _label(ax, P + 0.6 * pdir, "platform", (0, 14), box=False)
+    ax.set_aspect("equal")
+    ax.set_xlim(-2.9, 3.0)
+    ax.set_ylim(-1.0, 4.8)
+    ax.axis("off")
+    _finish(ax, "(b) leg $i$, U-P-S (not to scale)")
+
+
+def stewart_mechanism(model, pose=None) -> Figure:
+    """Labelled drawing of the 6-UPS Gough-Stewart platform and of one leg.
+
+    Panel (a) draws the platform (:func:`robolib.stewart.viz.draw_stewart`) at
+    ``pose`` with the base frame (origin and axes ``x, y, z``), the platform
+    frame at the platform origin ``t``, the U-joint centres ``b_1..b_6`` (with
+    their fixed axes ``a_i`` in green) and the S-joint centres ``P_1..P_6``.
+    Panel (b) is a schematic of one U-P-S leg: U joint at ``b_i`` with the
+    fixed axis ``a_i``, the second axis ``c_i`` and the forbidden direction
+    ``n_i = a_i x c_i``; leg axis ``s_i`` and length ``l_i``; cylinder, rod and
+    actuator force ``f_i``; S joint at ``P_i = t + R p_i``.
+
+    Parameters
+    ----------
+    model : robolib.stewart.StewartModel
+        From ``robolib.stewart.load("stewart/tsai2000.yaml")`` (SI units).
+    pose : array_like of shape (6,), optional
+        ``[x, y, z, roll, pitch, yaw]`` in m and rad; default ``model.home_pose``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        About 11 x 5.8 inches; labels at 9-10 pt.
+
+    Examples
+    --------
+    >>> from robolib import stewart
+    >>> fig = stewart_mechanism(stewart.load("stewart/tsai2000.yaml"))
+    >>> len(fig.axes)
+    2
+    """
+    pose = np.asarray(model.home_pose if pose is None else pose, dtype=float)
+    fig = Figure(figsize=(8.6, 5.4), layout="constrained")
+    gsp = fig.add_gridspec(1, 2, width_ratios=(1.1, 1.0))
+    ax = fig.add_subplot(gsp[0, 0], projection="3d")
+    P = draw_stewart(ax, model, pose, labels=False, show_com=False)
+    B, _ = _stewart_points(model, pose)
+    g = _leg_geometry(model, pose)
+    mean_leg = float(np.mean(g.length))
+    cb, cp = B.mean(axis=0), P.mean(axis=0)
+    for i in range(6):
+        db = B[i] - cb
+        db[2] = 0.0
+        db = db / max(np.linalg.norm(db), 1e-300)
+        ax.text(*(B[i] + 0.16 * mean_leg * db + np.array([0, 0, -0.06 * mean_leg])), f"$b_{i + 1}$",
+                fontsize=FONTSIZE - 1, ha="center", va="center")
+        dp = P[i] - cp
+        dp[2] = 0.0
+        dp = dp / max(np.linalg.norm(dp), 1e-300)
+        ax.text(*(P[i] + 0.14 * mean_leg * dp + np.array([0, 0, 0.06 * mean_leg])), f"$P_{i + 1}$",
+                fontsize=FONTSIZE - 1, ha="center", va="center", color="tab:brown")
+    L = 0.3 * mean_leg
+    R = g.R
+    t = pose[:3]
+    for k, name in enumerate("xyz"):
+        e = np.eye(3)[k] * L
+        ax.quiver(0, 0, 0, *e, color="k", lw=1.3, arrow_length_ratio=0.2)
+        ax.text(*(1.25 * e), name, fontsize=FONTSIZE - 1, ha="center")
+        ep = R[:, k] * 0.8 * L
+        ax.quiver(*t, *ep, color="tab:brown", lw=1.3, arrow_length_ratio=0.2)
+        if name == "z":
+            ax.text(*(t + 1.3 * ep), "z'", fontsize=FONTSIZE - 1, ha="center", color="tab:brown")
+    ax.text(0.3 * mean_leg, -0.45 * mean_leg, -0.3 * mean_leg, "base frame", fontsize=FONTSIZE - 1, ha="center")
+    ax.text(*(t + np.array([0, 0, 0.45 * mean_leg])), "platform frame at $t$", fontsize=FONTSIZE - 1,
+            ha="center", color="tab:brown")
+    lo, hi = ax.get_xlim3d(), ax.get_zlim3d()
+    ax.set_zlim(min(hi[0], -0.25 * mean_leg), hi[1])
+    ax.tick_params(labelsize=FONTSIZE - 2)
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
+        axis.label.set_size(FONTSIZE - 1)
+    ax.view_init(elev=35, azim=-150)
+    ax.set_title(f"(a) {model.name} at pose [{', '.join(f'{v:g}' for v in pose)}]", fontsize=FONTSIZE + 1)
+    _leg_schematic(fig.add_subplot(gsp[0, 1]))
+    return fig
