@@ -79,14 +79,14 @@ bench: $(STAMP)
 	$(BIN)/python -m bench
 
 # Remake the stored runs of the clearance chapter: the bifurcation sweep (data/gearshift/bifurcation.npz, on a
-# 2-worker Dask LocalCluster) and the verdict study (data/gearshift/verdict_runs.json, by running the chapter at
+# 2-worker Dask LocalCluster) and the verdict study (data/gearshift/verdict_runs.json, by running the clearance study (python -m robolib.study) at
 # its defaults with ROBOLIB_WRITE_STUDY_STORE=1). Needed after a change of the gear-shift model or its
 # integrator: tests/test_gearshift_bifurcation.py fails until then.
-bifurcation: $(STAMP) $(SRC_NB)/clearance_dynamics.ipynb
+bifurcation: $(STAMP)
 	$(BIN)/python -m robolib.gearshift.store --workers 2
 	rm -f data/gearshift/verdict_runs.json
-	@mkdir -p $(OUT_NB)
-	ROBOLIB_WRITE_STUDY_STORE=1 $(PAPERMILL) --no-progress-bar $(SRC_NB)/clearance_dynamics.ipynb $(OUT_NB)/clearance_dynamics.ipynb
+	@mkdir -p build/studies
+	ROBOLIB_WRITE_STUDY_STORE=1 $(BIN)/python -m robolib.study clearance_dynamics --out build/studies
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)

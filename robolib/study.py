@@ -118,6 +118,7 @@ class StudyResult:
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text)
+            os.chmod(tmp, 0o644)                  # mkstemp makes it private; a claims file is for every reader
             os.replace(tmp, out)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)

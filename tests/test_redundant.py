@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 import yaml
 
+import robolib
+
 from robolib import (ConvergenceError, ParameterError, ParameterFileError, RobolibError, SingularityError,
                      UnreachableError)
 from robolib import constraints as C
@@ -87,7 +89,7 @@ def six_coordinate_dynamics(robot, q12, dq12, tau):
 
 # --------------------------------------------------------------------------- parameters
 def test_default_parameter_file():
-    path = Path(R.__file__).resolve().parent.parent / "data" / "redundant" / "default.yaml"
+    path = robolib.DATA_DIR / "redundant" / "default.yaml"
     raw = yaml.safe_load(path.read_text())
     assert set(raw) == {"base", "link_length", "active", "passive", "end_effector_mass", "friction"}
     assert set(raw["active"]) == set(raw["passive"]) == {"mass", "com", "inertia"}
@@ -105,7 +107,7 @@ def test_default_parameter_file():
 
 
 def _write(tmp_path, mutate):
-    src = Path(R.__file__).resolve().parent.parent / "data" / "redundant" / "default.yaml"
+    src = robolib.DATA_DIR / "redundant" / "default.yaml"
     data = yaml.safe_load(src.read_text())
     mutate(data)
     p = tmp_path / "bad.yaml"

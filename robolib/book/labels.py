@@ -9,8 +9,10 @@ notebook, and need no ``plt.close``.
 
 >>> from matplotlib.figure import Figure
 >>> ax = Figure().add_subplot()
->>> _dimension(ax, (0, 0), (1, 0), "l", (0, 0.1)) is None
-True
+>>> _dimension(ax, (0.0, 0.0), (1.0, 0.0), "l", 0.1).get_text()   # a dimension line labelled l, 0.1 above
+'l'
+>>> len(ax.lines), len(ax.patches)                                 # two extension lines, one double arrow
+(2, 1)
 """
 
 from __future__ import annotations

@@ -245,11 +245,12 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
     or ``mode="live"``): continuous sliders (or the widgets in ``live``) that
     call ``draw`` again for any value. Returns the displayed ``VBox``.
     """
+    import io
     import os
 
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
-    from IPython.display import display
+    from IPython.display import HTML, Image, display
 
     if grid is None:  # legacy form explore(draw, name=widget, ...): live widgets only
         return _explore_live_widgets(draw, controls)
@@ -289,8 +290,12 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
             vals = {n: c.value for n, c in controls.items()}
             fig = draw(**vals)
             out.outputs = ()
-            out.append_display_data(fig)
-            if not isinstance(fig, str):
+            if isinstance(fig, str):
+                out.append_display_data(HTML(fig))
+            else:   # a PNG of the figure: one made without pyplot has no image of its own in display()
+                buf = io.BytesIO()
+                fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+                out.append_display_data(Image(buf.getvalue()))
                 plt.close(fig)
 
         for c in controls.values():

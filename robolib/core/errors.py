@@ -34,3 +34,12 @@ class ParameterFileError(ParameterError):
 
 class ConvergenceError(RobolibError, RuntimeError):
     """An iterative solver that did not converge within its budget."""
+
+
+__all__ = ["RobolibError", "UnreachableError", "SingularityError", "ParameterError", "ParameterFileError",
+           "ConvergenceError"]
+
+# Tracebacks and reprs name the module users import them from (``robolib.errors``, an alias of this module).
+for _cls in (RobolibError, UnreachableError, SingularityError, ParameterError, ParameterFileError, ConvergenceError):
+    _cls.__module__ = "robolib.errors"
+del _cls

@@ -4,7 +4,10 @@
   end-effector errors, the slider-crank validation case;
 * :mod:`.runs` -- nonlinear-dynamics runs (journal orbits, Poincare runs, Lyapunov exponents);
 * :mod:`.store` -- the stored bifurcation sweep and verdict runs (``make bifurcation``);
-* :mod:`.drawing` -- drawings of the mechanism and its clearance joint.
+* :mod:`.drawing` -- drawings of the mechanism and its clearance joint;
+* :mod:`.study` -- the chapter's study (``robolib.study clearance_dynamics``), over :mod:`.settings`
+  (parameter checks), :mod:`.checks` (model checks, detailed run, slider-crank), :mod:`.verdicts` (tolerance
+  ladders, replicates, Lyapunov), :mod:`.sweeps` (bifurcation sweeps) and :mod:`.figures`.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ them to equal the stored ones, and the clearance chapter compares the stored
 points that coincide with its own verdict runs. After a change of the model
 or the integrator, remake the store::
 
-    python -m robolib.gearshift_bifurcation --workers 2         # LocalCluster, 2 Dask workers
-    python -m robolib.gearshift_bifurcation --scheduler tcp://host:8786   # an existing Dask cluster
+    python -m robolib.gearshift.store --workers 2         # LocalCluster, 2 Dask workers
+    python -m robolib.gearshift.store --scheduler tcp://host:8786   # an existing Dask cluster
 
 (``make bifurcation`` runs the first line.) The command prints the wall time
 and writes it, with the machine, the number of workers and the summed
@@ -30,8 +30,11 @@ transient study and the Lyapunov estimates) is stored the same way, one run
 at a time: :func:`study_run` is one run, :func:`load_or_run_study` returns
 the stored result of every run whose parameter set and settings match and
 computes the others. ``make bifurcation`` remakes that store
-(``data/gearshift/verdict_runs.json``) too, by running the chapter at its
-defaults with ``ROBOLIB_WRITE_STUDY_STORE=1``.
+(``data/gearshift/verdict_runs.json``) too, by running the chapter's study at its
+defaults with ``ROBOLIB_WRITE_STUDY_STORE=1``::
+
+    rm -f data/gearshift/verdict_runs.json
+    ROBOLIB_WRITE_STUDY_STORE=1 python -m robolib.study clearance_dynamics --out build/studies
 """
 
 from __future__ import annotations
@@ -252,6 +255,21 @@ def _from_json(d):
     return out
 
 
+def stored_jobs(params: dict, jobs, seed: int = 0, path=None) -> list:
+    """The jobs among ``jobs`` that the verdict store holds for ``params`` and ``seed`` (nothing is computed).
+
+    A default build of the book must find every job of the chapter here (it cannot afford to compute them).
+    """
+    p = Path(path) if path is not None else DATA_DIR / STUDY_STORE
+    if not p.is_file():
+        return []
+    got = json.loads(p.read_text())
+    if got.get("format") != STORE_FORMAT or got.get("params") != _plain(params):
+        return []
+    keys = {json.dumps(r["job"]) for r in got["runs"]}
+    return [tuple(j) for j in jobs if json.dumps(_job_key(tuple(j), seed)) in keys]
+
+
 def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, **sweep_kw):
     """Results of the verdict-study ``jobs`` (:func:`study_run`): stored where the store has them, else computed.
 
@@ -297,8 +315,8 @@ def default_params() -> dict:
 
 
 def main(argv=None) -> int:
-    """``python -m robolib.gearshift_bifurcation``: remake the stored default sweep on Dask workers."""
-    ap = argparse.ArgumentParser(prog="python -m robolib.gearshift_bifurcation", description=main.__doc__)
+    """``python -m robolib.gearshift.store``: remake the stored default sweep on Dask workers."""
+    ap = argparse.ArgumentParser(prog="python -m robolib.gearshift.store", description=main.__doc__)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="LocalCluster workers (one thread each); ignored with --scheduler")
     ap.add_argument("--scheduler", default=None, help="address of a running Dask scheduler, e.g. tcp://host:8786")
@@ -330,7 +348,7 @@ def main(argv=None) -> int:
     meta = {"wall_s": wall, "workers": n_workers, "integration_s": integ, "machine": platform.machine(),
             "processor": platform.processor() or platform.machine(), "cpu_count": os.cpu_count(),
             "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "command": "python -m robolib.gearshift_bifurcation" + (f" --workers {a.workers}" if not a.scheduler
+            "command": "python -m robolib.gearshift.store" + (f" --workers {a.workers}" if not a.scheduler
                                                                      else " --scheduler ...")}
     p = save(a.out, key, records, meta)
     print(f"{len(points)} points in {wall:.0f} s wall on {n_workers} Dask workers "
@@ -338,7 +356,8 @@ def main(argv=None) -> int:
     return 0
 
 
-__all__ = ["STUDY_STORE", "STUDY_STORE_ENV", "LYAPUNOV_FIELDS", "StoredLyapunov", "study_run", "load_or_run_study",
+__all__ = ["STUDY_STORE", "STUDY_STORE_ENV", "LYAPUNOV_FIELDS", "StoredLyapunov", "study_run", "stored_jobs",
+           "load_or_run_study",
            "DEFAULT_FREQUENCIES", "FREQ_SWEEP_CLEARANCE_MM", "DEFAULT_CLEARANCES_MM", "CLEARANCE_SWEEP_FREQUENCY",
            "N_TRANSIENT", "N_SAMPLES", "STORE", "FIELDS", "sweep_points", "sweep_key", "run_sweep", "save", "load",
            "load_or_run", "default_params", "main"]

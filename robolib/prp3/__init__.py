@@ -15,8 +15,8 @@
 from __future__ import annotations
 
 from .kinematics import (  # noqa: F401
-    _ik_parts, ALL_MODES, closure_matrices, COLLINEAR_TOL, DEFAULT_MODE, forward, Geometry, GEOMETRY_SCHEMA,
-    IKSolutions, inverse, inverse_all, jacobian, load_geometry, mode_distance, paper_rule_outcome,
+    _ik_parts, ALL_MODES, closure_matrices, COLLINEAR_TOL, DEFAULT_MODE, HOME_INPUT, RULE_MATCH_TOL, forward, Geometry, GEOMETRY_SCHEMA,
+    IKSolutions, inverse, inverse_all, jacobian, load_geometry, mirror_root, mode_distance, paper_rule_outcome,
     PAPER_RULES, RuleAmbiguityError, RuleOutcome, SINGULAR_TOL, Singularity, singularity_measures,
     slider_points, sphere_centres, SQRT1_2, U1, U2, V, working_mode,
 )
@@ -26,4 +26,4 @@ from .sampling import (  # noqa: F401
 )
 from . import drawing  # noqa: E402,F401
 
-__all__ = ["Geometry", "GEOMETRY_SCHEMA", "load_geometry", "DEFAULT_MODE", "ALL_MODES", "slider_points", "sphere_centres", "forward", "inverse", "inverse_all", "IKSolutions", "working_mode", "mode_distance", "paper_rule_outcome", "RuleOutcome", "closure_matrices", "jacobian", "singularity_measures", "Singularity", "sample_inputs", "workspace", "Workspace", "voxel_volume", "mirror_y", "in_workspace", "volume_hit_or_miss", "RoundTrip", "round_trip", "ErrorLaw", "error_law", "PAPER_RULES", "RuleAmbiguityError"]
+__all__ = ["Geometry", "GEOMETRY_SCHEMA", "load_geometry", "DEFAULT_MODE", "ALL_MODES", "slider_points", "sphere_centres", "forward", "mirror_root", "inverse", "inverse_all", "IKSolutions", "working_mode", "mode_distance", "paper_rule_outcome", "RuleOutcome", "closure_matrices", "jacobian", "singularity_measures", "Singularity", "sample_inputs", "workspace", "Workspace", "voxel_volume", "mirror_y", "in_workspace", "volume_hit_or_miss", "RoundTrip", "round_trip", "ErrorLaw", "error_law", "PAPER_RULES", "RuleAmbiguityError"]

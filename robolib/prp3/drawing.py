@@ -297,3 +297,96 @@ def prp3_mechanism(geom: _prp3.Geometry, lx: float | None = None, ly: float | No
     fig.suptitle(f"3-PRP robot at $l_x$ = {lx:g} {u}, $l_y$ = {ly:g} {u}, "
                  rf"$\theta$ = {math.degrees(theta):.4g}°", fontsize=FONTSIZE + 2)
     return fig
+
+
+# --------------------------------------------------------------------------- the chapter's result figures
+#: Added to an error before its logarithm, so that exact round trips (error 0) show in a histogram.
+LOG_FLOOR = 1e-17
+
+
+def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = -1.0, max_dots: int = 20_000) -> Figure:
+    """Round-trip errors of a large sample: histograms, and slider error against the distance from the boundary.
+
+    ``rt`` a :class:`robolib.prp3.RoundTrip` (errors in mm and rad, distances in mm);
+    ``law`` the :class:`robolib.prp3.ErrorLaw` fitted to its slider columns;
+    ``far_len`` [mm] the distance marked by a vertical line; ``predicted_exponent``
+    the slope drawn through the fitted line at the middle of the fit range;
+    ``max_dots`` about how many samples are drawn as dots. Made without pyplot.
+    """
+    fig = Figure(figsize=(11, 4), layout="constrained")
+    axs = fig.subplots(1, 2)
+    bins = np.linspace(-17, -5, 61)
+    for k, name in enumerate(["lx [mm]", "ly [mm]", "θ [rad]"]):
+        axs[0].hist(np.log10(rt.error[:, k] + LOG_FLOOR), bins=bins, histtype="step", lw=1.5, label=name)
+    axs[0].set_xlabel("log10 round-trip error (10⁻¹⁷ added to show zeros)")
+    axs[0].set_ylabel("count")
+    axs[0].set_yscale("log")
+    axs[0].legend()
+    axs[0].set_title("error histogram, all modes")
+    d, e = rt.distance[:, :2].ravel(), rt.error[:, :2].ravel()
+    step = max(1, len(d) // max_dots)
+    ax = axs[1]
+    ax.loglog(d[::step], e[::step] + LOG_FLOOR, ".", ms=1, alpha=0.3, color="0.6", label="samples")
+    ax.loglog(law.raw_centres, law.raw_worst, "-", color="0.45", lw=1, label="largest error per bin (all samples)")
+    ax.loglog(law.centres, law.worst, "ko", ms=3.5, label=f"largest of {law.draws} per bin (fitted)")
+    xs = np.array(law.fit_range)
+    c_fit = 10 ** law.log10_prefactor
+    ax.loglog(xs, c_fit * xs ** law.exponent, "r-", lw=1.5, label=f"fit: exponent {law.exponent:.2f}")
+    xm = np.sqrt(xs[0] * xs[1])
+    ym = c_fit * xm ** law.exponent
+    ax.loglog(xs, ym * (xs / xm) ** predicted_exponent, "--", color="tab:blue", lw=1.5,
+              label=f"predicted: exponent {predicted_exponent:g}".replace("-", "−"))
+    ax.loglog(xs, ym * (xs / xm) ** -0.5, ":", color="0.3", lw=1.5, label="exponent −1/2 (for comparison)")
+    ax.axvline(far_len, color="0.5", ls=":")
+    ax.set_xlabel("slider distance from its mode boundary √D [mm]")
+    ax.set_ylabel("slider round-trip error [mm]")
+    ax.legend(loc="lower left", fontsize=8)
+    ax.set_title("error against distance from the boundary")
+    return fig
+
+
+def workspace_figure(points_all, points_mode, *, max_all: int = 30_000, max_mode: int = 15_000) -> Figure:
+    """The reachable workspace: a 3-D view coloured by z, and its xy, xz, yz projections.
+
+    ``points_all`` ``(m, 3)`` [mm] the forward images of every mode (grey in the
+    projections), ``points_mode`` ``(k, 3)`` those of one mode (blue); about
+    ``max_all`` / ``max_mode`` of them are drawn. Made without pyplot.
+    """
+    pts = points_all[:: max(1, len(points_all) // max_all)]
+    p0 = points_mode[:: max(1, len(points_mode) // max_mode)]
+    fig = Figure(figsize=(12, 9))
+    ax = fig.add_subplot(2, 2, 1, projection="3d")
+    sc = ax.scatter(*pts.T, s=0.3, c=pts[:, 2], cmap="viridis", alpha=0.5)
+    fig.colorbar(sc, ax=ax, shrink=0.6, pad=0.12, label="z [mm]")
+    ax.set_title("reachable workspace, all modes")
+    ax.set_xlabel("x [mm]"), ax.set_ylabel("y [mm]"), ax.set_zlabel("z [mm]")
+    for i, (a, b) in enumerate([(0, 1), (0, 2), (1, 2)]):
+        ax2 = fig.add_subplot(2, 2, i + 2)
+        ax2.scatter(pts[:, a], pts[:, b], s=0.2, alpha=0.3, color="0.5", label="all modes")
+        ax2.scatter(p0[:, a], p0[:, b], s=0.2, alpha=0.4, color="tab:blue", label="default mode")
+        ax2.set_xlabel("xyz"[a] + " [mm]"), ax2.set_ylabel("xyz"[b] + " [mm]")
+        ax2.set_aspect("equal")
+        ax2.set_title(f"projection on {'xyz'[a]}{'xyz'[b]}")
+    ax2.legend(markerscale=20, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def condition_figure(LX, LY, maps, *, inverse_level: float = 0.02) -> Figure:
+    """Maps of the Jacobian's conditioning over the two slider inputs, one panel per crank angle.
+
+    ``LX``, ``LY`` ``(n, n)`` [mm] the grid; ``maps`` a list of ``(theta_deg,
+    Singularity)`` (:func:`robolib.prp3.singularity_measures` on the grid); the
+    cyan contour is ``inverse == inverse_level``. Made without pyplot.
+    """
+    fig = Figure(figsize=(13, 4), layout="constrained")
+    axs = fig.subplots(1, len(maps), sharey=True)
+    for ax, (th_deg, s) in zip(axs, maps):
+        im = ax.pcolormesh(LX, LY, np.log10(s.condition), vmin=0, vmax=4, shading="auto", cmap="magma_r")
+        ax.contour(LX, LY, s.inverse, levels=[inverse_level], colors="tab:cyan", linewidths=1)
+        ax.set_title(f"θ = {th_deg:g}°")
+        ax.set_xlabel("lx [mm]")
+        ax.set_aspect("equal")
+    axs[0].set_ylabel("ly [mm]")
+    fig.colorbar(im, ax=axs, label="log10 condition number of ∂J/∂q (white: unreachable)")
+    return fig

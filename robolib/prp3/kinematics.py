@@ -40,7 +40,9 @@ U2 = np.array([SQRT1_2, SQRT1_2, 0.0])
 #: Platform attachment directions ``v_k`` (attachment point ``J + r*v_k``).
 V = np.array([U1, U2, [1.0, 0.0, 0.0]])
 
-#: The working mode of the home input ``lx = ly = 200, theta = 0``.
+#: The home input ``(lx, ly, theta)`` (length, length, rad), whose working mode is :data:`DEFAULT_MODE`.
+HOME_INPUT = (200.0, 200.0, 0.0)
+#: The working mode of the home input ``lx = ly = 200, theta = 0`` (:data:`HOME_INPUT`).
 DEFAULT_MODE = (-1, -1, 1)
 #: All eight sign triples ``(sigma_1, sigma_2, sigma_3)``.
 ALL_MODES = tuple(itertools.product((-1, 1), repeat=3))
@@ -262,6 +264,30 @@ def forward(geom: Geometry, lx, ly, theta, *, errors: str = "raise", limits: boo
     return J
 
 
+def mirror_root(geom: Geometry, lx, ly, theta, points=None) -> np.ndarray:
+    """The other forward-kinematics root: ``J`` reflected through the plane of the sphere centres.
+
+    :func:`forward` keeps the root below that plane; this is the one above it
+    (same three rod lengths, so it also closes every chain). ``points`` (the
+    forward image, computed if not given) saves a FK call; shape ``(..., 3)``,
+    NaN where ``points`` is NaN. Because the kept root is the lower one, the
+    mirror root is never lower: where ``J`` has ``z >= 0`` both roots do.
+
+    >>> g = Geometry()
+    >>> J, M = forward(g, 200.0, 200.0, 0.0), mirror_root(g, 200.0, 200.0, 0.0)
+    >>> bool(M[2] > J[2]), bool(np.isclose(np.linalg.norm(M + g.r * V[2] - slider_points(g, 200.0, 200.0, 0.0)[2]), g.l2))
+    (True, True)
+    """
+    lx, ly, theta = _as_inputs(lx, ly, theta, allow_nan=True)
+    P = forward(geom, lx, ly, theta, errors="mask", limits=False) if points is None else _as_points(points, allow_nan=True)
+    c = sphere_centres(geom, lx, ly, theta)
+    n = np.cross(c[..., 1, :] - c[..., 0, :], c[..., 2, :] - c[..., 0, :])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = n / np.linalg.norm(n, axis=-1, keepdims=True)
+    dist = np.einsum("...k,...k->...", P - c[..., 0, :], n)
+    return P - 2.0 * dist[..., None] * n
+
+
 # --------------------------------------------------------------------------- inverse
 class _IKParts(NamedTuple):
     b: np.ndarray      # (..., 2) slider projections b_k = w . u_k
@@ -309,6 +335,9 @@ def _check_mode(mode):
 
 class RuleAmbiguityError(RobolibError, ValueError):
     """The paper's root-selection rules do not single out one inverse-kinematics solution."""
+
+
+RuleAmbiguityError.__module__ = "robolib.prp3"  # tracebacks name it as users import it
 
 
 #: ``mode`` value of :func:`inverse` that applies the paper's own rules instead of a sign triple.
@@ -463,6 +492,11 @@ def mode_distance(geom: Geometry, points) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- paper's rules
+#: A rule "picks the true root" when it lands within this of the input: times ``l2`` for a
+#: slider (a length), in rad for the crank (:func:`paper_rule_outcome`).
+RULE_MATCH_TOL = 1e-6
+
+
 class RuleOutcome(NamedTuple):
     """Hit rates of the paper's IK rules over a sample (fractions in [0, 1])."""
 
@@ -478,7 +512,9 @@ def paper_rule_outcome(geom: Geometry, lx, ly, theta) -> RuleOutcome:
 
     Rule for each slider: of the two roots take the positive one (ambiguous
     when both or neither are positive). Rule for the crank: take the root of
-    smaller magnitude. Unreachable samples are dropped.
+    smaller magnitude. A rule is right when its root lies within
+    :data:`RULE_MATCH_TOL` times ``l2`` of the slider input (in rad of the crank
+    input). Unreachable samples are dropped.
     """
     lx, ly, theta = _as_inputs(lx, ly, theta)
     P = forward(geom, lx, ly, theta, errors="mask", limits=False)
@@ -490,11 +526,11 @@ def paper_rule_outcome(geom: Geometry, lx, ly, theta) -> RuleOutcome:
     true12 = np.stack([lx, ly], -1)
     unique = (plus > 0) ^ (minus > 0)
     pick = np.where(plus > 0, plus, minus)
-    slider_right = unique & np.isclose(pick, true12, rtol=0, atol=1e-6 * geom.l2)
+    slider_right = unique & np.isclose(pick, true12, rtol=0, atol=RULE_MATCH_TOL * geom.l2)
     acos = np.arccos(np.clip(parts.ratio, -1, 1))
     t_plus, t_minus = _wrap(parts.phi + acos), _wrap(parts.phi - acos)
     t_pick = np.where(np.abs(t_plus) <= np.abs(t_minus), t_plus, t_minus)
-    crank_right = np.abs(_wrap(t_pick - theta)) < 1e-6
+    crank_right = np.abs(_wrap(t_pick - theta)) < RULE_MATCH_TOL
     sl = slider_right.all(-1)
     return RuleOutcome(
         slider_hit=float(sl.mean()),

@@ -108,19 +108,26 @@ def in_workspace(geom: Geometry, points, mode=DEFAULT_MODE, *, tol: float = 1e-6
         return np.linalg.norm(back - P, axis=-1) <= tol * geom.l2
 
 
+#: Default bounds of :func:`volume_hit_or_miss`: the extents of a workspace of this many samples ...
+HIT_OR_MISS_BOUND_SAMPLES = 100_000
+#: ... padded on each side by this share of the extent.
+HIT_OR_MISS_PAD = 0.05
+
+
 def volume_hit_or_miss(geom: Geometry, mode=DEFAULT_MODE, n: int = 200_000, seed: int = 0, bounds=None):
     """Volume of one mode's workspace by hit-or-miss sampling in task space.
 
     Draws ``n`` points uniformly in ``bounds`` (``(3, 2)``; default: extents
-    of a 100 000-sample workspace padded by 5 %) and counts those inside
+    of a :data:`HIT_OR_MISS_BOUND_SAMPLES`-sample workspace padded by
+    :data:`HIT_OR_MISS_PAD` of each extent) and counts those inside
     (:func:`in_workspace`). Independent of the Jacobian route of
     :func:`workspace`. Returns ``(volume, standard_error)``.
     """
     mode = _check_mode(mode)
     if bounds is None:
-        ws = workspace(geom, n=100_000, seed=seed + 1)
+        ws = workspace(geom, n=HIT_OR_MISS_BOUND_SAMPLES, seed=seed + 1)
         ext = ws[mode].extents
-        pad = 0.05 * (ext[:, 1] - ext[:, 0])
+        pad = HIT_OR_MISS_PAD * (ext[:, 1] - ext[:, 0])
         bounds = np.stack([ext[:, 0] - pad, ext[:, 1] + pad], -1)
     bounds = np.asarray(bounds, dtype=float)
     rng = np.random.default_rng(seed)

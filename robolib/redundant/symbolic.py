@@ -218,6 +218,156 @@ def numeric_subsystem(robot, chain: int, qi, dqi) -> tuple[np.ndarray, np.ndarra
     return np.array(fM(qi, pv), dtype=float), np.array(fC(qi, dqi, pv), dtype=float)
 
 
+# ---- the chapter's displays: LaTeX of the derived matrices and the symbolic identities ---------------
+#: Short symbols of the displays: ``s_a = sin a``, ``c_{ab} = cos(a + b)`` and so on.
+s_a, c_a, s_ab, c_ab, s_b, c_b = sp.symbols("s_a c_a s_{ab} c_{ab} s_b c_b")
+SHORT = {sp.sin(a + b): s_ab, sp.cos(a + b): c_ab, sp.sin(a): s_a, sp.cos(a): c_a, sp.sin(b): s_b, sp.cos(b): c_b}
+#: Parameter symbols in the order of the numerical functions (:func:`parameter_tuple`).
+PARAMETERS = (l, m_a, r_a, I_a, m_b, r_b, I_b, m_e)
+
+
+def _coefficient_latex(c: sp.Expr) -> str:
+    """LaTeX of one coefficient of ``T_i``, factored per trigonometric term and bracketed if a sum."""
+    parts = sp.collect(sp.expand(c.subs(SHORT)), [s_a, c_a, s_ab, c_ab, s_b, c_b], evaluate=False)
+    c = sp.Add(*[sp.factor(v) * k for k, v in parts.items()])
+    return sp.latex(c) if not isinstance(c, sp.Add) else r"\left(" + sp.latex(c) + r"\right)"
+
+
+@lru_cache(maxsize=None)
+def lagrangian_latex(per_line: int = 2) -> str:
+    r"""LaTeX (``aligned``) of the expanded Lagrangian ``L_i = T_i`` of chains 2 and 3, ``per_line`` terms a line.
+
+    ``sin^2`` is replaced by ``1 - cos^2`` and ``cos a cos(a+b) + sin a sin(a+b)`` by
+    ``cos b``, so the terms read as in a textbook.
+
+    >>> tex = lagrangian_latex()
+    >>> tex.startswith(r"\begin{aligned} L_i = T_i = ") and r"\dot{x}^{2}" in tex
+    True
+    """
+    rates = [dx, dy, da, db]
+    pairs = [r * s for k, r in enumerate(rates) for s in rates[k:]]
+    sin2, cos2, sin12, cos12 = sp.sin(a), sp.cos(a), sp.sin(a + b), sp.cos(a + b)
+    T = sp.expand(kinetic_energy(False).subs({sin2**2: 1 - cos2**2, sin12**2: 1 - cos12**2}))
+    T = sp.expand(T.subs(cos2 * cos12, sp.cos(b) - sin2 * sin12))  # cos(a)cos(a+b)+sin(a)sin(a+b) = cos b
+    coeffs = sp.collect(T, pairs, evaluate=False)
+    terms = [_coefficient_latex(coeffs[p]) + r"\," + sp.latex(p) for p in pairs if p in coeffs]
+    signed = [t if t.startswith("-") else "+ " + t for t in terms]  # explicit sign on every term
+    signed[0] = signed[0].removeprefix("+ ")
+    lines = [" ".join(signed[k:k + per_line]) for k in range(0, len(signed), per_line)]
+    return r"\begin{aligned} L_i = T_i = {} & " + r"\\ & ".join(lines) + r"\end{aligned}"
+
+
+def entries_latex(A: sp.Matrix, name: str, symmetric: bool = True) -> str:
+    r"""LaTeX (``aligned``) lines ``name_jk = ...`` of the distinct non-zero entries of a 4x4 matrix.
+
+    Entries with equal LaTeX share one line (``M_{11} = M_{22} = ...``); with
+    ``symmetric`` only the upper triangle is listed.
+
+    >>> entries_latex(sp.eye(4) * m_a, "M")
+    '\\begin{aligned}M_{11} = M_{22} = M_{33} = M_{44} &= m_{a}\\end{aligned}'
+    """
+    seen: dict[str, list[str]] = {}
+    for j in range(4):
+        for k in range(j if symmetric else 0, 4):
+            e = A[j, k].subs(SHORT)
+            if e != 0:
+                seen.setdefault(sp.latex(e), []).append(f"{name}_{{{j + 1}{k + 1}}}")
+    return r"\begin{aligned}" + r"\\ ".join(" = ".join(v) + " &= " + t for t, v in seen.items()) + r"\end{aligned}"
+
+
+def vanishes(m: sp.Matrix) -> bool:
+    """True if every entry of ``m`` expands (trigonometric addition formulas) to zero.
+
+    >>> vanishes(sp.Matrix([sp.sin(a + b) - sp.sin(a) * sp.cos(b) - sp.cos(a) * sp.sin(b)]))
+    True
+    """
+    return m.applyfunc(lambda e: sp.expand(sp.expand_trig(e))) == sp.zeros(*m.shape)
+
+
+@lru_cache(maxsize=None)
+def end_effector_identity() -> tuple[bool, str]:
+    """``(M_1 - M_2 == m_e J_e^T J_e symbolically, LaTeX of J_e and the identity)``; ``J_e = dp_e/dq_i`` (2x4)."""
+    Je = positions()["p_e"].jacobian(Q)
+    ok = (mass_matrix(True) - mass_matrix(False) - m_e * Je.T * Je).applyfunc(sp.expand) == sp.zeros(4, 4)
+    return bool(ok), r"J_e = " + sp.latex(Je.subs(SHORT)) + r",\qquad M_1 = M_2 + m_e J_e^\top J_e"
+
+
+@lru_cache(maxsize=None)
+def closure_latex() -> tuple[bool, str]:
+    """``(sympy's g_i equals the regrouped form, LaTeX of J_i and g_i)`` of one chain's closure layer.
+
+    ``g_i = -dJ_i/dt dq_i = l (c_a da^2 + c_ab (da + db)^2, s_a da^2 + s_ab (da + db)^2)``.
+    """
+    J_tip, g_tip = closure_layer()
+    g_short = l * sp.Matrix([c_a * da**2 + c_ab * (da + db) ** 2, s_a * da**2 + s_ab * (da + db) ** 2])
+    ok = (g_tip.subs(SHORT) - g_short).applyfunc(sp.expand) == sp.zeros(2, 1)
+    return bool(ok), r"J_i = " + sp.latex(J_tip.subs(SHORT)) + r",\qquad g_i = " + sp.latex(g_short)
+
+
+def lami_direction() -> sp.Matrix:
+    """``n_i = sin b_i sin(phi_k - phi_j)`` (3x1, ``(i, j, k)`` cyclic, ``phi_i = a_i + b_i``): Lami's theorem."""
+    phi = [ai + bi for ai, bi in zip(A_ANGLES, B_ANGLES)]
+    return sp.Matrix([sp.sin(B_ANGLES[i]) * sp.sin(phi[(i + 2) % 3] - phi[(i + 1) % 3]) for i in range(3)])
+
+
+@lru_cache(maxsize=None)
+def preload_identities() -> tuple[bool, bool, str]:
+    """``(J_a^T n == 0, n == Lami's n, LaTeX of J_a and n)``, both identities checked symbolically.
+
+    The LaTeX writes ``phi_i`` for ``a_i + b_i``.
+    """
+    Ja, n, lami = actuation_jacobian(), preload_direction(), lami_direction()
+    vphi = sp.symbols(r"\varphi_1 \varphi_2 \varphi_3")
+    show = {A_ANGLES[i] + B_ANGLES[i]: vphi[i] for i in range(3)}
+    tex = (r"J_a = " + sp.latex(Ja.subs(show)) + r",\qquad n \propto "
+           + sp.latex(lami.subs({A_ANGLES[i]: vphi[i] - B_ANGLES[i] for i in range(3)})))
+    return vanishes(Ja.T * n), vanishes(n - lami), tex
+
+
+def displays() -> dict[str, str]:
+    """Every LaTeX display of the derivation chapter by name (cached; the first call takes ~15 s).
+
+    ``lagrangian``, ``mass_matrix`` and ``coriolis`` (chains 2 and 3, distinct
+    entries), ``tip_jacobian`` (``J_e``, ``M_1 = M_2 + m_e J_e^T J_e``),
+    ``closure`` (``J_i``, ``g_i``) and ``actuation`` (``J_a``, ``n``).
+    """
+    if not closure_latex()[0]:
+        raise RuntimeError("the regrouped g_i of closure_latex differs from sympy's -dJ_i/dt dq_i")
+    return {"lagrangian": lagrangian_latex(),
+            "mass_matrix": entries_latex(mass_matrix(False, simplify=True), "M"),
+            "coriolis": entries_latex(coriolis_matrix(False, simplify=True), "C", symmetric=False),
+            "tip_jacobian": end_effector_identity()[1], "closure": closure_latex()[1],
+            "actuation": preload_identities()[2]}
+
+
+# ---- numerical functions of the sympy expressions (lambdified once) ---------------------------------
+def parameter_tuple(robot, chain: int = 0) -> tuple:
+    """The numbers of :data:`PARAMETERS` for chain ``chain`` of ``robot`` (chain 0 carries ``m_e``)."""
+    vals = parameter_values(robot, chain)
+    return tuple(vals[s] for s in PARAMETERS)
+
+
+@lru_cache(maxsize=None)
+def residual_function(end_effector: bool):
+    """``f(q_i, dq_i, ddq_i, parameter_tuple) -> (4, 1)`` numerical Lagrange–Euler residual of the sympy M_i, C_i."""
+    return sp.lambdify((tuple(Q), tuple(DQ), tuple(DDQ), PARAMETERS), lagrange_euler_residual(end_effector), "numpy")
+
+
+@lru_cache(maxsize=None)
+def layers_function():
+    """``f(q (12,), dq (12,), l) -> [A1 (4, 12), b1 (4, 1), A2 (6, 12), b2 (6, 1)]`` from :func:`constraint_layers`."""
+    A1, b1, A2, b2, q, dq = constraint_layers()
+    return sp.lambdify((q, dq, l), [A1, b1, A2, b2], "numpy")
+
+
+@lru_cache(maxsize=None)
+def preload_function():
+    """``f(a (3,), b (3,)) -> (3, 1)`` numerical (unnormalised) :func:`preload_direction`."""
+    return sp.lambdify((A_ANGLES, B_ANGLES), preload_direction(), "numpy")
+
+
 __all__ = ["positions", "kinetic_energy", "mass_matrix", "coriolis_matrix", "lagrange_euler_residual",
            "closure_layer", "constraint_layers", "parameter_values", "numeric_subsystem", "A_ANGLES", "B_ANGLES",
-           "actuation_jacobian", "preload_direction"]
+           "actuation_jacobian", "preload_direction", "SHORT", "PARAMETERS", "lagrangian_latex", "entries_latex",
+           "vanishes", "end_effector_identity", "closure_latex", "lami_direction", "preload_identities", "displays",
+           "parameter_tuple", "residual_function", "layers_function", "preload_function"]

@@ -11,6 +11,9 @@ Public API (``from robolib import stewart``):
 * control: :class:`Trajectory`, :func:`trajectory_from_model`, :func:`joint_references`,
   :func:`simulate`, :class:`SimResult`, :func:`tracking_metrics`
 * both derivations in plain numpy, for timing: :mod:`robolib.stewart.aswritten`
+* the chapter *Stewart vs virtual-work timing*: :func:`robolib.stewart.study.timing_study`
+  (``robolib.study.run("stewart_timing")``), its timings in :mod:`robolib.stewart.timing`, its figures
+  and Explore panels in :mod:`robolib.stewart.study_figures`
 
 >>> from robolib import stewart
 >>> m = stewart.load("stewart/tsai2000.yaml")

@@ -1,0 +1,248 @@
+"""The clearance chapter's model checks: topology, ideal motion, Baumgarte drift, the detailed run, slider-crank.
+
+Each function computes one experiment of the chapter from a
+:class:`~robolib.gearshift.settings.StudySettings`, registers its claims in a
+:class:`~robolib.book.claims.ClaimsRegister` and returns its data (a dict) for the
+tables, figures and prose. The criteria are the module constants below, fixed
+before any result is computed.
+
+>>> from robolib.book.claims import ClaimsRegister
+>>> from robolib.gearshift.settings import study_settings
+>>> reg = ClaimsRegister("demo", glue=False)
+>>> topology_check(study_settings(quick=True), reg)["rows"]
+[21, 19, 2, 4]
+>>> reg["clearance_rows"].holds
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..book.notebook import markdown_table
+from ..core import clearance as C
+from ..core import multibody as mb
+from .model import (build_gearshift, build_slider_crank, clearance_model, end_effector_errors, ideal_motion,
+                    simulate_clearance, simulate_ideal, slider_closed_form, with_changes)
+from .runs import detail_metrics, journal_orbit
+from .settings import DETAIL_SAMPLE_RATE, StudySettings
+
+#: N m: motor torques from the multipliers vs from virtual power.
+TAU_AGREE = 1e-9
+#: m, rad: the integrated Baumgarte DAE vs the closed-form ideal motion over one drive period.
+DAE_AGREE = 1e-6
+#: The linearised Eqs. 21-22 vs the direct end-point errors, relative to the largest direct error.
+LIN_TOL = {"p": 1e-2, "v": 2e-2, "a": 1e-1}
+#: Baumgarte must keep the constraint drift this many times below the unstabilised drift.
+DRIFT_FACTOR = 10.0
+#: ... and the unstabilised drift must grow more than this factor over the last two thirds of the run.
+DRIFT_GROWTH = 2.0
+#: An output of the detailed run has converged when it changes by less than this (relative) to the tightest rtol ...
+CONV_REL = 0.01
+#: ... and its contact-episode count by at most this many.
+CONV_EPISODES = 1
+#: The end point wanders by "about the clearance": ``max |dp| / c`` inside this band.
+DP_BAND = (0.3, 3.0)
+#: Slider-crank: multibody vs closed-form slider acceleration, relative to its peak.
+SC_ACC_REL = 1e-6
+#: Slider-crank: largest slider position error / c inside this band at every clearance.
+SC_RATIO = (0.5, 2.0)
+#: Slider-crank: the velocity error "levels off" if the two smallest clearances keep at least this ratio.
+SC_LEVEL = 0.7
+
+
+def topology_check(s: StudySettings, reg) -> dict:
+    """Rows of the ideal model and of one and two clearance joints; claim ``clearance_rows``.
+
+    Returns ``rows = [coordinates, ideal rows without drivers, rows removed by B1, by B1 and E2]``.
+    """
+    gs = build_gearshift(s.p_detail)
+    red1 = clearance_model(gs, joints="B1").reduced
+    red2 = clearance_model(gs, joints="B1,E2").reduced
+    ideal_rows = gs.mech.m - len(gs.mech.driver_names)
+    rows = [gs.mech.n, ideal_rows, gs.mech.m - red1.m, gs.mech.m - red2.m]
+    reg.claim("clearance_rows", "the ideal model has 19 constraint rows for 21 coordinates (plus 2 drivers), and each "
+              "clearance joint removes 2 rows (adds 2 degrees of freedom)", value=rows,
+              criterion="n = 21, rows = 19, one clearance joint -2 rows, two -4 rows", holds=rows == [21, 19, 2, 4],
+              text=f"{ideal_rows} rows for {gs.mech.n} coordinates; one clearance joint removes "
+                   f"{rows[2]} rows, two remove {rows[3]}", answers="001.c1")
+    return {"rows": rows}
+
+
+def ideal_check(s: StudySettings, reg, n_t: int = 201) -> dict:
+    """Ideal motion over one drive period at ``n_t`` instants: torques two ways, the DAE against the closed form.
+
+    Claims ``clearance_tau_gap`` (N m) and ``clearance_dae``. Returns ``t`` (n_t,) [s], ``motion``
+    (:func:`robolib.gearshift.ideal_motion`), ``vp`` (virtual-power torques per instant, {driver: N m}),
+    ``tau_gap``, ``tau_max`` [N m], ``dae_err`` and the model ``gs``.
+    """
+    gs = build_gearshift(s.p_detail)
+    T = 1.0 / s.detail_frequency
+    t = np.linspace(0.0, T, n_t)
+    im = ideal_motion(gs, t)
+    vp = [mb.virtual_power_torques(gs.mech, im["q"][k], im["qd"][k], im["qdd"][k], tk) for k, tk in enumerate(t)]
+    tau_gap = max(abs(vp[k][d] - im["torques"][d][k]) for k in range(len(t)) for d in gs.mech.driver_names)
+    tau_max = max(np.abs(v).max() for v in im["torques"].values())
+    dae = simulate_ideal(gs, T, t_eval=t)
+    q_closed = np.array([gs.ideal_state(tk)[0] for tk in t])
+    dae_err = np.abs(dae.y[:, :gs.mech.n] - q_closed).max()
+    reg.claim("clearance_tau_gap", "the motor torques from the multipliers equal those from virtual power",
+              value=tau_gap, criterion=f"max difference < {TAU_AGREE:g} N m", holds=tau_gap < TAU_AGREE,
+              text=f"{tau_gap:.1e} N m")
+    reg.claim("clearance_dae", "the integrated Baumgarte DAE follows the closed-form ideal motion over one period",
+              value=dae_err, criterion=f"max |q_DAE - q_closed| < {DAE_AGREE:g}", holds=dae_err < DAE_AGREE,
+              text=f"{dae_err:.1e}")
+    return {"gs": gs, "t": t, "motion": im, "vp": vp, "tau_gap": float(tau_gap), "tau_max": float(tau_max),
+            "dae_err": float(dae_err)}
+
+
+def drift_check(s: StudySettings, reg) -> dict:
+    """Constraint drift of the detailed clearance run with and without Baumgarte's terms; claim ``clearance_baumgarte``.
+
+    Three drive periods (0.2 s in quick runs) sampled at 61 (11) instants. Returns ``t`` [s], ``drift``
+    {alpha [1/s]: ``max |H|`` per instant}, ``growth`` (unstabilised drift, end / one third) and ``ratio``
+    (unstabilised / stabilised at the end).
+    """
+    T = 1.0 / s.detail_frequency
+    t = np.linspace(0.0, 3 * T, 61) if not s.quick else np.linspace(0.0, 0.2, 11)
+    drift = {}
+    for a in (0.0, s.alpha):
+        g_a = build_gearshift(with_changes(s.p_detail, **{"solver.baumgarte_alpha": a, "solver.baumgarte_beta": a}))
+        cm_a, r_a = simulate_clearance(g_a, float(t[-1]), t_eval=t, cmodel=clearance_model(g_a))
+        drift[a] = np.array([np.abs(cm_a.reduced.residual(r_a.q[k], tk)).max() for k, tk in enumerate(t)])
+    grow = drift[0.0][-1] / max(drift[0.0][len(t) // 3], 1e-300)
+    ratio = drift[0.0][-1] / drift[s.alpha][-1]
+    reg.claim("clearance_baumgarte", "without stabilisation the constraint drift of a clearance run grows; Baumgarte's "
+              "terms keep it far smaller", value=[float(drift[0.0][-1]), float(drift[s.alpha][-1])],
+              criterion=f"unstabilised drift grows (> {DRIFT_GROWTH:g}x over the last two thirds) and ends > "
+                        f"{DRIFT_FACTOR:g}x the stabilised one", holds=grow > DRIFT_GROWTH and ratio > DRIFT_FACTOR,
+              text=f"{drift[0.0][-1]:.1e} without and {drift[s.alpha][-1]:.1e} with stabilisation after "
+                   f"{t[-1]:g} s", answers="001.c2")
+    return {"t": t, "drift": drift, "growth": float(grow), "ratio": float(ratio)}
+
+
+def detail_run(s: StudySettings, reg) -> dict:
+    """The detailed clearance run (``detail_duration`` s at 20 kHz samples) and its end-point errors.
+
+    Claims ``clearance_lin_p``, ``_v``, ``_a`` (Eqs. 21-22 vs direct) and ``clearance_dp_size``. Returns the
+    model ``gs``, clearance model ``cm``, result ``run``, sample times ``ts`` (T,), journal orbit ``orbit``,
+    normal force ``F_n`` (T,) [N], motion ``modes`` (T,), mode ``shares``, end-point errors ``errors``
+    (:func:`robolib.gearshift.end_effector_errors`), the clearance ``c`` [m] and the relative misfits ``rel``.
+    """
+    gs = build_gearshift(s.p_detail)
+    ts = np.linspace(0.0, s.detail_duration, int(round(s.detail_duration * DETAIL_SAMPLE_RATE)) + 1)
+    cm, run = simulate_clearance(gs, s.detail_duration, t_eval=ts)
+    ideal = [gs.ideal_state(t) for t in ts]
+    q_i, qd_i, qdd_i = (np.array([st[k] for st in ideal]) for k in range(3))
+    err = end_effector_errors(gs, run.q, run.qd, cm.accelerations(run), q_i, qd_i, qdd_i)
+    c = cm.specs[0].clearance
+    rel = {k: float(np.abs(err[f"d{k}_lin"] - err[f"d{k}"]).max() / np.abs(err[f"d{k}"]).max()) for k in "pva"}
+    for k, name in (("p", "position"), ("v", "velocity"), ("a", "acceleration")):
+        reg.claim(f"clearance_lin_{k}", f"the linearised Eqs. 21–22 reproduce the direct end-point {name} error",
+                  value=rel[k], criterion=f"max |linearised - direct| < {LIN_TOL[k]:g} x max |direct|",
+                  holds=rel[k] < LIN_TOL[k], text=f"{rel[k]:.1%}", answers="001.c3" if k == "p" else None)
+    dp_c = float(np.abs(err["dp"]).max() / c)
+    reg.claim("clearance_dp_size", "the end point wanders by about the clearance", value=dp_c,
+              criterion=f"{DP_BAND[0]:g} c < max |Δp| < {DP_BAND[1]:g} c", holds=DP_BAND[0] < dp_c < DP_BAND[1],
+              text=f"{dp_c:.2f} c")
+    return {"gs": gs, "cm": cm, "run": run, "ts": ts, "orbit": journal_orbit(cm, run.q, run.qd),
+            "F_n": cm.contact_forces(run)["F_n"][0], "modes": C.contact_modes(run.t, run.episodes[0],
+                                                                               cm.impact_max_duration),
+            "shares": C.mode_shares(run.episodes[0], 0.0, s.detail_duration, cm.impact_max_duration),
+            "errors": err, "c": c, "rel": rel, "dp_over_c": dp_c, "K": float(cm.K[0])}
+
+
+def modes_table(d: dict) -> str:
+    """Markdown: share of the detailed run in free flight, impacts and continuous contact."""
+    sh = d["shares"]
+    return markdown_table(["motion mode", "share of the run", "episodes"], [
+        ["free flight", f"{sh['free flight']:.1%}", "-"], ["impact (≤ 1 ms)", f"{sh['impact']:.1%}", sh["n_impacts"]],
+        ["continuous contact", f"{sh['continuous contact']:.1%}", sh["n_continuous"]]])
+
+
+def detail_convergence(s: StudySettings, reg) -> dict:
+    """The detailed run at every rtol of ``convergence_rtols`` (atol scaled with it); claim ``clearance_conv_detail``.
+
+    Returns ``metrics`` (one :func:`robolib.gearshift.detail_metrics` dict per rtol) and ``at_default``
+    (the one closest to the parameter file's rtol).
+    """
+    from functools import partial
+
+    from ..core.nonlinear import sweep
+
+    task = partial(_detail_metrics_at, s.p_detail, s.detail_duration, s.rtol, s.atol)
+    _, metrics = sweep(task, s.convergence_rtols, n_jobs=s.n_jobs)
+    ref = metrics[-1]
+    at_def = min(metrics, key=lambda m: abs(np.log(m["rtol"] / s.rtol)))
+    d_ep = abs(at_def["n_episodes"] - ref["n_episodes"])
+    d_F = abs(at_def["peak_force"] / ref["peak_force"] - 1)
+    d_p = abs(at_def["dp_max"] / ref["dp_max"] - 1)
+    reg.claim("clearance_conv_detail", f"at the default rtol = {s.rtol:g} the detailed run's contact-episode count, "
+              f"peak force and largest end-point error have converged (compared with rtol = {ref['rtol']:g})",
+              value=[d_ep, d_F, d_p], criterion=f"episodes within {CONV_EPISODES}, peak force and error within "
+              f"{CONV_REL:.0%}", holds=d_ep <= CONV_EPISODES and d_F < CONV_REL and d_p < CONV_REL,
+              text=f"{d_ep} episodes, {d_F:.2%} in peak force, {d_p:.2%} in end-point error")
+    return {"metrics": metrics, "at_default": at_def}
+
+
+def _detail_metrics_at(p, duration, rtol0, atol0, rt):
+    """:func:`detail_metrics` at rtol ``rt`` with atol scaled from ``(rtol0, atol0)`` (picklable for the sweep)."""
+    return detail_metrics(p, duration, rtol=rt, atol=atol0 if rt == rtol0 else atol0 * (rt / rtol0))
+
+
+def convergence_table(d: dict) -> str:
+    """Markdown: the detailed run's counters and outputs per rtol."""
+    return markdown_table(["rtol", "steps", "rejected", "contact episodes", "impacts", "peak F_n [N]",
+                           "max end-point error [µm]", "wall [s]"],
+                          [[f"{m['rtol']:g}", f"{m['n_steps']:,}", f"{m['n_rejected']:,}", m["n_episodes"],
+                            m["n_impacts"], f"{m['peak_force']:.4g}", f"{m['dp_max'] * 1e6:.4g}", f"{m['wall_s']:.2f}"]
+                           for m in d["metrics"]])
+
+
+def slider_crank_check(s: StudySettings, reg) -> dict:
+    """Slider-crank validation: closed-form acceleration, and the clearance response as c shrinks.
+
+    Claims ``clearance_sc_acc``, ``clearance_sc_ratio`` and ``clearance_sc_level``. Returns the model ``sc``,
+    ``t`` (721,) [s] over two crank turns, the ideal slider position and velocity ``ideal_x``, ``ideal_v``,
+    and ``runs``: ``(c [mm], result, max position error [m], max velocity error [m/s])`` per clearance.
+    """
+    sc = build_slider_crank()
+    T = 2 * np.pi / sc.omega
+    t1 = np.linspace(0.0, T, 181)
+    im = ideal_motion(sc, t1)
+    k_x = sc.mech.coordinate("slider", "x")
+    _, _, a_cf = slider_closed_form(sc.phi0 + sc.omega * t1, sc.omega, sc.r, sc.L)
+    acc_rel = float(np.abs(im["qdd"][:, k_x] - a_cf).max() / np.abs(a_cf).max())
+    t = np.linspace(0.0, 2 * T, 721)
+    ideal_x = np.array([sc.ideal_state(tk)[0][k_x] for tk in t])
+    ideal_v = np.array([sc.ideal_state(tk)[1][k_x] for tk in t])
+    runs = []
+    for c_mm in s.sc_cs_mm:
+        _, r = simulate_clearance(sc, 2 * T, t_eval=t, cmodel=clearance_model(sc, clearance=c_mm * 1e-3))
+        runs.append((c_mm, r, float(np.abs(r.q[:, k_x] - ideal_x).max()), float(np.abs(r.qd[:, k_x] - ideal_v).max())))
+    ratios = [dx / (c * 1e-3) for c, _, dx, _ in runs]
+    reg.claim("clearance_sc_acc", "the multibody slider acceleration equals the closed form", value=acc_rel,
+              criterion=f"max difference < {SC_ACC_REL:g} of the peak", holds=acc_rel < SC_ACC_REL,
+              text=f"{acc_rel:.1e} of the peak")
+    reg.claim("clearance_sc_ratio", "the slider position error shrinks in proportion to the clearance",
+              value=ratios, criterion=f"{SC_RATIO[0]:g} c < max error < {SC_RATIO[1]:g} c at every clearance",
+              holds=all(SC_RATIO[0] < x < SC_RATIO[1] for x in ratios), text=f"{min(ratios):.2f}–{max(ratios):.2f} c")
+    (c2, _, _, v2), (c1, _, _, v1) = runs[-2], runs[-1]
+    reg.claim("clearance_sc_level", "the slider velocity error does not vanish with the clearance: it levels off",
+              value=[v2, v1], criterion=f"error at the smallest c > {SC_LEVEL:g} x the error at the next larger c",
+              holds=v1 / v2 > SC_LEVEL, text=f"{v2:.3g} m/s at {c2:g} mm and {v1:.3g} m/s at {c1:g} mm")
+    return {"sc": sc, "k_x": k_x, "t": t, "ideal_x": ideal_x, "ideal_v": ideal_v, "runs": runs,
+            "acc_rel": acc_rel, "ratios": ratios}
+
+
+def slider_table(d: dict) -> str:
+    """Markdown: the slider-crank's largest position and velocity errors per clearance."""
+    return markdown_table(["c [mm]", "max slider position error [µm]", "error / c", "max slider velocity error [m/s]"],
+                          [[f"{c:g}", f"{dx * 1e6:.1f}", f"{dx / (c * 1e-3):.2f}", f"{dv:.3g}"]
+                           for c, _, dx, dv in d["runs"]])
+
+
+__all__ = ["TAU_AGREE", "DAE_AGREE", "LIN_TOL", "DRIFT_FACTOR", "DRIFT_GROWTH", "CONV_REL", "CONV_EPISODES",
+           "DP_BAND", "SC_ACC_REL", "SC_RATIO", "SC_LEVEL", "topology_check", "ideal_check", "drift_check",
+           "detail_run", "modes_table", "detail_convergence", "convergence_table", "slider_crank_check",
+           "slider_table"]

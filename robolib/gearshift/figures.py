@@ -1,0 +1,192 @@
+"""The clearance chapter's figures, from the study's data, made without pyplot (:class:`matplotlib.figure.Figure`).
+
+Each function takes the data dict of one experiment
+(:mod:`robolib.gearshift.checks`, :mod:`robolib.gearshift.sweeps`) and returns a
+Figure; :func:`detail_animation` returns the animation of the detailed run's last
+drive period and :func:`explore_figure` one figure of the Explore panel.
+
+>>> from robolib.gearshift.runs import explore_run
+>>> from robolib.gearshift import load_parameters
+>>> r = explore_run(load_parameters(), (10.0, 0.1), seconds=0.1, samples_per_second=200.0)
+>>> len(explore_figure(r, 0.1, 10.0).axes)
+2
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from ..core import clearance as C
+from ..core import nonlinear as N
+from .drawing import CHAIN_COLORS, MODE_COLORS, draw_gearshift, draw_orbit, mode_bands
+from .sweeps import reading_bar
+
+
+def ideal_figure(d: dict) -> Figure:
+    """Driven angles, motor torques (multipliers, with virtual-power dots) and the stroke over one period.
+
+    ``d``: :func:`robolib.gearshift.checks.ideal_check`'s data.
+    """
+    gs, t, im, vp = d["gs"], d["t"], d["motion"], d["vp"]
+    fig = Figure(figsize=(13, 3.6), layout="tight")
+    axs = fig.subplots(1, 3)
+    for drv in gs.mech.driver_names:
+        k = gs.mech.coordinate(f"l{drv[-1]}1", "theta")
+        col = CHAIN_COLORS[int(drv[-1]) - 1]
+        axs[0].plot(t, np.degrees(im["q"][:, k]), color=col, label=f"θ{drv[-1]}1 ({drv})")
+        axs[1].plot(t, im["torques"][drv], color=col, label=f"τ {drv} (multipliers)")
+        axs[1].plot(t[::10], [x[drv] for x in vp][::10], "k.", ms=4)
+    axs[1].plot([], [], "k.", label="virtual power")
+    axs[2].plot(t, (gs.end_point(im["q"])[:, 1] - gs.stroke.E0[1]) * 1e3, "k")
+    axs[0].set_ylabel("driven angle [deg]")
+    axs[1].set_ylabel("motor torque [N m]")
+    axs[2].set_ylabel("E_y − E0_y [mm]")
+    for ax in axs:
+        ax.set_xlabel("t [s]")
+    axs[0].legend(fontsize=8)
+    axs[1].legend(fontsize=8)
+    return fig
+
+
+def orbit_figure(d: dict) -> Figure:
+    """Journal orbit coloured by the normal force, and the force history with the motion modes shaded.
+
+    ``d``: :func:`robolib.gearshift.checks.detail_run`'s data.
+    """
+    fig = Figure(figsize=(13, 4.4), layout="tight")
+    ax0 = fig.add_subplot(1, 3, 1)
+    art = draw_orbit(ax0, d["orbit"]["e_local"], d["c"], c_values=np.log10(1.0 + d["F_n"]))
+    fig.colorbar(art, ax=ax0, label="log10(1 + F_n / N)", shrink=0.8)
+    ax1 = fig.add_subplot(1, 3, (2, 3))
+    mode_bands(ax1, d["run"].t, d["modes"])
+    ax1.plot(d["run"].t, d["F_n"], "k", lw=0.6)
+    ax1.set_xlabel("t [s]")
+    ax1.set_ylabel("normal contact force F_n [N]")
+    ax1.set_yscale("symlog", linthresh=1.0)
+    ax1.legend(handles=[Patch(color=MODE_COLORS[m], alpha=0.5, label=C.MODE_NAMES[m]) for m in (1, 2)] +
+               [Patch(color="w", ec="0.5", label="free flight")], loc="upper right", fontsize=8)
+    return fig
+
+
+def errors_figure(d: dict) -> Figure:
+    """End-point position, velocity and acceleration errors (rows; x, y columns): direct and linearised."""
+    fig = Figure(figsize=(12, 7.5), layout="tight")
+    axs = fig.subplots(3, 2, sharex=True)
+    ts, err = d["ts"], d["errors"]
+    scale = [("p", 1e6, "position error [µm]"), ("v", 1e3, "velocity error [mm/s]"),
+             ("a", 1.0, "acceleration error [m/s²]")]
+    for row, (k, s, lab) in enumerate(scale):
+        for col, comp in enumerate("xy"):
+            ax = axs[row, col]
+            ax.plot(ts, err[f"d{k}"][:, col] * s, "k", lw=0.8, label="direct")
+            ax.plot(ts, err[f"d{k}_lin"][:, col] * s, "--", color="tab:red", lw=0.8, label="linearised (Eqs. 21–22)")
+            ax.set_ylabel(f"{comp}: {lab}", fontsize=9)
+            if k == "a":
+                ax.set_yscale("symlog", linthresh=1.0)
+    axs[0, 0].legend(fontsize=8)
+    axs[-1, 0].set_xlabel("t [s]")
+    axs[-1, 1].set_xlabel("t [s]")
+    return fig
+
+
+def detail_animation(d: dict, joints, n_frames: int, period: float):
+    """Animation (:class:`matplotlib.animation.FuncAnimation`) of the last ``period`` s of the detailed run.
+
+    Left the mechanism (clearance ``joints`` ringed), right the journal centre in its bearing; ``n_frames`` frames.
+    """
+    from matplotlib.animation import FuncAnimation
+
+    ts, q, e = d["ts"], d["run"].q, d["orbit"]["e_local"]
+    c = d["c"]
+    t_frames = np.linspace(max(0.0, ts[-1] - period), ts[-1], n_frames, endpoint=False)
+    idx = np.searchsorted(ts, t_frames)
+    fig = Figure(figsize=(7.5, 3.4), dpi=70, layout="tight")
+    axm, axo = fig.subplots(1, 2)
+    draw_orbit(axo, e[idx[0]:idx[-1] + 1], c, color="0.6", lw=0.5)
+    dot, = axo.plot([], [], "o", color="tab:red", ms=7)
+    axo.set_title("journal in the bearing (units of c)", fontsize=9)
+
+    def frame(k):
+        axm.cla()
+        draw_gearshift(axm, d["gs"], q[idx[k]], clearance_joints=joints, labels=False)
+        axm.set_xlim(-0.05, 0.32)
+        axm.set_ylim(-0.06, 0.26)
+        axm.set_title(f"t = {ts[idx[k]]:.3f} s", fontsize=9)
+        dot.set_data([e[idx[k], 0] / c], [e[idx[k], 1] / c])
+        return [dot]
+
+    return FuncAnimation(fig, frame, frames=len(idx), interval=80)
+
+
+def bifurcation_figure(s, d: dict) -> Figure:
+    """Poincaré samples e_x/c and rate against frequency and clearance, and each point's reading (bars).
+
+    ``s``: the study settings; ``d``: :func:`robolib.gearshift.sweeps.bifurcation_study`'s data.
+    """
+    fig = Figure(figsize=(13, 8.5), layout="tight")
+    axs = fig.subplots(3, 2, sharex="col", gridspec_kw={"height_ratios": [2, 2, 1]})
+    for col, (runs, vals, xlabel) in enumerate((
+            (d["f_runs"], s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)"),
+            (d["c_runs"], s.clearances_mm, f"radial clearance c [mm] (f = {s.clearance_sweep_frequency:g} Hz)"))):
+        for row, (j, lab) in enumerate(((0, "e_x / c"), (2, "ė_x / (c ω)"))):
+            pv, sv = N.bifurcation_points(vals, [r["samples"][:, j] for r in runs])
+            axs[row, col].plot(pv, sv, "k.", ms=2)
+            axs[row, col].set_ylabel(lab)
+        width = 0.7 * float(np.min(np.diff(vals))) if len(vals) > 1 else 0.3
+        bars = [reading_bar(r) for r in runs]
+        for x, (k, near) in zip(vals, bars):
+            axs[2, col].bar([x], [k], width=width, color="white" if near else "tab:blue", edgecolor="tab:blue",
+                            hatch="////" if near else None)
+        axs[2, col].set_ylabel("reading (0 = irregular)")
+        axs[2, col].set_xlabel(xlabel)
+    return fig
+
+
+def slider_figure(d: dict) -> Figure:
+    """Slider velocity over two crank turns (ideal and every other clearance), and the errors against c (log-log).
+
+    ``d``: :func:`robolib.gearshift.checks.slider_crank_check`'s data.
+    """
+    fig = Figure(figsize=(12, 3.8), layout="tight")
+    axs = fig.subplots(1, 2)
+    sc, k_x = d["sc"], d["k_x"]
+    phi_deg = np.degrees(sc.omega * d["t"])
+    axs[0].plot(phi_deg, d["ideal_v"], "k", lw=2, label="ideal (closed form)")
+    for c_mm, r, _, _ in d["runs"][::2]:
+        axs[0].plot(phi_deg, r.qd[:, k_x], lw=0.8, label=f"c = {c_mm:g} mm")
+    axs[0].set_xlabel("crank angle [deg]")
+    axs[0].set_ylabel("slider velocity [m/s]")
+    axs[0].legend(fontsize=8)
+    cs = np.array([c for c, *_ in d["runs"]])
+    axs[1].loglog(cs, [dx * 1e3 for _, _, dx, _ in d["runs"]], "o-", label="max position error [mm]")
+    axs[1].loglog(cs, [dv for *_, dv in d["runs"]], "s-", label="max velocity error [m/s]")
+    axs[1].loglog(cs, cs, "k:", label="= c")
+    axs[1].set_xlabel("radial clearance c [mm]")
+    axs[1].legend(fontsize=8)
+    return fig
+
+
+def explore_figure(r: dict, clearance_mm: float, frequency: float) -> Figure:
+    """One Explore figure: the journal orbit of a short run and its normal contact force.
+
+    ``r``: :func:`robolib.gearshift.explore_run`'s dict for ``(frequency [Hz], clearance_mm [mm])``.
+    """
+    fig = Figure(figsize=(5.5, 3.0), layout="tight")
+    a0, a1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.6]})
+    draw_orbit(a0, r["e_local"], clearance_mm * 1e-3, lw=0.5)
+    a0.set_title(f"c = {clearance_mm:g} mm, f = {frequency:g} Hz", fontsize=8)
+    a1.plot(r["t"], r["F_n"], "k", lw=0.5)
+    a1.set_yscale("symlog", linthresh=1.0)
+    a1.set_xlabel("t [s]", fontsize=8)
+    a1.set_ylabel("F_n [N]", fontsize=8)
+    sh = r["shares"]
+    a1.set_title(f"free {sh['free flight']:.0%}, impacts {sh['n_impacts']}", fontsize=8)
+    a1.tick_params(labelsize=7)
+    a0.tick_params(labelsize=7)
+    return fig
+
+
+__all__ = ["ideal_figure", "orbit_figure", "errors_figure", "detail_animation", "bifurcation_figure",
+           "slider_figure", "explore_figure"]

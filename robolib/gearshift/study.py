@@ -1,0 +1,318 @@
+"""The clearance chapter as one function: :func:`clearance_study` (study ``clearance_dynamics``).
+
+The gear-shift manipulator with a clearance joint, studied the way the chapter
+tells it: the model's topology, the ideal motion and its torques, Baumgarte's
+stabilisation, one clearance run in detail with its end-point errors and their
+convergence, the Poincaré verdicts of three cases on tolerance ladders with their
+replicates, transient study and Lyapunov exponents, the bifurcation sweeps, and
+the slider-crank validation. The experiments live in :mod:`.checks`,
+:mod:`.verdicts` and :mod:`.sweeps`, the figures in :mod:`.figures`, the
+parameters' checks and derived settings in :mod:`.settings`.
+
+The expensive runs (verdict ladders, Lyapunov estimates, the sweeps) are taken
+from ``data/gearshift/verdict_runs.json`` and ``data/gearshift/bifurcation.npz``
+when the run's settings match (the defaults do); a run with other settings
+computes its own. To remake the verdict store after a change of the model or the
+integrator (hours of CPU)::
+
+    rm -f data/gearshift/verdict_runs.json
+    ROBOLIB_WRITE_STUDY_STORE=1 python -m robolib.study clearance_dynamics --out build/studies
+
+From Python::
+
+    from robolib.gearshift.study import clearance_study
+    res = clearance_study(quick=True)
+    res.failing(), res.tables["readings"], res.figures["bifurcation"]
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import time
+
+import numpy as np
+
+from ..book.claims import ClaimsRegister
+from ..core import contact
+from ..core import nonlinear as N
+from ..core.clearance import mode_shares
+from ..study import StudyResult
+from . import checks, figures, sweeps, verdicts
+from .drawing import gearshift_mechanism
+from .model import build_gearshift, clearance_model, simulate_clearance, with_changes
+from .runs import LYAPUNOV_TAU, NOISE_RTOL_DIVISOR, PERIOD_TOL_FACTOR, explore_run
+from .settings import StudySettings, study_settings
+
+#: Captions of the tables (the "**Table N** — ..." headings), by name, in the chapter's order.
+TABLE_CAPTIONS = {
+    "modes": "Motion modes of the detailed run: share of the run and number of contact episodes.",
+    "convergence": "The detailed run at each tolerance of `convergence_rtols` (atol = rtol/1000): integrator "
+                   "steps, contact episodes, impacts, peak normal force, largest end-point error and wall time.",
+    "readings": "Poincaré reading per case and tolerance: the measured one-return noise, the test's tolerance "
+                f"({PERIOD_TOL_FACTOR:g} × noise) and the misfit of the sample sequence with itself at lags 1–4 "
+                "(normalised units).",
+    "replicate": f"Lag misfit of the 'limit' cases over the fitted rungs, as run and with atol × "
+                 f"{verdicts.REPLICATE_ATOL:g} (the replicate).",
+    "transient": "Transient and sample count: windows of one long run of the first verdict case at its default "
+                 "tolerance.",
+    "lyapunov": "Largest Lyapunov exponents λ with their batch-means uncertainty u, the exponents of the two halves "
+                "of each run, and the tolerance and Baumgarte factor of the run.",
+    "sweep_readings": "The sweep points grouped by their reading at the default tolerance.",
+    "slider_crank": "Slider-crank: largest slider position and velocity errors against the ideal motion per "
+                    "clearance.",
+}
+
+
+def _captioned(name: str, number: int, table: str) -> str:
+    return f"**Table {number}** — {TABLE_CAPTIONS[name]}\n\n{table}"
+
+
+def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance_mm=0.1,
+                    contact_law="lankarani_nikravesh", detail_frequency=2.0, detail_duration=1.0,
+                    verdict_cases=[[10.0, 0.5], [6.0, 0.5], [2.0, 0.1]],  # noqa: B006 (never mutated)
+                    convergence_rtols=[1e-6, 1e-8, 1e-9, 1e-10],  # noqa: B006
+                    case_rtols=[[1e-6, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12], [1e-6, 1e-8, 1e-9, 1e-10],  # noqa: B006
+                                [1e-6, 1e-9, 1e-10]],
+                    freq_range=[1.0, 12.0], freq_step=0.25,  # noqa: B006
+                    freq_sweep_clearance_mm=0.5, clearance_range_mm=[0.02, 0.5], n_clearance=25,  # noqa: B006
+                    clearance_sweep_frequency=6.0, n_transient=20, n_poincare=60, lyapunov_span=2.4, n_jobs=2,
+                    seed=0, quick=False) -> StudyResult:
+    """Every experiment of the clearance chapter; the claims, tables, figures and data.
+
+    Parameters (units as in the chapter's ``parameters`` cell): ``parameter_file`` (a ``data/`` path),
+    ``clearance_joint`` (comma-separated revolute joints), ``clearance_mm`` [mm] and ``detail_frequency``
+    [Hz], ``detail_duration`` [s] of the detailed run, ``contact_law``; ``verdict_cases`` ``[[f Hz, c mm],
+    ...]`` with one tolerance ladder each in ``case_rtols`` (loosest first; atol = rtol/1000);
+    ``convergence_rtols`` of the detailed run;
+    the sweeps ``freq_range`` [Hz] in ``freq_step`` steps at ``freq_sweep_clearance_mm`` [mm] and
+    ``n_clearance`` clearances over ``clearance_range_mm`` [mm] at ``clearance_sweep_frequency`` [Hz];
+    ``n_transient`` periods before ``n_poincare`` samples; ``lyapunov_span`` [s]; ``n_jobs`` processes;
+    ``seed`` of the Lyapunov separations; ``quick``: tiny runs for tests (about a minute).
+
+    Returns a :class:`robolib.study.StudyResult` with the tables ``modes``, ``convergence``, ``readings``,
+    ``replicate``, ``transient``, ``lyapunov``, ``sweep_readings``, ``slider_crank``; the figures
+    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``bifurcation``, ``slider``; ``data`` with the settings
+    and every experiment's data (``ideal``, ``drift``, ``detail``, ``convergence``, ``verdicts``,
+    ``bifurcation``, ``slider_crank``, ``explore_runs``); ``values`` the text the prose glues.
+    Raises :class:`robolib.ParameterError` naming a bad parameter before any run.
+    """
+    params = copy.deepcopy(dict(locals()))
+    t_start = time.perf_counter()
+    s = study_settings(**params)
+    reg = ClaimsRegister("clearance_dynamics", source="001", glue=False)
+    checks.topology_check(s, reg)
+    ideal = checks.ideal_check(s, reg)
+    drift = checks.drift_check(s, reg)
+    detail = checks.detail_run(s, reg)
+    conv = checks.detail_convergence(s, reg)
+    v = verdicts.run_verdict_study(s, reg)
+    bif = sweeps.bifurcation_study(s, v, reg)
+    sc = checks.slider_crank_check(s, reg)
+    grid = [(f, c) for c in s.explore_c for f in s.explore_f]
+    _, ex_out = N.sweep(functools.partial(explore_run, s.base), grid, n_jobs=s.n_jobs)
+    tables = {"modes": checks.modes_table(detail), "convergence": checks.convergence_table(conv),
+              "readings": verdicts.readings_table(v), "replicate": verdicts.replicate_table(v),
+              "transient": verdicts.transient_table(v), "lyapunov": verdicts.lyapunov_table(v),
+              "sweep_readings": sweeps.sweep_readings_table(s, bif), "slider_crank": checks.slider_table(sc)}
+    tables = {name: _captioned(name, i + 1, t) for i, (name, t) in enumerate(tables.items())}
+    figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
+            "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
+            "bifurcation": figures.bifurcation_figure(s, bif), "slider": figures.slider_figure(sc)}
+    data = {"settings": s, "ideal": ideal, "drift": drift, "detail": detail, "convergence": conv, "verdicts": v,
+            "bifurcation": bif, "slider_crank": sc, "explore_runs": dict(zip(grid, ex_out)),
+            "wall_s": time.perf_counter() - t_start}
+    return StudyResult("clearance_dynamics", params, reg, tables=tables, figures=figs, data=data,
+                       values=glue_values(s, ideal, detail, conv, v, bif))
+
+
+def glue_values(s: StudySettings, ideal: dict, detail: dict, conv: dict, v, bif: dict) -> dict:
+    """The settings and numbers the prose cites that are not findings, as text, by glue name."""
+    run = detail["run"]
+    return {"clearance_detail_steps": f"{run.n_steps:,}", "clearance_detail_episodes": str(len(run.episodes[0])),
+            "clearance_study_runs": str(v.info["stored"] + v.info["computed"]),
+            "clearance_study_stored": str(v.info["stored"]), "clearance_sweep_source": bif["info"]["source"],
+            "clearance_period_factor": f"{PERIOD_TOL_FACTOR:g}", "clearance_noise_div": f"{NOISE_RTOL_DIVISOR:g}",
+            "clearance_rtol": f"{s.rtol:g}", "clearance_ntr": str(s.n_transient), "clearance_nsamp": str(s.n_poincare),
+            "clearance_lyap_span": f"{s.lyapunov_span:g}", "clearance_lyap_batches": str(N.LYAPUNOV_BATCHES),
+            "clearance_alpha": f"{s.alpha:g}", "clearance_ladder_slope": f"{N.LADDER_MIN_SLOPE:g}",
+            "clearance_ladder_fit": str(N.LADDER_FIT), "clearance_replicate_atol": f"{verdicts.REPLICATE_ATOL:g}",
+            "clearance_ladder_gap": f"{N.LADDER_GAP:g}", "clearance_near_period": f"{sweeps.NEAR_PERIOD:g}",
+            "clearance_fsweep_c": f"{s.freq_sweep_clearance_mm:g}",
+            "clearance_conv_rt_hi": f"{max(s.convergence_rtols):g}",
+            "clearance_conv_rt_lo": f"{min(s.convergence_rtols):g}",
+            "clearance_case_rt_lo": f"{min(min(r) for r in s.rtols.values()):g}",
+            "clearance_csweep_f": f"{s.clearance_sweep_frequency:g}", "clearance_tau_max": f"{ideal['tau_max']:.3g}",
+            "clearance_K": f"{detail['K']:.3g}",
+            "clearance_detail_steps_def": f"{conv['at_default']['n_steps']:,}"}
+
+
+# --------------------------------------------------------------------------- the parameter tables
+def key_parameter_rows(res: StudyResult) -> tuple[dict, list]:
+    """``(run, extra)`` for :func:`robolib.book.notebook.parameter_table`: the parameters a reader meets first."""
+    s = res.data["settings"]
+    keys = ("clearance_joint", "clearance_mm", "contact_law", "detail_frequency", "verdict_cases", "n_transient",
+            "n_poincare", "quick")
+    return {k: res.params[k] for k in keys}, [
+        ("rtol, atol", f"{s.rtol:g}, {s.atol:g}", "integrator tolerances (parameter file): the converged default"),
+        ("Baumgarte alpha = beta", f"{s.alpha:g}", "1/s, from the parameter file")]
+
+
+def parameter_rows(res: StudyResult) -> list:
+    """Every setting of the run besides the parameter file and the study parameters: ``(name, value, note)`` rows."""
+    s = res.data["settings"]
+    return [
+        ("integrator", "Dormand–Prince 5(4), adaptive, compiled step loop with 4th-order dense output",
+         "samples and contact events come from the dense output"),
+        ("rtol, atol", f"{s.rtol:g}, {s.atol:g}", "from the parameter file (solver block): the converged default"),
+        ("Baumgarte alpha = beta", f"{s.alpha:g}", "1/s, from the parameter file"),
+        ("drive motion", "E(t) = E0 + (0, a sin 2πft); base angles of the driven chains by inverse kinematics",
+         "E0 = centroid of A1, A2, A3; a = motion.stroke_amplitude"),
+        ("gearbox anchor", "lever-tip position at t = 0 (E = E0)", "m"),
+        ("initial state", "ideal state at t = 0, journal centred in its bearing", "-"),
+        ("Poincaré sampling", f"once per drive period after {s.n_transient} periods, {s.n_poincare} samples", "-"),
+        ("period test", f"lags 1..min(8, N/3); tolerance {PERIOD_TOL_FACTOR:g} × noise (no floor)",
+         "normalised units e/c and ė/(cω); noise = one return at rtol vs rtol/100"),
+        ("verdict tolerances", "; ".join(f"{f:g} Hz / {c:g} mm: " + ", ".join(f"{r:g}" for r in s.rtols[(f, c)])
+                                         for (f, c) in s.cases), "rtol per case, atol = rtol × ATOL/RTOL (1/1000)"),
+        ("Lyapunov", f"{s.n_transient} transient periods, max({s.n_renorm_min}, {s.lyapunov_span:g} s / τ) "
+         f"renormalisations every τ = {LYAPUNOV_TAU:g} period, d0 = 1 % of c, seed {s.seed}",
+         "separation within the constraint manifold"),
+        ("tolerance-ladder rule", f"slope of log misfit_k vs log rtol ≥ {N.LADDER_MIN_SLOPE:g} over the last "
+         f"{N.LADDER_FIT} rtol, shorter lags ≥ {N.LADDER_GAP:g}; a 'limit' verdict is repeated with atol × "
+         f"{verdicts.REPLICATE_ATOL:g}", "nonlinear.ladder_verdict: period-k in the limit of exact integration"),
+        ("Lyapunov uncertainty", f"batch means over {N.LYAPUNOV_BATCHES} batches of renormalisations", "1/s"),
+        ("slider-crank clearances", ", ".join(f"{c:g}" for c in s.sc_cs_mm), "mm (data/gearshift/slider_crank.yaml)"),
+        ("Explore grid", f"c = {', '.join(f'{c:g}' for c in s.explore_c)} mm; "
+         f"f = {', '.join(f'{f:g}' for f in s.explore_f)} Hz", "0.5 s runs from the ideal state"),
+    ]
+
+
+def criteria_rows() -> list:
+    """The constants of the claims' criteria, fixed before the runs: ``(name, value, meaning)`` rows."""
+    C, V, S = checks, verdicts, sweeps
+    return [
+        ("TAU_AGREE, DAE_AGREE", f"{C.TAU_AGREE:g} N m, {C.DAE_AGREE:g}", "torque and DAE checks"),
+        ("LIN_TOL", ", ".join(f"{k}: {x:g}" for k, x in C.LIN_TOL.items()), "Eqs. 21–22 vs direct (relative)"),
+        ("DRIFT_GROWTH, DRIFT_FACTOR", f"{C.DRIFT_GROWTH:g}, {C.DRIFT_FACTOR:g}", "Baumgarte stabilisation"),
+        ("DP_BAND", f"{C.DP_BAND[0]:g}–{C.DP_BAND[1]:g} c", "end-point wander of the detailed run"),
+        ("CONV_REL, CONV_EPISODES", f"{C.CONV_REL:g}, {C.CONV_EPISODES}", "convergence of the detailed run"),
+        ("REPLICATE_ATOL, STEPWISE_FALL", f"{V.REPLICATE_ATOL:g}, {V.STEPWISE_FALL:g}",
+         "replicate of a 'limit' verdict; the step-by-step rule it is compared with"),
+        ("TRANSIENT_SHRINK", f"{V.TRANSIENT_SHRINK:g}", "transient study"),
+        ("LYAP_ALPHA_TOL, ALPHA_HIGH", f"{V.LYAP_ALPHA_TOL:g} 1/s, {V.ALPHA_HIGH:g} 1/s", "alpha-independence"),
+        ("NEAR_PERIOD, STORE_AGREE", f"{S.NEAR_PERIOD:g}, {S.STORE_AGREE:g}",
+         "sweep reading and stored-sweep check (normalised units)"),
+        ("BIF_MAX_STEP, BIF_MIN_CLEARANCES, BIF_MIN_SAMPLES", f"{S.BIF_MAX_STEP:g} Hz, {S.BIF_MIN_CLEARANCES}, "
+         f"{S.BIF_MIN_SAMPLES}", "resolution of the bifurcation diagrams"),
+        ("SC_ACC_REL, SC_RATIO, SC_LEVEL", f"{C.SC_ACC_REL:g}, {C.SC_RATIO[0]:g}–{C.SC_RATIO[1]:g}, {C.SC_LEVEL:g}",
+         "slider-crank"),
+    ]
+
+
+# --------------------------------------------------------------------------- notebook helpers
+def detail_animation(res: StudyResult):
+    """The animation of the detailed run's last drive period (for :func:`robolib.book.notebook.animation_html`)."""
+    s = res.data["settings"]
+    return figures.detail_animation(res.data["detail"], s.joints, s.n_frames, 1.0 / s.detail_frequency)
+
+
+def explore_panel(res: StudyResult):
+    """The Explore panel: journal orbit and normal force of short runs over the grid of clearance and frequency."""
+    from ..book.notebook import explore
+
+    _register_png_display()
+    s, runs = res.data["settings"], res.data["explore_runs"]
+
+    def draw(clearance_mm, frequency):
+        r = runs.get((frequency, clearance_mm)) or explore_run(s.base, (frequency, clearance_mm))
+        return figures.explore_figure(r, clearance_mm, frequency)
+
+    return explore(draw, {"clearance_mm": s.explore_c, "frequency": s.explore_f},
+                   labels={"clearance_mm": "c [mm]", "frequency": "f [Hz]"},
+                   initial={"clearance_mm": s.explore_c[len(s.explore_c) // 2], "frequency": s.explore_f[0]})
+
+
+def _register_png_display() -> None:
+    """Let IPython show a pyplot-less Figure as PNG (the live Explore panel displays its figures directly).
+
+    Without pyplot's inline backend loaded, IPython has no image formatter for a
+    :class:`~matplotlib.figure.Figure` and shows its text repr instead.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover
+        return
+    ip = get_ipython()
+    if ip is None:
+        return
+    from matplotlib.figure import Figure
+
+    def png(fig):
+        import io
+
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=72, bbox_inches="tight")
+        return buf.getvalue()
+
+    ip.display_formatter.formatters["image/png"].for_type(Figure, png)
+
+
+# --------------------------------------------------------------------------- exercises
+def exercise_1() -> str:
+    """Hertz stiffness of a 5 mm steel journal at 0.1 and 0.5 mm clearance, and the closed-form ratio."""
+    K1 = contact.hertz_stiffness(5.1e-3, 5e-3, 207e9, 0.3, 207e9, 0.3)
+    K5 = contact.hertz_stiffness(5.5e-3, 5e-3, 207e9, 0.3, 207e9, 0.3)
+    return (f"K(0.1 mm) = {K1:.4g} N/m^1.5, K(0.5 mm) = {K5:.4g} N/m^1.5, ratio {K5 / K1:.4f}, "
+            f"closed form {np.sqrt((5.5 * 5 / 0.5) / (5.1 * 5 / 0.1)):.4f}")
+
+
+def exercise_2(res: StudyResult, duration: float = 0.3) -> str:
+    """Largest end-point error over ``duration`` s with the clearance at B1 and at A1 (same c and drive)."""
+    gs = build_gearshift(res.data["settings"].p_detail)
+    tt = np.linspace(0.0, duration, 601)
+    E_ideal = gs.end_point(np.array([gs.ideal_state(t)[0] for t in tt]))
+    out, lines = {}, []
+    for jn in ("B1", "A1"):
+        cm, r = simulate_clearance(gs, duration, t_eval=tt, cmodel=clearance_model(gs, joints=jn))
+        out[jn] = np.abs(gs.end_point(r.q) - E_ideal).max()
+        lines.append(f"clearance at {jn}: max end-point error {out[jn] * 1e6:.1f} µm = "
+                     f"{out[jn] / cm.specs[0].clearance:.2f} c")
+    return "\n".join(lines + [f"ratio A1 / B1: {out['A1'] / out['B1']:.2f}"])
+
+
+def exercise_3(res: StudyResult, duration: float = 0.3) -> str:
+    """Hysteresis factors of the two laws at c_e = 0.9, and the impacts of the detailed run's first ``duration`` s."""
+    lines = [f"D (Lankarani-Nikravesh) = {contact.hysteresis_factor(0.9, 'lankarani_nikravesh'):.4f}, "
+             f"D (Flores) = {contact.hysteresis_factor(0.9, 'flores'):.4f}"]
+    for law in ("lankarani_nikravesh", "flores"):
+        g3 = build_gearshift(with_changes(res.data["settings"].p_detail, **{"clearance.law": law}))
+        cm3, r3 = simulate_clearance(g3, duration, t_eval=np.linspace(0.0, duration, 301))
+        sh = mode_shares(r3.episodes[0], 0.0, duration, cm3.impact_max_duration)
+        lines.append(f"{law:20s}: {sh['n_impacts']} impacts, continuous contact {sh['continuous contact']:.1%}, "
+                     f"free flight {sh['free flight']:.1%}")
+    return "\n".join(lines)
+
+
+def exercise_4(res: StudyResult) -> str:
+    """Slopes of the lag-k misfit over the last four and three rungs, for each ladder and its replicate."""
+    v = res.data["verdicts"]
+    lines = []
+    for (f, c) in v.s.cases:
+        kind, k = v.ladder[(f, c)]
+        last = v.s.rtols[(f, c)][-N.LADDER_FIT:]
+        if k < 1 or not v.has_replicate(f, c):
+            lines.append(f"{f:g} Hz / {c:g} mm: no replicate in this run ({kind})")
+            continue
+        for name, afac in (("ladder", 1.0), ("replicate", verdicts.REPLICATE_ATOL)):
+            m = [float(v.pk(f, c, rt, afac=afac)["residuals"][k - 1]) for rt in last]
+            s4, s3 = N.misfit_slope(last, m), N.misfit_slope(last[1:], m[1:])
+            verdict = lambda x: "passes" if x >= N.LADDER_MIN_SLOPE else "fails"  # noqa: E731
+            lines.append(f"{f:g} Hz / {c:g} mm {name:9s}: slope over 4 rungs {s4:.2f} ({verdict(s4)}), over the last "
+                         f"3 {s3:.2f} ({verdict(s3)}; threshold {N.LADDER_MIN_SLOPE:g})")
+    return "\n".join(lines)
+
+
+__all__ = ["TABLE_CAPTIONS", "clearance_study", "glue_values", "key_parameter_rows", "parameter_rows",
+           "criteria_rows", "detail_animation", "explore_panel", "exercise_1", "exercise_2", "exercise_3",
+           "exercise_4"]

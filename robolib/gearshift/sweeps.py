@@ -1,0 +1,112 @@
+"""The clearance chapter's bifurcation sweeps: the points, their readings, the store check, resolution and cost.
+
+A frequency sweep at ``freq_sweep_clearance_mm`` and a clearance sweep at
+``clearance_sweep_frequency``, each point a :func:`robolib.gearshift.poincare_run` with
+the settings of the verdict runs at the default tolerance. The book's default sweep
+is stored (:func:`robolib.gearshift.store.load_or_run`); the points that coincide
+with the verdict study's own runs must agree with them.
+
+>>> sweep_reading({"period": 0, "residuals": [0.8, 0.004, 0.9]})
+'near period-2'
+>>> sweep_reading({"period": 1, "residuals": [1e-9]}), sweep_reading({"period": 0, "residuals": [0.5]})
+('period-1', 'irregular')
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..book.notebook import markdown_table
+from ..core import nonlinear as N
+from . import store as B
+from .settings import StudySettings
+
+#: Normalised units (1 % of c): a point the test reads irregular is "near period-k" if its lag-k misfit is below this.
+NEAR_PERIOD = 1e-2
+#: Normalised units: stored sweep points vs this run's verdict runs of the same point.
+STORE_AGREE = 1e-12
+#: The resolution a reviewer accepts: frequency step [Hz], clearances, samples per point.
+BIF_MAX_STEP = 0.25
+BIF_MIN_CLEARANCES = 25
+BIF_MIN_SAMPLES = 60
+
+
+def sweep_reading(r: dict) -> str:
+    """A sweep point's reading: the period test's ``period-k``, else ``near period-k`` (smallest lag whose misfit
+    is at most ``NEAR_PERIOD``), else ``irregular``."""
+    if r["period"] >= 1:
+        return N.period_name(r["period"])
+    near = np.flatnonzero(np.asarray(r["residuals"]) <= NEAR_PERIOD)
+    return f"near period-{near[0] + 1}" if len(near) else "irregular"
+
+
+def reading_bar(r: dict) -> tuple[int, bool]:
+    """``(k, near)`` of a point for the bar chart: the period (0 = irregular) and whether it is only near period-k."""
+    t = sweep_reading(r)
+    if t.startswith("near"):
+        return int(t.split("-")[1]), True
+    return (int(r["period"]) if r["period"] >= 1 else 0), False
+
+
+def bifurcation_study(s: StudySettings, v, reg) -> dict:
+    """Load (or run) the sweeps; claims ``clearance_store_current``, ``clearance_bif_resolution``, ``clearance_bif_cost``.
+
+    ``v``: the :class:`~robolib.gearshift.verdicts.VerdictStudy` whose default-rung runs the stored points are
+    compared with. Returns ``points``, ``runs`` (one :func:`robolib.gearshift.store.run_sweep` record per point),
+    ``f_runs``, ``c_runs`` (the two sweeps), ``info`` (stored or computed, with its metadata) and the cost figures
+    ``sim_s`` (simulated s), ``integration_s`` (single-process s), ``rate``, ``wall_s``, ``workers``.
+    """
+    points = B.sweep_points(s.freqs, s.freq_sweep_clearance_mm, s.clearances_mm, s.clearance_sweep_frequency)
+    runs, info = B.load_or_run(s.base, points, s.n_transient, s.n_poincare, s.rtol, s.atol, n_jobs=s.n_jobs)
+    same = [(i, fc) for i, fc in enumerate(points) if fc in s.cases and s.rt_default(*fc) == s.rtol]
+    gaps = [float(np.max(np.abs(runs[i]["samples"] - v.pk(*fc, s.rtol)["samples"]))) for i, fc in same]
+    reg.claim("clearance_store_current", "the sweep's points that coincide with this run's verdict runs at the default "
+              "tolerance have the same Poincaré samples", value=gaps,
+              criterion=f"at least one coinciding point, and max |difference| <= {STORE_AGREE:g} (normalised units)",
+              holds=len(same) >= 1 and max(gaps, default=np.inf) <= STORE_AGREE,
+              text=(f"{len(same)} points ({', '.join(f'{f:g} Hz / {c:g} mm' for _, (f, c) in same)}) agree to "
+                    f"{max(gaps):.0e}" if same else "no sweep point coincides with a verdict run"))
+    freqs, cls = s.freqs, s.clearances_mm
+    step = float(np.max(np.diff(freqs))) if len(freqs) > 1 else None
+    reg.claim("clearance_bif_resolution", "the bifurcation diagrams have the resolution a reviewer accepts",
+              value={"freq_step": step, "n_clearance": len(cls), "n_samples": s.n_poincare},
+              criterion=f"frequency step <= {BIF_MAX_STEP:g} Hz, >= {BIF_MIN_CLEARANCES} clearances, "
+                        f">= {BIF_MIN_SAMPLES} samples per point",
+              holds=step is not None and step <= BIF_MAX_STEP + 1e-12 and len(cls) >= BIF_MIN_CLEARANCES
+              and s.n_poincare >= BIF_MIN_SAMPLES,
+              text=f"{len(freqs)} frequencies from {freqs[0]:g} to {freqs[-1]:g} Hz"
+                   + (f" in steps of {step:g} Hz" if step is not None else "")
+                   + f", {len(cls)} clearances from {cls[0]:g} to {cls[-1]:g} mm, {s.n_poincare} samples per point")
+    sim_s = sum((s.n_transient + s.n_poincare) / r["frequency"] for r in runs)
+    integ_s = float(sum(r["wall_s"] for r in runs))
+    rate = integ_s / sim_s
+    wall_s, workers = info.get("wall_s"), info.get("workers", s.n_jobs)
+    reg.claim("clearance_bif_cost", "measured cost of this sweep", value={"wall_s": wall_s, "workers": workers,
+              "integration_s": integ_s, "rate": rate},
+              criterion="wall time and single-process integration time recorded by the run that made the points",
+              holds=wall_s is not None and integ_s > 0,
+              text=f"{wall_s / 60:.1f} min wall on {workers} workers ({integ_s / 60:.1f} min of single-process "
+                   f"integration, {rate:.2f} s per simulated second)" if wall_s is not None else "not recorded")
+    return {"points": points, "runs": runs, "f_runs": runs[:len(freqs)], "c_runs": runs[len(freqs):], "info": info,
+            "sim_s": sim_s, "integration_s": integ_s, "rate": rate, "wall_s": wall_s, "workers": workers}
+
+
+def _listing(vals, runs, want) -> str:
+    sel = [f"{x:g}" for x, r in zip(vals, runs) if want(sweep_reading(r))]
+    return (f"{len(sel)}: " + ", ".join(sel)) if sel else "none"
+
+
+def sweep_readings_table(s: StudySettings, d: dict) -> str:
+    """Markdown: the points of each sweep grouped by their reading."""
+    kinds = [("period-1", lambda t: t == "period-1"), ("period-2", lambda t: t == "period-2"),
+             ("period-k, k ≥ 3", lambda t: t.startswith("period-") and t not in ("period-1", "period-2")),
+             (f"near period-k (irregular by the test, lag-k misfit ≤ {NEAR_PERIOD:g})", lambda t: t.startswith("near")),
+             ("irregular", lambda t: t == "irregular")]
+    return markdown_table(
+        ["reading", f"drive frequencies [Hz] at c = {s.freq_sweep_clearance_mm:g} mm",
+         f"clearances [mm] at f = {s.clearance_sweep_frequency:g} Hz"],
+        [[name, _listing(s.freqs, d["f_runs"], w), _listing(s.clearances_mm, d["c_runs"], w)] for name, w in kinds])
+
+
+__all__ = ["NEAR_PERIOD", "STORE_AGREE", "BIF_MAX_STEP", "BIF_MIN_CLEARANCES", "BIF_MIN_SAMPLES",
+           "sweep_reading", "reading_bar", "bifurcation_study", "sweep_readings_table"]

@@ -1,0 +1,389 @@
+"""The clearance chapter's verdict study: tolerance ladders, replicates, the transient study, Lyapunov exponents.
+
+Every run of the study is a *job* ``(kind, f [Hz], c [mm], rtol, a, b, alpha, atol_factor)``
+(:func:`robolib.gearshift.store.study_run`): a Poincaré run with ``a`` transient
+periods and ``b`` samples, or a Lyapunov estimate with ``a`` transient periods and
+``b`` renormalisations. :func:`verdict_jobs` lists the jobs of a run of the study,
+:func:`run_verdict_study` takes them from the store (``data/gearshift/verdict_runs.json``)
+where it has them, computes the rest, reads each case's ladder with
+:func:`robolib.core.nonlinear.ladder_verdict`, repeats a "limit" verdict with atol
+times ``REPLICATE_ATOL`` and registers the claims. The criteria are the module
+constants, fixed before the runs.
+
+>>> job_cost(("poincare", 10.0, 0.5, 1e-9, 20, 60, None, 1.0))
+8.0
+>>> case_id("clearance_verdict", 10.0, 0.5)
+'clearance_verdict_10_0p5'
+>>> stepwise_rule([1e-9, 1e-10, 1e-11, 1e-12], [1e-2, 5e-3, 1e-3, 2e-4])
+True
+>>> stepwise_rule([1e-9, 1e-10, 1e-11, 1e-12], [1e-2, 5e-3, 1e-3, 5e-4])
+False
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..book.notebook import markdown_table
+from ..core import nonlinear as N
+from . import store as B
+from .runs import LYAPUNOV_TAU
+from .settings import CITED_CASES, StudySettings
+
+#: A "limit" verdict is repeated with atol times this: another realisation of the integration error.
+REPLICATE_ATOL = 1.001
+#: A window misfit that falls below this fraction of the default transient's with the longest transient is a
+#: transient dying away.
+TRANSIENT_SHRINK = 0.5
+#: 1/s: ``|lambda(alpha = ALPHA_HIGH) - lambda(alpha)|`` must be within ``2 (u_1 + u_2)`` + this.
+LYAP_ALPHA_TOL = 1.0
+#: 1/s: the second Baumgarte factor of the alpha-independence check.
+ALPHA_HIGH = 50.0
+#: The step-by-step rule the slope rule replaced: the misfit falls at least this much per decade of rtol.
+STEPWISE_FALL = 3.0
+
+
+def case_id(prefix: str, f: float, c: float) -> str:
+    """Claim id of a case, e.g. ``clearance_lyap_6_0p5`` for 6 Hz / 0.5 mm."""
+    return f"{prefix}_{f:g}_{c:g}".replace(".", "p")
+
+
+def job_cost(job) -> float:
+    """Rough single-process cost of a job (arbitrary units), to start the longest runs first."""
+    kind, f, c_mm, rt, a, b, alpha, afac = job
+    periods = a + (b if kind == "poincare" else 2 * b * LYAPUNOV_TAU)
+    return periods / f * (1e-9 / rt) ** 0.2 * (2.0 if c_mm < 0.2 else 1.0)
+
+
+def poincare_job(s: StudySettings, f, c, rt, tr=None, ns=None, afac=1.0) -> tuple:
+    """The job of a Poincaré run (default: ``n_transient`` periods, ``n_poincare`` samples, atol factor 1)."""
+    return ("poincare", f, c, rt, s.n_transient if tr is None else tr, s.n_poincare if ns is None else ns, None, afac)
+
+
+def lyapunov_job(s: StudySettings, f, c, rt=None, alpha=None) -> tuple:
+    """The job of a Lyapunov estimate (default: at the case's default rung, the file's Baumgarte factor)."""
+    return ("lyapunov", f, c, s.rt_default(f, c) if rt is None else rt, s.n_transient, s.n_ren(f), alpha, 1.0)
+
+
+def long_run_window(s: StudySettings) -> tuple[int, int]:
+    """``(first transient, samples)`` of the one long run whose windows make the transient study."""
+    tr_lo = min(s.tr_study)
+    return tr_lo, max(tr + ns for tr, ns in s.windows) - tr_lo
+
+
+def verdict_jobs(s: StudySettings) -> list:
+    """Every job of the verdict study except the replicates, each once, longest first.
+
+    The ladders of every case, the long run of the transient study (first case, default rung), the Lyapunov
+    estimates at the default rung, at ``ALPHA_HIGH`` (first case) and at the tightest rung of each ladder.
+    """
+    f0, c0 = s.case0
+    jobs = [poincare_job(s, f, c, rt) for (f, c) in s.cases for rt in s.rtols[(f, c)]]
+    jobs.append(poincare_job(s, f0, c0, s.rt_default(f0, c0), *long_run_window(s)))
+    jobs += [lyapunov_job(s, f, c) for (f, c) in s.cases]
+    jobs.append(lyapunov_job(s, f0, c0, alpha=ALPHA_HIGH))
+    jobs += [lyapunov_job(s, f, c, rt=s.rtols[(f, c)][-1]) for (f, c) in s.cases
+             if s.rtols[(f, c)][-1] != s.rt_default(f, c)]
+    return sorted(dict.fromkeys(jobs), key=job_cost, reverse=True)
+
+
+def stepwise_rule(rts, misfits, fall: float = STEPWISE_FALL) -> bool:
+    """The first replacement rule: the misfit falls >= ``fall`` x per decade of rtol at each of the last two steps."""
+    m = misfits
+    return all(m[i] >= m[i + 1] * fall ** np.log10(rts[i] / rts[i + 1]) for i in range(len(m) - 3, len(m) - 1))
+
+
+@dataclass
+class VerdictStudy:
+    """The verdict study's runs and readings.
+
+    ``runs``: job -> result (:func:`robolib.gearshift.store.study_run`); ``info``: where they came from
+    (``stored``, ``computed``, ``wall_s``); ``readings``: case -> the period test's k per rung;
+    ``ladder``: case -> ``(kind, k)`` after the replicate; ``status``: case -> verdict in words;
+    ``replicate_rows``: the fitted rungs of the 'limit' cases (case, rtol, misfit, replicate's misfit);
+    ``windows``: the transient study's windows; ``lag0``: the lag it follows.
+    """
+
+    s: StudySettings
+    runs: dict
+    info: dict
+    readings: dict = field(default_factory=dict)
+    ladder: dict = field(default_factory=dict)
+    status: dict = field(default_factory=dict)
+    replicate_rows: list = field(default_factory=list)
+    windows: list = field(default_factory=list)
+    window_tol: float = float("nan")
+    lag0: int = 1
+    lyapunov_rows: list = field(default_factory=list)
+
+    def pk(self, f, c, rt, tr=None, ns=None, afac=1.0) -> dict:
+        """The Poincaré run of case ``(f, c)`` at rtol ``rt``."""
+        return self.runs[poincare_job(self.s, f, c, rt, tr, ns, afac)]
+
+    def lyap(self, f, c, alpha=None, rt=None):
+        """The Lyapunov estimate of case ``(f, c)`` (``exponent``, ``uncertainty`` [1/s], ``halves``, ...)."""
+        return self.runs[lyapunov_job(self.s, f, c, rt, alpha)]
+
+    def has_replicate(self, f, c) -> bool:
+        """Whether the replicate of case ``(f, c)``'s tightest rung was run."""
+        return poincare_job(self.s, f, c, self.s.rtols[(f, c)][-1], afac=REPLICATE_ATOL) in self.runs
+
+    def ladder_k(self, fc):
+        """The period of a case's verdict (0 = irregular), or None if it did not converge."""
+        kind, k = self.ladder[fc]
+        return k if kind in ("confirmed", "limit", "irregular") else None
+
+
+def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
+    """Run (or load) every job, read the ladders, repeat the 'limit' verdicts and register the claims.
+
+    Claims, in this order: ``clearance_verdict_<case>`` per case, ``clearance_rung_scatter``, the cited cases
+    this run lacks, ``clearance_loose``, ``clearance_transient``, then the Lyapunov claims
+    (:func:`register_lyapunov`).
+    """
+    runs, info = B.load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs)
+    v = VerdictStudy(s, runs, info)
+    for (f, c) in s.cases:
+        rts = s.rtols[(f, c)]
+        got = [v.pk(f, c, rt) for rt in rts]
+        v.readings[(f, c)] = [r["period"] for r in got]
+        v.ladder[(f, c)] = N.ladder_verdict(rts, v.readings[(f, c)], [r["residuals"] for r in got])
+    rep = [poincare_job(s, f, c, rt, afac=REPLICATE_ATOL) for (f, c) in s.cases if v.ladder[(f, c)][0] == "limit"
+           for rt in s.rtols[(f, c)][-N.LADDER_FIT:]]
+    if rep:
+        rep_runs, rep_info = B.load_or_run_study(s.base, sorted(rep, key=job_cost, reverse=True), seed=s.seed,
+                                                 n_jobs=s.n_jobs)
+        v.runs.update(rep_runs)
+        v.info = {k: v.info[k] + rep_info[k] for k in ("stored", "computed", "wall_s")}
+    for fc in s.cases:
+        register_case_verdict(v, reg, *fc)
+    register_rung_scatter(v, reg)
+    for (f, c) in CITED_CASES:   # the prose cites these cases; a run without one says so where it is cited
+        if case_id("clearance_verdict", f, c) not in reg.claims:
+            reg.claim(case_id("clearance_verdict", f, c), f"the Poincaré verdict at {f:g} Hz / {c:g} mm", value=None,
+                      criterion="the case is one of this run's verdict_cases", holds=False,
+                      text="not computed in this run (the case is not in verdict_cases)")
+    register_loose(v, reg)
+    transient_study(v, reg)
+    register_lyapunov(v, reg)
+    return v
+
+
+def register_case_verdict(v: VerdictStudy, reg, f, c) -> None:
+    """The ladder's verdict of case ``(f, c)``, checked by its replicate if it is a 'limit' (claim per case)."""
+    s = v.s
+    rts, rd = s.rtols[(f, c)], s.rt_default(f, c)
+    runs, ks = [v.pk(f, c, rt) for rt in rts], v.readings[(f, c)]
+    kind, k = v.ladder[(f, c)]
+    crit = (f"nonlinear.ladder_verdict over rtol {rts[0]:g}–{rts[-1]:g}: 'confirmed' = the period test reads k at the "
+            f"two tightest rtol; 'limit' = slope of log10 misfit_k against log10 rtol >= {N.LADDER_MIN_SLOPE:g} over the "
+            f"last {N.LADDER_FIT} rtol with shorter lags >= {N.LADDER_GAP:g}, and the same verdict again with atol x "
+            f"{REPLICATE_ATOL:g}; 'irregular' = irregular at the two tightest and no lag converges")
+    if kind == "confirmed":
+        status = N.period_name(k)
+        text = f"{N.period_name(k)} (the period test confirms it at rtol {rts[-2]:g} and {rts[-1]:g})"
+    elif kind == "limit":
+        last = rts[-N.LADDER_FIT:]
+        reps = [v.pk(f, c, rt, afac=REPLICATE_ATOL) for rt in last]
+        again = N.ladder_verdict(last, [r["period"] for r in reps], [r["residuals"] for r in reps])
+        m = [float(r["residuals"][k - 1]) for r in runs]
+        m_rep = [float(r["residuals"][k - 1]) for r in reps]
+        sl, sl_rep = N.misfit_slope(last, m[-N.LADDER_FIT:]), N.misfit_slope(last, m_rep)
+        v.replicate_rows += [[f"{f:g} Hz, {c:g} mm", f"{rt:g}", f"{a:.1e}", f"{b:.1e}"]
+                             for rt, a, b in zip(last, m[-N.LADDER_FIT:], m_rep)]
+        if again != (kind, k):
+            kind = status = "not converged"
+            text = (f"not converged: the ladder reads {N.period_name(k)} in the limit (slope {sl:.2f}), but the "
+                    f"replicate with atol × {REPLICATE_ATOL:g} reads {again[0]} (slope {sl_rep:.2f})")
+        else:
+            status = f"{N.period_name(k)} in the limit"
+            lag1 = float(runs[-1]["residuals"][0]) if k > 1 else None
+            text = (f"{N.period_name(k)} in the limit of exact integration: the test reads "
+                    f"{N.period_name(ks[-1])} at every rtol, but the lag-{k} misfit falls from {m[rts.index(rd)]:.1e} "
+                    f"at rtol {rd:g} to {m[-1]:.1e} at {rts[-1]:g}, a slope of {sl:.2f} (replicate: {sl_rep:.2f}) over "
+                    f"rtol {last[0]:g}–{last[-1]:g}" + (f", while lag 1 stays {lag1:.2f}" if lag1 is not None else ""))
+    elif kind == "irregular":
+        status = "irregular"
+        text = f"irregular (at rtol {rts[-2]:g} and {rts[-1]:g}; no lag misfit falls with the tolerance)"
+    else:
+        status = "not converged"
+        text = "not converged (reads " + ", ".join(f"{N.period_name(kk)} at {rt:g}" for kk, rt in zip(ks, rts)) + ")"
+    v.ladder[(f, c)], v.status[(f, c)] = (kind, k), status
+    reg.claim(case_id("clearance_verdict", f, c), f"at {f:g} Hz / {c:g} mm the verdict of the tolerance ladder is "
+              f"{status}", value={"kind": kind, "k": k, "readings": ks}, criterion=crit,
+              holds=kind in ("confirmed", "limit", "irregular"), text=text)
+
+
+def register_rung_scatter(v: VerdictStudy, reg) -> None:
+    """Claim ``clearance_rung_scatter``: ladder vs replicate misfit at one rung, and the step-by-step rule's reads."""
+    s = v.s
+    ratios, reads = [], []
+    for (f, c) in s.cases:
+        kind, k = v.ladder[(f, c)]
+        if kind in ("limit", "not converged") and k >= 1 and v.has_replicate(f, c):
+            last = s.rtols[(f, c)][-N.LADDER_FIT:]
+            m1 = [float(v.pk(f, c, rt)["residuals"][k - 1]) for rt in last]
+            m2 = [float(v.pk(f, c, rt, afac=REPLICATE_ATOL)["residuals"][k - 1]) for rt in last]
+            ratios += [max(a, b) / min(a, b) for a, b in zip(m1, m2)]
+            reads += [stepwise_rule(last, m1), stepwise_rule(last, m2)]
+    reg.claim("clearance_rung_scatter", "a single rung's misfit scatters between two realisations of the integration "
+              f"error by more than the {STEPWISE_FALL:g}x per decade that the step-by-step rule asks for", value=ratios,
+              criterion=f"largest run/replicate misfit ratio at one rung >= {STEPWISE_FALL:g}",
+              holds=max(ratios, default=0) >= STEPWISE_FALL,
+              text=(f"at one rung the misfits of the ladder and of its replicate differ by {max(ratios):.1f}×, and the "
+                    f"step-by-step rule reads them {' and '.join('converging' if r else 'not converging' for r in reads)}"
+                    if ratios else "no replicate was run in this run"))
+
+
+def register_loose(v: VerdictStudy, reg) -> None:
+    """Claim ``clearance_loose``: the loosest rung alone misreads at least one case."""
+    s = v.s
+    loose = [fc for fc in s.cases if v.ladder_k(fc) is not None and v.readings[fc][0] != v.ladder_k(fc)]
+    reg.claim("clearance_loose", f"a verdict read at the loosest tolerance alone (rtol = "
+              f"{min(r[0] for r in s.rtols.values()):g}) differs from the ladder's verdict in at least one case",
+              value=len(loose), criterion="number of cases whose loosest-tolerance reading differs from the ladder's "
+              "verdict >= 1", holds=len(loose) >= 1,
+              text=", ".join(f"{f:g} Hz / {c:g} mm (reads {N.period_name(v.readings[(f, c)][0])}, the ladder gives "
+                             f"{N.period_name(v.ladder_k((f, c)))})" for f, c in loose) or "none of the cases")
+
+
+def transient_study(v: VerdictStudy, reg) -> None:
+    """Windows of one long run (first case, default rung) over transients and sample counts; claim ``clearance_transient``.
+
+    Fills ``v.windows`` (``tr``, ``ns``, ``period``, ``residuals`` per window), ``v.window_tol`` and ``v.lag0``.
+    """
+    s = v.s
+    f0, c0 = s.case0
+    rd0 = s.rt_default(f0, c0)
+    tr_lo, n_long = long_run_window(s)
+    long_run = v.pk(f0, c0, rd0, tr_lo, n_long)
+    km0 = min(N.PERIOD_K_MAX, s.ns_study[0] // 3)
+    for tr, ns in s.windows:
+        smp = long_run["samples"][tr - tr_lo: tr - tr_lo + ns]
+        v.windows.append({"tr": tr, "ns": ns, "period": N.period_k(smp, long_run["period_tol"], km0),
+                          "residuals": N.repeat_residuals(smp, km0)})
+    v.window_tol = float(long_run["period_tol"])
+    k_trs = [w["period"] for w in v.windows]
+    k0 = v.ladder[(f0, c0)][1]
+    v.lag0 = lag0 = k0 if k0 >= 1 else int(np.argmin(v.pk(f0, c0, rd0)["residuals"])) + 1
+    mis = [float(w["residuals"][lag0 - 1]) for w in v.windows]
+    one = len(set(k_trs)) == 1
+    trs = s.tr_study
+    i_def, i_long = trs.index(s.n_transient) if s.n_transient in trs else 0, len(trs) - 1
+    steady = mis[i_long] >= TRANSIENT_SHRINK * mis[i_def]
+    reg.claim("clearance_transient", f"at {f0:g} Hz / {c0:g} mm and rtol = {rd0:g} the reading does not change with a "
+              f"transient of {trs[0]}–{trs[-1]} periods or with {s.ns_study[0]} or {s.ns_study[-1]} samples, and "
+              f"the lag-{lag0} misfit does not shrink from the default transient ({s.n_transient} periods) to the longest "
+              f"(it is not a transient dying away)", value={"readings": k_trs, "misfits": mis},
+              criterion=f"one reading for all {len(v.windows)} windows, and misfit({trs[i_long]} periods) >= "
+                        f"{TRANSIENT_SHRINK:g} x misfit({trs[i_def]} periods)", holds=one and steady,
+              text=(f"{N.period_name(k_trs[0])} for every transient and sample count" if one else
+                    "changes: " + ", ".join(N.period_name(k) for k in k_trs)) +
+                   f", lag-{lag0} misfit {mis[i_def]:.1e} after {trs[i_def]} transient periods and "
+                   f"{mis[i_long]:.1e} after {trs[i_long]}"
+                   + (f" ({mis[0]:.1e} after only {trs[0]}, where the transient has not died out)"
+                      if i_def != 0 and mis[0] > mis[i_def] / TRANSIENT_SHRINK else ""))
+
+
+def register_lyapunov(v: VerdictStudy, reg) -> None:
+    """The Lyapunov claims: the sign per case, not at -alpha, at the tightest rung, independent of alpha.
+
+    Fills ``v.lyapunov_rows`` (the rows of :func:`lyapunov_table`).
+    """
+    s = v.s
+    rows = v.lyapunov_rows
+    for (f, c) in s.cases:
+        L, st, cid = v.lyap(f, c), v.status[(f, c)], case_id("clearance_lyap", f, c)
+        if st.startswith("not"):
+            reg.claim(cid, f"at {f:g} Hz / {c:g} mm the largest Lyapunov exponent has a definite sign (the Poincaré "
+                      f"verdict is {st})", value=[L.exponent, L.uncertainty], criterion="|lambda| > 2u",
+                      holds=abs(L.exponent) > 2 * L.uncertainty,
+                      text=f"λ = {L.exponent:+.1f} ± {L.uncertainty:.1f} /s, "
+                           f"{'negative' if L.exponent < 0 else 'positive'}")
+        else:
+            periodic = st != "irregular"
+            reg.claim(cid, f"at {f:g} Hz / {c:g} mm the largest Lyapunov exponent has the sign of the Poincaré verdict "
+                      f"({st})", value=[L.exponent, L.uncertainty],
+                      criterion="periodic: lambda + 2u < 0; irregular: lambda - 2u > 0",
+                      holds=(L.exponent + 2 * L.uncertainty < 0) if periodic else (L.exponent - 2 * L.uncertainty > 0),
+                      text=f"λ = {L.exponent:+.1f} ± {L.uncertainty:.1f} /s")
+        rows.append(_lyapunov_row(f, c, st, L, s.rt_default(f, c), s.alpha))
+    for (f, c) in CITED_CASES:
+        if case_id("clearance_lyap", f, c) not in reg.claims:
+            reg.claim(case_id("clearance_lyap", f, c), f"the largest Lyapunov exponent at {f:g} Hz / {c:g} mm",
+                      value=None, criterion="the case is one of this run's verdict_cases", holds=False,
+                      text="not computed in this run (the case is not in verdict_cases)")
+    off = [abs(v.lyap(f, c).exponent + s.alpha) > 2 * v.lyap(f, c).uncertainty for (f, c) in s.cases]
+    reg.claim("clearance_lyap_not_alpha", f"no exponent sits at the Baumgarte rate -alpha = -{s.alpha:g} /s",
+              value=[v.lyap(f, c).exponent for (f, c) in s.cases], criterion="|lambda + alpha| > 2u for every case",
+              holds=all(off), text="none sits at −α" if all(off) else
+              f"{len(off) - sum(off)} of {len(off)} sit at −α within 2u")
+    f0, c0 = s.case0
+    La, Lb = v.lyap(f0, c0), v.lyap(f0, c0, alpha=ALPHA_HIGH)
+    rows.append(_lyapunov_row(f0, c0, "", Lb, s.rt_default(f0, c0), ALPHA_HIGH))
+    shifts, ok, txt = [], [], []
+    for (f, c) in s.cases:
+        rt_t = s.rtols[(f, c)][-1]
+        if rt_t == s.rt_default(f, c):
+            continue
+        L, Lt = v.lyap(f, c), v.lyap(f, c, rt=rt_t)
+        rows.append(_lyapunov_row(f, c, v.status[(f, c)], Lt, rt_t, s.alpha))
+        shifts.append(abs(Lt.exponent - L.exponent) / np.hypot(L.uncertainty, Lt.uncertainty))
+        ok.append(np.sign(Lt.exponent) == np.sign(L.exponent) and abs(Lt.exponent) > 2 * Lt.uncertainty)
+        txt.append(f"{f:g} Hz {L.exponent:+.1f} → {Lt.exponent:+.1f} /s at rtol {rt_t:g}")
+    reg.claim("clearance_lyap_tol", "every exponent keeps its sign at the tightest tolerance of its ladder",
+              value={"shift_in_u": shifts}, criterion="same sign as at the default rtol, and |lambda| > 2u at the "
+              "tightest", holds=len(ok) >= 1 and all(ok),
+              text=("; ".join(txt) + f": the sign holds, the magnitude moves by up to {max(shifts):.1f} combined "
+                    "uncertainties") if ok else "no tighter tolerance in this run")
+    gap = abs(La.exponent - Lb.exponent)
+    reg.claim("clearance_lyap_alpha", f"the exponent at {f0:g} Hz / {c0:g} mm does not depend on the Baumgarte factor "
+              f"(alpha = {s.alpha:g} vs {ALPHA_HIGH:g} /s)", value=[La.exponent, Lb.exponent],
+              criterion=f"|difference| <= 2 (u_1 + u_2) + {LYAP_ALPHA_TOL:g} /s",
+              holds=gap <= 2 * (La.uncertainty + Lb.uncertainty) + LYAP_ALPHA_TOL,
+              text=f"{La.exponent:+.1f} and {Lb.exponent:+.1f} /s")
+
+
+def _lyapunov_row(f, c, status, L, rt, alpha) -> list:
+    return [f"{f:g} Hz, {c:g} mm", status, f"{L.exponent:+.2f} ± {L.uncertainty:.2f}",
+            f"{L.halves[0]:+.2f}, {L.halves[1]:+.2f}", len(L.log_stretch), f"{rt:g}", f"{alpha:g}"]
+
+
+# --------------------------------------------------------------------------- tables
+def readings_table(v: VerdictStudy) -> str:
+    """Markdown: the period test's reading, noise, tolerance and lag misfits per case and rung."""
+    rows = []
+    for (f, c) in v.s.cases:
+        for rt in v.s.rtols[(f, c)]:
+            r = v.pk(f, c, rt)
+            rows.append([f"{f:g} Hz, {c:g} mm", f"{rt:g}", N.period_name(r["period"]), f"{r['noise']:.1e}",
+                         f"{r['period_tol']:.1e}", " ".join(f"{x:.1e}" for x in r["residuals"][:4]), f"{r['n_steps']:,}"])
+    return markdown_table(["case", "rtol", "reading", "noise", "tolerance", "misfit at lag 1, 2, 3, 4", "steps"], rows)
+
+
+def replicate_table(v: VerdictStudy) -> str:
+    """Markdown: the lag misfit of the 'limit' cases over the fitted rungs, as run and replicated."""
+    rows = v.replicate_rows or [["no 'limit' verdict in this run", "-", "-", "-"]]
+    return markdown_table(["case", "rtol", "misfit", "misfit, replicate"], rows)
+
+
+def transient_table(v: VerdictStudy) -> str:
+    """Markdown: reading and misfit of each window of the transient study."""
+    return markdown_table(["transient periods", "samples", "reading", f"misfit at lag {v.lag0}", "tolerance"],
+                          [[w["tr"], w["ns"], N.period_name(w["period"]), f"{w['residuals'][v.lag0 - 1]:.1e}",
+                            f"{v.window_tol:.1e}"] for w in v.windows])
+
+
+def lyapunov_table(v: VerdictStudy) -> str:
+    """Markdown: the Lyapunov exponents with their uncertainty, halves, renormalisations, rtol and alpha."""
+    return markdown_table(["case", "Poincaré verdict", "λ ± u [1/s]", "halves [1/s]", "renormalisations", "rtol",
+                           "α = β [1/s]"], v.lyapunov_rows)
+
+
+__all__ = ["REPLICATE_ATOL", "TRANSIENT_SHRINK", "LYAP_ALPHA_TOL", "ALPHA_HIGH", "STEPWISE_FALL", "case_id",
+           "job_cost", "poincare_job", "lyapunov_job", "long_run_window", "verdict_jobs", "stepwise_rule",
+           "VerdictStudy", "run_verdict_study", "register_case_verdict", "register_rung_scatter", "register_loose",
+           "transient_study", "register_lyapunov", "readings_table", "replicate_table", "transient_table",
+           "lyapunov_table"]

@@ -1,0 +1,596 @@
+"""The chapter "3-PRP FK/IK round trip" as one study: :func:`roundtrip_study`.
+
+The study repeats Yu, Sun and Ning's check of their closed-form kinematics (ten
+random inputs through forward then inverse kinematics), then a large round trip
+with the law of its error near the mode boundaries, the working modes and the
+paper's root-selection rules, the workspace and its volume, and the Jacobian's
+conditioning. Every finding is a claim of the returned
+:class:`robolib.study.StudyResult`; the notebook ``notebooks/prp3_roundtrip.md``
+tells the story around it.
+
+>>> from robolib import study
+>>> sorted(study.defaults("prp3_roundtrip"))
+['geometry', 'n_samples', 'n_workspace', 'quick', 'seed']
+
+Lengths are in the geometry's unit (the paper's: mm), angles in rad unless a
+name ends in ``_deg``; volumes in mm³ (the tables print dm³ = 10⁶ mm³).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..book.claims import ClaimsRegister
+from ..book.notebook import markdown_table, parameter_table
+from ..core.errors import ParameterError
+from . import kinematics as kin
+from . import sampling
+from . import drawing
+
+# ---- settings of the chapter (criteria are written here, before the results) ------------------------
+#: Sample sizes are capped at this with ``quick=True``.
+QUICK_CAP = 20_000
+#: Smallest ``n_samples`` / ``n_workspace`` the experiments can use (the error-law fit needs bins of samples).
+MIN_SAMPLES = 2_000
+#: "Far from a mode boundary": at least this far for a slider [mm] and for the crank [rad].
+FAR_LEN, FAR_ANG = 1.0, 1e-3
+#: Round-trip targets far from a boundary [mm], [rad].
+TOL_LEN, TOL_ANG = 1e-9, 1e-12
+#: Largest slider round-trip error over the whole sample, next to boundaries too [mm].
+ALL_SLIDER_TOL = 1e-6
+#: Error-law fit: logarithmic bins, samples drawn per bin, smallest distance used [mm].
+LAW_BINS, LAW_DRAWS, LAW_LO = 40, 20, 1e-4
+#: The predicted exponent of the largest slider error against the distance, and its tolerance.
+PREDICTED_EXPONENT, EXPONENT_TOL = -1.0, 0.1
+#: The exponent of the plain per-bin maxima must be below this (steeper than -1/2).
+RAW_EXPONENT_MAX = -0.6
+#: The fitted prefactor must lie within eps*l2**2 / PREFACTOR_SPAN and PREFACTOR_SPAN * eps*l2**2.
+PREFACTOR_SPAN = 30.0
+#: The paper's rules "fail" if all three are right on fewer than this share of the inputs.
+RULES_ALL_HIT_MAX = 0.99
+#: A rule "picks the true root" within this: times l2 for a slider, in rad for the crank
+#: (:data:`robolib.prp3.kinematics.RULE_MATCH_TOL`).
+ROOT_MATCH_TOL = kin.RULE_MATCH_TOL
+#: Voxel edges of Table 5 [mm], the edge of the voxel volume of Table 4 [mm], and the shares of the sample.
+VOXELS = (40.0, 20.0, 10.0, 5.0)
+WORKSPACE_VOXEL = 20.0
+VOXEL_FRACTIONS = (8, 4, 2, 1)
+#: Undersampled voxel count: fewer samples per voxel than this, and more growth from half to all samples.
+FINE_SPV_MAX, FINE_GROWTH_MIN = 2.0, 0.10
+#: Two estimates "agree" within this many combined standard errors.
+N_SIGMA = 4.0
+#: Caps of the secondary samples: paper's rules, hit-or-miss volume, mirror-symmetry check.
+N_RULES_MAX, N_HIT_OR_MISS_MAX, N_SYMMETRY_MAX = 200_000, 400_000, 100_000
+#: Mirror symmetry holds to this [mm].
+SYMMETRY_TOL = 1e-9
+#: Table 1: the first TABLE_ROWS reachable inputs of TABLE_DRAWS uniform draws.
+TABLE_ROWS, TABLE_DRAWS = 10, 50
+#: Samples of each volume route in exercise 3.
+EX3_N = 10_000
+#: The home input (lx [mm], ly [mm], theta [rad]) whose mode is the default mode.
+HOME = kin.HOME_INPUT
+#: Crank angles [deg] and grid points per slider axis of the conditioning maps; the inverse-singularity contour.
+CONDITION_THETAS_DEG = (-45.0, 0.0, 45.0)
+CONDITION_GRID, CONDITION_GRID_QUICK = 161, 41
+INVERSE_LEVEL = 0.02
+#: Inputs precomputed by the Explore panel (lx, ly [mm], theta_deg [deg]).
+EXPLORE_GRID = dict(lx=[0.0, 100.0, 200.0, 300.0, 400.0], ly=[0.0, 100.0, 200.0, 300.0, 400.0],
+                    theta_deg=[-80.0, -40.0, 0.0, 40.0, 80.0])
+EXPLORE_GRID_QUICK = dict(lx=[100.0, 200.0, 300.0], ly=[100.0, 200.0, 300.0], theta_deg=[-40.0, 0.0, 40.0])
+#: One independent seed per experiment: position in ``SeedSequence(seed).generate_state(8)``.
+STREAMS = ("table", "round_trip", "rules", "workspace", "hit_or_miss", "exercise_3", "error_law", "symmetry")
+EPS = float(np.finfo(float).eps)
+
+
+# ---- parameters ------------------------------------------------------------------------------------
+def _count(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ParameterError(f"{name} must be an integer (a sample count), got {value!r}")
+    if value < MIN_SAMPLES:
+        raise ParameterError(f"{name} must be at least {MIN_SAMPLES:,} (the experiments need that many samples), "
+                             f"got {value!r}")
+    return int(value)
+
+
+def check_study_parameters(geometry, n_samples, n_workspace, seed, quick) -> kin.Geometry:
+    """Check the study's parameters up front (a :class:`~robolib.ParameterError` names the bad one); the geometry.
+
+    >>> check_study_parameters("prp3/paper.yaml", 500, 10_000, 1, True)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: n_samples must be at least 2,000 (the experiments need that many samples), got 500
+    >>> check_study_parameters("prp3/paper.yaml", 10_000, 10_000, -1, True)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: seed must be a non-negative integer, got -1
+    """
+    if not isinstance(geometry, (str, os.PathLike)):
+        raise ParameterError(f"geometry must be the path of a geometry file (e.g. 'prp3/paper.yaml'), got {geometry!r}")
+    _count("n_samples", n_samples)
+    _count("n_workspace", n_workspace)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    if not isinstance(quick, (bool, np.bool_)):
+        raise ParameterError(f"quick must be True or False, got {quick!r}")
+    return kin.load_geometry(geometry)
+
+
+def sample_sizes(n_samples: int, n_workspace: int, quick: bool) -> dict:
+    """The sample sizes of a run: the two parameters (capped with ``quick``) and the secondary samples.
+
+    >>> sample_sizes(1_000_000, 1_000_000, True)
+    {'n_samples': 20000, 'n_workspace': 20000, 'n_rules': 20000, 'n_hit_or_miss': 20000, 'n_symmetry': 20000}
+    """
+    if quick:
+        n_samples, n_workspace = min(n_samples, QUICK_CAP), min(n_workspace, QUICK_CAP)
+    return dict(n_samples=n_samples, n_workspace=n_workspace, n_rules=min(n_samples, N_RULES_MAX),
+                n_hit_or_miss=min(n_workspace, N_HIT_OR_MISS_MAX), n_symmetry=min(n_workspace, N_SYMMETRY_MAX))
+
+
+def stream_seeds(seed: int) -> dict:
+    """One independent integer seed per experiment (:data:`STREAMS`), from ``seed``.
+
+    >>> s = stream_seeds(2024)
+    >>> list(s) == list(STREAMS), len(set(s.values()))
+    (True, 8)
+    """
+    return dict(zip(STREAMS, (int(s) for s in np.random.SeedSequence(seed).generate_state(len(STREAMS)))))
+
+
+def far_from_boundary(distance) -> np.ndarray:
+    """Whether each row ``(slider 1 [mm], slider 2 [mm], crank [rad])`` of distances is far from every boundary.
+
+    >>> far_from_boundary(np.array([[2.0, 5.0, 0.01], [2.0, 0.5, 0.01]])).tolist()
+    [True, False]
+    """
+    d = np.asarray(distance)
+    return (d[..., 0] >= FAR_LEN) & (d[..., 1] >= FAR_LEN) & (d[..., 2] >= FAR_ANG)
+
+
+def power_text(x: float) -> str:
+    """``x`` as text, a power of ten as ``10⁻³``.
+
+    >>> power_text(1e-3), power_text(1e-12), power_text(2.5)
+    ('10⁻³', '10⁻¹²', '2.5')
+    """
+    e = np.log10(x) if x > 0 else 0.5
+    if e != int(e):
+        return f"{x:g}"
+    return "10" + str(int(e)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def far_text() -> str:
+    """The distances counted as far from a mode boundary, as text (``1 mm / 10⁻³ rad``)."""
+    return f"{FAR_LEN:g} mm / {power_text(FAR_ANG)} rad"
+
+
+def _mode_text(m) -> str:
+    return str(tuple(int(s) for s in m))
+
+
+# ---- the paper's experiment: ten random inputs -------------------------------------------------------
+@dataclass
+class TenInputs:
+    """Table 1-2 data: ``q`` ``(10, 3)`` inputs (mm, mm, rad), ``points`` ``(10, 3)`` their FK [mm],
+    ``modes`` ``(10, 3)``, ``back`` ``(10, 3)`` the IK of ``points`` in each row's mode, ``z_up`` ``(10,)``."""
+
+    q: np.ndarray
+    points: np.ndarray
+    modes: np.ndarray
+    back: np.ndarray
+    z_up: np.ndarray
+
+    @property
+    def slider_error(self) -> np.ndarray:
+        """Largest slider error of each row [mm], shape ``(10,)``."""
+        return np.abs(self.back[:, :2] - self.q[:, :2]).max(axis=1)
+
+    @property
+    def crank_error(self) -> np.ndarray:
+        """Crank error of each row [rad], shape ``(10,)``."""
+        return np.abs(self.back[:, 2] - self.q[:, 2])
+
+
+def ten_inputs(geom: kin.Geometry, seed: int) -> TenInputs:
+    """The first :data:`TABLE_ROWS` reachable inputs of :data:`TABLE_DRAWS` uniform draws, FK then IK."""
+    lx, ly, th = sampling.sample_inputs(geom, TABLE_DRAWS, seed=seed)
+    J = kin.forward(geom, lx, ly, th, errors="mask")
+    keep = np.flatnonzero(np.isfinite(J).all(axis=1))[:TABLE_ROWS]
+    if len(keep) < TABLE_ROWS:
+        raise ParameterError(f"seed {seed}: only {len(keep)} of {TABLE_DRAWS} draws reachable, Table 1 needs {TABLE_ROWS}")
+    q, J = np.stack([lx, ly, th], -1)[keep], J[keep]
+    modes = kin.working_mode(geom, q[:, 0], q[:, 1], q[:, 2], points=J)
+    back = np.array([np.array(kin.inverse(geom, J[i], mode=tuple(modes[i]), errors="mask"), dtype=float)
+                     for i in range(len(J))])
+    return TenInputs(q, J, modes, back, J[:, 2] >= 0)
+
+
+def table_1(t: TenInputs) -> str:
+    """**Table 1** (Markdown): the ten inputs and their forward kinematics, rows with ``z >= 0`` flagged."""
+    rows = [[str(i + 1), q[0], q[1], np.degrees(q[2]), *p, "⚑ z ≥ 0" if up else ""]
+            for i, (q, p, up) in enumerate(zip(t.q, t.points, t.z_up))]
+    return ("**Table 1** — forward kinematics of ten random reachable inputs (mm, deg). "
+            "⚑: the root kept (below the plane of the sphere centres) has z ≥ 0; its mirror root lies higher "
+            "still, so the paper's \"z < 0\" rule would keep neither root.\n\n"
+            + markdown_table(["#", "lx", "ly", "θ [deg]", "x", "y", "z", "z ≥ 0"], rows, fmt="{:.4f}"))
+
+
+def table_2(t: TenInputs) -> str:
+    """**Table 2** (Markdown): the inverse kinematics of Table 1's points in each row's working mode."""
+    rows = [[str(i + 1), b[0], b[1], np.degrees(b[2]), _mode_text(m), f"{es:.1e}", f"{ec:.1e}"]
+            for i, (b, m, es, ec) in enumerate(zip(t.back, t.modes, t.slider_error, t.crank_error))]
+    return ("**Table 2** — inverse kinematics of Table 1's points, in each input's working mode\n\n"
+            + markdown_table(["#", "lx", "ly", "θ [deg]", "mode", "max slider error [mm]", "crank error [rad]"],
+                             rows, fmt="{:.4f}"))
+
+
+# ---- the large round trip -----------------------------------------------------------------------------
+def root_heights(geom: kin.Geometry, rt: sampling.RoundTrip) -> dict:
+    """Counts of the heights of both FK roots over a round trip's points, for the paper's "z < 0" rule.
+
+    ``n_up``: points (the kept root) at ``z >= 0``; ``n_up_mirror_up``: of those, how many
+    have the mirror root (:func:`~robolib.prp3.mirror_root`) at ``z >= 0`` too (the rule keeps
+    neither root); ``n_up_mirror_down``: how many have it at ``z < 0`` (the rule takes the
+    wrong root); ``n_both_down``: points with both roots at ``z < 0`` (the rule does not decide).
+    """
+    mirror = kin.mirror_root(geom, rt.q[:, 0], rt.q[:, 1], rt.q[:, 2], points=rt.points)
+    up, m_up = rt.points[:, 2] >= 0, mirror[:, 2] >= 0
+    return dict(n=len(rt.points), n_up=int(up.sum()), n_up_mirror_up=int((up & m_up).sum()),
+                n_up_mirror_down=int((up & ~m_up).sum()), n_both_down=int((~up & ~m_up).sum()))
+
+
+def fit_error_law(rt: sampling.RoundTrip, seed: int) -> sampling.ErrorLaw:
+    """The error law of the slider columns of ``rt`` with the chapter's bins and draws."""
+    try:
+        return sampling.error_law(rt.distance[:, :2].ravel(), rt.error[:, :2].ravel(), draws=LAW_DRAWS,
+                                  bins=LAW_BINS, lo=LAW_LO, seed=seed)
+    except ParameterError as exc:
+        raise ParameterError(f"n_samples = {len(rt.q) + rt.n_unreachable} is too small for the error-law fit: {exc}") from None
+
+
+def table_3(rt: sampling.RoundTrip) -> tuple[str, int]:
+    """**Table 3** (Markdown): share of each working mode and its largest error far from a boundary; the mode count."""
+    far = far_from_boundary(rt.distance)
+    modes, counts = np.unique(rt.mode, axis=0, return_counts=True)
+    rows = []
+    for m, c in zip(modes, counts):
+        f = np.all(rt.mode == m, axis=1) & far
+        rows.append([_mode_text(m), f"{c / len(rt.q):.1%}", f"{rt.error[f, :2].max():.1e}" if f.any() else "-",
+                     f"{rt.error[f, 2].max():.1e}" if f.any() else "-"])
+    text = (f"**Table 3** — share of the reachable inputs in each working mode, and the largest round-trip error "
+            f"at least {far_text()} from a mode boundary\n\n"
+            + markdown_table(["mode (σ1, σ2, σ3)", "share", "max error [mm]", "max error [rad]"], rows))
+    return text, len(modes)
+
+
+def paper_rules(geom: kin.Geometry, n: int, seed: int) -> tuple[kin.RuleOutcome, float]:
+    """Hit rates of the paper's IK rules on ``n`` uniform inputs, and the share ``inverse(mode="paper")`` recovers."""
+    lx, ly, th = sampling.sample_inputs(geom, n, seed=seed)
+    rules = kin.paper_rule_outcome(geom, lx, ly, th)
+    J = kin.forward(geom, lx, ly, th, errors="mask")
+    ok = np.isfinite(J).all(-1)
+    q_paper = np.stack(kin.inverse(geom, J[ok], mode=kin.PAPER_RULES, errors="mask", limits=False), -1)
+    tol = ROOT_MATCH_TOL * np.array([geom.l2, geom.l2, 1.0])
+    with np.errstate(invalid="ignore"):
+        hit = np.isfinite(q_paper).all(-1) & np.all(np.abs(q_paper - np.stack([lx, ly, th], -1)[ok]) < tol, axis=-1)
+    return rules, float(hit.mean())
+
+
+# ---- workspace ----------------------------------------------------------------------------------------
+def symmetry_check(geom: kin.Geometry, n: int, seed: int) -> tuple[float, bool]:
+    """Largest ``|mirror(FK(lx, ly, θ)) - FK(ly, lx, θ)|`` [mm] over ``n`` inputs, and whether reachability agrees."""
+    lx, ly, th = sampling.sample_inputs(geom, n, seed=seed)
+    a = kin.forward(geom, lx, ly, th, errors="mask")
+    b = kin.forward(geom, ly, lx, th, errors="mask")
+    ok = np.isfinite(a).all(-1)
+    return float(np.max(np.abs(sampling.mirror_y(a[ok]) - b[ok]))), bool(np.array_equal(ok, np.isfinite(b).all(-1)))
+
+
+def voxel_counts(points: np.ndarray, voxels=VOXELS, fractions=VOXEL_FRACTIONS) -> dict:
+    """``{edge: [voxel volume of the first len/k points for k in fractions]}`` [mm³].
+
+    >>> voxel_counts(np.array([[0.5, 0.5, 0.5], [1.5, 0.5, 0.5]]), voxels=(1.0,), fractions=(2, 1))
+    {1.0: [1.0, 2.0]}
+    """
+    return {v: [sampling.voxel_volume(points[: len(points) // k], v) for k in fractions] for v in voxels}
+
+
+def voxel_verdicts(vox: dict, v_jac: float, se_jac: float) -> dict:
+    """``{edge: (overstates, still_grows)}`` of the voxel counts of :func:`voxel_counts` [mm³].
+
+    *overstates*: the count with all samples exceeds ``v_jac + N_SIGMA * se_jac``;
+    *still grows*: it grows by more than :data:`FINE_GROWTH_MIN` from half to all samples.
+
+    >>> voxel_verdicts({40.0: [50.0, 52.0], 5.0: [8.0, 12.0]}, v_jac=22.0, se_jac=0.1)
+    {40.0: (True, False), 5.0: (False, True)}
+    """
+    return {v: (bool(vol[-1] > v_jac + N_SIGMA * se_jac), bool(vol[-1] / vol[-2] - 1 > FINE_GROWTH_MIN))
+            for v, vol in vox.items()}
+
+
+def table_4(ws: dict, n_workspace: int) -> str:
+    """**Table 4** (Markdown): share, extents and volumes of the workspace of each mode and of all modes."""
+    rows = []
+    for m, w in ws.items():
+        rows.append(["all modes" if m is None else str(m), f"{w.fraction:.1%}", *[f"{a:.0f} … {b:.0f}" for a, b in w.extents],
+                     f"{w.volume_jacobian / 1e6:.2f} ± {w.volume_jacobian_se / 1e6:.2f}", f"{w.volume_voxels / 1e6:.2f}"])
+    return (f"**Table 4** — workspace of {n_workspace:,} uniform inputs (mm; volumes in 10⁶ mm³ = dm³). "
+            "The Jacobian volume integrates |det ∂J/∂q| over the inputs of a mode (± one standard error; "
+            f"for *all modes* it counts overlaps once per mode); the voxel volume counts {WORKSPACE_VOXEL:g}-mm voxels "
+            "that hold a sample.\n\n"
+            + markdown_table(["mode", "share", "x", "y", "z", "volume (Jacobian)", "volume (voxels)"], rows))
+
+
+def table_5(vox: dict, n_points: int, v_jac: float) -> str:
+    """**Table 5** (Markdown): default-mode voxel volume against the voxel edge and the share of the samples."""
+    rows = [[f"{v:g}", f"{n_points / (v_jac / v ** 3):.2g}", *[f"{x / 1e6:.2f}" for x in vol], f"{vol[-1] / vol[-2] - 1:+.0%}"]
+            for v, vol in vox.items()]
+    labels = [f"1/{k}" if k > 1 else "all" for k in VOXEL_FRACTIONS]
+    labels[0] += " of the samples"
+    return (f"**Table 5** — default-mode volume by voxel count [dm³] against the voxel edge and the number of "
+            f"samples used ({n_points:,} samples of the default mode = 1; the Jacobian volume is "
+            f"{v_jac / 1e6:.2f} dm³). *Samples per voxel*: samples divided by the number of voxels the Jacobian "
+            "volume fills.\n\n"
+            + markdown_table(["voxel edge [mm]", "samples per voxel", *labels, f"growth {labels[-2]} → {labels[-1]}"], rows))
+
+
+def condition_maps(geom: kin.Geometry, n_grid: int):
+    """Singularity measures over an ``n_grid`` × ``n_grid`` grid of the slider inputs at each of :data:`CONDITION_THETAS_DEG`.
+
+    Returns ``(LX, LY, [(theta_deg, Singularity), ...])``, ``LX``, ``LY`` of shape ``(n_grid, n_grid)`` [mm].
+    """
+    grid = np.linspace(*geom.lx_range, n_grid)
+    LX, LY = np.meshgrid(grid, grid, indexing="xy")
+    return LX, LY, [(t, kin.singularity_measures(geom, LX, LY, np.radians(t))) for t in CONDITION_THETAS_DEG]
+
+
+# ---- exercises ----------------------------------------------------------------------------------------
+def exercise_1(geom: kin.Geometry) -> dict:
+    """Every IK solution of the home pose: counts of real ones and of those inside the actuator ranges, a report."""
+    sol = kin.inverse_all(geom, kin.forward(geom, *HOME))
+    lines = [f"real solutions: {int(sol.real.sum())}, inside the actuator ranges: {int(sol.within_limits.sum())}"]
+    for m, q, ok in zip(sol.modes, sol.q, sol.within_limits):
+        lines.append(f"{_mode_text(m)} {np.round([q[0], q[1], np.degrees(q[2])], 3)} {'inside' if ok else 'outside'}")
+    return dict(real=int(sol.real.sum()), inside=int(sol.within_limits.sum()), report="\n".join(lines))
+
+
+def exercise_2(geom: kin.Geometry) -> dict:
+    """The ``lx`` [mm] where the home configuration (``ly``, ``θ`` of :data:`HOME`) meets chain 1's mode boundary."""
+    from scipy.optimize import brentq
+
+    def signed_distance(lx):
+        """lx - b_1 = sigma_1 * sqrt(disc_1): zero on chain 1's mode boundary [mm]."""
+        J = kin.forward(geom, lx, HOME[1], HOME[2])
+        return float(lx - (J + geom.r * kin.U1) @ kin.U1)
+
+    grid = np.linspace(*geom.lx_range, 401)
+    vals = np.array([signed_distance(v) for v in grid])
+    k = np.flatnonzero(np.diff(np.sign(vals)))[0]
+    lx = brentq(signed_distance, grid[k], grid[k + 1], xtol=1e-12)
+    return dict(lx=float(lx), report=f"chain-1 mode boundary at lx = {lx:.6f} mm (mode of slider 1 flips from "
+                                      f"{int(np.sign(vals[k]))} to {int(np.sign(vals[k + 1]))})")
+
+
+def exercise_3(geom: kin.Geometry, seed: int) -> dict:
+    """Relative standard errors of the two volume routes with :data:`EX3_N` samples each, and a report."""
+    v_hm, se_hm = sampling.volume_hit_or_miss(geom, kin.DEFAULT_MODE, n=EX3_N, seed=seed)
+    w = sampling.workspace(geom, n=EX3_N, seed=seed)[kin.DEFAULT_MODE]
+    rel_hm, rel_jac = se_hm / v_hm, w.volume_jacobian_se / w.volume_jacobian
+    report = (f"hit-or-miss, 1e4 points: {v_hm / 1e6:.2f} ± {se_hm / 1e6:.2f} dm³ (relative {rel_hm:.1%})\n"
+              f"Jacobian integral, 1e4 inputs: {w.volume_jacobian / 1e6:.2f} ± {w.volume_jacobian_se / 1e6:.2f} dm³ "
+              f"(relative {rel_jac:.1%})")
+    return dict(rel_hm=float(rel_hm), rel_jac=float(rel_jac), report=report)
+
+
+# ---- the study ------------------------------------------------------------------------------------------
+def parameter_rows(sizes: dict, quick: bool, explore_grid: dict) -> list[tuple[str, str, str]]:
+    """The ``extra`` rows of the chapter's parameter table: every setting the run used besides its parameters."""
+    return [
+        ("n_samples, n_workspace (this run)", f"{sizes['n_samples']:,}, {sizes['n_workspace']:,}",
+         f"after the quick cap of {QUICK_CAP:,}" if quick else "as given"),
+        ("FAR_LEN, FAR_ANG", f"{FAR_LEN:g} mm, {FAR_ANG:g} rad", "distance from a mode boundary counted as far"),
+        ("TOL_LEN, TOL_ANG", f"{TOL_LEN:g} mm, {TOL_ANG:g} rad", "round-trip targets far from a boundary"),
+        ("error-law fit", f"{LAW_BINS} log bins from {LAW_LO:g} mm, {LAW_DRAWS} samples drawn per bin",
+         "largest error per bin against distance (see the error law)"),
+        ("predicted exponent, tolerance", f"{PREDICTED_EXPONENT:g} ± {EXPONENT_TOL:g}", "criterion of the error-law claim"),
+        ("voxel edges", ", ".join(f"{v:g}" for v in VOXELS), "mm"),
+        ("N_RULES", sizes["n_rules"], "inputs for the paper's-rules statistics"),
+        ("N_HIT_OR_MISS", sizes["n_hit_or_miss"], "task-space points of the hit-or-miss volume"),
+        ("root match tolerance", f"{ROOT_MATCH_TOL:g}·l2 for a slider, {ROOT_MATCH_TOL:g} rad for the crank",
+         "a rule 'picks the true root' within this"),
+        ("Explore grid", "; ".join(f"{k} ∈ {v}" for k, v in explore_grid.items()), "precomputed figures"),
+        ("seeds", f"SeedSequence(seed).generate_state({len(STREAMS)})", "one independent seed per experiment"),
+    ]
+
+
+def roundtrip_study(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, seed=2024, quick=False):
+    """The 3-PRP FK/IK round trip chapter: every experiment and claim, as a :class:`~robolib.study.StudyResult`.
+
+    ``geometry``: geometry file (``data/`` path; lengths in mm, angles in degrees);
+    ``n_samples``: inputs of the large round trip; ``n_workspace``: inputs sampled
+    for the workspace; ``seed``: seed of every random draw (one stream per
+    experiment, :func:`stream_seeds`); ``quick``: cap both samples at
+    :data:`QUICK_CAP` (tests). Tables ``table1``-``table5`` and ``parameters``;
+    figures ``mechanism``, ``errors``, ``workspace``, ``condition``; ``data`` holds
+    the geometry, the round trip, the error law, the workspace and the exercises'
+    results; ``values`` the numbers the prose glues that are not claims.
+    """
+    geom = check_study_parameters(geometry, n_samples, n_workspace, seed, quick)
+    params = dict(geometry=geometry, n_samples=n_samples, n_workspace=n_workspace, seed=seed, quick=quick)
+    sizes = sample_sizes(n_samples, n_workspace, quick)
+    seeds = stream_seeds(seed)
+    reg = ClaimsRegister("prp3_roundtrip", source="003", glue=False)
+    tables, values, data = {}, {}, {"geometry": geom, "sizes": sizes, "seeds": seeds}
+
+    # -- the paper's experiment: ten random inputs (Tables 1-2)
+    ten = ten_inputs(geom, seeds["table"])
+    tables["table1"], tables["table2"] = table_1(ten), table_2(ten)
+    e_len, e_ang = float(ten.slider_error.max()), float(ten.crank_error.max())
+    reg.claim("prp3_table_error", "the ten-row FK→IK round trip (Tables 1–2) recovers every input",
+              value=[e_len, e_ang], criterion=f"max slider error < {TOL_LEN:g} mm and max crank error < {TOL_ANG:g} rad",
+              holds=e_len < TOL_LEN and e_ang < TOL_ANG, text=f"{e_len:.1e} mm and {e_ang:.1e} rad", answers="003.c1")
+    n_default10 = int(np.all(ten.modes == kin.DEFAULT_MODE, axis=1).sum())
+    reg.claim("prp3_n_default10", "not every input of Table 1 is in the default working mode",
+              value=n_default10, criterion=f"fewer than {TABLE_ROWS} of the {TABLE_ROWS} rows in mode (-1, -1, +1)",
+              holds=n_default10 < TABLE_ROWS, text=f"{n_default10}")
+    values["prp3_n_flag10"] = f"{int(ten.z_up.sum())}"
+    data["ten"] = ten
+
+    # -- the large round trip
+    rt = sampling.round_trip(geom, sizes["n_samples"], seed=seeds["round_trip"])
+    far, default = far_from_boundary(rt.distance), np.all(rt.mode == kin.DEFAULT_MODE, axis=1)
+    sel = far & default
+    max_len, max_ang = float(rt.error[sel, :2].max()), float(rt.error[sel, 2].max())
+    max_len_all, max_ang_all = float(rt.error[:, :2].max()), float(rt.error[:, 2].max())
+    values.update(prp3_rt_n=f"{len(rt.q):,}", prp3_rt_unreachable=f"{rt.n_unreachable:,}",
+                  prp3_rt_far_share=f"{sel.sum() / default.sum():.1%}")
+    reg.claim("prp3_rt_far", "far from every mode boundary the default-mode round trip meets the targets",
+              value=[max_len, max_ang],
+              criterion=f"max error < {TOL_LEN:g} mm and < {TOL_ANG:g} rad at ≥ {FAR_LEN:g} mm / {FAR_ANG:g} rad from a boundary",
+              holds=max_len < TOL_LEN and max_ang < TOL_ANG, text=f"{max_len:.1e} mm and {max_ang:.1e} rad", answers="003.c1")
+    reg.claim("prp3_rt_all", f"over the whole sample, all modes, even next to a boundary, the slider error stays below {ALL_SLIDER_TOL:g} mm",
+              value=[max_len_all, max_ang_all], criterion=f"max slider error < {ALL_SLIDER_TOL:g} mm",
+              holds=max_len_all < ALL_SLIDER_TOL, text=f"{max_len_all:.1e} mm ({max_ang_all:.1e} rad)", answers="003.c1")
+    z = root_heights(geom, rt)
+    reg.claim("prp3_z_up", "some reachable inputs have their forward-kinematics point at z ≥ 0; there the mirror root "
+              "lies at z ≥ 0 too, so the paper's z < 0 rule keeps neither root",
+              value=[z["n_up"], z["n"], z["n_up_mirror_up"]],
+              criterion="at least one point with z ≥ 0 in the large sample, and at every one of them the mirror root "
+                        "(reflected through the plane of the sphere centres) also at z ≥ 0 (counted)",
+              holds=z["n_up"] > 0 and z["n_up_mirror_up"] == z["n_up"],
+              text=f"{z['n_up']:,} of {z['n']:,} ({z['n_up'] / z['n']:.1%}; mirror root at z ≥ 0 for "
+                   f"{z['n_up_mirror_up']:,} of them)", answers="003.c2")
+    reg.claim("prp3_z_ambiguous", "for some reachable inputs both roots lie at z < 0, where the paper's z < 0 rule does not decide",
+              value=[z["n_both_down"], z["n"]], criterion="at least one point of the large sample with both roots at z < 0 (counted)",
+              holds=z["n_both_down"] > 0, text=f"{z['n_both_down']:,} of {z['n']:,} ({z['n_both_down'] / z['n']:.1%})",
+              answers="003.c2")
+    report = [f"reachable inputs: {len(rt.q)}, unreachable: {rt.n_unreachable}",
+              f"default mode, >= {FAR_LEN:g} mm / {FAR_ANG:g} rad from a mode boundary: {sel.sum()} inputs, "
+              f"max error {max_len:.2e} mm, {max_ang:.2e} rad",
+              f"all inputs, all modes: max error {max_len_all:.2e} mm, {max_ang_all:.2e} rad"]
+    data.update(round_trip=rt, far=far, root_heights=z, reports={"round_trip": "\n".join(report)})
+
+    # -- the error law near a mode boundary
+    law = fit_error_law(rt, seeds["error_law"])
+    c_fit = 10 ** law.log10_prefactor
+    pref = c_fit / (EPS * geom.l2 ** 2)
+    report = [f"fitted exponent {law.exponent:.3f} over distances {law.fit_range[0]:.2g} ... {law.fit_range[1]:.3g} mm "
+               f"({len(law.centres)} bins); prefactor {c_fit:.2e} mm² = {pref:.1f} eps·l2²",
+               f"the same fit to the plain largest error per bin (count-biased): {law.raw_exponent:.3f}"]
+    reg.claim("prp3_error_exponent", "the largest slider round-trip error grows like distance⁻¹ from the mode boundary (δD / (2√D), √D = distance)",
+              value=law.exponent, criterion=f"fitted exponent within {PREDICTED_EXPONENT:g} ± {EXPONENT_TOL:g}",
+              holds=abs(law.exponent - PREDICTED_EXPONENT) <= EXPONENT_TOL,
+              text=f"{law.exponent:.2f} (fit over {law.fit_range[0]:.2g}–{law.fit_range[1]:.3g} mm, {len(law.centres)} bins)")
+    reg.claim("prp3_error_raw_exponent", "even the count-biased plain maxima fall clearly faster than distance^-1/2",
+              value=law.raw_exponent, criterion=f"exponent of the plain per-bin maxima < {RAW_EXPONENT_MAX:g}",
+              holds=law.raw_exponent < RAW_EXPONENT_MAX, text=f"{law.raw_exponent:.2f}")
+    reg.claim("prp3_error_prefactor", "the error law's prefactor is a few units of rounding of D, eps·l2²",
+              value=pref, criterion=f"prefactor between eps·l2²/{PREFACTOR_SPAN:g} and {PREFACTOR_SPAN:g} eps·l2²",
+              holds=1 / PREFACTOR_SPAN < pref < PREFACTOR_SPAN, text=f"{pref:.1f} eps·l2²")
+    data.update(error_law=law)
+    data["reports"]["error_law"] = "\n".join(report)
+
+    # -- working modes and the paper's rules (Table 3)
+    tables["table3"], n_modes = table_3(rt)
+    rules, paper_hit = paper_rules(geom, sizes["n_rules"], seeds["rules"])
+    values.update(prp3_rule_slider=f"{rules.slider_hit:.1%}",
+                  prp3_rule_crank=f"{rules.crank_hit:.1%}", prp3_paper_hit=f"{paper_hit:.1%}")
+    reg.claim("prp3_n_modes", "a uniform sample of the actuator box meets all eight working modes",
+              value=n_modes, criterion="8 distinct sign triples in the sample", holds=n_modes == 8,
+              text=f"{n_modes}", answers="003.c3")
+    reg.claim("prp3_rules_ambiguous", "the slider rule (take the positive displacement) does not single out one root for this "
+              "geometry: for some inputs a slider has two positive roots, or none",
+              value=rules.slider_ambiguous, criterion="share of the rules sample with an ambiguous slider > 0",
+              holds=rules.slider_ambiguous > 0, text=f"{rules.slider_ambiguous:.1%}", answers="003.c3")
+    reg.claim("prp3_rules_fail", "the paper's rules (positive displacement, smaller angle) do not recover the input in every case",
+              value=rules.all_hit, criterion=f"all three rules right on fewer than {RULES_ALL_HIT_MAX:.0%} of the inputs",
+              holds=rules.all_hit < RULES_ALL_HIT_MAX, text=f"{rules.all_hit:.1%}", answers="003.c3")
+    data.update(rules=rules, paper_hit=paper_hit)
+
+    # -- workspace (Tables 4-5)
+    ws = sampling.workspace(geom, n=sizes["n_workspace"], seed=seeds["workspace"], voxel=WORKSPACE_VOXEL)
+    if kin.DEFAULT_MODE not in ws:
+        raise ParameterError(f"n_workspace = {n_workspace}: no sample in the default mode {kin.DEFAULT_MODE}")
+    vol_hm, se_hm = sampling.volume_hit_or_miss(geom, kin.DEFAULT_MODE, n=sizes["n_hit_or_miss"], seed=seeds["hit_or_miss"])
+    w0, wall = ws[kin.DEFAULT_MODE], ws[None]
+    values["prp3_default_share"] = f"{w0.fraction:.0%}"
+    v_jac, se_jac = w0.volume_jacobian, w0.volume_jacobian_se
+    reg.claim("prp3_volume", "two independent estimates of the default-mode volume agree (Jacobian integral, hit-or-miss)",
+              value=[v_jac / 1e6, vol_hm / 1e6], criterion=f"|difference| < {N_SIGMA:g} combined standard errors",
+              holds=abs(v_jac - vol_hm) < N_SIGMA * np.hypot(se_jac, se_hm),
+              text=f"{v_jac / 1e6:.2f} ± {se_jac / 1e6:.2f} dm³ and {vol_hm / 1e6:.2f} ± {se_hm / 1e6:.2f} dm³")
+    sym, same_reach = symmetry_check(geom, sizes["n_symmetry"], seeds["symmetry"])
+    ext = wall.extents
+    reg.claim("prp3_symmetry", "the workspace is mirror-symmetric about the XZ plane (y → −y swaps the two sliders)",
+              value=[sym, float(ext[1, 0]), float(ext[1, 1])],
+              criterion=f"max |mirror(FK(lx, ly, θ)) − FK(ly, lx, θ)| < {SYMMETRY_TOL:g} mm and same reachability",
+              holds=sym < SYMMETRY_TOL and same_reach,
+              text=f"{sym:.1e} mm (y from {ext[1, 0]:.0f} to {ext[1, 1]:.0f} mm)", answers="003.c4")
+    tables["table4"] = table_4(ws, sizes["n_workspace"])
+    vox = voxel_counts(w0.points)
+    tables["table5"] = table_5(vox, len(w0.points), v_jac)
+    v_fine, v_coarse = min(VOXELS), max(VOXELS)
+    spv = len(w0.points) / (v_jac / v_fine ** 3)
+    growth = vox[v_fine][-1] / vox[v_fine][-2] - 1
+    reg.claim("prp3_voxel_fine", f"the {v_fine:g}-mm voxel volume falls short of the volume because of undersampling: fewer samples than voxels, and it still grows with the sample",
+              value=[vox[v_fine][-1] / 1e6, spv, growth],
+              criterion=f"voxel volume < Jacobian volume, < {FINE_SPV_MAX:g} samples per {v_fine:g}-mm voxel, and > {FINE_GROWTH_MIN:.0%} growth from half to all samples",
+              holds=vox[v_fine][-1] < v_jac and spv < FINE_SPV_MAX and growth > FINE_GROWTH_MIN,
+              text=f"{vox[v_fine][-1] / 1e6:.2f} dm³ with {spv:.2g} samples per voxel, +{growth:.0%} from half to all samples")
+    reg.claim("prp3_voxel_coarse", f"{v_coarse:g}-mm voxels overstate the volume: the region is thin, so its boundary voxels count whole",
+              value=[vox[v_coarse][-1] / 1e6, v_jac / 1e6],
+              criterion=f"{v_coarse:g}-mm voxel volume > Jacobian volume + {N_SIGMA:g} standard errors",
+              holds=vox[v_coarse][-1] > v_jac + N_SIGMA * se_jac,
+              text=f"{vox[v_coarse][-1] / 1e6:.2f} dm³ against {v_jac / 1e6:.2f} dm³")
+    verdicts = voxel_verdicts(vox, v_jac, se_jac)
+    reg.claim("prp3_voxel_none", "no voxel edge of Table 5 gives the volume at this sample size: every count overstates it "
+              "or still grows with the sample",
+              value={f"{v:g}": list(vd) for v, vd in verdicts.items()},
+              criterion=f"for every edge: voxel volume > Jacobian volume + {N_SIGMA:g} standard errors, or > "
+                        f"{FINE_GROWTH_MIN:.0%} growth from half to all samples",
+              holds=all(over or grows for over, grows in verdicts.values()),
+              text="; ".join(f"{v:g} mm: " + ("overstates" if over else "") + (" and " if over and grows else "")
+                             + (f"grows {vox[v][-1] / vox[v][-2] - 1:+.0%}" if grows else "")
+                             + ("neither" if not (over or grows) else "") for v, (over, grows) in verdicts.items()))
+    data.update(workspace=ws, volume_hit_or_miss=(vol_hm, se_hm), voxels=vox, symmetry=sym)
+
+    # -- exercises
+    ex1, ex2, ex3 = exercise_1(geom), exercise_2(geom), exercise_3(geom, seeds["exercise_3"])
+    values.update(prp3_ex1_real=f"{ex1['real']}", prp3_ex1_inside=f"{ex1['inside']}", prp3_ex2_lx=f"{ex2['lx']:.3f}",
+                  prp3_ex3_hm=f"{ex3['rel_hm']:.1%}", prp3_ex3_jac=f"{ex3['rel_jac']:.1%}")
+    reg.claim("prp3_ex3", "with 10⁴ samples, hit-or-miss has the smaller relative standard error of the two volume routes",
+              value=[ex3["rel_hm"], ex3["rel_jac"]], criterion="relative SE of hit-or-miss < relative SE of the Jacobian integral",
+              holds=ex3["rel_hm"] < ex3["rel_jac"], text=f"{ex3['rel_hm']:.1%} against {ex3['rel_jac']:.1%}")
+    data.update(exercise_1=ex1, exercise_2=ex2, exercise_3=ex3)
+
+    # -- figures, the Explore grid, the parameter table
+    LX, LY, maps = condition_maps(geom, CONDITION_GRID_QUICK if quick else CONDITION_GRID)
+    figures = {"mechanism": drawing.prp3_mechanism(geom),
+               "errors": drawing.errors_figure(rt, law, far_len=FAR_LEN, predicted_exponent=PREDICTED_EXPONENT),
+               "workspace": drawing.workspace_figure(wall.points, w0.points),
+               "condition": drawing.condition_figure(LX, LY, maps, inverse_level=INVERSE_LEVEL)}
+    data["explore_grid"] = EXPLORE_GRID_QUICK if quick else EXPLORE_GRID
+    tables["parameters"] = parameter_table([geometry], run=params, extra=parameter_rows(sizes, quick, data["explore_grid"]),
+                                           title="Parameters of this run")
+    from ..study import StudyResult
+
+    return StudyResult("prp3_roundtrip", params, reg, tables=tables, figures=figures, data=data, values=values)
+
+
+def explore_panel(res):
+    """The chapter's Explore panel: the robot redrawn at a grid of inputs (``robolib.book.notebook.explore``)."""
+    from ..book.notebook import explore
+
+    geom = res.data["geometry"]
+
+    def draw(lx, ly, theta_deg):
+        """One figure of the panel: SVG (about 12 kB, smaller than its PNG) in an <img> with alt text."""
+        fig = drawing.prp3_explore_figure(geom, lx, ly, np.radians(theta_deg))
+        return drawing.svg_img_html(fig, alt=f"3-PRP robot at lx = {lx:g} mm, ly = {ly:g} mm, theta = {theta_deg:g} deg; "
+                                             + fig.axes[0].get_title().replace("\n", "; "))
+
+    return explore(draw, res.data["explore_grid"], labels={"lx": "lx [mm]", "ly": "ly [mm]", "theta_deg": "θ [deg]"},
+                   initial={"lx": 200.0, "ly": 200.0, "theta_deg": 0.0})

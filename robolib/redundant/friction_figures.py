@@ -1,0 +1,291 @@
+"""Figures, animation and Explore panel of the friction study (:mod:`robolib.redundant.study_friction`).
+
+Every figure is a :class:`matplotlib.figure.Figure` made without pyplot from the
+study's data ``d`` (``StudyResult.data``); :func:`figures` makes them all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..core import friction as _fr
+from ..core.errors import RobolibError
+from .dynamics import inverse_dynamics, reference_motion
+from .model import CIRCLE_PERIOD, CIRCLE_RADIUS
+from .simulation import COMPARED_LAWS, rms
+
+#: Colours of the friction models (labels of ``study_friction.MODELS``) and of the compared laws.
+COLORS = {"none": "k", "Coulomb decoupled": "tab:blue", "Coulomb consistent": "tab:cyan", "Stribeck": "tab:red"}
+LAW = {"coulomb_consistent": "Coulomb (consistent)", "stribeck": "Stribeck"}
+LAW_COLOR = {"coulomb_consistent": COLORS["Coulomb consistent"], "stribeck": COLORS["Stribeck"]}
+#: Metrics of the sweep figures: (key, axis label, scale).
+METRICS = (("friction_rms", "RMS friction torque [mN m]", 1e3), ("energy", "energy per period [mJ]", 1e3),
+           ("deviation", "uncompensated deviation [mm]", 1e3))
+
+
+def laws_figure(d: dict) -> Figure:
+    """The two laws against the joint rate (left) and the active-joint rates over one period (right)."""
+    robot, ids, w, t = d["robot"], d["ids"], d["w_id"], d["t_id"]
+    fig = Figure(figsize=(11, 3.8), layout="tight")
+    axs = fig.subplots(1, 2)
+    wgrid = np.linspace(-1.0, 1.0, 801)
+    F_rms = float(np.sqrt(np.mean(np.sum(ids["Coulomb consistent"].reactions ** 2, axis=-1))))
+    args = (robot.coulomb_torque, robot.static_torque, robot.stribeck_velocity, robot.viscous)
+    axs[0].plot(wgrid, _fr.stribeck(wgrid, *args, robot.smooth_eps) * 1e3, color=COLORS["Stribeck"],
+                label=f"Stribeck, ε = {robot.smooth_eps:g} rad/s")
+    axs[0].plot(wgrid, _fr.stribeck(wgrid, *args, 0.0) * 1e3, color=COLORS["Stribeck"], ls=":", lw=1,
+                label="Stribeck, exact sign")
+    axs[0].plot(wgrid, _fr.coulomb_load(wgrid, [F_rms, 0.0], robot.mu, robot.journal_radius, robot.smooth_eps) * 1e3,
+                color=COLORS["Coulomb consistent"], label=f"Coulomb at |F| = {F_rms:.2f} N (RMS on the circle)")
+    axs[0].axvspan(-d["wmax"], d["wmax"], color="0.9", zorder=0, label="joint rates on the circle")
+    axs[0].set_xlabel("active-joint rate w [rad/s]")
+    axs[0].set_ylabel("friction torque τ_f [mN m]")
+    axs[0].legend(fontsize=8)
+    axs[0].set_title("the two friction laws at equal level", fontsize=10)
+    for i in range(3):
+        axs[1].plot(t, w[:, i], label=f"w_{i + 1}")
+    axs[1].axhspan(-robot.stribeck_velocity, robot.stribeck_velocity, color="tab:red", alpha=0.1, label="|w| < w_s")
+    axs[1].set_xlabel("t [s]")
+    axs[1].set_ylabel("active-joint rate [rad/s]")
+    axs[1].legend(fontsize=8, ncol=2)
+    axs[1].set_title("active-joint rates over one period", fontsize=10)
+    return fig
+
+
+def waveforms_figure(d: dict) -> Figure:
+    """Friction torque of each active joint over one period, both laws and the decoupled Coulomb model."""
+    ids, t = d["ids"], d["t_id"]
+    fig = Figure(figsize=(12, 3.4), layout="tight")
+    axs = fig.subplots(1, 3, sharey=True)
+    for i in range(3):
+        axs[i].plot(t, ids["Coulomb consistent"].friction_torque[:, i] * 1e3, color=LAW_COLOR["coulomb_consistent"],
+                    label=LAW["coulomb_consistent"])
+        axs[i].plot(t, ids["Coulomb decoupled"].friction_torque[:, i] * 1e3, color=COLORS["Coulomb decoupled"], ls="--",
+                    lw=0.8, label="Coulomb (decoupled)")
+        axs[i].plot(t, ids["Stribeck"].friction_torque[:, i] * 1e3, color=LAW_COLOR["stribeck"], label=LAW["stribeck"])
+        axs[i].set_title(f"joint {i + 1}", fontsize=10)
+        axs[i].set_xlabel("t [s]")
+    axs[0].set_ylabel("friction torque τ_f [mN m]")
+    axs[0].legend(fontsize=8)
+    return fig
+
+
+def energy_ref_figure(d: dict) -> Figure:
+    """Friction energy dissipated since the start of the period, both laws, along the reference circle."""
+    fig = Figure(figsize=(6.5, 3.4), layout="tight")
+    ax = fig.subplots()
+    for law, e in d["e_cum"].items():
+        ax.plot(d["t_id"], e * 1e3, color=LAW_COLOR[law], label=LAW[law])
+    ax.set_xlabel("t [s]")
+    ax.set_ylabel("dissipated energy [mJ]")
+    ax.legend(fontsize=8)
+    ax.set_title("friction losses over one period at equal RMS level", fontsize=10)
+    return fig
+
+
+def sweep_figure(d: dict, name: str) -> Figure:
+    """RMS friction torque, energy per period and uncompensated deviation of both laws along sweep ``name``."""
+    from .study_friction import DIFF, sweep_difference
+
+    values, sw, xlabel = d["sweeps"][name]
+    fig = Figure(figsize=(12, 3.3), layout="tight")
+    axs = fig.subplots(1, 3)
+    x = np.asarray(values)
+    for ax, (metric, ylabel, scale) in zip(axs, METRICS):
+        marked = sweep_difference(sw, metric) > DIFF
+        for law in COMPARED_LAWS:
+            y = sw[law][metric] * scale
+            ax.plot(x, y, "-", color=LAW_COLOR[law], lw=1.2, label=LAW[law])
+            ax.plot(x[marked], y[marked], "o", color=LAW_COLOR[law], ms=5)
+            ax.plot(x[~marked], y[~marked], "o", mfc="white", color=LAW_COLOR[law], ms=5)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if name == "period":
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.axvline(CIRCLE_PERIOD, color="0.6", ls=":", lw=1)
+        else:
+            ax.axvline({"end_effector_mass": d["robot"].end_effector_mass, "preload": 0.0}[name], color="0.6", ls=":", lw=1)
+    axs[0].legend(fontsize=8, title=f"filled: differ by > {DIFF:.0%}", title_fontsize=8)
+    return fig
+
+
+def slow_figure(d: dict) -> Figure:
+    """Joint-1 friction torque in units of T_c over normalised time, reference and slowest circle."""
+    robot, slow, r = d["robot"], d["slow"], d["static_ratio"]
+    fig = Figure(figsize=(11, 3.3), layout="tight")
+    axs = fig.subplots(1, 2, sharey=True)
+    for ax, P in zip(axs, slow):
+        for law in COMPARED_LAWS:
+            ax.plot(slow[P]["t"] / P, slow[P][law][:, 0] / robot.coulomb_torque, color=LAW_COLOR[law], label=LAW[law])
+        mask = np.abs(slow[P]["w"][:, 0]) < robot.stribeck_velocity
+        ax.fill_between(slow[P]["t"] / P, -r, r, where=mask, color="tab:red", alpha=0.08, label="|w_1| < w_s")
+        for lvl in (1.0, r):
+            ax.axhline(lvl, color="0.7", lw=0.6, ls=":")
+            ax.axhline(-lvl, color="0.7", lw=0.6, ls=":")
+        ax.set_title(f"circle period {P:g} s", fontsize=10)
+        ax.set_xlabel("t / T")
+    axs[0].set_ylabel("τ_f,1 / T_c")
+    axs[0].legend(fontsize=8)
+    return fig
+
+
+def decoupling_figure(d: dict) -> Figure:
+    """Relative error of the decoupled Coulomb model over mu R and the preload / the circle period."""
+    from .study_friction import DEC_LIMIT
+
+    robot, s, maps = d["robot"], d["settings"], d["dec_maps"]
+    mu_r = np.asarray(s["mu_r"])
+    fig = Figure(figsize=(11.5, 3.8), layout="tight")
+    axs = fig.subplots(1, 2)
+    for ax, (err, est), yv, ylabel in ((axs[0], maps["preload"], s["map_preloads"], "preload p [N m]"),
+                                       (axs[1], maps["period"], s["map_periods"], "circle period [s]")):
+        X, Y = np.meshgrid(mu_r * 1e3, yv, indexing="ij")
+        pc = ax.pcolormesh(X, Y, np.log10(err), shading="nearest", cmap="viridis")
+        if len(yv) > 1:
+            ax.contour(X, Y, err, levels=[DEC_LIMIT], colors="k", linewidths=1.5)
+            ax.contour(X, Y, est, levels=[DEC_LIMIT], colors="w", linewidths=1.2, linestyles="--")
+        ax.axvline(robot.mu * robot.journal_radius * 1e3, color="w", ls=":", lw=1)
+        ax.set_xscale("log")
+        ax.set_xlabel("μR [mm]")
+        ax.set_ylabel(ylabel)
+        fig.colorbar(pc, ax=ax, label="log10 relative error")
+    axs[1].set_yscale("log")
+    axs[0].set_title("decoupling error against preload", fontsize=10)
+    axs[1].set_title("decoupling error against speed", fontsize=10)
+    return fig
+
+
+def preload_figure(d: dict) -> Figure:
+    """RMS Coulomb friction, mean bearing load and RMS motor torques against a wide range of preload."""
+    rows = d["large_preload"]
+    p = rows["p"]
+    fig = Figure(figsize=(12, 3.3), layout="tight")
+    axs = fig.subplots(1, 3)
+    axs[0].plot(p, rows["tf_rms"] * 1e3, "o-", ms=3, color=COLORS["Coulomb consistent"])
+    axs[0].set_ylabel("RMS Coulomb friction torque [mN m]")
+    axs[0].set_title("Coulomb friction grows with the load", fontsize=10)
+    axs[1].plot(p, rows["F_mean"], "s--", ms=3, color="0.3")
+    axs[1].set_ylabel("mean bearing load [N]")
+    axs[1].set_title("bearing loads", fontsize=10)
+    axs[2].plot(p, rows["tau_rms"] * 1e3, "o-", ms=3, color=COLORS["Coulomb consistent"], label="Coulomb consistent")
+    axs[2].plot(p, rows["tau_rms_stribeck"] * 1e3, "--", color=COLORS["Stribeck"], label="Stribeck")
+    axs[2].set_ylabel("RMS motor torque [mN m]")
+    axs[2].legend(fontsize=8)
+    axs[2].set_title("motor torques: the preload itself dominates", fontsize=10)
+    for ax in axs:
+        ax.set_xlabel("preload p [N m]")
+    return fig
+
+
+def paths_figure(d: dict) -> Figure:
+    """Uncompensated geared-joint experiment: end-effector paths (left) and deviations over time (right)."""
+    g = d["geared_sims"]
+    c = d["geared"].centroid
+    fig = Figure(figsize=(12, 4.4), layout="tight")
+    axs = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.25]})
+    s = np.linspace(0, 2 * np.pi, 200)
+    axs[0].plot(c[0] + CIRCLE_RADIUS * np.cos(s), c[1] + CIRCLE_RADIUS * np.sin(s), color="0.7", lw=4,
+                label="reference circle")
+    for name, sim in g["sims"].items():
+        ls = "--" if name == "Coulomb decoupled" else "-"
+        axs[0].plot(*sim.end_effector.T, color=COLORS[name], ls=ls, lw=1.2, label=name)
+        axs[0].plot(*sim.end_effector[-1], "o", color=COLORS[name], ms=4)
+        axs[1].semilogy(sim.t, g["deviation"][name] * 1e3 + 1e-9, color=COLORS[name], ls=ls, label=f"{name}: tracking error")
+        axs[1].semilogy(sim.t, g["radial"][name] * 1e3 + 1e-9, color=COLORS[name], ls=":", lw=1)
+    axs[0].plot(*g["sims"]["none"].end_effector[0], "k^", ms=6, label="start")
+    axs[0].set_aspect("equal")
+    axs[0].set_xlabel("x [m]")
+    axs[0].set_ylabel("y [m]")
+    axs[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    axs[0].set_title("end-effector paths (dots: end points)", fontsize=10)
+    axs[1].set_xlabel("t [s]")
+    axs[1].set_ylabel("deviation [mm]")
+    axs[1].legend(fontsize=7, loc="lower right")
+    axs[1].set_title("tracking error (solid), distance from the circle line (dotted)", fontsize=10)
+    return fig
+
+
+def energy_geared_figure(d: dict) -> Figure:
+    """Friction energy dissipated in the uncompensated geared-joint experiment (symmetric-log axis)."""
+    fig = Figure(figsize=(6.5, 3.6), layout="tight")
+    ax = fig.subplots()
+    for name, sim in d["geared_sims"]["sims"].items():
+        ax.plot(sim.t, sim.dissipated_energy * 1e3, color=COLORS[name], ls="--" if name == "Coulomb decoupled" else "-",
+                label=name)
+    ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set_xlabel("t [s]")
+    ax.set_ylabel("dissipated energy [mJ]")
+    ax.legend(fontsize=8)
+    ax.set_title("friction losses under the friction-free torques (geared set)", fontsize=10)
+    return fig
+
+
+def figures(d: dict) -> dict:
+    """Every figure of the chapter by name (the names of :func:`~robolib.redundant.study_friction.friction_study`)."""
+    return {"laws": laws_figure(d), "waveforms": waveforms_figure(d), "energy_ref": energy_ref_figure(d),
+            "sweep_speed": sweep_figure(d, "period"), "slow": slow_figure(d),
+            "sweep_payload": sweep_figure(d, "end_effector_mass"), "sweep_preload": sweep_figure(d, "preload"),
+            "decoupling": decoupling_figure(d), "preload": preload_figure(d), "paths": paths_figure(d),
+            "energy_geared": energy_geared_figure(d)}
+
+
+# --- the animation and the Explore panel ------------------------------------------------------------------
+def motion_animation(res):
+    """The robot on its circle with its friction-free bearing reactions (0.25 m/N), as an HTML player."""
+    from ..book.notebook import animation_html
+    from .drawing import animate_motion
+
+    d = res.data
+    frames = np.linspace(0, len(d["t_id"]), d["settings"]["n_frames"], endpoint=False).astype(int)
+    anim = animate_motion(d["robot"], d["q_id"][frames], reactions=d["ids"]["none"].reactions[frames], force_scale=0.25,
+                          title="bearing reactions (0.25 m/N),", figsize=(5.0, 4.6))
+    return animation_html(anim, default_mode="loop")
+
+
+def explore_draw(robot, period_s: float, payload: float, preload_Nm: float, samples: int = 100) -> Figure:
+    """Joint-1 friction torque of both laws over one period at one operating point (circle period in s,
+    payload in kg, preload in N m), the RMS torques of both laws in the title; errors shown in red."""
+    fig = Figure(figsize=(5.6, 3.3), layout="tight")
+    ax = fig.subplots()
+    rb = dataclasses.replace(robot, end_effector_mass=payload)
+    tt = np.linspace(0.0, period_s, samples, endpoint=False)
+    try:
+        qq, dd, aa = reference_motion(rb, tt, period=period_s)
+        out = {}
+        for law in COMPARED_LAWS:
+            tf = inverse_dynamics(rb, qq, dd, aa, law, preload_Nm).friction_torque
+            out[law] = rms(tf)
+            ax.plot(tt / period_s, tf[:, 0] * 1e3, color=LAW_COLOR[law], label=LAW[law])
+        ax.set_title(f"RMS: Coulomb {out['coulomb_consistent'] * 1e3:.3f}, Stribeck {out['stribeck'] * 1e3:.3f} mN m "
+                     f"(ratio {out['stribeck'] / out['coulomb_consistent']:.2f})", fontsize=8)
+    except RobolibError as exc:
+        ax.set_title(str(exc)[:90], fontsize=8, color="red")
+    ax.set_xlabel("t / T", fontsize=8)
+    ax.set_ylabel("τ_f,1 [mN m]", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.legend(fontsize=7, loc="upper right")
+    return fig
+
+
+def explore_panel(res):
+    """The chapter's Explore panel (:func:`robolib.book.notebook.explore`): period, payload and preload."""
+    from ..book.notebook import explore
+
+    robot = res.data["robot"]
+    if res.params["quick"]:
+        grid = {"period_s": [1.0, 2.0], "payload": [0.2], "preload_Nm": [0.0, 0.2]}
+    else:
+        grid = {"period_s": [0.5, 1.0, 2.0, 4.0, 8.0], "payload": [0.0, 0.2, 0.6, 1.2],
+                "preload_Nm": [-0.2, -0.1, 0.0, 0.1, 0.2]}
+    return explore(lambda period_s, payload, preload_Nm: explore_draw(robot, period_s, payload, preload_Nm), grid,
+                   labels={"period_s": "circle period [s]", "payload": "payload m_e [kg]", "preload_Nm": "preload p [N m]"},
+                   initial={"period_s": 2.0, "payload": 0.2, "preload_Nm": 0.0}, fmt={"preload_Nm": "{:+g}"})
+
+
+__all__ = ["figures", "motion_animation", "explore_draw", "explore_panel", "laws_figure", "waveforms_figure",
+           "energy_ref_figure", "sweep_figure", "slow_figure", "decoupling_figure", "preload_figure", "paths_figure",
+           "energy_geared_figure"]

@@ -1,0 +1,488 @@
+"""The study of the chapter *Redundant planar robot: derivation*: the sympy derivation checked against robolib.
+
+:func:`derivation_study` takes the chapter's parameters (the notebook's
+``parameters`` cell), runs every experiment of the chapter and returns a
+:class:`robolib.study.StudyResult` with its claims, tables, figures and data:
+
+1. the symbolic identities of the derivation (end-effector mass, preload direction);
+2. the sympy subsystem model and constraint layers against robolib's kernels
+   (:func:`~robolib.redundant.derivation_checks.kernel_errors`, ``layer_errors``);
+3. every route to the constrained accelerations and bearing reactions
+   (``route_deviations``), with the caution that the sequential layer-2 term is
+   not the bearing reaction;
+4. the redundancy resolution: minimum-norm torques, preload direction and the
+   reactions per unit preload (``redundancy_checks``);
+5. the time integration: energy in free motion, constraint drift along the circle
+   (``integration_runs``).
+
+The criteria of the claims are the named tolerances below, fixed before the results.
+
+>>> import inspect
+>>> list(inspect.signature(derivation_study).parameters)
+['data_file', 'n_checks', 't_free', 't_drift', 'seed', 'quick']
+>>> effective_settings(300, 3.0, 10.0, quick=True)
+(30, 1.0, 5.0)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from functools import partial
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..book.claims import ClaimsRegister
+from ..book.notebook import markdown_table
+from ..core.errors import ParameterError
+from ..study import StudyResult
+from . import derivation_checks as checks
+from . import symbolic as sym
+from .drawing import draw_base, draw_robot, joint_points, redundant_mechanism
+from .dynamics import forward_dynamics, initial_state, inverse_dynamics, preload_direction, preload_reactions
+from .dynamics import reference_motion
+from .model import (BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, DEFAULT_ELBOWS, DRIFT_BOUND, DT, load,
+                    subsystem_mass_matrix)
+
+STUDY = "redundant_derivation"
+#: Seed document the chapter studies (the patent of the redundant robot).
+SOURCE = "000"
+
+# ---- criteria of the claims, fixed before the results -------------------------------------------
+#: Largest sympy-vs-robolib difference that counts as round-off (SI units of each entry).
+ROUNDOFF = 1e-10
+#: Largest relative difference between two routes to the same accelerations / reactions.
+AGREE = 1e-9
+#: N, a difference this large is not round-off.
+DIFFERS = 1e-3
+#: Largest relative kinetic-energy error of the free-motion runs (RK4 at the default step).
+KE_TOL = 1e-6
+#: m, largest tracking error along the circle under the friction-free torques.
+TRACK_TOL = 1e-8
+#: m, the free-motion run must travel at least this far to test anything.
+MIN_TRAVEL = 0.05
+#: Band of the energy-error ratio (default step / half step) of fourth-order RK4 (ideal 16).
+STEP_RATIO_BAND = (8.0, 32.0)
+#: Smallest ratio of the unstabilised drift's maximum over the second half of the driven run to
+#: that over the first half that counts as growing.
+MIN_GROWTH = 2.0
+
+# ---- settings of the experiments ------------------------------------------------------------------
+#: m, start of the free motion relative to the base centroid; m/s, its end-effector velocity.
+FREE_START = (0.02, -0.01)
+FREE_VELOCITY = (0.15, 0.1)
+#: N m, random motor torques of the identity check are uniform in [-TAU_RANGE, TAU_RANGE].
+TAU_RANGE = 0.5
+#: Caps of a quick run: random states, free-motion and driven-motion durations (s). The driven
+#: run stays long enough (5 s) for the unstabilised drift to outgrow the stabilised one
+#: (they cross near 3 s at the default step), so the quick run tests what the chapter says.
+QUICK_N_CHECKS = 30
+QUICK_T_FREE = 1.0
+QUICK_T_DRIFT = 5.0
+
+# ---- the Explore panel ------------------------------------------------------------------------------
+#: m per N, length of the bearing-reaction arrows.
+FORCE_SCALE = 0.02
+#: Precomputed grid of the panel (end-effector offset from the centroid in mm, preload in N m);
+#: it opens at zero offset and zero preload.
+EXPLORE_GRID = {"dx_mm": [-90.0, -45.0, 0.0, 45.0, 90.0], "dy_mm": [-90.0, -45.0, 0.0, 45.0, 90.0],
+                "preload": [-2.0, 0.0, 2.0]}
+QUICK_EXPLORE_GRID = {"dx_mm": [-60.0, 0.0, 60.0], "dy_mm": [-60.0, 0.0, 60.0], "preload": [0.0, 2.0]}
+EXPLORE_LABELS = {"dx_mm": "Δx [mm]", "dy_mm": "Δy [mm]", "preload": "preload p [N m]"}
+#: m, margin of the panel's axes around everything any of its figures draws.
+EXPLORE_MARGIN = 0.03
+#: Joint state of exercise 1 (q_i = (x, y, a, b)); exercise 2: circle time (s) and preload (N m).
+EXERCISE_CHAIN_STATE = (0.0, 0.0, 0.3, 1.0)
+EXERCISE_TIME, EXERCISE_PRELOAD = 0.7, 5.0
+
+
+# ---- parameters -----------------------------------------------------------------------------------
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def check_derivation_parameters(data_file, n_checks, t_free, t_drift, seed, quick) -> None:
+    """Raise :class:`~robolib.ParameterError` naming the first bad parameter of :func:`derivation_study`.
+
+    >>> check_derivation_parameters("redundant/default.yaml", 0, 3.0, 10.0, 4, False)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: n_checks must be a positive integer (random states per check), got 0
+    """
+    if not isinstance(data_file, str) or not data_file:
+        raise ParameterError(f"data_file must be a parameter file name such as 'redundant/default.yaml', got {data_file!r}")
+    if not _is_int(n_checks) or n_checks < 1:
+        raise ParameterError(f"n_checks must be a positive integer (random states per check), got {n_checks!r}")
+    for name, v in (("t_free", t_free), ("t_drift", t_drift)):
+        if not _is_real(v) or not math.isfinite(v) or v < DT:
+            raise ParameterError(f"{name} must be a duration in s of at least one RK4 step ({DT:g} s), got {v!r}")
+    if not _is_int(seed) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    if not isinstance(quick, bool):
+        raise ParameterError(f"quick must be True or False, got {quick!r}")
+
+
+def effective_settings(n_checks: int, t_free: float, t_drift: float, quick: bool) -> tuple[int, float, float]:
+    """``(n_checks, t_free, t_drift)`` of the run: the parameters, capped by the ``QUICK_*`` values if ``quick``."""
+    if quick:
+        return min(n_checks, QUICK_N_CHECKS), min(t_free, QUICK_T_FREE), min(t_drift, QUICK_T_DRIFT)
+    return n_checks, float(t_free), float(t_drift)
+
+
+def settings_rows() -> list[tuple[str, object, str]]:
+    """The fixed settings of the chapter as ``(name, value, unit / meaning)`` rows of its parameter table."""
+    r = checks
+    return [
+        ("redundant.BAUMGARTE", BAUMGARTE, "1/s, Baumgarte gains (alpha, beta) of the stabilised runs"),
+        ("redundant.DT", DT, "s, fixed RK4 step of redundant.simulate"),
+        ("integrator", "rk4", "fixed-step classical Runge–Kutta (redundant.simulate)"),
+        ("redundant.DEFAULT_ELBOWS", DEFAULT_ELBOWS, "elbow sign of b_i per chain (inverse kinematics)"),
+        ("reference circle", f"radius {CIRCLE_RADIUS:g} m, period {CIRCLE_PERIOD:g} s",
+         "about the base centroid, counter-clockwise (driven run and identity checks)"),
+        ("free-motion start", f"centroid + ({FREE_START[0]:g}, {FREE_START[1]:g}) m, "
+         f"v = ({FREE_VELOCITY[0]:g}, {FREE_VELOCITY[1]:g}) m/s", "initial state of the energy check (zero torque, no friction)"),
+        ("random states", f"angles U[-π, π], rates U[-{r.RATE_RANGE:g}, {r.RATE_RANGE:g}], accelerations "
+         f"U[-{r.ACC_RANGE:g}, {r.ACC_RANGE:g}], positions U[-{r.POSITION_RANGE:g}, {r.POSITION_RANGE:g}]",
+         "rad, rad/s or m/s, rad/s² or m/s², m; derivation-vs-kernel checks"),
+        ("random torques", f"U[-{TAU_RANGE:g}, {TAU_RANGE:g}]", "N m, motor torques of the identity check"),
+        ("quick caps", f"n_checks ≤ {QUICK_N_CHECKS}, t_free ≤ {QUICK_T_FREE:g} s, t_drift ≤ {QUICK_T_DRIFT:g} s",
+         "applied when quick is true"),
+        ("ROUNDOFF, AGREE, DIFFERS", f"{ROUNDOFF:g}, {AGREE:g}, {DIFFERS:g}", "claim criteria (round-off, route agreement, N)"),
+        ("KE_TOL, TRACK_TOL, MIN_TRAVEL", f"{KE_TOL:g}, {TRACK_TOL:g} m, {MIN_TRAVEL:g} m", "claim criteria of the time integration"),
+    ]
+
+
+# ---- the claims, experiment by experiment --------------------------------------------------------
+def _holds_text(ok: bool) -> str:
+    return "holds" if ok else "does not hold"
+
+
+def claim_derivation(claims: ClaimsRegister, me_ok: bool, err: dict, layers: dict) -> None:
+    """Steps 1–3: the end-effector mass identity, the kernels (``err``) and the constraint layers (``layers``)."""
+    claims.claim("rd_me_identity", "the end-effector mass adds m_e J_e^T J_e to chain 1's mass matrix (symbolic identity)",
+                 answers="000.c1", value=bool(me_ok), criterion="M_1 - M_2 - m_e J_e^T J_e simplifies to the zero matrix",
+                 holds=me_ok, text=_holds_text(me_ok))
+    for k, what in (("M", "mass matrices M_i"), ("C", "Coriolis matrices C_i"), ("h", "velocity forces C_i dq_i")):
+        claims.claim(f"rd_err_{k}", f"the sympy {what} equal robolib's hand-written kernels to round-off",
+                     answers="000.c1", value=err[k], criterion=f"largest difference < {ROUNDOFF:g}",
+                     holds=err[k] < ROUNDOFF, text=f"{err[k]:.1e}")
+    claims.claim("rd_err_le", "the sympy M_i, C_i satisfy the Lagrange–Euler equations of T_i (residual at random accelerations)",
+                 answers="000.c1", value=err["le"], criterion=f"largest residual < {ROUNDOFF:g} N, N m",
+                 holds=err["le"] < ROUNDOFF, text=f"{err['le']:.1e} N, N m")
+    e = max(layers.values())
+    claims.claim("rd_err_layers", "both constraint layers (A1, b1, A2, b2) of the symbolic system equal robolib's",
+                 value=e, criterion=f"largest difference < {ROUNDOFF:g}", holds=e < ROUNDOFF, text=f"{e:.1e}")
+
+
+def claim_routes(claims: ClaimsRegister, dev: dict) -> None:
+    """The identity check: every route to the accelerations and reactions (``dev`` of ``route_deviations``)."""
+    for k, what in (("sequential", "the patent's two-layer U–K route"), ("multipliers", "the Schur-complement multipliers"),
+                    ("kkt", "the KKT system"), ("fast", "robolib's forward_dynamics")):
+        claims.claim(f"rd_dev_{k}", f"{what} reproduces the single-step U–K accelerations (relative difference)",
+                     answers="000.c2" if k == "sequential" else None, value=dev[k],
+                     criterion=f"largest relative difference < {AGREE:g}", holds=dev[k] < AGREE, text=f"{dev[k]:.1e}")
+    claims.claim("rd_dev_reactions", "the bearing reactions of forward_dynamics equal the layer-2 multipliers (Schur and KKT)",
+                 answers="000.c2", value=dev["reactions"], criterion=f"largest difference < {AGREE:g} N",
+                 holds=dev["reactions"] < AGREE, text=f"{dev['reactions']:.1e}")
+    claims.claim("rd_layer2_not_reaction", "the layer-2 correction of the sequential formula is not the bearing reaction A_2^T lambda_2",
+                 answers="000.c2", value=dev["layer2"], criterion=f"largest difference > {DIFFERS:g} N (clearly not round-off)",
+                 holds=dev["layer2"] > DIFFERS, text=f"{dev['layer2']:.2g} N")
+
+
+def claim_redundancy(claims: ClaimsRegister, null_ok: bool, lami_ok: bool, red: dict) -> None:
+    """The redundancy resolution: the symbolic preload identities and ``red`` of ``redundancy_checks``."""
+    ok = null_ok and lami_ok
+    claims.claim("rd_null_symbolic", "sympy: the cross product of J_a's columns is annihilated by J_a^T and equals "
+                 "n_i = sin b_i sin(phi_k - phi_j) (Lami's theorem)", value=bool(ok),
+                 criterion="J_a^T n and n - n_Lami expand to zero", holds=ok, text=_holds_text(ok))
+    n_err = max(red["n"], red["n_sympy"])
+    claims.claim("rd_n_routes", "the closed-form (Lami) and sympy preload directions equal inverse_dynamics' SVD null vector",
+                 value=n_err, criterion=f"largest difference < {AGREE:g}", holds=n_err < AGREE, text=f"{n_err:.1e}")
+    claims.claim("rd_tau_routes", "the task-space minimum-norm torques plus preload equal inverse_dynamics' torques "
+                 "(every friction model, preload 0 and 1 N m)", value=red["tau"], criterion=f"largest difference < {AGREE:g} N m",
+                 holds=red["tau"] < AGREE, text=f"{red['tau']:.1e} N m")
+    claims.claim("rd_tau_min_perp", "the minimum-norm torques have no preload component (n . tau_min = 0)",
+                 value=red["tau_min_perp"], criterion=f"largest |n . tau_min| < {AGREE:g} N m",
+                 holds=red["tau_min_perp"] < AGREE, text=f"{red['tau_min_perp']:.1e} N m")
+    claims.claim("rd_preload_reactions", "the bearing reactions per unit preload are the passive links' axial forces "
+                 "n_i / (l sin b_i) e(phi_i)", value=red["F"], criterion=f"largest difference < {AGREE:g} N",
+                 holds=red["F"] < AGREE, text=f"{red['F']:.1e} N")
+
+
+def claim_integration(claims: ClaimsRegister, runs: dict) -> None:
+    """The time integration (``runs`` of ``integration_runs``): travel, energy, drift, tracking."""
+    stab, raw = checks.STABILISED, checks.UNSTABILISED
+    ke, travel, track = runs["ke_rel"], runs["travel"], runs["track"]
+    claims.claim("rd_travel", "the free-motion run is not trivial: the end-effector travels", value=travel,
+                 criterion=f"travel > {MIN_TRAVEL * 1e3:g} mm", holds=travel > MIN_TRAVEL, text=f"{travel * 1e3:.0f} mm")
+    claims.claim("rd_ke_stab", "free motion, Baumgarte-stabilised: the kinetic energy is conserved (largest relative error)",
+                 value=ke[stab], criterion=f"max |T/T0 - 1| < {KE_TOL:g}", holds=ke[stab] < KE_TOL, text=f"{ke[stab]:.1e}")
+    claims.claim("rd_ke_raw", "free motion, unstabilised: the kinetic energy is conserved (largest relative error)",
+                 value=ke[raw], criterion=f"max |T/T0 - 1| < {KE_TOL:g}", holds=ke[raw] < KE_TOL, text=f"{ke[raw]:.1e}")
+    above = ke[stab] > ke[raw]
+    ratio = ke[stab] / ke[raw] if ke[raw] > 0 else math.inf
+    claims.claim("rd_ke_order", "the stabilised run's energy error lies above the unstabilised one (the Baumgarte terms do work)",
+                 value=ratio, criterion="ratio stabilised / unstabilised > 1", holds=above,
+                 text=(f"above it, by a factor {ratio:.2g}" if above
+                       else f"below it, by a factor {ke[raw] / ke[stab] if ke[stab] > 0 else math.inf:.2g}"))
+    lo, hi = STEP_RATIO_BAND
+    step = runs["ke_step"]
+    claims.claim("rd_ke_step", "the unstabilised energy error is the RK4 error: halving the step divides it by about 16 "
+                 "(fourth order)", value=step, criterion=f"{lo:g} < error(dt) / error(dt/2) < {hi:g}",
+                 holds=lo < step < hi, text=f"{step:.3g}")
+    d_stab, d_raw = runs["drift"][stab], runs["drift"][raw]
+    claims.claim("rd_drift_stab", "driven along the circle with Baumgarte stabilisation, the constraint drift stays below "
+                 "redundant.DRIFT_BOUND", value=d_stab, criterion=f"max |Phi| < {DRIFT_BOUND:g} m",
+                 holds=d_stab < DRIFT_BOUND, text=f"{d_stab:.1e} m")
+    claims.claim("rd_drift_raw", "without stabilisation the drift is larger than with it", value=d_raw,
+                 criterion="max |Phi| unstabilised > max |Phi| stabilised", holds=d_raw > d_stab, text=f"{d_raw:.1e} m")
+    g = runs["drift_growth"][raw]
+    claims.claim("rd_drift_raw_grows", "without stabilisation nothing pulls the drift back: it keeps growing",
+                 value=g, criterion=f"max |Phi| over the second half of the run > {MIN_GROWTH:g} x that over the first half",
+                 holds=g > MIN_GROWTH, text=f"{g:.2g}-fold")
+    claims.claim("rd_track", "under the friction-free inverse-dynamics torques the stabilised run stays on the circle",
+                 value=track, criterion=f"largest tracking error < {TRACK_TOL:g} m", holds=track < TRACK_TOL,
+                 text=f"{track:.1e} m")
+
+
+# ---- tables and figures ---------------------------------------------------------------------------
+def kernel_table(err: dict, n_checks: int) -> str:
+    """**Table 1**: the sympy subsystem model against robolib's kernels (Markdown)."""
+    return (f"**Table 1** — The sympy derivation against robolib's hand-written kernels: largest difference over "
+            f"{n_checks} random states per chain.\n\n" + markdown_table(
+                ["quantity", "largest difference, sympy vs robolib", "unit"],
+                [["M_i vs `subsystem_mass_matrix`", f"{err['M']:.1e}", "kg, kg m, kg m²"],
+                 ["C_i vs `subsystem_coriolis_matrix`", f"{err['C']:.1e}", "kg/s … kg m²/s"],
+                 ["C_i dq_i vs `bias_forces`", f"{err['h']:.1e}", "N, N m"],
+                 ["Lagrange–Euler residual of the sympy M_i, C_i", f"{err['le']:.1e}", "N, N m"]]))
+
+
+def layer_table(layers: dict, n_checks: int) -> str:
+    """**Table 2**: each part of the two constraint layers, sympy against robolib (Markdown)."""
+    rows = [["A1 (closure, 4 × 12)", "`closure_constraints`", f"{layers['A1']:.1e}", "1, m"],
+            ["b1 = -dA1/dt dq (4)", "`closure_constraints`", f"{layers['b1']:.1e}", "m/s²"],
+            ["A2 (base, 6 × 12)", "`base_constraints`", f"{layers['A2']:.1e}", "1"],
+            ["b2 (6)", "`base_constraints`", f"{layers['b2']:.1e}", "m/s²"]]
+    return (f"**Table 2** — The constraint layers of `redundant.symbolic.constraint_layers()` against robolib: "
+            f"largest difference over {n_checks} random states (active joints near their base points).\n\n"
+            + markdown_table(["part", "robolib", "largest difference", "unit"], rows))
+
+
+def routes_table(dev: dict, n_checks: int) -> str:
+    """**Table 3**: every route to the constrained accelerations and reactions (Markdown)."""
+    rows = [["sequential layers vs single-step U–K (relative, ddq)", f"{dev['sequential']:.1e}"],
+            ["Lagrange multipliers (Schur complement) vs U–K (relative, ddq)", f"{dev['multipliers']:.1e}"],
+            ["KKT system vs U–K (relative, ddq)", f"{dev['kkt']:.1e}"],
+            ["robolib `forward_dynamics` vs U–K (relative, ddq)", f"{dev['fast']:.1e}"],
+            ["U–K constraint force Q_c vs A^T lambda [N, N m]", f"{dev['qc']:.1e}"],
+            ["bearing reactions: multipliers vs KKT vs `forward_dynamics` [N]", f"{dev['reactions']:.1e}"],
+            ["layer-2 correction of the sequential route vs A_2^T lambda_2 [N]", f"{dev['layer2']:.2g}"]]
+    return (f"**Table 3** — The identity check at {n_checks} states of the reference circle with random motor "
+            f"torques: largest difference of each route from the single-step Udwadia–Kalaba solution.\n\n"
+            + markdown_table(["comparison", "largest difference"], rows))
+
+
+def redundancy_table(red: dict) -> str:
+    """**Table 4**: the redundancy resolution along the reference circle (Markdown)."""
+    rows = [["preload direction n: closed form (Lami) vs `inverse_dynamics`' SVD null vector", f"{red['n']:.1e}", "1"],
+            ["preload direction n: sympy vs closed form", f"{red['n_sympy']:.1e}", "1"],
+            ["`minimum_norm_torques` + p n vs `inverse_dynamics`' torques", f"{red['tau']:.1e}", "N m"],
+            ["n · tau_min (largest magnitude)", f"{red['tau_min_perp']:.1e}", "N m"],
+            ["reaction change per unit preload vs `preload_reactions`", f"{red['F']:.1e}", "N"],
+            ["bearing load per N m of preload, \\|∂F_i/∂p\\| (range)", f"{red['load_min']:.2f} … {red['load_max']:.2f}", "N"]]
+    return (f"**Table 4** — The redundancy resolution at {red['n_states']} states of the reference circle "
+            f"(every friction model, preload 0 and 1 N m): largest differences between the routes.\n\n"
+            + markdown_table(["comparison", "largest difference", "unit"], rows))
+
+
+def energy_figure(runs: dict) -> Figure:
+    """Free-motion kinetic-energy error (left) and driven-motion constraint drift (right), both gains."""
+    fig = Figure(figsize=(11, 3.6), layout="constrained")
+    axs = fig.subplots(1, 2)
+    for label, ls in zip(checks.GAINS, ("-", "--")):
+        f, d = runs["free"][label], runs["driven"][label]
+        axs[0].semilogy(f.t, np.abs(f.kinetic_energy / f.kinetic_energy[0] - 1) + 1e-17, ls=ls, label=label)
+        axs[1].semilogy(d.t, d.drift + 1e-17, ls=ls, label=label)
+    axs[0].set_ylabel("|T(t)/T(0) - 1|")
+    axs[1].set_ylabel("constraint error max |Φ| [m]")
+    axs[1].axhline(DRIFT_BOUND, color="0.5", ls=":", label="stated bound")
+    for ax in axs:
+        ax.set_xlabel("t [s]")
+        ax.legend(fontsize=8)
+    axs[0].set_title("free motion: kinetic energy", fontsize=10)
+    axs[1].set_title("driven along the circle: constraint drift", fontsize=10)
+    return fig
+
+
+# ---- the study --------------------------------------------------------------------------------------
+def derivation_study(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10.0, seed=4, quick=False):
+    """Run the derivation chapter: every check of the sympy derivation against robolib, with its claims.
+
+    ``data_file``: robot parameter file (``data/`` path); ``n_checks``: random
+    states per check; ``t_free`` (s): free-motion run (energy); ``t_drift`` (s):
+    driven run along the circle (drift); ``seed``: of every random draw;
+    ``quick``: cap the checks and runs at the ``QUICK_*`` values. Returns a
+    :class:`robolib.study.StudyResult` with 26 claims, tables ``kernels``,
+    ``layers``, ``routes``, ``redundancy``, figures ``mechanism``, ``energy``,
+    the LaTeX displays in ``data["latex"]`` and the glued settings in ``values``.
+    The first call spends ~15 s in sympy (cached for later calls).
+    """
+    check_derivation_parameters(data_file, n_checks, t_free, t_drift, seed, quick)
+    params = {"data_file": data_file, "n_checks": n_checks, "t_free": t_free, "t_drift": t_drift, "seed": seed,
+              "quick": quick}
+    n, tf, td = effective_settings(n_checks, t_free, t_drift, quick)
+    robot = load(data_file)
+    rng = np.random.default_rng(seed)
+    claims = ClaimsRegister(STUDY, source=SOURCE, glue=False)
+
+    me_ok, _ = sym.end_effector_identity()
+    err = checks.kernel_errors(robot, n, rng)
+    layers = checks.layer_errors(robot, n, rng)
+    claim_derivation(claims, me_ok, err, layers)
+    times, qs, dqs, taus = checks.identity_states(robot, n, rng, TAU_RANGE)
+    dev = checks.route_deviations(robot, qs, dqs, taus)
+    claim_routes(claims, dev)
+    null_ok, lami_ok, _ = sym.preload_identities()
+    red = checks.redundancy_checks(robot, n)
+    claim_redundancy(claims, null_ok, lami_ok, red)
+    runs = checks.integration_runs(robot, tf, td, FREE_START, FREE_VELOCITY)
+    claim_integration(claims, runs)
+    ex2 = preload_exercise(robot)
+
+    tables = {"kernels": kernel_table(err, n), "layers": layer_table(layers, n), "routes": routes_table(dev, n),
+              "redundancy": redundancy_table(red)}
+    figures = {"mechanism": redundant_mechanism(robot), "energy": energy_figure(runs)}
+    data = {"robot": robot, "latex": sym.displays(), "kernel_errors": err, "layer_errors": layers, "deviations": dev,
+            "redundancy": red, "runs": runs, "identity_states": (times, qs, dqs, taus), "settings": settings_rows(),
+            "effective": {"n_checks": n, "t_free": tf, "t_drift": td},
+            "explore_grid": QUICK_EXPLORE_GRID if quick else EXPLORE_GRID}
+    values = {"rd_baumgarte": f"{BAUMGARTE[0]:g}", "rd_circle_radius": f"{CIRCLE_RADIUS:g}",
+              "rd_circle_period": f"{CIRCLE_PERIOD:g}", "rd_n_checks": f"{n}", "rd_eps": f"{robot.smooth_eps:g}",
+              "rd_tau_range": f"{TAU_RANGE:g}", "rd_dt_ms": f"{DT * 1e3:g}", "rd_t_free": f"{tf:g}",
+              "rd_t_drift": f"{td:g}", "rd_drift_bound": f"{DRIFT_BOUND:.0e}", "rd_n_circle": f"{red['n_states']}",
+              "rd_load_range": f"{red['load_min']:.2f}–{red['load_max']:.2f}", "rd_force_scale": f"{FORCE_SCALE:g}",
+              "rd_ex2_change": f"{ex2['change'].min():.0f}–{ex2['change'].max():.0f}"}
+    return StudyResult(STUDY, params, claims, tables=tables, figures=figures, data=data, values=values)
+
+
+# ---- the Explore panel ------------------------------------------------------------------------------
+def explore_limits(robot, grid: dict, force_scale: float = FORCE_SCALE, margin: float = EXPLORE_MARGIN):
+    """``((x_min, x_max), (y_min, y_max))`` m holding every link and reaction arrow of the panel's grid.
+
+    Unreachable grid points are skipped (their figure shows the error instead).
+    """
+    pts = [robot.base]
+    pmax = max(abs(p) for p in grid["preload"])
+    for dx in grid["dx_mm"]:
+        for dy in grid["dy_mm"]:
+            try:
+                q = initial_state(robot, robot.centroid + np.array([dx, dy]) * 1e-3)[0]
+                dF = preload_reactions(robot, q)
+            except ValueError:
+                continue
+            pts += [joint_points(robot, q).reshape(-1, 2), robot.base + force_scale * pmax * dF,
+                    robot.base - force_scale * pmax * dF]
+    pts = np.vstack(pts)
+    lo, hi = pts.min(axis=0) - margin, pts.max(axis=0) + margin
+    return (lo[0], hi[0]), (lo[1], hi[1])
+
+
+def preload_figure(robot, dx_mm: float, dy_mm: float, preload: float, *, limits=None,
+                   force_scale: float = FORCE_SCALE) -> Figure:
+    """The robot at rest at ``centroid + (dx_mm, dy_mm)`` mm under motor torques ``preload * n`` (N m).
+
+    Draws the bearing reactions (``force_scale`` m per N) and titles the figure
+    with ``n``, the largest acceleration (zero: the preload moves nothing) and
+    ``|F_i|``; an unreachable or singular pose shows its error instead.
+
+    >>> from robolib import redundant
+    >>> fig = preload_figure(redundant.load(), 0.0, 0.0, 1.0)
+    >>> fig.axes[0].get_title().startswith("n = (0.58, 0.58, 0.58)")
+    True
+    """
+    fig = Figure(figsize=(4.4, 4.1))
+    ax = fig.add_subplot()
+    draw_base(ax, robot)
+    try:
+        q, dq = initial_state(robot, robot.centroid + np.array([dx_mm, dy_mm]) * 1e-3)
+        n = preload_direction(robot, q)
+        ddq, F = forward_dynamics(robot, q, dq, preload * n)
+        draw_robot(ax, robot, q, reactions=F, force_scale=force_scale)
+        ax.set_title(f"n = ({n[0]:.2f}, {n[1]:.2f}, {n[2]:.2f}), max |ddq| = {np.abs(ddq).max():.0e}\n"
+                     f"|F_i| = " + ", ".join(f"{v:.2f}" for v in np.linalg.norm(F, axis=1)) + " N", fontsize=8)
+    except ValueError as exc:  # robolib's UnreachableError / SingularityError
+        ax.set_title(str(exc)[:90], fontsize=8, color="red")
+    if limits is not None:
+        ax.set_xlim(*limits[0])
+        ax.set_ylim(*limits[1])
+    ax.tick_params(labelsize=7)
+    return fig
+
+
+def explore_panel(res, mode: str = "auto"):
+    """The chapter's Explore panel (:func:`robolib.book.notebook.explore`), opening at zero offset and preload."""
+    from ..book.notebook import explore
+
+    robot, grid = res.data["robot"], res.data["explore_grid"]
+    draw = partial(preload_figure, robot, limits=explore_limits(robot, grid))
+    return explore(draw, grid, labels=EXPLORE_LABELS, initial={"dx_mm": 0.0, "dy_mm": 0.0, "preload": 0.0},
+                   fmt={"dx_mm": "{:+g}", "dy_mm": "{:+g}", "preload": "{:+g}"}, mode=mode)
+
+
+# ---- exercises ------------------------------------------------------------------------------------
+def exercise_1(res) -> dict:
+    """Translational mass ``M_11`` of chains 1 and 2 (kg) against ``m_a + m_b (+ m_e)``; ``table`` in Markdown."""
+    robot = res.data["robot"]
+    out = {}
+    for chain in (0, 1):
+        Mi = subsystem_mass_matrix(robot, chain, list(EXERCISE_CHAIN_STATE))
+        expected = robot.active_mass + robot.passive_mass + (robot.end_effector_mass if chain == 0 else 0.0)
+        out[chain + 1] = (float(Mi[0, 0]), float(expected))
+    out["table"] = markdown_table(["chain", "M_11 [kg]", "m_a + m_b (+ m_e) [kg]"],
+                                  [[k, f"{m:.4g}", f"{e:.4g}"] for k, (m, e) in out.items()])
+    return out
+
+
+def exercise_2(res) -> dict:
+    """Exercise 2 (:func:`preload_exercise` of the study's robot)."""
+    return preload_exercise(res.data["robot"])
+
+
+def preload_exercise(robot) -> dict:
+    """Add ``EXERCISE_PRELOAD * n`` to the circle-tracking torques: accelerations unchanged, reactions change.
+
+    ``ddq_change`` (largest, m/s², rad/s²); per chain ``load`` / ``load_preloaded``
+    (``|F_i|``, N), ``change`` (``|ΔF_i|``, N) and ``predicted``
+    (``p |∂F_i/∂p| = p |n_i| / (l |sin b_i|)``, N); ``table`` in Markdown.
+    """
+    p = EXERCISE_PRELOAD
+    q, dq, ddq = reference_motion(robot, [EXERCISE_TIME])
+    idr = inverse_dynamics(robot, q, dq, ddq)
+    acc0, F0 = forward_dynamics(robot, q[0], dq[0], idr.tau[0])
+    acc1, F1 = forward_dynamics(robot, q[0], dq[0], idr.tau[0] + p * idr.null_direction[0])
+    out = {"ddq_change": float(np.abs(acc1 - acc0).max()), "load": np.linalg.norm(F0, axis=1),
+           "load_preloaded": np.linalg.norm(F1, axis=1), "change": np.linalg.norm(F1 - F0, axis=1),
+           "predicted": p * np.linalg.norm(preload_reactions(robot, q[0]), axis=-1)}
+    rows = [[i + 1, *(f"{out[k][i]:.3f}" for k in ("load", "load_preloaded", "change", "predicted"))] for i in range(3)]
+    out["table"] = (f"largest change of ddq: {out['ddq_change']:.1e}\n\n" + markdown_table(
+        ["chain", "\\|F_i\\| [N]", f"\\|F_i\\| with {p:g} n [N]", "\\|ΔF_i\\| [N]", f"{p:g} \\|n_i\\| / (l \\|sin b_i\\|) [N]"], rows))
+    return out
+
+
+def exercise_3(res) -> dict:
+    """The layers in the other order at the first identity-check state (:func:`~.derivation_checks.other_layer_order`)."""
+    _, qs, dqs, taus = res.data["identity_states"]
+    out = checks.other_layer_order(res.data["robot"], qs[0], dqs[0], taus[0])
+    out["table"] = markdown_table(["comparison", "largest difference"],
+                                  [["ddq, order (closure, base) vs (base, closure)", f"{out['ddq']:.1e}"],
+                                   ["base-first correction vs A_2^T lambda_2 [N]", f"{out['correction']:.3g}"]])
+    return out
+
+
+__all__ = ["derivation_study", "check_derivation_parameters", "effective_settings", "explore_panel", "preload_figure",
+           "explore_limits", "exercise_1", "exercise_2", "exercise_3", "preload_exercise", "energy_figure"]

@@ -1,0 +1,742 @@
+"""The friction study of the redundant planar robot: the chapter *Redundant planar robot: friction comparison*.
+
+:func:`friction_study` runs every experiment of the chapter and returns a
+:class:`robolib.study.StudyResult`: the two friction laws of the patent (the
+load-dependent Coulomb law of a journal bearing and the rate-dependent Stribeck
+law) calibrated to the same RMS friction torque on the reference circle, then
+compared at other speeds, payloads and preloads, in slow motion, against the
+patent's decoupled Coulomb model, under large preload, and, with the geared-joint
+parameter set, uncompensated. Its keyword parameters are the chapter's
+``parameters`` cell. The figures and the Explore panel are in
+:mod:`robolib.redundant.friction_figures`.
+
+From Python::
+
+    from robolib.redundant.study_friction import friction_study
+    res = friction_study(quick=True, mu=0.3)
+    res.failing(), res["rf_dec_ref"].value
+
+The small helpers below (named tolerances, turns covered, tracking error, fits) are
+the pieces the claims are computed from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ..book.claims import ClaimsRegister
+from ..book.notebook import parameter_table
+from ..core.errors import ParameterError
+from .model import BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, DT, load
+from .dynamics import inverse_dynamics, reference_circle, reference_motion
+from .simulation import (COMPARED_LAWS, calibrate_stribeck, decoupling_error, decoupling_map, friction_power,
+                         friction_sweep, operating_point, reference_torque, rms, simulate)
+
+# --- criteria of the claims, fixed before the results ----------------------------------------------
+#: The file's T_c must match the recomputed calibration to 0.5 % (it is rounded to 4 digits).
+CAL_FILE_TOL = 0.005
+#: Equal level: the RMS friction torques of the two laws agree within 5 % (issue 12).
+CAL_RMS_TOL = 0.05
+#: Two laws "differ" at an operating point when ``|S - C| / C`` exceeds 10 %.
+DIFF = 0.10
+#: The decoupled Coulomb model is "accurate" while its relative error stays below 1 %.
+DEC_LIMIT = 0.01
+#: "Fast" joint motion: ``|w| > FAST_RATE * w_s`` (the Stribeck hump has decayed to ``e^-9``).
+FAST_RATE = 3.0
+#: "At T_c": the mean Stribeck torque magnitude in fast motion within 1 % of T_c.
+LEVEL_TOL = 0.01
+#: Largest tracking error (m) of the friction-free robot under its own torques.
+FREE_TRACK_TOL = 1e-6
+#: Largest tracking error (m) of the consistent Coulomb / Stribeck model under its own torques.
+OWN_COULOMB_TOL, OWN_STRIBECK_TOL = 1e-6, 1e-4
+#: The large-preload fit uses the points with ``p >= LINEAR_FROM * preload_max`` (at least 3).
+LINEAR_FROM = 2.0 / 3.0
+#: Largest residual of the linear fit at large preload, relative to the largest friction torque.
+LINEAR_TOL = 0.01
+#: Largest residual (J) of the energy balance of the geared-joint simulations.
+BALANCE_TOL = 1e-6
+
+# --- grids and fixed settings (full run; the quick run uses QUICK) ----------------------------------
+#: s, speed sweep (circle period).
+PERIODS = [0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0]
+#: kg, payload sweep (end-effector mass).
+PAYLOADS = [0.0, 0.1, 0.2, 0.4, 0.8, 1.2, 1.6]
+#: Preload sweep of the two laws, as fractions of ``preload_sweep``.
+PRELOAD_FRACTIONS = [-1.0, -2 / 3, -1 / 3, -1 / 6, 0.0, 1 / 6, 1 / 3, 2 / 3, 1.0]
+#: m, mu R of the decoupling maps.
+MU_R = [float(x) for x in np.logspace(-4, -1.5, 11)]
+#: N m and s, the second axes of the decoupling maps.
+MAP_PRELOADS = [-1.0, -0.5, -0.2, 0.0, 0.2, 0.5, 1.0]
+MAP_PERIODS = [0.5, 1.0, 2.0, 4.0, 8.0]
+#: Frames of the animation, points of the large-preload study, samples of the sweeps and of the maps.
+N_FRAMES, N_SWEEP, SWEEP_SAMPLES, MAP_SAMPLES = 48, 25, 200, 100
+#: smooth-sign velocities (rad/s) of exercise 3.
+EPS_VALUES = [0.02, 0.01, 0.005, 0.0025]
+#: The quick run (tests): small grids and short runs (``samples`` is kept: inverse dynamics is cheap).
+QUICK = {"t_sim": 1.0, "periods": [1.0, 2.0, 8.0], "payloads": [0.0, 0.2, 1.6], "preload_fractions": [-1.0, 0.0, 1.0],
+         "mu_r": [float(x) for x in np.logspace(-4, -1.5, 4)], "map_preloads": [-1.0, 0.0, 1.0],
+         "map_periods": [1.0, 2.0], "n_frames": 10, "n_sweep": 7, "sweep_samples": 60, "map_samples": 40,
+         "eps_values": [0.02, 0.01, 0.005]}
+#: The friction models of the simulations: label -> model of :func:`inverse_dynamics`.
+MODELS = {"none": None, "Coulomb decoupled": "coulomb", "Coulomb consistent": "coulomb_consistent", "Stribeck": "stribeck"}
+#: Friction overrides of the parameters cell (None: the value of ``data_file``).
+OVERRIDES = ("mu", "journal_radius", "stribeck_velocity", "viscous", "smooth_eps")
+
+
+# --- small helpers ------------------------------------------------------------------------------------
+def relative_difference(c, s):
+    """``|s - c| / c`` elementwise: how far law S is from law C (C > 0).
+
+    >>> relative_difference(2.0, 2.5)
+    0.25
+    >>> relative_difference(np.array([1.0, 4.0]), np.array([1.0, 2.0])).tolist()
+    [0.0, 0.5]
+    """
+    c, s = np.asarray(c, dtype=float), np.asarray(s, dtype=float)
+    out = np.abs(s - c) / c
+    return float(out) if out.ndim == 0 else out
+
+
+def turns(points, centre) -> float:
+    """Turns (1 = 360 degrees, counter-clockwise positive) of a path ``points`` (N, 2) m about ``centre`` (2,).
+
+    >>> s = np.linspace(0.0, np.pi, 50)
+    >>> round(turns(np.c_[np.cos(s), np.sin(s)], [0.0, 0.0]), 12)
+    0.5
+    """
+    rel = np.asarray(points, dtype=float) - np.asarray(centre, dtype=float)
+    a = np.unwrap(np.arctan2(rel[:, 1], rel[:, 0]))
+    return float((a[-1] - a[0]) / (2 * np.pi))
+
+
+def turns_covered(points, centre, duration: float, period: float) -> float:
+    """Share of the commanded turns a path covered: ``turns / (duration / period)`` (durations in s).
+
+    >>> s = np.linspace(0.0, np.pi, 50)
+    >>> round(turns_covered(np.c_[np.cos(s), np.sin(s)], [0.0, 0.0], 1.0, 2.0), 12)
+    1.0
+    """
+    return turns(points, centre) / (duration / period)
+
+
+def tracking_error(robot, sim) -> np.ndarray:
+    """Distance (N,) m of a simulation's end-effector from where the reference circle puts it at each time."""
+    return np.linalg.norm(sim.end_effector - reference_circle(robot, sim.t).p, axis=-1)
+
+
+def log_slope(x, y) -> float:
+    """Slope of the least-squares line of ``log y`` against ``log x`` (x, y > 0).
+
+    >>> round(log_slope([1.0, 2.0, 4.0], [3.0, 0.75, 0.1875]), 12)
+    -2.0
+    """
+    return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
+
+
+def linear_fit_residual(x, y) -> float:
+    """Largest residual of the least-squares line through ``(x, y)``, relative to ``max |y|``.
+
+    >>> linear_fit_residual([1.0, 2.0, 3.0], [2.0, 4.0, 6.0]) < 1e-12
+    True
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    return float(np.abs(np.polyval(np.polyfit(x, y, 1), x) - y).max() / np.abs(y).max())
+
+
+def bisect_increasing(f, target: float, *, start: float = 1.0, iterations: int = 40) -> float:
+    """The ``x >= 0`` at which an increasing function ``f`` reaches ``target`` (bracket doubled from ``start``).
+
+    >>> round(bisect_increasing(lambda x: x * x, 2.0), 9)
+    1.414213562
+    """
+    lo, hi = 0.0, float(start)
+    while f(hi) < target:
+        lo, hi = hi, 2 * hi
+        if hi > 1e12:
+            raise ParameterError(f"bisect_increasing: target {target!r} not reached")
+    for _ in range(iterations):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if f(mid) < target else (lo, mid)
+    return hi
+
+
+# --- parameters ---------------------------------------------------------------------------------------
+def _number(name, value, *, positive=False, nonnegative=False, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
+        raise ParameterError(f"parameter {name!r} must be a finite number{' or None' if allow_none else ''}, got {value!r}")
+    if positive and value <= 0:
+        raise ParameterError(f"parameter {name!r} must be positive, got {value!r}")
+    if nonnegative and value < 0:
+        raise ParameterError(f"parameter {name!r} must be non-negative, got {value!r}")
+    return float(value)
+
+
+def check_study_parameters(p: dict) -> None:
+    """Raise :class:`~robolib.ParameterError` naming the first bad parameter of :func:`friction_study`.
+
+    >>> check_study_parameters(dict(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
+    ...     mu=None, journal_radius=None, coulomb_torque=None, stribeck_velocity=None, viscous=None, smooth_eps=None,
+    ...     calibrate=True, preload=0.0, preload_sweep=0.3, preload_max=3.0, samples=4, t_sim=4.0, n_jobs=1,
+    ...     quick=False))
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: parameter 'samples' must be an integer >= 8 (samples per period), got 4
+    """
+    for name in ("data_file", "geared_file"):
+        if not isinstance(p[name], str) or not p[name]:
+            raise ParameterError(f"parameter {name!r} must be a parameter file path (text), got {p[name]!r}")
+    for name in ("mu", "coulomb_torque", "viscous"):
+        _number(name, p[name], nonnegative=True, allow_none=True)
+    for name in ("journal_radius", "stribeck_velocity", "smooth_eps"):
+        _number(name, p[name], positive=True, allow_none=True)
+    for name in ("calibrate", "quick"):
+        if not isinstance(p[name], (bool, np.bool_)):
+            raise ParameterError(f"parameter {name!r} must be True or False, got {p[name]!r}")
+    _number("preload", p["preload"])
+    for name in ("preload_sweep", "preload_max", "t_sim"):
+        _number(name, p[name], positive=True)
+    s = p["samples"]
+    if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 8:
+        raise ParameterError(f"parameter 'samples' must be an integer >= 8 (samples per period), got {s!r}")
+    n = p["n_jobs"]
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n == 0:
+        raise ParameterError(f"parameter 'n_jobs' must be a non-zero integer (joblib), got {n!r}")
+
+
+def settings(quick: bool, t_sim: float) -> dict:
+    """Grids and fixed settings of a run: the module constants, or :data:`QUICK` for a quick run.
+
+    >>> settings(True, 4.0)["periods"], settings(False, 4.0)["n_sweep"]
+    ([1.0, 2.0, 8.0], 25)
+    """
+    s = {"t_sim": float(t_sim), "periods": PERIODS, "payloads": PAYLOADS, "preload_fractions": PRELOAD_FRACTIONS,
+         "mu_r": MU_R, "map_preloads": MAP_PRELOADS, "map_periods": MAP_PERIODS, "n_frames": N_FRAMES,
+         "n_sweep": N_SWEEP, "sweep_samples": SWEEP_SAMPLES, "map_samples": MAP_SAMPLES, "eps_values": EPS_VALUES}
+    if quick:
+        s.update(QUICK, t_sim=min(float(t_sim), QUICK["t_sim"]))
+    return {k: list(v) if isinstance(v, list) else v for k, v in s.items()}
+
+
+def robots(p: dict):
+    """``(robot_file, robot, geared, cal, static_ratio)`` of a run.
+
+    ``robot_file``: ``data_file`` as read; ``robot``: with the run's friction
+    overrides and Stribeck level (the recomputed calibration with ``calibrate``,
+    or ``coulomb_torque`` by hand); ``geared``: ``geared_file`` with the same
+    overrides except ``viscous``; ``cal``: the recomputed calibration
+    (:class:`~robolib.redundant.StribeckCalibration`); ``static_ratio``: ``T_s / T_c``
+    of the file.
+    """
+    robot_file = load(p["data_file"])
+    overrides = {k: float(p[k]) for k in OVERRIDES if p[k] is not None}
+    robot = dataclasses.replace(robot_file, **overrides)
+    static_ratio = robot_file.static_torque / robot_file.coulomb_torque
+    cal = calibrate_stribeck(robot, static_ratio=static_ratio, stribeck_velocity=robot.stribeck_velocity,
+                             viscous=robot.viscous, samples=p["samples"])
+    if p["coulomb_torque"] is not None:
+        tc = float(p["coulomb_torque"])
+        robot = dataclasses.replace(robot, coulomb_torque=tc, static_torque=static_ratio * tc)
+    elif p["calibrate"]:
+        robot = cal.apply(robot)
+    geared = dataclasses.replace(load(p["geared_file"]), **{k: v for k, v in overrides.items() if k != "viscous"})
+    return robot_file, robot, geared, cal, static_ratio
+
+
+# --- the experiments: each computes into ``d`` (the study's data) and registers its claims ---------
+def equal_level(reg: ClaimsRegister, d: dict) -> None:
+    """The reference motion, the two laws at the calibrated level, waveforms and energy per period."""
+    robot, samples, preload = d["robot"], d["params"]["samples"], d["params"]["preload"]
+    t = np.linspace(0.0, CIRCLE_PERIOD, samples, endpoint=False)
+    q, dq, ddq = reference_motion(robot, t)
+    w = dq[:, [2, 6, 10]]
+    ids = {name: inverse_dynamics(robot, q, dq, ddq, model, preload) for name, model in MODELS.items()}
+    d.update(t_id=t, q_id=q, dq_id=dq, ddq_id=ddq, w_id=w, ids=ids)
+    cal, robot_file = d["cal"], d["robot_file"]
+    rms_law = {law: rms(ids[name].friction_torque) for law, name in
+               (("coulomb_consistent", "Coulomb consistent"), ("stribeck", "Stribeck"))}
+    d["rms_law"] = rms_law
+    reg.claim("rf_cal_tc", "the parameter file's Stribeck level T_c is the recomputed calibration (equal RMS friction "
+              "torque with the consistent Coulomb model on the reference circle)", value=cal.coulomb_torque,
+              criterion=f"|T_c(file) / T_c(recomputed) - 1| < {CAL_FILE_TOL:g}",
+              holds=abs(robot_file.coulomb_torque / cal.coulomb_torque - 1) < CAL_FILE_TOL,
+              text=f"{cal.coulomb_torque * 1e3:.3f} mN m")
+    ratio = rms_law["stribeck"] / rms_law["coulomb_consistent"]
+    reg.claim("rf_cal_rms", "at the run's Stribeck level the two laws' RMS friction torques agree on the reference circle",
+              answers="000.c4", value=ratio, criterion=f"|RMS_S / RMS_C - 1| < {CAL_RMS_TOL:g}",
+              holds=abs(ratio - 1) < CAL_RMS_TOL, text=f"RMS ratio {ratio:.3f}")
+    wmax = float(np.abs(w).max())
+    d["wmax"] = wmax
+    reg.claim("rf_wmax", "every active joint reverses on the circle; the largest joint rate", value=wmax,
+              criterion="the joint rates change sign and max |w| > w_s",
+              holds=bool(np.all(w.max(axis=0) > 0) and np.all(w.min(axis=0) < 0) and wmax > robot.stribeck_velocity),
+              text=f"{wmax:.2f} rad/s")
+    ref = operating_point(robot, preload=preload, samples=samples, simulate_motion=False)
+    d["e_cum"] = {law: -np.cumsum(np.sum(ids[name].friction_torque * w, axis=1)) * CIRCLE_PERIOD / samples
+                  for law, name in (("coulomb_consistent", "Coulomb consistent"), ("stribeck", "Stribeck"))}
+    E_C, E_S = ref["coulomb_consistent"]["energy"], ref["stribeck"]["energy"]
+    reg.claim("rf_energy_ratio", "at equal RMS friction torque the Stribeck law dissipates more energy per period than the "
+              "Coulomb law", answers="000.c4", value=E_S / E_C, criterion=f"E_S / E_C - 1 > {DIFF:g}",
+              holds=E_S / E_C - 1 > DIFF, text=f"dissipates {E_S / E_C:.2f} times")
+    pk = ref["stribeck"]["friction_max"] / ref["coulomb_consistent"]["friction_max"]
+    reg.claim("rf_peak_ratio", "at equal RMS level the peak friction torques of the two laws are close",
+              value=pk, criterion=f"|max |tau_f,S| / max |tau_f,C| - 1| < {DIFF:g}", holds=abs(pk - 1) < DIFF,
+              text=f"{pk:.2f} times")
+    # why the energies differ: the torque magnitudes where the joints move fast
+    fast = np.abs(w) > FAST_RATE * robot.stribeck_velocity
+    tS, tC = np.abs(ids["Stribeck"].friction_torque[fast]), np.abs(ids["Coulomb consistent"].friction_torque[fast])
+    lvl = float(tS.mean() / robot.coulomb_torque)
+    reg.claim("rf_energy_fast", f"where the joints move fast (|w| > {FAST_RATE:g} w_s) the Stribeck torque stays at its "
+              "Coulomb level T_c", value=lvl, criterion=f"|mean |tau_f,S| / T_c - 1| < {LEVEL_TOL:g} over those samples",
+              holds=abs(lvl - 1) < LEVEL_TOL, text=f"{lvl:.3f} T_c")
+    c_fast = float(tC.mean() / tS.mean())
+    reg.claim("rf_energy_fast_coulomb", f"where the joints move fast (|w| > {FAST_RATE:g} w_s) the Coulomb torque is "
+              "smaller than the Stribeck torque (the bearing loads are large elsewhere)", value=c_fast,
+              criterion=f"mean |tau_f,C| / mean |tau_f,S| < 1 - {DIFF:g} over those samples", holds=c_fast < 1 - DIFF,
+              text=f"{c_fast:.2f} times")
+    d["energy"] = {"coulomb_consistent": E_C, "stribeck": E_S, "peak_ratio": pk}
+
+
+def law_sweeps(d: dict) -> None:
+    """The speed, payload and preload sweeps of :func:`~robolib.redundant.friction_sweep` (laws at fixed levels)."""
+    s, robot = d["settings"], d["robot"]
+    kw = dict(samples=s["sweep_samples"], n_jobs=d["params"]["n_jobs"])
+    d["preloads"] = [f * d["params"]["preload_sweep"] for f in s["preload_fractions"]]
+    d["sweeps"] = {
+        "period": (s["periods"], friction_sweep(robot, "period", s["periods"], **kw), "circle period [s]"),
+        "end_effector_mass": (s["payloads"], friction_sweep(robot, "end_effector_mass", s["payloads"], **kw),
+                              "end-effector mass (payload) [kg]"),
+        "preload": (d["preloads"], friction_sweep(robot, "preload", d["preloads"], **kw), "preload p [N m]"),
+    }
+
+
+def sweep_difference(sw: dict, metric: str) -> np.ndarray:
+    """``|S - C| / C`` of a sweep's ``metric`` (consistent Coulomb C, Stribeck S), one value per point."""
+    return relative_difference(sw["coulomb_consistent"][metric], sw["stribeck"][metric])
+
+
+def speed_claims(reg: ClaimsRegister, d: dict) -> None:
+    """Claims of the speed sweep."""
+    periods, sw, _ = d["sweeps"]["period"]
+    n_marked = int(np.sum(sweep_difference(sw, "friction_rms") > DIFF))
+    reg.claim("rf_speed_marked", "away from the calibration period the laws' RMS friction torques differ by more than 10 % "
+              "at most grid periods", answers="000.c4", value=n_marked,
+              criterion=f"more than half of the {len(periods)} periods differ by > {DIFF:.0%}",
+              holds=n_marked > len(periods) / 2, text=f"{n_marked} of the {len(periods)}")
+    fast = sw["coulomb_consistent"]["friction_rms"][0] / sw["stribeck"]["friction_rms"][0]
+    reg.claim("rf_speed_fast", f"on the fastest circle ({periods[0]:g} s) the Coulomb friction exceeds the Stribeck friction "
+              "(RMS torque)", value=fast, criterion=f"RMS_C / RMS_S > 1 + {DIFF:g}", holds=fast > 1 + DIFF,
+              text=f"{fast:.1f} times")
+    slow = sw["stribeck"]["friction_rms"][-1] / sw["coulomb_consistent"]["friction_rms"][-1]
+    reg.claim("rf_speed_slow", f"on the slowest circle ({periods[-1]:g} s) the Stribeck friction exceeds the Coulomb friction "
+              "(RMS torque)", value=slow, criterion=f"RMS_S / RMS_C > 1 + {DIFF:g}", holds=slow > 1 + DIFF,
+              text=f"{slow:.1f} times")
+    k = log_slope(periods, sw["coulomb_consistent"]["friction_rms"])
+    reg.claim("rf_speed_slope", "the Coulomb friction torque scales like the inertial bearing loads, (2 pi / period)^2",
+              value=k, criterion="log-log slope against the period within 0.1 of -2", holds=abs(k + 2) < 0.1,
+              text=f"slope {k:.2f}")
+    dev_C = sw["coulomb_consistent"]["deviation"]
+    spread = dev_C.max() / dev_C.min()
+    reg.claim("rf_speed_dev_coulomb", "the uncompensated Coulomb deviation hardly depends on speed (friction and inertia "
+              "both scale with (2 pi / period)^2)", value=spread, criterion="max / min over the sweep < 1.05",
+              holds=spread < 1.05, text=f"varies by a factor {spread:.3f}")
+    dev_S = sw["stribeck"]["deviation"]
+    grow = dev_S[-1] / dev_S[0]
+    reg.claim("rf_speed_dev_stribeck", "the uncompensated Stribeck deviation grows as the circle slows (a nearly constant "
+              "friction torque against falling inertial torques)", value=grow,
+              criterion="deviation(slowest) / deviation(fastest) > 10", holds=grow > 10, text=f"{grow:.0f} times")
+
+
+def slow_reversals(reg: ClaimsRegister, d: dict) -> None:
+    """Joint-1 friction on the reference and on the slowest circle; the Stribeck region's share."""
+    robot, samples = d["robot"], d["params"]["samples"]
+    p_slow = d["settings"]["periods"][-1]
+    reg_ = {}
+    for P in (CIRCLE_PERIOD, p_slow):
+        tt = np.linspace(0.0, P, samples, endpoint=False)
+        qq, dd, aa = reference_motion(robot, tt, period=P)
+        ww = dd[:, [2, 6, 10]]
+        r = {law: inverse_dynamics(robot, qq, dd, aa, law).friction_torque for law in COMPARED_LAWS}
+        tfs = r["stribeck"]
+        s = np.abs(ww) < robot.stribeck_velocity
+        r.update(w=ww, t=tt, share=float(np.sum(tfs[s] ** 2) / np.sum(tfs**2)),
+                 level=float(np.mean(np.abs(tfs)) / robot.coulomb_torque))
+        reg_[P] = r
+    d["slow"] = reg_
+    ref, slow = reg_[CIRCLE_PERIOD], reg_[p_slow]
+    reg.claim("rf_slow_share", f"on the slowest circle ({p_slow:g} s) the Stribeck region |w| < w_s carries about half of "
+              "the Stribeck friction (share of its mean-square torque)", answers="000.c4", value=slow["share"],
+              criterion="share > 0.4 (against < 0.25 on the reference circle)",
+              holds=slow["share"] > 0.4 and ref["share"] < 0.25, text=f"{slow['share']:.0%}")
+    reg.claim("rf_slow_ref_share", "on the reference circle the Stribeck region carries a small share of the Stribeck friction",
+              value=ref["share"], criterion="share < 0.25", holds=ref["share"] < 0.25, text=f"{ref['share']:.0%}")
+    reg.claim("rf_slow_level", "on the slowest circle the mean Stribeck friction torque rises above T_c towards T_s",
+              value=slow["level"], criterion="mean |tau_f,S| / T_c > mean on the reference circle",
+              holds=slow["level"] > ref["level"], text=f"{slow['level']:.2f} T_c")
+
+
+def payload_claims(reg: ClaimsRegister, d: dict) -> None:
+    """Claims of the payload sweep."""
+    payloads, sw, _ = d["sweeps"]["end_effector_mass"]
+    grow = sw["coulomb_consistent"]["friction_rms"][-1] / sw["coulomb_consistent"]["friction_rms"][0]
+    reg.claim("rf_payload_coulomb", f"a heavier payload raises the Coulomb friction (RMS, {payloads[0]:g} to {payloads[-1]:g} kg)",
+              value=grow, criterion=f"ratio > 1 + {DIFF:g}", holds=grow > 1 + DIFF, text=f"{grow:.2f} times")
+    spread = np.ptp(sw["stribeck"]["friction_rms"]) / sw["stribeck"]["friction_rms"].mean()
+    reg.claim("rf_payload_stribeck", "the Stribeck friction does not depend on the payload (same motion, same rates)",
+              value=spread, criterion="relative spread of the RMS torque over the sweep < 1e-9", holds=spread < 1e-9,
+              text=f"{spread:.0e}")
+    n = int(np.sum(sweep_difference(sw, "friction_rms") > DIFF))
+    reg.claim("rf_payload_marked", "payload sweep: grid points whose RMS friction torques differ by more than 10 %",
+              answers="000.c4", value=n, criterion="at least one payload differs by > 10 %", holds=n >= 1,
+              text=f"{n} of {len(payloads)}")
+    gain = [float(sw[law]["deviation"][-1] / sw[law]["deviation"][0]) for law in COMPARED_LAWS]
+    falls = all(np.all(np.diff(sw[law]["deviation"]) < 0) for law in COMPARED_LAWS)
+    reg.claim("rf_payload_dev", f"uncompensated, either law pushes the robot less far off its path the heavier its payload "
+              f"({payloads[0]:g} to {payloads[-1]:g} kg)", value=gain,
+              criterion="the largest deviation falls from each payload to the next, for both laws", holds=falls,
+              text=f"{gain[0]:.2f} times (Coulomb) and {gain[1]:.2f} times (Stribeck)")
+
+
+def preload_claims(reg: ClaimsRegister, d: dict) -> None:
+    """Claims of the preload sweep of the two laws."""
+    preloads, sw, _ = d["sweeps"]["preload"]
+    k0 = int(np.argmin(np.abs(preloads)))
+    grow = sw["coulomb_consistent"]["friction_rms"][-1] / sw["coulomb_consistent"]["friction_rms"][k0]
+    reg.claim("rf_preload_coulomb", f"a preload of {preloads[-1]:g} N m raises the Coulomb friction (RMS) above its "
+              "no-preload value", answers="000.c3", value=grow, criterion=f"ratio > 1 + {DIFF:g}", holds=grow > 1 + DIFF,
+              text=f"{grow:.2f} times")
+    spread = np.ptp(sw["stribeck"]["friction_rms"]) / sw["stribeck"]["friction_rms"].mean()
+    reg.claim("rf_preload_stribeck", "the Stribeck friction does not depend on the preload", value=spread,
+              criterion="relative spread of the RMS torque over the sweep < 1e-9", holds=spread < 1e-9, text=f"{spread:.0e}")
+    gain = {law: sw[law]["deviation"][-1] / sw[law]["deviation"][k0] for law in COMPARED_LAWS}
+    reg.claim("rf_preload_dev", f"uncompensated, a preload of {preloads[-1]:g} N m enlarges the deviation for both laws "
+              "(off the path the preload torques no longer cancel)", value=[gain["coulomb_consistent"], gain["stribeck"]],
+              criterion="deviation ratio (preload / none) > 2 for both laws", holds=min(gain.values()) > 2,
+              text=f"{gain['coulomb_consistent']:.1f} times (Coulomb) and {gain['stribeck']:.1f} times (Stribeck)")
+    neg = {law: sw[law]["deviation"][0] / sw[law]["deviation"][k0] for law in COMPARED_LAWS}
+    asym = min(max(gain[law], neg[law]) / min(gain[law], neg[law]) for law in COMPARED_LAWS)
+    reg.claim("rf_preload_dev_sign", f"the deviation's response is not symmetric in the sign of the preload "
+              f"(at {preloads[0]:g} N m against {preloads[-1]:g} N m)", value=[neg["coulomb_consistent"], neg["stribeck"]],
+              criterion="for each law the deviation ratios (preload / none) at -p and +p differ by more than a factor 2",
+              holds=asym > 2, text=f"{neg['coulomb_consistent']:.1f} times (Coulomb) and {neg['stribeck']:.1f} times (Stribeck)")
+
+
+def decoupling(reg: ClaimsRegister, d: dict) -> None:
+    """The patent's decoupled Coulomb model against the consistent one: reference error, bound and maps."""
+    robot, s = d["robot"], d["settings"]
+    mu_r = np.asarray(s["mu_r"])
+    err, est = decoupling_error(robot, preload=d["params"]["preload"], samples=d["params"]["samples"])
+    reg.claim("rf_dec_ref", "with the parameter file's mu R the patent's decoupled Coulomb model is accurate "
+              "(relative friction-torque error on the reference circle)", answers="000.c3", value=err,
+              criterion=f"error < {DEC_LIMIT:.0%} and error <= mu R ||dF/dtau||", holds=err < DEC_LIMIT and err <= est,
+              text=f"{err:.1e}")
+    reg.claim("rf_dec_est", "first-order estimate mu R ||dF/dtau|| of the decoupling error on the reference circle",
+              value=est, criterion="estimate >= observed error", holds=est >= err, text=f"{est:.1e}")
+    map_p = decoupling_map(robot, mu_r, "preload", s["map_preloads"], samples=s["map_samples"])
+    map_T = decoupling_map(robot, mu_r, "period", s["map_periods"], samples=s["map_samples"])
+    d["dec_maps"] = {"preload": map_p, "period": map_T}
+    ok = bool(np.all(map_p[0] <= map_p[1] * (1 + 1e-9)) and np.all(map_T[0] <= map_T[1] * (1 + 1e-9)))
+    reg.claim("rf_dec_bound", "the decoupling error stays below mu R ||dF/dtau|| at every point of both maps",
+              answers="000.c3", value=ok, criterion="error <= estimate at every grid point", holds=ok,
+              text="stays below" if ok else "does not stay below")
+    # mu R where the error reaches 1 % on the reference circle (no preload): interpolation in log-log
+    e0 = map_p[0][:, s["map_preloads"].index(0.0)] if 0.0 in s["map_preloads"] else map_p[0][:, 0]
+    muR = robot.mu * robot.journal_radius
+    mu_1pct = float(np.exp(np.interp(np.log(DEC_LIMIT), np.log(e0), np.log(mu_r)))) if e0.max() > DEC_LIMIT else float("nan")
+    mu_1pct_est = DEC_LIMIT / (est / muR) if muR > 0 else float("nan")
+    d["dec"] = {"error": err, "estimate": est, "mu_1pct": mu_1pct, "mu_1pct_bound": mu_1pct_est}
+    reg.claim("rf_dec_1pct", "the decoupling error reaches 1 % on the reference circle (no preload) at this mu R, "
+              "above the parameter file's value and above the bound's prediction", answers="000.c3", value=mu_1pct,
+              criterion="mu R(1 %) > mu R of the file and >= DEC_LIMIT / ||dF/dtau||",
+              holds=mu_1pct > muR and mu_1pct >= mu_1pct_est * (1 - 1e-9), text=f"{mu_1pct * 1e3:.1f} mm")
+    speed = float((map_T[0].max(axis=1) / map_T[0].min(axis=1)).max())
+    reg.claim("rf_dec_speed", "the decoupling error does not depend on speed", value=speed,
+              criterion="max / min over the periods, at every mu R, < 1.05", holds=speed < 1.05,
+              text=f"varies by at most a factor {speed:.3f}")
+    pre = float((map_p[0].max(axis=1) / map_p[0].min(axis=1)).max())
+    reg.claim("rf_dec_preload", "preload changes the decoupling error by a bounded factor (mu R sets its size)", value=pre,
+              criterion="max / min over the preloads, at every mu R, < 3", holds=pre < 3, text=f"a factor {pre:.2f}")
+    span = float((map_p[0].max(axis=0) / map_p[0].min(axis=0)).min())
+    reg.claim("rf_dec_mu", f"over the map's mu R range ({mu_r[0] * 1e3:.2g} to {mu_r[-1] * 1e3:.3g} mm) the decoupling "
+              "error changes far more than preload or speed change it", value=span,
+              criterion="max / min over mu R, at every preload, > 10 x the preload factor (rf_dec_preload) and "
+                        "> 10 x the speed factor (rf_dec_speed)", holds=span > 10 * pre and span > 10 * speed,
+              text=f"a factor {span:.3g}")
+
+
+def large_preload(reg: ClaimsRegister, d: dict) -> None:
+    """Inverse dynamics on the reference circle over ``[-preload_max, preload_max]``; the least-friction preload."""
+    from scipy.optimize import minimize_scalar
+
+    robot, pmax = d["robot"], d["params"]["preload_max"]
+    q, dq, ddq = d["q_id"], d["dq_id"], d["ddq_id"]
+    p_grid = np.linspace(-pmax, pmax, d["settings"]["n_sweep"])
+    rows = {"p": p_grid, "tf_rms": [], "F_mean": [], "tau_rms": [], "tau_rms_stribeck": []}
+    for p in p_grid:
+        r = inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", p)
+        rows["tf_rms"].append(rms(r.friction_torque))
+        rows["F_mean"].append(np.linalg.norm(r.reactions, axis=-1).mean())
+        rows["tau_rms"].append(rms(r.tau))
+        rows["tau_rms_stribeck"].append(rms(inverse_dynamics(robot, q, dq, ddq, "stribeck", p).tau))
+    rows = {k: np.asarray(v) for k, v in rows.items()}
+    d["large_preload"] = rows
+
+    def coulomb_rms(p):
+        return rms(inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", p).friction_torque)
+
+    best = minimize_scalar(coulomb_rms, bounds=(-1.0, 1.0), method="bounded", options={"xatol": 1e-6})
+    gain = 1 - best.fun / coulomb_rms(0.0)
+    reg.claim("rf_preload_best", "the least Coulomb friction is reached close to the minimum-norm torques (small preload)",
+              value=best.x, criterion="|p_best| < 0.1 N m and the gain over p = 0 below 10 %",
+              holds=abs(best.x) < 0.1 and gain < DIFF, text=f"{best.x:.2g} N m, only {gain:.1%} below p = 0")
+    k0 = int(np.argmin(np.abs(p_grid)))
+    top = p_grid >= LINEAR_FROM * pmax
+    top[-3:] = True                                   # at least three points
+    res = linear_fit_residual(p_grid[top], rows["tf_rms"][top])
+    ratio = rows["tf_rms"][-1] / rows["tf_rms"][k0]
+    d["large_preload_fit"] = {"points": int(top.sum()), "residual": res}
+    reg.claim("rf_preload_large", f"a preload of {pmax:g} N m multiplies the RMS Coulomb friction", value=ratio,
+              criterion=f"ratio > 10, growing linearly at large preload (fit residual < 1 % over p >= "
+                        f"{LINEAR_FROM:.2g} x {pmax:g} N m, at least 3 points)",
+              holds=ratio > 10 and res < LINEAR_TOL, text=f"by {ratio:.0f}")
+
+
+def geared_experiment(reg: ClaimsRegister, d: dict) -> None:
+    """The uncompensated experiment: the four friction models of the geared set under the friction-free torques."""
+    geared, p, t_sim = d["geared"], d["params"], d["settings"]["t_sim"]
+    sched = reference_torque(geared, None, p["preload"], p["samples"])
+    q0, dq0 = d["q_id"][0], d["dq_id"][0]
+    sims = {name: simulate(geared, q0, dq0, sched, t_sim, friction=model) for name, model in MODELS.items()}
+    c = geared.centroid
+    dev = {n: tracking_error(geared, s) for n, s in sims.items()}
+    radial = {n: np.abs(np.linalg.norm(s.end_effector - c, axis=-1) - CIRCLE_RADIUS) for n, s in sims.items()}
+    covered = {n: turns_covered(s.end_effector, c, t_sim, CIRCLE_PERIOD) for n, s in sims.items()}
+    d["geared_sims"] = {"sims": sims, "deviation": dev, "radial": radial, "covered": covered}
+    tau_max = float(np.abs(d["ids"]["none"].tau).max())          # friction-free torques: the same robot masses
+    d["tau_max_free"] = tau_max
+    reg.claim("rf_geared_free", "without friction the robot follows the circle under the friction-free torques",
+              value=dev["none"].max(), criterion="largest tracking error < 1e-6 m", holds=dev["none"].max() < FREE_TRACK_TOL,
+              text=f"{dev['none'].max() * 1e3:.1e} mm")
+    reg.claim("rf_geared_breakaway", "the geared-joint breakaway level T_s exceeds the largest friction-free motor torque",
+              value=tau_max, criterion="T_s > max |tau| of the friction-free motion", holds=geared.static_torque > tau_max,
+              text=f"{tau_max:.3g} N m")
+    reg.claim("rf_geared_covered", "with geared Stribeck joints and no compensation the end-effector covers only a small "
+              "share of the commanded turns", answers="000.c4", value=covered["Stribeck"], criterion="share < 50 %",
+              holds=covered["Stribeck"] < 0.5, text=f"{covered['Stribeck']:.1%}")
+    reg.claim("rf_geared_stribeck_dev", "its tracking error then reaches the scale of the circle's diameter",
+              value=dev["Stribeck"].max(), criterion=f"largest tracking error > the circle radius ({CIRCLE_RADIUS:g} m)",
+              holds=dev["Stribeck"].max() > CIRCLE_RADIUS, text=f"{dev['Stribeck'].max() * 1e3:.3g} mm")
+    dC = dev["Coulomb consistent"].max()
+    reg.claim("rf_geared_coulomb_dev", "with the (unchanged) bearing Coulomb law the end-effector still runs round the circle, "
+              "off by millimetres", value=dC, criterion="largest tracking error < 5 mm and at least 90 % of the turns covered",
+              holds=dC < 5e-3 and covered["Coulomb consistent"] > 0.9, text=f"{dC * 1e3:.3g} mm")
+    d_dc = float(np.abs(sims["Coulomb consistent"].end_effector - sims["Coulomb decoupled"].end_effector).max())
+    reg.claim("rf_geared_dec_sim", "decoupled and consistent Coulomb simulations follow nearly the same path", value=d_dc,
+              criterion="largest distance between the two paths < 1 % of the Coulomb tracking error",
+              holds=d_dc < 0.01 * dC, text=f"{d_dc:.1e} m")
+
+
+def own_torques(reg: ClaimsRegister, d: dict) -> None:
+    """Each friction model driven by its own inverse-dynamics torques (feed-forward compensation), both sets."""
+    p, t_sim = d["params"], d["settings"]["t_sim"]
+    q0, dq0 = d["q_id"][0], d["dq_id"][0]
+    own = {}
+    for label, rb in (("geared", d["geared"]), ("calibrated", d["robot"])):
+        for name, model in MODELS.items():
+            if model is None:
+                continue
+            sched = reference_torque(rb, model, p["preload"], p["samples"])
+            own[label, name] = float(tracking_error(rb, simulate(rb, q0, dq0, sched, t_sim, friction=model)).max())
+    d["own"] = own
+    cons = max(own["geared", "Coulomb consistent"], own["calibrated", "Coulomb consistent"])
+    reg.claim("rf_own_coulomb", "under its own inverse-dynamics torques the consistent Coulomb model follows the circle",
+              value=cons, criterion="largest tracking error < 1e-3 mm (both parameter sets)", holds=cons < OWN_COULOMB_TOL,
+              text=f"{cons * 1e3:.1e} mm")
+    strib = max(own["geared", "Stribeck"], own["calibrated", "Stribeck"])
+    reg.claim("rf_own_stribeck", "under its own inverse-dynamics torques the Stribeck model follows the circle",
+              value=strib, criterion="largest tracking error < 0.1 mm (both parameter sets)", holds=strib < OWN_STRIBECK_TOL,
+              text=f"{strib * 1e3:.2g} mm")
+    dec = own["geared", "Coulomb decoupled"]
+    reg.claim("rf_own_decoupled", "the decoupled Coulomb model is not exactly its own inverse (two linearisation points)",
+              value=dec, criterion="largest tracking error > 10 x that of the consistent model",
+              holds=dec > 10 * own["geared", "Coulomb consistent"], text=f"{dec * 1e3:.1e} mm")
+
+
+def energy_balance(reg: ClaimsRegister, d: dict) -> None:
+    """Energy balance, friction power and dissipated energy of the geared-joint simulations."""
+    sims = d["geared_sims"]["sims"]
+    bal = max(float(np.abs(s.kinetic_energy - s.kinetic_energy[0] - s.motor_work + s.dissipated_energy).max())
+              for s in sims.values())
+    reg.claim("rf_balance", "the energy balance dT = W_motor - E_diss closes in the geared-joint simulations", value=bal,
+              criterion="largest residual < 1e-6 J", holds=bal < BALANCE_TOL, text=f"{bal:.1e} J")
+    pmx = max(float(friction_power(s).max()) for n, s in sims.items() if n != "none")
+    reg.claim("rf_power", "the friction power is never positive", value=pmx, criterion="largest recorded friction power <= 0 W",
+              holds=pmx <= 0, text=f"{pmx:.1e} W")
+    E = {n: float(sims[n].dissipated_energy[-1]) for n in ("Coulomb consistent", "Stribeck")}
+    reg.claim("rf_geared_energy", "uncompensated, the geared Stribeck joints dissipate far more than the bearings",
+              value=E["Stribeck"] / E["Coulomb consistent"], criterion="ratio > 10",
+              holds=E["Stribeck"] > 10 * E["Coulomb consistent"],
+              text=f"{E['Stribeck'] * 1e3:.3g} mJ against {E['Coulomb consistent'] * 1e3:.3g} mJ")
+
+
+def exercises(reg: ClaimsRegister, d: dict) -> None:
+    """Exercise 1 (hand estimate of the Coulomb peak), 2 (preload for geared-level friction), 3 (eps study)."""
+    robot, geared, p = d["robot"], d["geared"], d["params"]
+    q, dq, ddq = d["q_id"], d["dq_id"], d["ddq_id"]
+    free = inverse_dynamics(robot, q, dq, ddq, None, 0.0)
+    estimate = robot.mu * robot.journal_radius * float(np.linalg.norm(free.reactions, axis=-1).max())
+    peak = float(np.abs(inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", 0.0).friction_torque).max())
+    d["exercise_1"] = {"estimate": estimate, "robolib": peak}
+
+    def coulomb_rms(pre):
+        return rms(inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", pre).friction_torque)
+
+    load_ = geared.coulomb_torque / (robot.mu * robot.journal_radius) if robot.mu * robot.journal_radius > 0 else float("inf")
+    pre = bisect_increasing(coulomb_rms, geared.coulomb_torque) if math.isfinite(load_) else float("nan")
+    d["exercise_2"] = {"load": load_, "preload": pre, "ratio": pre / d["tau_max_free"]}
+    # exercise 3: the uncompensated calibrated Stribeck run against the smoothing eps
+    t_end = min(CIRCLE_PERIOD, d["settings"]["t_sim"])
+    sched0 = reference_torque(robot, None, 0.0, p["samples"])
+    rows = []
+    for eps in d["settings"]["eps_values"]:
+        rb = dataclasses.replace(robot, smooth_eps=eps)
+        sim = simulate(rb, d["q_id"][0], d["dq_id"][0], sched0, t_end, friction="stribeck", dt=DT * eps / 0.01)
+        rows.append((eps, float(tracking_error(rb, sim).max()), turns_covered(sim.end_effector, rb.centroid, t_end,
+                                                                              CIRCLE_PERIOD)))
+    d["exercise_3"] = rows
+    devs, cov = np.array([r[1] for r in rows]), min(r[2] for r in rows)
+    changes = np.abs(np.diff(devs)) / devs[-1]
+    reg.claim("rf_eps_covered", "exercise 3: the uncompensated calibrated Stribeck run moves round the circle",
+              value=cov, criterion="at least 90 % of the commanded turn at every eps", holds=cov > 0.9, text=f"{cov:.1%}")
+    reg.claim("rf_eps_change", "exercise 3: the Stribeck tracking error hardly depends on the smoothing eps",
+              value=float(changes.max()), criterion="largest relative change between successive eps < 1e-3",
+              holds=changes.max() < 1e-3, text=f"{changes.max():.1e}")
+    conv = bool(np.all(changes[1:] < changes[:-1]))
+    reg.claim("rf_eps_converges", "exercise 3: the change shrinks as eps halves (convergence as eps -> 0)",
+              value=[float(x) for x in changes], criterion="each change smaller than the previous one", holds=conv,
+              text="each change smaller than the last" if conv else "the changes do not shrink")
+
+
+def exercise_text(res, n: int) -> str:
+    """The printed answer of exercise ``n`` (1, 2 or 3) of a :func:`friction_study` result."""
+    d = res.data
+    if n == 1:
+        e = d["exercise_1"]
+        return f"estimate mu R max|F| = {e['estimate']:.4e} N m; robolib: max |tau_f| = {e['robolib']:.4e} N m"
+    if n == 2:
+        e = d["exercise_2"]
+        return (f"T_c / (mu R) = {e['load']:.0f} N; preload for RMS Coulomb friction = geared T_c: {e['preload']:.2f} N m, "
+                f"{e['ratio']:.0f} times the largest friction-free motor torque ({d['tau_max_free']:.3g} N m)")
+    if n == 3:
+        return "\n".join(f"eps = {eps:6.4f} rad/s: largest Stribeck tracking error {dev * 1e3:.6f} mm, turn covered {c:.1%}"
+                         for eps, dev, c in d["exercise_3"])
+    raise ParameterError(f"exercise must be 1, 2 or 3, got {n!r}")
+
+
+# --- the study ------------------------------------------------------------------------------------------
+def parameter_rows(d: dict) -> list:
+    """The ``extra`` rows of the chapter's parameter table: every value the run used besides its parameters."""
+    robot, geared, s, p = d["robot"], d["geared"], d["settings"], d["params"]
+    tuned = " (recomputed calibration)" if p["calibrate"] and p["coulomb_torque"] is None else ""
+    return [
+        ("run: T_c, T_s, w_s, b_v", f"{robot.coulomb_torque:.4g} N m, {robot.static_torque:.4g} N m, "
+         f"{robot.stribeck_velocity:g} rad/s, {robot.viscous:g} N m s/rad", "Stribeck parameters this run used" + tuned),
+        ("run: mu, R, eps", f"{robot.mu:g}, {robot.journal_radius:g} m, {robot.smooth_eps:g} rad/s",
+         "bearing law and smooth sign of this run"),
+        (f"{p['geared_file']}: T_c, T_s, b_v", f"{geared.coulomb_torque:g} N m, {geared.static_torque:g} N m, "
+         f"{geared.viscous:g} N m s/rad", "geared-joint set (otherwise equal to the run's robot), uncompensated experiment only"),
+        ("reference circle", f"radius {CIRCLE_RADIUS:g} m, period {CIRCLE_PERIOD:g} s", "about the base centroid, counter-clockwise"),
+        ("calibration", f"{p['samples']} samples per period, preload 0, T_s/T_c = {d['static_ratio']:g}",
+         "RMS over samples and the three joints (redundant.calibrate_stribeck)"),
+        ("PERIODS", s["periods"], "s, speed sweep (circle period)"),
+        ("PAYLOADS", s["payloads"], "kg, payload sweep (end-effector mass)"),
+        ("PRELOADS", [round(x, 4) for x in d["preloads"]], "N m, preload sweep of the two laws"),
+        ("sweep samples, simulated periods", f"{s['sweep_samples']}, 1", "per sweep point: inverse dynamics and one simulated period"),
+        ("MU_R", [float(f"{m:.3g}") for m in s["mu_r"]], "m, mu R of the decoupling maps (mu varied at the file's R)"),
+        ("MAP_PRELOADS, MAP_PERIODS", f"{s['map_preloads']} N m, {s['map_periods']} s", "second axes of the decoupling maps"),
+        ("map samples", s["map_samples"], "inverse-dynamics samples per period in the maps"),
+        ("preload study", f"{s['n_sweep']} preloads in [-{p['preload_max']:g}, {p['preload_max']:g}] N m", "bearing-load study"),
+        ("simulated time", f"{s['t_sim']:g} s", "geared-joint and own-torque simulations (t_sim, at most 1 s in a quick run)"),
+        ("exercise 3: eps", s["eps_values"], "rad/s, smooth-sign velocities (RK4 step scaled with eps)"),
+        ("integrator", f"RK4, step {DT * 1e3:g} ms, Baumgarte alpha = beta = {BAUMGARTE[0]:g} 1/s", "redundant.simulate defaults"),
+        ("torque schedule", f"periodic cubic spline of {p['samples']} inverse-dynamics samples per period",
+         "redundant.reference_torque"),
+        ("DIFF, CAL_RMS_TOL, CAL_FILE_TOL, DEC_LIMIT, LEVEL_TOL", f"{DIFF:g}, {CAL_RMS_TOL:g}, {CAL_FILE_TOL:g}, "
+         f"{DEC_LIMIT:g}, {LEVEL_TOL:g}", "claim criteria (relative)"),
+    ]
+
+
+def _values(d: dict) -> dict:
+    """The non-claim numbers the prose glues, as text."""
+    robot, geared, p, s = d["robot"], d["geared"], d["params"], d["settings"]
+    e2 = d["exercise_2"]
+    return {"rf_radius": f"{CIRCLE_RADIUS:g}", "rf_period": f"{CIRCLE_PERIOD:g}", "rf_eps": f"{robot.smooth_eps:g}",
+            "rf_static_ratio": f"{d['static_ratio']:g}", "rf_diff_pct": f"{DIFF * 100:g}",
+            "rf_fast_rate": f"{FAST_RATE:g}", "rf_R_mm": f"{robot.journal_radius * 1e3:g}",
+            "rf_muR_mm": f"{robot.mu * robot.journal_radius * 1e3:g}", "rf_preload_max": f"{p['preload_max']:g}",
+            "rf_geared_tc": f"{geared.coulomb_torque:g}", "rf_geared_ts": f"{geared.static_torque:g}",
+            "rf_samples": f"{p['samples']}", "rf_preload": f"{p['preload']:g}", "rf_dt_ms": f"{DT * 1e3:g}",
+            "rf_t_sim": f"{s['t_sim']:g}", "rf_ex2_load": f"{e2['load']:.0f}", "rf_ex2_preload": f"{e2['preload']:.0f}",
+            "rf_ex2_ratio": f"{e2['ratio']:.0f}"}
+
+
+def friction_study(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml", mu=None, journal_radius=None,
+                   coulomb_torque=None, stribeck_velocity=None, viscous=None, smooth_eps=None, calibrate=True,
+                   preload=0.0, preload_sweep=0.3, preload_max=3.0, samples=400, t_sim=4.0, n_jobs=1, quick=False):
+    """The chapter *Redundant planar robot: friction comparison* as one function; returns a ``StudyResult``.
+
+    Parameters (the chapter's ``parameters`` cell; SI units): ``data_file``
+    the robot (Stribeck level calibrated), ``geared_file`` the geared-joint
+    Stribeck magnitudes of the uncompensated experiment; friction overrides
+    ``mu``, ``journal_radius`` (m), ``coulomb_torque`` T_c (N m, sets the
+    Stribeck level by hand, ``T_s = (T_s/T_c)_file T_c``), ``stribeck_velocity``
+    (rad/s), ``viscous`` (N m s/rad), ``smooth_eps`` (rad/s) -- None means the
+    file's value; ``calibrate`` recomputes the Stribeck level of equal RMS
+    friction torque for this robot; ``preload`` (N m) of the equal-level
+    comparison, ``preload_sweep`` and ``preload_max`` (N m) the largest
+    ``|preload|`` of the preload sweep and of the bearing-load study; ``samples``
+    inverse-dynamics samples per period; ``t_sim`` (s) the length of the
+    simulations; ``n_jobs`` joblib processes of the sweeps; ``quick`` small
+    grids and short runs (:data:`QUICK`).
+
+    ``tables["parameters"]`` the parameter table; ``figures`` (see
+    :mod:`~robolib.redundant.friction_figures`): ``laws``, ``waveforms``,
+    ``energy_ref``, ``sweep_speed``, ``slow``, ``sweep_payload``,
+    ``sweep_preload``, ``decoupling``, ``preload``, ``paths``, ``energy_geared``;
+    ``data``: the robots, the reference motion and every experiment's arrays.
+    """
+    from ..study import StudyResult
+    from . import friction_figures as ff
+
+    params = dict(data_file=data_file, geared_file=geared_file, mu=mu, journal_radius=journal_radius,
+                  coulomb_torque=coulomb_torque, stribeck_velocity=stribeck_velocity, viscous=viscous,
+                  smooth_eps=smooth_eps, calibrate=calibrate, preload=preload, preload_sweep=preload_sweep,
+                  preload_max=preload_max, samples=samples, t_sim=t_sim, n_jobs=n_jobs, quick=quick)
+    check_study_parameters(params)
+    robot_file, robot, geared, cal, static_ratio = robots(params)
+    d = {"params": params, "settings": settings(bool(quick), t_sim), "robot_file": robot_file, "robot": robot,
+         "geared": geared, "cal": cal, "static_ratio": static_ratio}
+    reg = ClaimsRegister("redundant_friction", source="000", glue=False)
+    equal_level(reg, d)
+    law_sweeps(d)
+    speed_claims(reg, d)
+    slow_reversals(reg, d)
+    payload_claims(reg, d)
+    preload_claims(reg, d)
+    decoupling(reg, d)
+    large_preload(reg, d)
+    geared_experiment(reg, d)
+    own_torques(reg, d)
+    energy_balance(reg, d)
+    exercises(reg, d)
+    d["parameter_rows"] = parameter_rows(d)
+    tables = {"parameters": parameter_table([data_file], run=params, extra=d["parameter_rows"])}
+    return StudyResult("redundant_friction", params, reg, tables=tables, figures=ff.figures(d), data=d, values=_values(d))
+
+
+__all__ = ["friction_study", "exercise_text", "check_study_parameters", "settings", "robots", "relative_difference",
+           "turns", "turns_covered", "tracking_error", "log_slope", "linear_fit_residual", "bisect_increasing"]

@@ -1,0 +1,624 @@
+"""The chapter *Stewart vs virtual-work timing* as one function: :func:`timing_study`.
+
+The patent's two claims on the 6-UPS platform (seed 004) are tested here: claim 1,
+the U-joint Newton-Euler (NE) model tracks better under ID-PID control than the
+virtual-work (VW) model; claim 2, a 15-s simulation of NE runs "nearly 31 times"
+faster. The study computes every experiment of the chapter: leg spin along the
+reference trajectory, the NE-VW force gap (trajectory, random states, rest, the
+pinocchio cross-check), the stroke and joint limits, the closed-loop tracking runs,
+the timings (:mod:`robolib.stewart.timing`) and exercise 3, registers the claims and
+returns a :class:`robolib.study.StudyResult`. Its figures and the Explore panels are in
+:mod:`robolib.stewart.study_figures`.
+
+>>> from robolib import study
+>>> sorted(study.defaults("stewart_timing"))[:4]
+['amplitude_scale', 'data_file', 'duration', 'frequency_scale']
+>>> reference_trajectory(load("stewart/tsai2000.yaml"), "rotation").amplitude[:3].tolist()
+[0.0, 0.0, 0.0]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..book.claims import ClaimsRegister
+from ..book.notebook import markdown_table, parameter_table
+from ..core.errors import ParameterError, UnreachableError
+from .control import CONVERGENCE_FRACTION, Trajectory, joint_references, simulate, tracking_metrics, \
+    trajectory_from_model
+from .dynamics import inverse_dynamics
+from .kinematics import jacobian, leg_geometry, leg_motion, limit_codes
+from .model import StewartModel, load, point_mass_legs
+
+#: Trajectory selections of the ``trajectory`` parameter.
+TRAJECTORIES = ("file", "translation", "rotation")
+#: The patent's Table 2: mean wall time of its 15-s runs (s), NE and VW, and their ratio.
+PATENT_NE_S, PATENT_VW_S = 17.698, 551.098
+PATENT_RATIO = PATENT_VW_S / PATENT_NE_S
+#: Random poses: home +- this (m, m, m, rad, rad, rad); twists and accelerations: N(0, these).
+SPREAD = np.array([0.1, 0.1, 0.1, 0.15, 0.15, 0.15])
+TWIST_SCALE = np.array([0.5, 0.5, 0.5, 1.0, 1.0, 1.0])
+ACCEL_SCALE = np.array([3.0, 3.0, 3.0, 5.0, 5.0, 5.0])
+#: Tail of a run (s) over which static error and fluctuation are measured: min(this, duration / 3).
+WINDOW_MAX = 5.0
+#: A pose this far above home (m) has legs of about 5 m on Tsai's platform: beyond the stroke.
+FAR_DZ = 4.3
+
+# --- criteria of the claims, fixed before any result is computed -------------------------------------
+MUCH_LARGER = 2.0       # claim 1: the VW static error is "much larger" if at least this multiple of NE's
+BETTER = 0.10           # claim 1: "better" fluctuation / convergence speed needs at least a 10 % margin
+REPRODUCED = 0.5        # claim 2: the 31x is reproduced if a measured VW/NE run ratio reaches half of it
+SAME_COST = 2.0         # claim 2: two runs cost "about the same" if their ratio is within this factor
+RUN_TARGET_S = 1.5      # s, target wall time of a 15-s run of each model (compiled)
+SPIN_SHARE_MIN = 0.01   # spin counts as present if its peak is at least 1 % of the normal angular velocity
+SPIN_ANGLE_DEG = (0.1, 10.0)  # deg: "a few degrees at most" of accumulated spin over one period
+VW_GAP = (1e-6, 1e-2)   # VW-vs-NE force gap on the trajectory is "small but real" inside this band (relative)
+ROUNDOFF = 1e-12        # relative difference that counts as round-off
+REAL = 1e-8             # relative difference that is clearly not round-off
+PIN_AGREE = 1e-9        # NE kernel vs pinocchio, relative
+PID_GAIN_MIN = 1.5      # the integral term must divide the static error by at least this
+HOLD_SHARE_MIN = 0.75   # "most" of the static error comes from the hold: at least this share of it
+IMPL_MIN = 100.0        # as written / compiled: "implementation matters more than the method" above this factor
+EX3_RESID = 1e-2        # exercise 3: prediction vs simulation, as a fraction of the initial error
+EX3_LATE = 0.05         # exercise 3: "a sizeable part" of the error left at 0.3 s
+ZOH_ORDER_MIN = 5.0     # exercise 3: a 10x smaller step must shrink the residual at least this much
+#: Exercise 3: the PD gains (1/s^2, 1/s) and the length of its run (s).
+EX3_GAINS, EX3_T = {"kp": 400.0, "kd": 30.0}, 0.3
+#: Controller model names, short.
+LABEL = {"newton_euler": "NE", "virtual_work": "VW"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Sizes of one run, from ``duration`` (s) and ``quick``: repeats, sample counts, the tail window (s)."""
+
+    duration: float
+    window: float
+    timing_repeats: int
+    timing_number: int
+    aw_number: int
+    run_repeats: int
+    aw_steps: int
+    aw_repeats: int
+    n_random: int
+    n_frames: int
+    explore_t: float
+    reach_nx: int
+
+
+def settings(duration: float, quick: bool) -> Settings:
+    """The run's sizes: ``quick`` caps ``duration`` at 2 s and cuts repeats, samples and frames.
+
+    >>> s = settings(15.0, True)
+    >>> s.duration, s.window, s.timing_repeats, s.n_random
+    (2.0, 0.6666666666666666, 3, 4)
+    """
+    if quick:
+        d = min(duration, 2.0)
+        return Settings(d, min(WINDOW_MAX, d / 3), 3, 100, 3, 2, 3, 1, 4, 6, 0.5, 41)
+    return Settings(duration, min(WINDOW_MAX, duration / 3), 7, 1000, 10, 4, 8, 3, 12, 24, 1.0, 161)
+
+
+def check_study_parameters(p: dict) -> None:
+    """Raise :class:`~robolib.ParameterError` naming the first bad parameter of the study.
+
+    >>> check_study_parameters(dict(trajectory="spiral"))
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: trajectory must be one of ('file', 'translation', 'rotation'), got 'spiral'
+    """
+    if "trajectory" in p and p["trajectory"] not in TRAJECTORIES:
+        raise ParameterError(f"trajectory must be one of {TRAJECTORIES}, got {p['trajectory']!r}")
+    for name in ("data_file", "other_file"):
+        if name in p and not isinstance(p[name], str):
+            raise ParameterError(f"{name} must be a path (text) of a parameter file, got {p[name]!r}")
+    for name in ("amplitude_scale", "frequency_scale", "kp", "kd", "ki"):
+        if name in p and not (isinstance(p[name], (int, float)) and not isinstance(p[name], bool)
+                              and math.isfinite(p[name]) and p[name] >= 0):
+            raise ParameterError(f"{name} must be a finite number >= 0, got {p[name]!r}")
+    for name in ("duration", "step"):
+        if name in p and not (isinstance(p[name], (int, float)) and not isinstance(p[name], bool)
+                              and math.isfinite(p[name]) and p[name] > 0):
+            raise ParameterError(f"{name} must be a finite number > 0 (s), got {p[name]!r}")
+    if "duration" in p and "step" in p and p["step"] * 30 > p["duration"]:
+        raise ParameterError(f"step = {p['step']} s must be at most duration / 30 = {p['duration'] / 30:g} s")
+    if "seed" in p and (isinstance(p["seed"], bool) or not isinstance(p["seed"], int)):
+        raise ParameterError(f"seed must be an integer, got {p['seed']!r}")
+    if "quick" in p and not isinstance(p["quick"], bool):
+        raise ParameterError(f"quick must be True or False, got {p['quick']!r}")
+
+
+def reference_trajectory(model: StewartModel, trajectory: str = "file", amplitude_scale: float = 1.0,
+                         frequency_scale: float = 1.0) -> Trajectory:
+    """The model's trajectory block, ``trajectory``-selected (all terms, x/y/z only, angles only) and scaled."""
+    if trajectory not in TRAJECTORIES:
+        raise ParameterError(f"trajectory must be one of {TRAJECTORIES}, got {trajectory!r}")
+    tr = trajectory_from_model(model)
+    amp = np.array(tr.amplitude, dtype=float) * amplitude_scale
+    if trajectory == "translation":
+        amp[3:] = 0.0
+    elif trajectory == "rotation":
+        amp[:3] = 0.0
+    return Trajectory(tr.home, amp, np.array(tr.frequency) * frequency_scale, tr.phase)
+
+
+# ---- experiments ---------------------------------------------------------------------------------------
+def random_states(model: StewartModel, rng, n: int):
+    """``n`` random states ``(X, V, dV)``, each (n, 6): pose home +- SPREAD, twist and acceleration normal."""
+    X = model.home_pose + rng.uniform(-1, 1, (n, 6)) * SPREAD
+    V = rng.normal(size=(n, 6)) * TWIST_SCALE
+    dV = rng.normal(size=(n, 6)) * ACCEL_SCALE
+    return X, V, dV
+
+
+def spin_along(model: StewartModel, traj: Trajectory, t) -> dict:
+    """Leg spin ``omega_i . s_i`` (n, 6) rad/s along ``traj`` at times ``t`` (n,), its peak and its share
+    of the largest normal angular velocity ``|omega_perp|``."""
+    X, V, dV = traj(t)
+    spin = leg_motion(model, X, V, dV).spin
+    w_perp = np.linalg.norm(leg_motion(model, X, V, dV, spin=False).omega, axis=-1)
+    peak = float(np.abs(spin).max())
+    return {"spin": spin, "peak": peak, "w_perp": float(w_perp.max()), "share": peak / float(w_perp.max())}
+
+
+def force_gap(model: StewartModel, traj: Trajectory, t) -> dict:
+    """NE and VW actuator forces (n, 6) N along ``traj`` at ``t``, and their gap: max, relative max and RMS."""
+    X, V, dV = traj(t)
+    f_ne = inverse_dynamics(model, X, V, dV, method="newton_euler")
+    f_vw = inverse_dynamics(model, X, V, dV, method="virtual_work")
+    d = f_vw - f_ne
+    return {"f_ne": f_ne, "f_vw": f_vw, "fmax": float(np.abs(f_ne).max()), "dmax": float(np.abs(d).max()),
+            "rel": float(np.abs(d).max() / np.abs(f_ne).max()),
+            "rms": float(np.sqrt(np.mean(d ** 2)) / np.sqrt(np.mean(f_ne ** 2)))}
+
+
+def pinocchio_reference(model: StewartModel):
+    """The independent pinocchio model of ``model``, or None if pinocchio (PyPI ``pin``) is not installed."""
+    try:
+        from .pinocchio_ref import PinocchioStewart
+    except ImportError:
+        return None
+    return PinocchioStewart(model)
+
+
+def random_gaps(model: StewartModel, X, V, dV, ref=None) -> dict:
+    """Largest relative gaps on random states: VW vs NE (moving), VW vs NE at rest, NE vs pinocchio ``ref``.
+
+    Relative to each state's largest force; ``pin`` is NaN without ``ref``.
+    """
+    fn = inverse_dynamics(model, X, V, dV)
+    fv = inverse_dynamics(model, X, V, dV, method="virtual_work")
+    rest = np.zeros_like(X)
+    f0n, f0v = inverse_dynamics(model, X, rest, rest), inverse_dynamics(model, X, rest, rest, method="virtual_work")
+    out = {"vw": float(np.max(np.abs(fv - fn).max(axis=1) / np.abs(fn).max(axis=1))),
+           "rest": float(np.max(np.abs(f0v - f0n).max(axis=1) / np.abs(f0n).max(axis=1))), "pin": float("nan")}
+    if ref is not None:
+        fp = np.array([ref.inverse_dynamics(*s) for s in zip(X, V, dV)])
+        out["pin"] = float(np.max(np.abs(fn - fp).max(axis=1) / np.abs(fp).max(axis=1)))
+    return out
+
+
+def leg_coms_on_axis(model: StewartModel) -> bool:
+    """True if the cylinder's and the rod's centres of mass lie on the leg axis."""
+    return bool(np.allclose(model.cylinder.com[:2], 0) and np.allclose(model.rod.com[:2], 0))
+
+
+def reach_map(model: StewartModel, nx: int) -> dict:
+    """First violated limit (``limit_codes``) on an ``nx`` x ``nx`` grid of the plane y = y_home, home orientation.
+
+    ``x`` within +-1.2 m and ``z`` within -0.9..+1.1 m of home; returns ``XX, ZZ`` (nx, nx) m and ``codes``.
+    """
+    xs = model.home_pose[0] + np.linspace(-1.2, 1.2, nx)
+    zs = model.home_pose[2] + np.linspace(-0.9, 1.1, nx)
+    XX, ZZ = np.meshgrid(xs, zs)
+    P = np.tile(model.home_pose, (nx, nx, 1))
+    P[..., 0], P[..., 2] = XX, ZZ
+    return {"XX": XX, "ZZ": ZZ, "codes": limit_codes(model, P)}
+
+
+def unreachable_message(model: StewartModel, dz: float = FAR_DZ) -> tuple[bool, str]:
+    """(raised, message) of the inverse dynamics at home + ``dz`` m in height, at rest."""
+    try:
+        inverse_dynamics(model, model.home_pose + [0.0, 0.0, dz, 0.0, 0.0, 0.0], np.zeros(6), np.zeros(6))
+    except UnreachableError as exc:
+        return True, str(exc)
+    return False, "no error"
+
+
+def tracking_runs(models: dict, trajs: dict, gains: dict, duration: float, step: float) -> dict:
+    """Closed loops on the U-joint NE plant: ``{(set, controller, pid): SimResult}``, NE/VW x PD/PID per set."""
+    return {(name, ctrl, pid): simulate(m, ctrl, pid=pid, gains=gains, duration=duration, step=step,
+                                        trajectory=trajs[name])
+            for name, m in models.items() for ctrl in LABEL for pid in (False, True)}
+
+
+def spin_angle(model: StewartModel, traj: Trajectory, duration: float, n: int = 2001) -> dict:
+    """Accumulated spin angle ``int omega_i . s_i dt`` (n, 6) in degrees over one period of the slowest
+    trajectory term (at most ``duration``), by the trapezoidal rule on ``n`` times ``t`` (s)."""
+    nz = traj.amplitude != 0
+    period = 2 * np.pi / np.min(traj.frequency[nz]) if np.any(nz) else 4.0
+    t = np.linspace(0, min(period, duration), n)
+    X, V, dV = traj(t)
+    s = leg_motion(model, X, V, dV).spin
+    angle = np.concatenate([np.zeros((1, 6)), np.cumsum(0.5 * (s[1:] + s[:-1]) * np.diff(t)[:, None], axis=0)])
+    return {"t": t, "angle": np.degrees(angle), "period": float(period)}
+
+
+def exercise_3(model: StewartModel, traj: Trajectory, step: float) -> dict:
+    """Exercise 3: closed-form PD error ``e'' + K_d e' + K_p e = 0`` vs the simulation (NE on NE).
+
+    For the steps ``step`` and ``step / 10``: the largest difference over 0.3 s relative to the initial
+    error (``resid``); at ``step`` also the predicted and simulated errors at 0.3 s (m) and their relative
+    difference per leg (``late``).
+    """
+    kp, kd = EX3_GAINS["kp"], EX3_GAINS["kd"]
+    a, wd = kd / 2, np.sqrt(kp - kd ** 2 / 4)
+    out = {"poles": np.roots([1, kd, kp]), "resid": {}}
+    for h in (step, step / 10):
+        r = simulate(model, "newton_euler", pid=False, gains=EX3_GAINS, duration=EX3_T, step=h, trajectory=traj)
+        e0 = r.error[0]
+        de0 = joint_references(model, traj, r.t[:1])[1][0] - jacobian(model, r.pose[0]) @ r.twist[0]
+        tt = r.t[:, None]
+        e_pred = np.exp(-a * tt) * (e0 * np.cos(wd * tt) + (de0 + a * e0) / wd * np.sin(wd * tt))
+        out["resid"][h] = float(np.abs(e_pred - r.error).max() / np.abs(e0).max())
+        if h == step:
+            out["late"] = np.abs(e_pred[-1] - r.error[-1]) / np.abs(e_pred[-1])
+            out["pred"], out["sim"] = e_pred[-1], r.error[-1]
+    out["worst"] = int(np.argmax(out["late"]))
+    out["zoh"] = out["resid"][step] / out["resid"][step / 10]
+    return out
+
+
+def exercise_1(models: dict, rng, n: int = 20) -> dict:
+    """Exercise 1: largest ``|f_VW - f_NE| / max |f_NE|`` with point-mass legs and no leg-rotation friction."""
+    out = {}
+    for name, m in models.items():
+        pm = point_mass_legs(m).with_(ujoint_viscous=0.0, sjoint_viscous=0.0)
+        X = m.home_pose + rng.uniform(-1, 1, (n, 6)) * SPREAD
+        V, dV = rng.normal(size=(n, 6)), rng.normal(size=(n, 6)) * 3
+        fn, fv = inverse_dynamics(pm, X, V, dV), inverse_dynamics(pm, X, V, dV, method="virtual_work")
+        out[name] = float(np.abs(fv - fn).max() / np.abs(fn).max())
+    return out
+
+
+def exercise_2(models: dict, rng, n: int = 100) -> dict:
+    """Exercise 2: at home, ``max |n_i - s_i|`` and the largest spin rate (rad/s) over ``n`` random twists."""
+    out = {}
+    for name, m in models.items():
+        g = leg_geometry(m, m.home_pose)
+        V = rng.normal(size=(n, 6))
+        spin = leg_motion(m, np.broadcast_to(m.home_pose, V.shape), V).spin
+        out[name] = (float(np.abs(g.n - g.s).max()), float(np.abs(spin).max()))
+    return out
+
+
+# ---- tables ---------------------------------------------------------------------------------------------
+def _body_row(m: StewartModel, b, name: str) -> list:
+    off_axis = np.hypot(*b.com[:2])
+    prods = np.abs(b.inertia - np.diag(np.diag(b.inertia))).max()
+    return [f"{m.name}: {name}", f"{b.mass:g}", ", ".join(f"{c:g}" for c in b.com), f"{off_axis:.3g}",
+            ", ".join(f"{v:g}" for v in np.diag(b.inertia)), f"{prods:g}"]
+
+
+def bodies_table(models: dict) -> str:
+    """**Table 1**: mass, centre of mass and inertia of the three bodies of each parameter set."""
+    rows = [_body_row(m, getattr(m, b), b) for m in models.values() for b in ("platform", "cylinder", "rod")]
+    return ("**Table 1** — Bodies of the two parameter sets (mass kg, CoM m in the body frame, inertia kg m² "
+            "about the CoM)\n\n" + markdown_table(["body", "mass", "CoM", "CoM off the leg axis", "principal diagonal",
+                                                  "largest product of inertia"], rows))
+
+
+def gap_table(force_stats: dict, rand_stats: dict, duration: float, n_random: int, have_pin: bool) -> str:
+    """**Table 2**: the VW-vs-NE force gaps on the trajectory and on random states, and NE vs pinocchio."""
+    rows = [[name, f"{fs['fmax']:.4g}", f"{fs['dmax']:.3g}", f"{fs['rel']:.2e}", f"{fs['rms']:.2e}",
+             f"{rand_stats[name]['vw']:.2e}", f"{rand_stats[name]['rest']:.1e}",
+             f"{rand_stats[name]['pin']:.1e}" if have_pin else "(pin not installed)"]
+            for name, fs in force_stats.items()]
+    return (f"**Table 2** — How far virtual work (VW) is from the U-joint Newton–Euler model (NE). Trajectory "
+            f"columns: the reference trajectory over {duration:g} s; random-state columns: {n_random} random states "
+            "per set, relative to the largest force of each state; the last column checks NE against an independent "
+            "pinocchio model of the same mechanism (U, P, S as real joints, loops closed by point constraints).\n\n"
+            + markdown_table(["set", "max ∣f∣ [N]", "max ∣f_VW − f_NE∣ [N]", "relative (max)", "relative (RMS)",
+                              "random states: VW vs NE", "at rest: VW vs NE", "NE vs pinocchio"], rows))
+
+
+def tracking_table(runs: dict, metrics: dict, window: float, duration: float) -> str:
+    """**Table 3**: initial error, static error, fluctuation and convergence time of every tracking run."""
+    rows = [[name, LABEL[ctrl], "PID" if pid else "PD", f"{np.abs(runs[name, ctrl, pid].error[0]).max() * 1e3:.3g}",
+             f"{mt['static'] * 1e6:.4g}", f"{mt['fluctuation'] * 1e6:.4g}", f"{mt['convergence_time']:.3f}"]
+            for (name, ctrl, pid), mt in metrics.items()]
+    return (f"**Table 3** — Tracking metrics of the leg lengths on the U-joint NE plant, tail = last {window:g} s "
+            f"of each {duration:g}-s run.\n\n"
+            + markdown_table(["set", "controller model", "law", "initial max ∣e∣ [mm]", "static error [µm]",
+                              "fluctuation [µm]", "convergence time [s]"], rows))
+
+
+def parameter_tables(p: dict, s: Settings) -> dict:
+    """The short table of key parameters and the three full tables (data file, second file, run settings)."""
+    from . import control as _control, timing as _timing
+
+    g = f"{p['kp']:g}, {p['kd']:g}, {p['ki']:g}"
+    key = parameter_table(title="Key parameters of this run (every value is in the folded tables below)", extra=[
+        ("data_file, other_file", f"{p['data_file']}, {p['other_file']}", "plant and controller sets (YAML, SI)"),
+        ("trajectory", f"{p['trajectory']}: amplitudes × {p['amplitude_scale']:g}, frequencies × "
+         f"{p['frequency_scale']:g}", "X_d(t) = home_pose + amplitude sin(frequency t + phase)"),
+        ("K_p, K_d, K_i", g, "1/s², 1/s, 1/s³ (PD runs use K_i = 0)"),
+        ("duration, step", f"{s.duration:g} s, {p['step']:g} s", "closed-loop runs: RK4, force held over each step"),
+        ("seed, quick", f"{p['seed']}, {p['quick']}", "random states; quick = short runs for tests")])
+    run = parameter_table(run=p, title="Notebook parameters and settings fixed in the code", extra=[
+        ("trajectory used", f"{p['trajectory']}: amplitudes × {p['amplitude_scale']:g}, frequencies × "
+         f"{p['frequency_scale']:g}", "X_d(t) = home_pose + amplitude sin(frequency t + phase), from each file's "
+         "trajectory block"),
+        ("duration used", f"{s.duration:g}", "s, every closed-loop run (quick caps it at 2 s)"),
+        ("initial error", "each file's trajectory.initial_error", "m, rad: plant pose minus desired pose at t = 0"),
+        ("gains K_p, K_d, K_i", g, "1/s², 1/s, 1/s³: the notebook parameters (they replace the files' controller "
+         "block); PD runs use K_i = 0"),
+        ("integrator", f"RK4, fixed step {p['step']:g} s", "plant forward dynamics; the controller force is held "
+         "over each step"),
+        ("controller", "inverse-dynamics decentralised PID (the patent's Eq. 33)", "computed in leg space, model NE "
+         "or VW"),
+        ("WINDOW", s.window, "s, tail of each run for static error and fluctuation"),
+        ("stewart.CONVERGENCE_FRACTION", _control.CONVERGENCE_FRACTION,
+         "convergence: the error stays below this fraction of its initial value"),
+        ("MUCH_LARGER, BETTER", f"{MUCH_LARGER:g}, {BETTER:g}", "claim-1 criteria (factor, relative margin)"),
+        ("REPRODUCED, SAME_COST, RUN_TARGET_S", f"{REPRODUCED:g}, {SAME_COST:g}, {RUN_TARGET_S:g} s",
+         "claim-2 criteria (fraction of the patent's ratio; factor of 'about the same'; target of a 15-s run)"),
+        ("SPIN_SHARE_MIN, VW_GAP", f"{SPIN_SHARE_MIN:g}, {VW_GAP}", "criteria of the spin and force-gap claims"),
+        ("ROUNDOFF, REAL, PIN_AGREE", f"{ROUNDOFF:g}, {REAL:g}, {PIN_AGREE:g}",
+         "relative round-off / real / pinocchio agreement"),
+        ("PID_GAIN_MIN, HOLD_SHARE_MIN, IMPL_MIN", f"{PID_GAIN_MIN:g}, {HOLD_SHARE_MIN:g}, {IMPL_MIN:g}",
+         "criteria of the PID, hold and implementation claims"),
+        ("EX3_RESID, EX3_LATE, ZOH_ORDER_MIN", f"{EX3_RESID:g}, {EX3_LATE:g}, {ZOH_ORDER_MIN:g}",
+         "criteria of exercise 3"),
+        ("random states", f"{s.n_random} per set: pose home ± {SPREAD.tolist()}, twist N(0, 0.5 m/s, 1 rad/s), "
+         "acceleration N(0, 3 m/s², 5 rad/s²)", "seeded by seed"),
+        ("timing", f"{s.timing_repeats} interleaved repeats × {_timing.KERNEL_FACTOR * s.timing_number} calls "
+         f"(compiled kernels), × {s.timing_number} (public API), × {s.aw_number} (as written); {s.run_repeats} "
+         f"repeats per run; as-written runs {s.aw_steps} steps × {s.aw_repeats}", "best repeat is used"),
+        ("animation", f"{s.n_frames} frames over one period of the slowest trajectory term",
+         "figure 9 × 5.2 in at 72 dpi, JPEG frames")])
+    return {"key_parameters": key,
+            "parameters_data": parameter_table([p["data_file"]], title=f"Plant and controllers: `{p['data_file']}`"),
+            "parameters_other": parameter_table([p["other_file"]], title="Second parameter set, compared alongside: "
+                                                f"`{p['other_file']}`"),
+            "parameters_run": run}
+
+
+# ---- the study ----------------------------------------------------------------------------------------
+def timing_study(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/hydraulic.yaml",
+                 trajectory: str = "file", amplitude_scale: float = 1.0, frequency_scale: float = 1.0,
+                 kp: float = 1200.0, kd: float = 60.0, ki: float = 8000.0, duration: float = 15.0,
+                 step: float = 0.001, seed: int = 2026, quick: bool = False):
+    """Every experiment of the chapter, its claims, tables and figures.
+
+    Parameters (the notebook's ``parameters`` cell): ``data_file``, ``other_file`` parameter sets
+    (``data/`` paths); ``trajectory`` ``"file"``, ``"translation"`` or ``"rotation"``;
+    ``amplitude_scale``, ``frequency_scale`` (-) multiply the trajectory's terms; gains ``kp`` [1/s²],
+    ``kd`` [1/s], ``ki`` [1/s³] (PD runs use 0); ``duration`` [s] of each closed-loop run; ``step`` [s]
+    of the controller and RK4; ``seed`` of the random states; ``quick``: 2-s runs, fewer repeats.
+
+    Returns a :class:`robolib.study.StudyResult` with the 24 claims, tables ``key_parameters``,
+    ``parameters_data``, ``parameters_other``, ``parameters_run``, ``table1`` ... ``table5``, figures
+    ``mechanism``, ``spin``, ``forces``, ``reach``, ``tracking``, ``ratios``, and the data the prose,
+    the animation, the Explore panels and the exercises use.
+    """
+    from ..study import StudyResult
+    from . import study_figures as figs, timing
+
+    p = dict(data_file=data_file, other_file=other_file, trajectory=trajectory, amplitude_scale=amplitude_scale,
+             frequency_scale=frequency_scale, kp=kp, kd=kd, ki=ki, duration=duration, step=step, seed=seed,
+             quick=quick)
+    check_study_parameters(p)
+    s = settings(float(duration), quick)
+    model, other = load(data_file), load(other_file)
+    if model.name == other.name:
+        raise ParameterError(f"data_file and other_file must be two different parameter sets, both are "
+                             f"{model.name!r}")
+    models = {model.name: model, other.name: other}
+    trajs = {name: reference_trajectory(m, trajectory, amplitude_scale, frequency_scale) for name, m in models.items()}
+    tr = trajs[model.name]
+    gains = {"kp": float(kp), "kd": float(kd), "ki": float(ki)}
+    rng = np.random.default_rng(seed)
+    claims = ClaimsRegister("stewart_timing", source="004", glue=False)
+    t_ref = np.arange(int(round(s.duration / step)) + 1) * step
+    data = {"models": models, "model": model, "other": other, "trajs": trajs, "traj": tr, "gains": gains,
+            "settings": s, "t_ref": t_ref}
+
+    # leg spin (Eqs. 7-10)
+    spins = {name: spin_along(m, trajs[name], t_ref) for name, m in models.items()}
+    spin_claim(claims, model.name, other.name, spins)
+
+    # forces of both models: trajectory, random states, rest, pinocchio
+    force_stats = {name: force_gap(m, trajs[name], t_ref) for name, m in models.items()}
+    refs = {name: pinocchio_reference(m) for name, m in models.items()}
+    have_pin = all(r is not None for r in refs.values())
+    rand_stats = {name: random_gaps(m, *random_states(m, rng, s.n_random), refs[name]) for name, m in models.items()}
+    force_claims(claims, model.name, other.name, models, force_stats, rand_stats, have_pin)
+
+    # stroke and joint limits
+    reach = reach_map(model, s.reach_nx)
+    raised, msg = unreachable_message(model)
+    claims.claim("stewart_unreachable", f"a pose {FAR_DZ:g} m above home (legs of about 5 m) is refused by the "
+                 "dynamics with an UnreachableError that names the leg and the stroke limit", value=msg,
+                 criterion="UnreachableError raised, naming 'leg' and 'length_max'",
+                 holds=raised and "leg" in msg and "length_max" in msg, text=f"“{msg}”")
+
+    # claim 1: tracking under ID-PID
+    runs = tracking_runs(models, trajs, gains, s.duration, step)
+    metrics = {k: tracking_metrics(r.t, r.error, window=s.window) for k, r in runs.items()}
+    hold = hold_effect(model, tr, gains, s.duration, step, s.window, metrics)
+    tracking_claims(claims, model.name, models, metrics, hold)
+
+    # claim 2: the timings (compiled and as written, single evaluations and whole runs)
+    Xs = model.home_pose + rng.uniform(-0.1, 0.1, 6)
+    state = (Xs, rng.normal(size=6), rng.normal(size=6), rng.normal(size=6) * 10)
+    ev = timing.evaluation_times(model, *state, s, ref=pinocchio_reference(model) if have_pin else None)
+    wall = timing.run_times(model, tr, gains, s, step, {c: runs[model.name, c, True].wall_time for c in LABEL})
+    ratio = timing.timing_claims(claims, ev, wall, s)
+
+    # the animation's spin angle, exercises
+    sa = spin_angle(model, tr, s.duration)
+    spin_deg = float(np.abs(sa["angle"]).max())
+    lo, hi = SPIN_ANGLE_DEG
+    claims.claim("stewart_spin_angle", "over one period of the slowest trajectory term the U-joint legs turn about "
+                 "their own axes by a few degrees at most", value=spin_deg,
+                 criterion=f"{lo:g} deg < max |∫ω·s dt| < {hi:g} deg", holds=lo < spin_deg < hi,
+                 text=f"{spin_deg:.2g}°")
+    ex3 = exercise_3(model, tr, step)
+    exercise_3_claims(claims, ex3, step)
+    data.update(spins=spins, force_stats=force_stats, rand_stats=rand_stats, have_pin=have_pin, reach=reach,
+                runs=runs, metrics=metrics, hold=hold, evaluations=ev, wall=wall, ratio=ratio, spin_angle=sa,
+                exercise_3=ex3, exercise_1=exercise_1(models, rng), exercise_2=exercise_2(models, rng))
+    tables = parameter_tables(p, s)
+    tables.update(table1=bodies_table(models), table2=gap_table(force_stats, rand_stats, s.duration, s.n_random,
+                                                                 have_pin),
+                  table3=tracking_table(runs, metrics, s.window, s.duration),
+                  table4=timing.evaluation_table(ev, model.name), table5=timing.ratio_table(ratio, s.duration))
+    values = {"stewart_data_name": model.name, "stewart_other_name": other.name, "stewart_duration": f"{s.duration:g}",
+              "stewart_window": f"{s.window:g}", "stewart_patent_ratio": f"{PATENT_RATIO:.1f}",
+              "stewart_aw_steps": f"{s.aw_steps}", "stewart_explore_T": f"{s.explore_t:g}",
+              "stewart_convergence_pct": f"{CONVERGENCE_FRACTION:.0%}", **timing.cost_values(ev)}
+    res = StudyResult("stewart_timing", p, claims, tables=tables, data=data, values=values)
+    res.figures.update(figs.chapter_figures(res))
+    return res
+
+
+def spin_claim(claims: ClaimsRegister, name: str, other: str, spins: dict) -> None:
+    """Register the claim on the leg spin along the reference trajectory (``spins``: :func:`spin_along` by set)."""
+    sp, sp_o = spins[name], spins[other]
+    claims.claim("stewart_spin", f"along the reference trajectory the U-joint legs of {name} spin, at a peak of "
+                 f"at least {SPIN_SHARE_MIN:.0%} of the largest normal angular velocity",
+                 value=[sp["peak"], sp["share"], sp_o["peak"]], criterion=f"max |ω·s| / max |ω_⊥| ≥ {SPIN_SHARE_MIN:g}",
+                 holds=sp["share"] >= SPIN_SHARE_MIN,
+                 text=f"{sp['peak']:.3g} rad/s ({sp['share']:.1%} of the largest normal angular velocity; "
+                      f"{sp_o['peak']:.3g} rad/s on {other})")
+
+
+def force_claims(claims: ClaimsRegister, name: str, other: str, models: dict, force_stats: dict, rand_stats: dict,
+                 have_pin: bool) -> None:
+    """Register the claims on the VW-vs-NE force gap (trajectory, random states, at rest) and on pinocchio."""
+    fs, fo = force_stats[name], force_stats[other]
+    claims.claim("stewart_vw_gap", f"on the reference trajectory of {name} the virtual-work forces differ from "
+                 "the U-joint Newton–Euler forces by a small but real fraction of the largest force",
+                 value=[fs["rel"], fo["rel"]],
+                 criterion=f"{VW_GAP[0]:g} < max|f_VW − f_NE| / max|f_NE| < {VW_GAP[1]:g}",
+                 holds=VW_GAP[0] < fs["rel"] < VW_GAP[1],
+                 text=f"{fs['dmax']:.3g} N, i.e. {fs['rel']:.1e} of the largest force "
+                      f"({fo['rel']:.1e} on {other})")
+    ro, rh = rand_stats[name], rand_stats[other]
+    claims.claim("stewart_vw_random", "on random states (faster, more twisted motions) the VW-vs-NE gap stays below "
+                 f"{VW_GAP[1]:g} of each state's largest force on both sets", value=[ro["vw"], rh["vw"]],
+                 criterion=f"max relative gap < {VW_GAP[1]:g} on both sets", holds=max(ro["vw"], rh["vw"]) < VW_GAP[1],
+                 text=f"{ro['vw']:.1e} and {rh['vw']:.1e}")
+    on_axis = [n for n, m in models.items() if leg_coms_on_axis(m)]
+    off_axis = [n for n in models if n not in on_axis]
+    claims.claim("stewart_rest_onaxis", "at rest the no-spin model is exact (to round-off) when the leg bodies' "
+                 "centres of mass lie on the leg axis", value=[rand_stats[n]["rest"] for n in on_axis],
+                 criterion=f"relative gap at rest < {ROUNDOFF:g} on every set with on-axis leg CoMs",
+                 holds=bool(on_axis) and all(rand_stats[n]["rest"] < ROUNDOFF for n in on_axis),
+                 text=", ".join(f"{rand_stats[n]['rest']:.1e} on {n}" for n in on_axis) or "no such set")
+    claims.claim("stewart_rest_offaxis", "with an off-axis cylinder centre of mass the no-spin model is wrong even at "
+                 "rest", value=[rand_stats[n]["rest"] for n in off_axis],
+                 criterion=f"relative gap at rest > {REAL:g} on every set with an off-axis leg CoM",
+                 holds=bool(off_axis) and all(rand_stats[n]["rest"] > REAL for n in off_axis),
+                 text=", ".join(f"{rand_stats[n]['rest']:.1e} on {n}" for n in off_axis) or "no such set")
+    pin_worst = max(st["pin"] for st in rand_stats.values())
+    claims.claim("stewart_pin", "the compiled U-joint Newton–Euler kernel agrees with the independent pinocchio "
+                 "model on random states of both sets", value=pin_worst,
+                 criterion=f"max relative difference < {PIN_AGREE:g}", holds=have_pin and pin_worst < PIN_AGREE,
+                 text=f"{pin_worst:.0e} relative" if have_pin else "(not run: pinocchio missing)")
+
+
+def hold_effect(model: StewartModel, traj: Trajectory, gains: dict, duration: float, step: float, window: float,
+                metrics: dict) -> dict:
+    """Static error (m) of the NE and VW ID-PID runs at ``step`` (from ``metrics``) and at ``step / 10``.
+
+    If the error left at the end of a run comes from holding the force over each step (a first-order
+    effect of the step), a ten times smaller step divides it by about ten with either controller.
+    """
+    out = {}
+    for ctrl in LABEL:
+        r = simulate(model, ctrl, gains=gains, duration=duration, step=step / 10, trajectory=traj)
+        fine = tracking_metrics(r.t, r.error, window=window)["static"]
+        out[ctrl] = (metrics[model.name, ctrl, True]["static"], fine)
+    return out
+
+
+def tracking_claims(claims: ClaimsRegister, name: str, models: dict, metrics: dict, hold: dict) -> None:
+    """Register the claims of claim 1 (static error, fluctuation, convergence, verdict), PID and hold."""
+    mN, mV = metrics[name, "newton_euler", True], metrics[name, "virtual_work", True]
+    static_ratio = mV["static"] / mN["static"]
+    fluct_ratio = mV["fluctuation"] / mN["fluctuation"]
+    tconv_ratio = mV["convergence_time"] / mN["convergence_time"]
+    claims.claim("stewart_c1_static", "under ID-PID on the U-joint plant the VW controller's static error is not much "
+                 f"larger than the NE controller's (less than {MUCH_LARGER:g} times)", value=float(static_ratio),
+                 criterion=f"static(VW) / static(NE) < {MUCH_LARGER:g}", holds=static_ratio < MUCH_LARGER,
+                 text=f"{mV['static'] * 1e6:.3g} µm against {mN['static'] * 1e6:.3g} µm, a ratio of {static_ratio:.3f}",
+                 answers="004.c1")
+    claims.claim("stewart_c1_fluct", "the error fluctuation of the two controllers differs by less than 10 %",
+                 value=float(fluct_ratio), criterion=f"|fluct(VW) / fluct(NE) − 1| < {BETTER:g}",
+                 holds=abs(fluct_ratio - 1) < BETTER,
+                 text=f"{mV['fluctuation'] * 1e6:.3g} µm against {mN['fluctuation'] * 1e6:.3g} µm "
+                      f"(ratio {fluct_ratio:.3f})", answers="004.c1")
+    claims.claim("stewart_c1_tconv", "the convergence times of the two controllers differ by less than 10 %",
+                 value=[mV["convergence_time"], mN["convergence_time"]],
+                 criterion=f"|t_c(VW) / t_c(NE) − 1| < {BETTER:g}", holds=abs(tconv_ratio - 1) < BETTER,
+                 text=f"{mV['convergence_time']:.3f} s against {mN['convergence_time']:.3f} s", answers="004.c1")
+    reproduced = static_ratio >= MUCH_LARGER and fluct_ratio >= 1 + BETTER and tconv_ratio >= 1 + BETTER
+    claims.claim("stewart_c1_verdict", "the patent's claim 1 (NE better in fluctuation and convergence speed, VW "
+                 "static error much larger) is not reproduced on the faithful U-joint plant", value=bool(reproduced),
+                 criterion=f"reproduced iff static ratio ≥ {MUCH_LARGER:g} and fluctuation and convergence-time "
+                           f"ratios ≥ {1 + BETTER:g}", holds=not reproduced,
+                 text="reproduced" if reproduced else "not reproduced", answers="004.c1")
+    gain = {n: metrics[n, "newton_euler", False]["static"] / metrics[n, "newton_euler", True]["static"] for n in models}
+    claims.claim("stewart_pid_gain", "the integral term lowers the static error of the NE controller on both sets",
+                 value=[float(v) for v in gain.values()],
+                 criterion=f"static(PD) / static(PID) ≥ {PID_GAIN_MIN:g} on both sets",
+                 holds=min(gain.values()) >= PID_GAIN_MIN, text=" and ".join(f"{v:.2g} ({n})" for n, v in gain.items()))
+    share = {c: hold_share(*hold[c]) for c in LABEL}
+    claims.claim("stewart_c1_hold", f"under ID-PID on {name} most of the error that remains with either controller "
+                 f"(at least {HOLD_SHARE_MIN:.0%}) comes from holding the force over each step",
+                 value=[share[c] for c in LABEL],
+                 criterion=f"hold share (1 − static(step/10) / static(step)) / 0.9 ≥ {HOLD_SHARE_MIN:g} for the NE and "
+                           "the VW controller", holds=min(share.values()) >= HOLD_SHARE_MIN,
+                 text=f"{share['newton_euler']:.0%} (NE controller) and {share['virtual_work']:.0%} (VW controller) "
+                      "of the static error")
+
+
+def hold_share(static: float, static_fine: float) -> float:
+    """Share of a static error that comes from holding the force over each step.
+
+    With ``static = H + O`` at the step ``h`` and ``static_fine = H / 10 + O`` at ``h / 10`` (the hold part
+    ``H`` first order in the step, the rest ``O`` independent of it), ``H / static``.
+
+    >>> round(hold_share(1.0, 0.1), 12), round(hold_share(1.0, 1.0), 12), round(hold_share(1.0, 0.55), 12)
+    (1.0, 0.0, 0.5)
+    """
+    return (1.0 - static_fine / static) / 0.9
+
+
+def exercise_3_claims(claims: ClaimsRegister, ex3: dict, step: float) -> None:
+    """Register the three claims of exercise 3 (closed form vs simulation, the late error, the hold)."""
+    resid, late, worst = ex3["resid"][step], ex3["late"], ex3["worst"]
+    claims.claim("stewart_ex3_resid", "exercise 3: the closed-form PD error and the simulated one agree to a small "
+                 "fraction of the initial error", value=float(resid),
+                 criterion=f"max |e_pred − e_sim| / max |e0| < {EX3_RESID:g}", holds=resid < EX3_RESID,
+                 text=f"{resid:.1e}")
+    claims.claim("stewart_ex3_late", "exercise 3: at 0.3 s the difference is a sizeable part of the error left on "
+                 "one leg", value=float(late[worst]),
+                 criterion=f"|e_pred − e_sim| / |e_pred| at 0.3 s > {EX3_LATE:g} on the worst leg",
+                 holds=late[worst] > EX3_LATE,
+                 text=f"{late[worst]:.0%} (leg {worst + 1}: {ex3['pred'][worst] * 1e3:.4f} mm predicted, "
+                      f"{ex3['sim'][worst] * 1e3:.4f} mm simulated)")
+    claims.claim("stewart_ex3_zoh", "exercise 3: the difference is the zero-order hold: a ten times smaller step "
+                 "shrinks it roughly tenfold", value=float(ex3["zoh"]),
+                 criterion=f"residual(step) / residual(step/10) > {ZOH_ORDER_MIN:g}", holds=ex3["zoh"] > ZOH_ORDER_MIN,
+                 text=f"a factor of {ex3['zoh']:.1f}")
+
+
+__all__ = ["timing_study", "Settings", "settings", "check_study_parameters", "reference_trajectory",
+           "random_states", "spin_along", "force_gap", "random_gaps", "reach_map", "unreachable_message",
+           "tracking_runs", "spin_angle", "hold_effect", "hold_share", "spin_claim", "force_claims", "exercise_1", "exercise_2", "exercise_3"]

@@ -1,0 +1,264 @@
+"""Figures, animation and Explore panels of the Stewart chapter (from a :func:`~robolib.stewart.study.timing_study`
+result). Every figure is a :class:`matplotlib.figure.Figure` made without pyplot.
+
+>>> import numpy as np
+>>> fig = ratios_figure({"runs": {"a": (1.0, 1.1)}, "evals": {"b": (2.0, 1.0)}})
+>>> [len(ax.patches) for ax in fig.axes]
+[2]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+
+from ..core.errors import SingularityError, UnreachableError
+from . import drawing
+from .control import simulate, tracking_metrics
+from .dynamics import inverse_dynamics
+from .kinematics import inverse_kinematics
+
+#: Limit codes of :func:`robolib.stewart.limit_codes`: legend text and colour of the reach figure.
+LIMIT_NAMES = {0: "reachable", 4: "leg shorter than length_min", 5: "leg longer than length_max",
+               6: "U-joint angle too large", 7: "S-joint angle too large"}
+LIMIT_COLORS = {0: "white", 4: "tab:blue", 5: "tab:red", 6: "tab:green", 7: "tab:purple"}
+#: rad/s, steady turn about the vertical in the pose panel of Explore.
+EXPLORE_WZ = 1.0
+CONTROLLERS = (("newton_euler", "NE", "tab:blue"), ("virtual_work", "VW", "tab:orange"))
+
+
+def spin_figure(spins: dict, t) -> Figure:
+    """Leg spin rate ``omega_i . s_i`` (rad/s) against ``t`` (s), one panel per parameter set."""
+    fig = Figure(figsize=(12, 3.6), layout="tight")
+    axs = fig.subplots(1, len(spins), sharex=True)
+    for ax, (name, sp) in zip(axs, spins.items()):
+        for i in range(6):
+            ax.plot(t, sp["spin"][:, i], lw=1, label=f"leg {i + 1}")
+        ax.set_title(f"{name}: leg spin ω·s (U joint)", fontsize=10)
+        ax.set_xlabel("t [s]")
+    axs[0].set_ylabel("spin rate [rad/s]")
+    axs[-1].legend(fontsize=7, ncol=2)
+    return fig
+
+
+def forces_figure(fs: dict, t, name: str) -> Figure:
+    """NE (solid) and VW (dashed) actuator forces (N) against ``t`` (s), and their difference below."""
+    f_ne, f_vw = fs["f_ne"], fs["f_vw"]
+    fig = Figure(figsize=(12, 6.5), layout="tight")
+    axs = fig.subplots(2, 1, sharex=True)
+    for i in range(6):
+        line, = axs[0].plot(t, f_ne[:, i], lw=1.2, label=f"leg {i + 1}")
+        axs[0].plot(t, f_vw[:, i], "--", lw=1, color=line.get_color())
+        axs[1].plot(t, f_vw[:, i] - f_ne[:, i], lw=1, color=line.get_color())
+    axs[0].set_ylabel("actuator force f [N]")
+    axs[0].set_title(f"{name}: Newton–Euler with U joints (solid) and virtual work (dashed)", fontsize=10)
+    axs[0].legend(ncol=6, fontsize=8, loc="upper right")
+    axs[1].set_ylabel("f_VW − f_NE [N]")
+    axs[1].set_xlabel("t [s]")
+    axs[1].set_title("their difference", fontsize=10)
+    return fig
+
+
+def reach_figure(model, reach: dict, Xd) -> Figure:
+    """Which limit binds on the plane y = y_home (``reach`` from :func:`~robolib.stewart.study.reach_map`);
+    the reference trajectory ``Xd`` (n, 6) projected in black, home as a cross."""
+    fig = Figure(figsize=(7.5, 5.5), layout="tight")
+    ax = fig.subplots()
+    keys = list(LIMIT_NAMES)
+    idx = np.searchsorted(keys, reach["codes"])
+    ax.pcolormesh(reach["XX"], reach["ZZ"], idx, cmap=ListedColormap([LIMIT_COLORS[k] for k in keys]),
+                  vmin=-0.5, vmax=len(keys) - 0.5, shading="auto")
+    for k in keys:
+        ax.plot([], [], "s", color=LIMIT_COLORS[k], mec="0.5", label=LIMIT_NAMES[k])
+    ax.plot(Xd[:, 0], Xd[:, 2], "k-", lw=0.8)
+    ax.plot(*model.home_pose[[0, 2]], "kx", ms=10)
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("z [m]")
+    ax.set_aspect("equal")
+    ax.legend(fontsize=8, loc="upper left", framealpha=0.9)
+    ax.set_title(f"{model.name}: which limit binds (y = {model.home_pose[1]:g} m, home orientation)", fontsize=10)
+    return fig
+
+
+def tracking_figure(runs: dict, name: str) -> Figure:
+    """Largest leg error (m, log) of the NE and VW controllers, PID and PD, and their difference."""
+    fig = Figure(figsize=(12, 4.2), layout="tight")
+    axs = fig.subplots(1, 2, sharex=True)
+    dmax = 0.0
+    for pid in (False, True):
+        for ctrl, ab, color in CONTROLLERS:
+            r = runs[name, ctrl, pid]
+            axs[0].semilogy(r.t, np.abs(r.error).max(axis=1), lw=1, color=color, ls="-" if pid else ":",
+                            label=f"{ab} controller, {'PID' if pid else 'PD'}")
+        d = runs[name, "virtual_work", pid].error - runs[name, "newton_euler", pid].error
+        axs[1].semilogy(r.t[1:], np.abs(d[1:]).max(axis=1) + 1e-18, lw=1, color="k" if pid else "tab:gray",
+                        ls="-" if pid else ":", label=f"{'PID' if pid else 'PD'}")
+        dmax = max(dmax, float(np.abs(d).max()))
+    axs[1].set_ylim(bottom=1e-4 * dmax if dmax > 0 else None)
+    axs[0].set_title(f"{name}: largest leg tracking error max_i |e_i|", fontsize=10)
+    axs[1].set_title("what the controller model changes: max_i |e_VW,i − e_NE,i|", fontsize=10)
+    for ax in axs:
+        ax.set_ylabel("[m]")
+        ax.legend(fontsize=8)
+        ax.set_xlabel("t [s]")
+    return fig
+
+
+def ratios_figure(ratio: dict) -> Figure:
+    """Every measured VW/NE cost ratio (bars, log axis) beside the patent's ratio and half of it."""
+    from .study import PATENT_NE_S, PATENT_RATIO, PATENT_VW_S, REPRODUCED
+
+    labels = list(ratio["runs"]) + list(ratio["evals"])
+    vals = [b / a for a, b in ratio["runs"].values()] + [b / a for a, b in ratio["evals"].values()]
+    fig = Figure(figsize=(9, 3.8), layout="tight")
+    ax = fig.subplots()
+    ax.barh(range(len(vals)), vals, color=["tab:blue"] * len(ratio["runs"]) + ["tab:gray"] * len(ratio["evals"]))
+    ax.axvline(PATENT_RATIO, color="tab:red", lw=2, label=f"patent: {PATENT_VW_S:g} s / {PATENT_NE_S:g} s")
+    ax.axvline(REPRODUCED * PATENT_RATIO, color="tab:red", lw=1, ls=":", label="half of it (criterion)")
+    ax.axvline(1.0, color="k", lw=0.6)
+    ax.set_yticks(range(len(vals)), labels, fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlim(0.3, 60)
+    ax.set_xlabel("VW cost ÷ NE cost")
+    ax.invert_yaxis()
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+def chapter_figures(res) -> dict:
+    """The six figures of the chapter, by name, from the study's data."""
+    d = res.data
+    name = d["model"].name
+    return {"mechanism": drawing.stewart_mechanism(d["model"]),
+            "spin": spin_figure(d["spins"], d["t_ref"]),
+            "forces": forces_figure(d["force_stats"][name], d["t_ref"], name),
+            "reach": reach_figure(d["model"], d["reach"], d["traj"](d["t_ref"])[0]),
+            "tracking": tracking_figure(d["runs"], name),
+            "ratios": ratios_figure(d["ratio"])}
+
+
+def animation_panel(res):
+    """One period of the slowest trajectory term with the NE forces, and the accumulated spin angle beside it:
+    an HTML player (``IPython.display.HTML``) of ``res.data["settings"].n_frames`` JPEG frames."""
+    import matplotlib
+    from matplotlib.animation import FuncAnimation
+
+    from ..book.notebook import animation_html
+
+    d = res.data
+    model, tr, sa = d["model"], d["traj"], d["spin_angle"]
+    t_anim = np.linspace(0, sa["t"][-1], d["settings"].n_frames)
+    Xa, Va, dVa = tr(t_anim)
+    fa = inverse_dynamics(model, Xa, Va, dVa)
+    lim = drawing.scene_limits(model, Xa)
+    mean_leg = float(inverse_kinematics(model, model.home_pose).mean())
+    fscale = 0.4 * mean_leg / np.abs(fa).max()
+    fig = Figure(figsize=(9, 5.2), dpi=72)
+    ax = fig.add_axes([-0.04, -0.02, 0.68, 1.0], projection="3d")
+    ax2 = fig.add_axes([0.72, 0.14, 0.26, 0.72])
+    for i in range(6):
+        ax2.plot(sa["t"], sa["angle"][:, i], lw=1, label=f"leg {i + 1}")
+    ax2.set_xlabel("t [s]", fontsize=9)
+    ax2.set_ylabel("spin angle [deg]", fontsize=9)
+    ax2.set_title("accumulated spin ∫ω·s dt", fontsize=9)
+    ax2.tick_params(labelsize=8)
+    ax2.legend(fontsize=7, ncol=2)
+    cursor = ax2.axvline(0.0, color="k", lw=1)
+    stamp = fig.text(0.02, 0.95, "", fontsize=10)
+
+    def frame(k):
+        ax.cla()
+        drawing.draw_stewart(ax, model, Xa[k], forces=fa[k], limits=lim, force_scale=fscale, labels=False,
+                             show_com=False, spin_marks=0.3 * mean_leg, surfaces=False)
+        stamp.set_text(f"{model.name}, t = {t_anim[k]:.2f} s (Newton–Euler forces)")
+        ax.view_init(elev=22, azim=-70)
+        cursor.set_xdata([t_anim[k], t_anim[k]])
+        return []
+
+    with matplotlib.rc_context({"animation.frame_format": "jpeg"}):  # about a third of the PNG size per frame
+        return animation_html(FuncAnimation(fig, frame, frames=len(t_anim), interval=150, blit=False))
+
+
+def _message(ax, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", color="tab:red", fontsize=9, transform=ax.transAxes)
+    ax.set_axis_off()
+
+
+def pose_forces(model, dz: float, yaw_deg: float) -> Figure:
+    """Bars of the NE and VW actuator forces (N) at home + (dz m, yaw_deg) turning at EXPLORE_WZ rad/s,
+    or the limit that refuses the pose, or the singularity."""
+    X = model.home_pose + np.r_[0.0, 0.0, dz, 0.0, 0.0, np.radians(yaw_deg)]
+    fig = Figure(figsize=(5.5, 3.5), layout="tight")
+    ax = fig.subplots()
+    V, z = np.r_[0, 0, 0, 0, 0, EXPLORE_WZ], np.zeros(6)
+    try:
+        fn = inverse_dynamics(model, X, V, z)
+        fv = inverse_dynamics(model, X, V, z, method="virtual_work")
+    except UnreachableError as exc:
+        _message(ax, "unreachable:\n" + str(exc).split("unreachable: ")[-1].replace(" is ", "\nis ", 1))
+        return fig
+    except SingularityError:
+        _message(ax, "inside the limits, but at (or next to)\na parallel singularity: J is singular")
+        return fig
+    idx = np.arange(1, 7)
+    ax.bar(idx - 0.2, fn, 0.4, label="NE (U joint)")
+    ax.bar(idx + 0.2, fv, 0.4, label="VW (no spin)")
+    ax.set_xlabel("leg")
+    ax.set_ylabel("actuator force [N]")
+    ll = inverse_kinematics(model, X)
+    ax.set_title(f"legs {ll.min():.3f}…{ll.max():.3f} m; max |f_VW − f_NE| = {np.abs(fv - fn).max():.2e} N", fontsize=9)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, duration: float) -> Figure:
+    """Largest leg error (m, log) of short NE- and VW-controlled runs with the gains ``kp, kd, ki``."""
+    fig = Figure(figsize=(5.5, 3.5), layout="tight")
+    ax = fig.subplots()
+    try:
+        for ctrl, ab, color in CONTROLLERS:
+            r = simulate(model, ctrl, gains={"kp": kp, "kd": kd, "ki": ki}, duration=duration, step=step,
+                         trajectory=traj)
+            mt = tracking_metrics(r.t, r.error, window=duration / 4)
+            ax.semilogy(r.t, np.abs(r.error).max(axis=1) + 1e-15, color=color, lw=1.2,
+                        label=f"{ab}: static {mt['static'] * 1e6:.3g} µm")
+        stable = kd * kp > ki
+        ax.set_title(f"K_d = {kd:g} 1/s; exact-model loop {'stable' if stable else 'UNSTABLE'} "
+                     f"(K_d K_p {'>' if stable else '≤'} K_i)", fontsize=9)
+        ax.legend(fontsize=8)
+    except ValueError as exc:  # e.g. the plant left its limits under unstable gains
+        ax.set_title(str(exc)[:90], fontsize=7, color="tab:red")
+    ax.set_xlabel("t [s]")
+    ax.set_ylabel("max_i |e_i| [m]")
+    return fig
+
+
+def explore_pose(res):
+    """Explore panel 1: forces of both models at a pose (height offset, yaw) while turning about the vertical."""
+    from ..book.notebook import explore
+
+    model, quick = res.data["model"], res.params["quick"]
+    grid = ({"dz": [-0.45, -0.3, -0.15, 0.0, 0.15, 0.3, 0.6], "yaw_deg": [-30, -15, 0, 15, 30]}
+            if not quick else {"dz": [0.0, 0.6], "yaw_deg": [0, 30]})
+    return explore(lambda dz, yaw_deg: pose_forces(model, dz, yaw_deg), grid,
+                   labels={"dz": "height offset dz [m]", "yaw_deg": "yaw [deg]"},
+                   initial={"dz": 0.15 if not quick else 0.0, "yaw_deg": 15 if not quick else 0},
+                   fmt={"dz": "{:+g}", "yaw_deg": "{:+g}"})
+
+
+def explore_gains(res):
+    """Explore panel 2: short closed loops of both controllers on the U-joint plant with chosen K_p, K_i."""
+    from ..book.notebook import explore
+
+    d, quick = res.data, res.params["quick"]
+    kd, step, T = res.params["kd"], res.params["step"], d["settings"].explore_t
+    grid = ({"kp": [300.0, 600.0, 1200.0, 2400.0, 4800.0], "ki": [0.0, 8000.0, 16000.0]} if not quick
+            else {"kp": [600.0, 1200.0], "ki": [0.0, 8000.0]})
+    return explore(lambda kp, ki: gains_runs(d["model"], d["traj"], kp, kd, ki, step, T), grid,
+                   labels={"kp": "K_p [1/s²]", "ki": "K_i [1/s³]"},
+                   initial={"kp": 1200.0, "ki": 8000.0 if not quick else 0.0})
+
+
+__all__ = ["chapter_figures", "spin_figure", "forces_figure", "reach_figure", "tracking_figure", "ratios_figure",
+           "animation_panel", "pose_forces", "gains_runs", "explore_pose", "explore_gains"]

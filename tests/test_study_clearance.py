@@ -1,0 +1,263 @@
+"""The clearance chapter's study function (robolib.gearshift.study.clearance_study), run quick.
+
+* the study's parameters are the notebook's ``parameters`` cell, and bad ones are refused by name;
+* the quick run's claim values against their criteria and against numbers recomputed from its data;
+* a changed parameter moves the claims that depend on it, leaves the others, and can flip a claim;
+* a default run takes every expensive run from the stores (a book build cannot compute them);
+* tables, figures, the Explore data; the Models page states the code's constants.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robolib import ParameterError, study
+from robolib.core import nonlinear as N
+from robolib.gearshift import checks, store, sweeps, verdicts
+from robolib.gearshift.settings import CITED_CASES, study_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+NAME = "clearance_dynamics"
+#: The claim ids of the chapter, in the order it registers them.
+IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumgarte", "clearance_lin_p",
+       "clearance_lin_v", "clearance_lin_a", "clearance_dp_size", "clearance_conv_detail", "clearance_verdict_10_0p5",
+       "clearance_rung_scatter", "clearance_verdict_6_0p5", "clearance_verdict_2_0p1", "clearance_loose",
+       "clearance_transient", "clearance_lyap_10_0p5", "clearance_lyap_6_0p5", "clearance_lyap_2_0p1",
+       "clearance_lyap_not_alpha", "clearance_lyap_tol", "clearance_lyap_alpha", "clearance_store_current",
+       "clearance_bif_resolution", "clearance_bif_cost", "clearance_sc_acc", "clearance_sc_ratio", "clearance_sc_level"]
+
+
+def parameters_cell() -> dict:
+    """The names and values of the notebook's ``parameters`` cell."""
+    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
+    m = re.search(r"```\{code-cell\} ipython3\n:tags: \[parameters\]\n\n(.*?)\n```", text, flags=re.S)
+    assert m, "no parameters cell"
+    ns: dict = {}
+    exec(m.group(1), {}, ns)
+    return ns
+
+
+def test_study_parameters_are_the_notebook_parameters_cell():
+    cell = parameters_cell()
+    assert study.defaults(NAME) == cell
+    assert list(study.defaults(NAME)) == list(cell)          # same order as the cell
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"clearance_mm": 0.0}, "clearance_mm must be positive"),
+    ({"clearance_joint": "B9"}, "clearance_joint must name revolute joints"),
+    ({"contact_law": "hook"}, "contact_law must be one of"),
+    ({"verdict_cases": [[10.0]]}, "verdict_cases"),
+    ({"case_rtols": [[1e-8, 1e-6]]}, "case_rtols must go from the loosest"),
+    ({"verdict_cases": [[10.0, 0.5]]}, "one ladder per verdict case"),
+    ({"freq_range": [12.0, 1.0]}, "freq_range"),
+    ({"n_poincare": 1}, "n_poincare must be an integer >= 2"),
+    ({"n_jobs": 0}, "n_jobs must be a positive integer or -1"),
+    ({"parameter_file": "gearshift/none.yaml"}, "parameter_file: parameter file 'gearshift/none.yaml' not found"),
+])
+def test_bad_parameters_are_refused_by_name(params, match):
+    with pytest.raises(ParameterError, match=re.escape(match)):
+        study.run(NAME, **params)
+
+
+def test_unknown_parameter_is_refused():
+    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) \['n_sampels'\]"):
+        study.run(NAME, n_sampels=5)
+
+
+# ----------------------------------------------------------------------------- the quick run
+def test_quick_run_registers_every_claim_of_the_chapter(quick_study):
+    res = quick_study(NAME)
+    assert [r["id"] for r in res.records()] == IDS
+    for r in res.records():
+        assert r["statement"] and r["criterion"] and r["study"] == NAME and r["source"] == "001"
+    # what a quick run cannot show: the cited cases it does not run, the resolution, the coinciding sweep point
+    assert set(res.failing()) >= {"clearance_verdict_6_0p5", "clearance_verdict_2_0p1", "clearance_lyap_6_0p5",
+                                  "clearance_lyap_2_0p1", "clearance_bif_resolution", "clearance_store_current"}
+    assert res["clearance_verdict_6_0p5"].value is None and "not computed" in res["clearance_verdict_6_0p5"].text
+
+
+def test_model_check_claims_against_their_data(quick_study):
+    res = quick_study(NAME)
+    assert res["clearance_rows"].value == [21, 19, 2, 4] and res["clearance_rows"].holds
+    ideal = res.data["ideal"]
+    tau = max(np.abs(v).max() for v in ideal["motion"]["torques"].values())
+    assert ideal["tau_max"] == pytest.approx(tau) and res.values["clearance_tau_max"] == f"{tau:.3g}"
+    assert 0 <= res["clearance_tau_gap"].value < checks.TAU_AGREE * 1e-3     # round-off, far inside the criterion
+    assert 0 < res["clearance_dae"].value < checks.DAE_AGREE
+    d = res.data["detail"]
+    err, c = d["errors"], d["c"]
+    assert c == pytest.approx(0.1e-3)
+    for k in "pva":
+        rel = np.abs(err[f"d{k}_lin"] - err[f"d{k}"]).max() / np.abs(err[f"d{k}"]).max()
+        assert res[f"clearance_lin_{k}"].value == pytest.approx(rel) and rel < checks.LIN_TOL[k]
+    dp = np.abs(err["dp"]).max() / c
+    assert res["clearance_dp_size"].value == pytest.approx(dp) and 0.3 < dp < 3.0
+    # the end-point error of the detailed run is the direct difference of the end points
+    gs = d["gs"]
+    E_ideal = gs.end_point(np.array([gs.ideal_state(t)[0] for t in d["ts"]]))
+    assert np.max(np.abs(gs.end_point(d["run"].q) - E_ideal)) == pytest.approx(np.abs(err["dp"]).max(), rel=1e-9)
+    sh = d["shares"]
+    assert sh["free flight"] + sh["impact"] + sh["continuous contact"] == pytest.approx(1.0)
+    m = res.data["convergence"]["metrics"]
+    assert [x["rtol"] for x in m] == [1e-6, 1e-8]
+    # the quick ladder's rung closest to the default rtol (1e-9) is its tightest: it is compared with itself
+    assert res.data["convergence"]["at_default"] is m[-1]
+    assert res["clearance_conv_detail"].value == [0, 0.0, 0.0] and res["clearance_conv_detail"].holds
+    assert m[0]["n_steps"] < m[1]["n_steps"]                     # a tighter tolerance takes more steps
+
+
+def test_slider_crank_claims_against_their_data(quick_study):
+    res = quick_study(NAME)
+    sc = res.data["slider_crank"]
+    assert [c for c, *_ in sc["runs"]] == [0.5, 0.1, 0.02]
+    ratios = [dx / (c * 1e-3) for c, _, dx, _ in sc["runs"]]
+    assert res["clearance_sc_ratio"].value == pytest.approx(ratios)
+    assert all(checks.SC_RATIO[0] < x < checks.SC_RATIO[1] for x in ratios) == res["clearance_sc_ratio"].holds
+    assert res["clearance_sc_acc"].value < checks.SC_ACC_REL and res["clearance_sc_acc"].holds
+    v2, v1 = res["clearance_sc_level"].value
+    assert (v2, v1) == (sc["runs"][-2][3], sc["runs"][-1][3])
+    assert res["clearance_sc_level"].holds == (v1 / v2 > checks.SC_LEVEL)
+
+
+def test_verdict_claims_follow_the_ladder_rule(quick_study):
+    res = quick_study(NAME)
+    v = res.data["verdicts"]
+    s = v.s
+    assert s.cases == [(10.0, 0.5)] and v.info["computed"] + v.info["stored"] == len(verdicts.verdict_jobs(s))
+    rts = s.rtols[(10.0, 0.5)]
+    runs = [v.pk(10.0, 0.5, rt) for rt in rts]
+    expected = N.ladder_verdict(rts, [r["period"] for r in runs], [r["residuals"] for r in runs])
+    claim = res["clearance_verdict_10_0p5"]
+    assert (claim.value["kind"], claim.value["k"]) == expected
+    assert claim.value["readings"] == [r["period"] for r in runs]
+    assert claim.holds == (expected[0] in ("confirmed", "limit", "irregular"))
+    L = v.lyap(10.0, 0.5)
+    assert res["clearance_lyap_10_0p5"].value == [L.exponent, L.uncertainty]
+    La, Lb = res["clearance_lyap_alpha"].value
+    assert La == L.exponent and Lb == v.lyap(10.0, 0.5, alpha=verdicts.ALPHA_HIGH).exponent
+    # the transient study: windows of one long run, read with the long run's tolerance
+    trs = res["clearance_transient"].value
+    assert len(trs["readings"]) == len(s.windows) == 4 and len(trs["misfits"]) == 4
+    w = v.windows[0]
+    tr_lo, _ = verdicts.long_run_window(s)
+    long = v.pk(10.0, 0.5, s.rt_default(10.0, 0.5), *verdicts.long_run_window(s))
+    smp = long["samples"][w["tr"] - tr_lo: w["tr"] - tr_lo + w["ns"]]
+    assert w["period"] == N.period_k(smp, long["period_tol"], 1)
+
+
+def test_sweep_claims_and_readings(quick_study):
+    res = quick_study(NAME)
+    b = res.data["bifurcation"]
+    assert len(b["runs"]) == 2 and b["info"]["source"] == "computed"
+    assert res["clearance_bif_resolution"].value == {"freq_step": None, "n_clearance": 1, "n_samples": 4}
+    assert not res["clearance_bif_resolution"].holds
+    r = b["runs"][0]
+    assert sweeps.sweep_reading(r) in res.tables["sweep_readings"]
+    assert res["clearance_bif_cost"].value["integration_s"] == pytest.approx(sum(x["wall_s"] for x in b["runs"]))
+
+
+def test_tables_figures_and_explore_data(quick_study):
+    from matplotlib.figure import Figure
+
+    res = quick_study(NAME)
+    names = ["modes", "convergence", "readings", "replicate", "transient", "lyapunov", "sweep_readings",
+             "slider_crank"]
+    assert list(res.tables) == names
+    for i, name in enumerate(names):
+        head, _, table = res.tables[name].partition("\n\n")
+        assert head.startswith(f"**Table {i + 1}** — ") and table.startswith("| ")
+    assert "no 'limit' verdict in this run" in res.tables["replicate"]
+    assert set(res.figures) == {"mechanism", "ideal", "orbit", "errors", "bifurcation", "slider"}
+    for fig in res.figures.values():
+        assert isinstance(fig, Figure) and fig.canvas.manager is None     # made without pyplot
+    png = res.figure("bifurcation")
+    assert png.data[:8] == b"\x89PNG\r\n\x1a\n"
+    s = res.data["settings"]
+    assert set(res.data["explore_runs"]) == {(f, c) for c in s.explore_c for f in s.explore_f}
+    assert set(res.values) >= {"clearance_rtol", "clearance_K", "clearance_tau_max", "clearance_near_period"}
+
+
+def test_exercise_1_matches_the_closed_form():
+    from robolib.gearshift.study import exercise_1
+
+    text = exercise_1()
+    ratio = float(re.search(r"ratio (\S+),", text).group(1))
+    assert ratio == pytest.approx(np.sqrt((5.5 * 5 / 0.5) / (5.1 * 5 / 0.1)), abs=1e-4)
+
+
+# ----------------------------------------------------------------------------- changed parameters
+def test_larger_clearance_moves_the_detailed_run_claims_only(quick_study):
+    base, wide = quick_study(NAME), quick_study(NAME, clearance_mm=0.5)
+    assert wide.data["detail"]["c"] == pytest.approx(0.5e-3)
+    for cid in ("clearance_dp_size", "clearance_lin_p", "clearance_lin_a", "clearance_baumgarte"):
+        assert wide[cid].value != base[cid].value, cid
+    # the verdict study, the sweep points and the slider-crank do not depend on the detailed run's clearance
+    for cid in ("clearance_verdict_10_0p5", "clearance_transient", "clearance_lyap_10_0p5", "clearance_sc_ratio",
+                "clearance_rows"):
+        assert wide[cid].value == base[cid].value, cid
+
+
+def test_another_verdict_case_flips_the_cited_claims(quick_study):
+    res = quick_study(NAME, verdict_cases=[[6.0, 0.5]])
+    assert res.data["settings"].cases == [(6.0, 0.5)]
+    assert not res["clearance_verdict_10_0p5"].holds and res["clearance_verdict_10_0p5"].value is None
+    assert not res["clearance_lyap_10_0p5"].holds
+    assert res["clearance_verdict_6_0p5"].value is not None and "6 Hz / 0.5 mm" in res["clearance_transient"].statement
+    assert "alpha = 5 vs 50" in res["clearance_lyap_alpha"].statement and "6 Hz" in res["clearance_lyap_alpha"].statement
+
+
+# ----------------------------------------------------------------------------- the stores
+def test_default_run_takes_every_expensive_run_from_the_stores():
+    """A default book build must not compute the verdict study or the sweep (far over its time budget)."""
+    s = study_settings()
+    jobs = verdicts.verdict_jobs(s)
+    assert len(jobs) == 6 + 4 + 3 + 1 + 3 + 1 + 3 and store.stored_jobs(s.base, jobs, seed=s.seed) == jobs
+    # the replicate of the 10 Hz case (its ladder reads 'limit' from the stored runs)
+    rts = s.rtols[(10.0, 0.5)]
+    rep = [verdicts.poincare_job(s, 10.0, 0.5, rt, afac=verdicts.REPLICATE_ATOL) for rt in rts[-N.LADDER_FIT:]]
+    assert store.stored_jobs(s.base, rep, seed=s.seed) == rep
+    assert store.stored_jobs(s.base, jobs, seed=1) == []                              # another seed: computed
+    points = store.sweep_points(s.freqs, s.freq_sweep_clearance_mm, s.clearances_mm, s.clearance_sweep_frequency)
+    assert store.load(key=store.sweep_key(s.base, points, s.n_transient, s.n_poincare, s.rtol, s.atol)) is not None
+    assert set(CITED_CASES) == set(s.cases)
+
+
+# ----------------------------------------------------------------------------- the Models page
+def test_models_page_states_the_codes_rule_and_constants():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from robolib_book import code_value
+
+    page = (ROOT / "book" / "models" / "clearance.md").read_text()
+    flat = " ".join(page.split())
+    targets = re.findall(r"\{robolib-value\}`([^`]+)`", page)
+    assert {"robolib.core.nonlinear.LADDER_MIN_SLOPE", "robolib.core.nonlinear.LADDER_FIT",
+            "robolib.core.nonlinear.LADDER_GAP", "robolib.gearshift.verdicts.REPLICATE_ATOL"} <= set(targets)
+    for t in targets:
+        code_value(t)                                   # every constant the page names exists
+    assert "3^{\\log_{10}" not in page, "the page still states the step-by-step ladder rule the code replaced"
+    # the reconstruction's values on the page are those of the data file
+    from robolib.gearshift import load_parameters
+
+    p = load_parameters()
+    g, cl = p["geometry"], p["clearance"]
+    assert f"every link {g['link_length']:.2f} m and {g['link_mass']:.2f} kg" in flat
+    assert f"the lever {g['lever_length']:.2f} m and {g['lever_mass']:.2f} kg" in flat
+    assert (f"$R_J = {cl['journal_radius'] * 1e3:g}$ mm, $c = {cl['radial_clearance'] * 1e3:g}$ mm, steel with "
+            f"$E_Y = {cl['youngs_modulus'] / 1e9:g}$ GPa and $\\nu = {cl['poisson_ratio']:g}$, "
+            f"$c_e = {cl['restitution']:g}$, $\\mu = {cl['friction']:g}$") in flat
+
+
+def test_chapter_states_the_slider_crank_data():
+    from robolib.gearshift import load_slider_crank
+
+    g, m = load_slider_crank()["geometry"], load_slider_crank()["motion"]
+    text = " ".join((ROOT / "notebooks" / f"{NAME}.md").read_text().split())
+    rpm = abs(m["crank_speed"]) * 60 / (2 * np.pi)
+    assert f"crank {g['crank_length']:g} m, rod {g['rod_length']:g} m, crank at {rpm:.0f} rpm" in text

@@ -1,0 +1,253 @@
+"""The derivation study (robolib.redundant.study_derivation): its claims, tables, data, parameters and Models page.
+
+Quick runs only (``quick_study`` caches them per session); a run with another
+parameter costs about a second once the sympy derivation is cached.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robolib import ParameterError, redundant, study
+from robolib.redundant import derivation_checks as checks
+from robolib.redundant import study_derivation as sd
+
+ROOT = Path(__file__).resolve().parent.parent
+NAME = "redundant_derivation"
+IDS = ["rd_me_identity", "rd_err_M", "rd_err_C", "rd_err_h", "rd_err_le", "rd_err_layers", "rd_dev_sequential",
+       "rd_dev_multipliers", "rd_dev_kkt", "rd_dev_fast", "rd_dev_reactions", "rd_layer2_not_reaction",
+       "rd_null_symbolic", "rd_n_routes", "rd_tau_routes", "rd_tau_min_perp", "rd_preload_reactions", "rd_travel",
+       "rd_ke_stab", "rd_ke_raw", "rd_ke_order", "rd_ke_step", "rd_drift_stab", "rd_drift_raw", "rd_drift_raw_grows",
+       "rd_track"]
+ROBOT = redundant.load()
+
+
+@pytest.fixture
+def res(quick_study):
+    return quick_study(NAME)
+
+
+def _value(res, cid):
+    return res[cid].value
+
+
+# ---- the quick run --------------------------------------------------------------------------------
+def test_every_claim_registered_and_holding(res):
+    assert [r["id"] for r in res.records()] == IDS
+    assert res.failing() == []
+    assert all(r["study"] == NAME and r["source"] == "000" for r in res.records())
+    assert res.params == study.defaults(NAME) | {"quick": True}
+
+
+def test_round_off_claims_are_round_off(res):
+    """The derivation equals the kernels: every difference far below the criterion, not just below it."""
+    for cid in ("rd_err_M", "rd_err_C", "rd_err_h", "rd_err_le", "rd_err_layers"):
+        assert 0.0 <= _value(res, cid) < sd.ROUNDOFF * 1e-3, cid
+    for cid in ("rd_dev_sequential", "rd_dev_multipliers", "rd_dev_kkt", "rd_dev_fast", "rd_dev_reactions",
+                "rd_n_routes", "rd_tau_routes", "rd_tau_min_perp", "rd_preload_reactions"):
+        assert 0.0 <= _value(res, cid) < sd.AGREE * 1e-3, cid
+    assert _value(res, "rd_me_identity") is True and _value(res, "rd_null_symbolic") is True
+    # each claim's text is its value as the prose prints it
+    assert res["rd_err_M"].text == f"{_value(res, 'rd_err_M'):.1e}"
+    assert res["rd_err_layers"].value == max(res.data["layer_errors"].values())
+
+
+def test_layer2_correction_is_not_the_reaction(res):
+    """Newtons of difference, and the same kind of gap in exercise 3 (the layers in the other order)."""
+    gap = _value(res, "rd_layer2_not_reaction")
+    assert 0.1 < gap < 100.0
+    ex3 = sd.exercise_3(res)
+    assert ex3["ddq"] < 1e-9 and ex3["correction"] > sd.DIFFERS
+
+
+def test_integration_claims_against_their_runs(res):
+    runs = res.data["runs"]
+    stab, raw = runs["driven"][checks.STABILISED], runs["driven"][checks.UNSTABILISED]
+    assert res.data["effective"] == {"n_checks": sd.QUICK_N_CHECKS, "t_free": sd.QUICK_T_FREE, "t_drift": sd.QUICK_T_DRIFT}
+    assert stab.t[-1] == pytest.approx(sd.QUICK_T_DRIFT)
+    assert _value(res, "rd_drift_stab") == stab.drift.max() < redundant.DRIFT_BOUND
+    assert _value(res, "rd_drift_raw") == raw.drift.max() > stab.drift.max()
+    assert _value(res, "rd_drift_raw_grows") > sd.MIN_GROWTH
+    # the free motion starts where the chapter says, at the speed it says, and travels less than speed * time allows
+    free = runs["free"][checks.STABILISED]
+    assert np.allclose(free.end_effector[0], ROBOT.centroid + np.array(sd.FREE_START))
+    assert 0.05 < _value(res, "rd_travel") < 2 * np.hypot(*sd.FREE_VELOCITY) * sd.QUICK_T_FREE
+    # fourth-order RK4: halving the step divides the energy error by about 16
+    assert 12 < _value(res, "rd_ke_step") < 20
+    assert _value(res, "rd_ke_stab") > _value(res, "rd_ke_raw") > 0
+    assert _value(res, "rd_ke_order") == pytest.approx(_value(res, "rd_ke_stab") / _value(res, "rd_ke_raw"))
+
+
+def test_tables_values_and_figures(res):
+    for k, (name, n) in enumerate([("kernels", 4), ("layers", 4), ("routes", 7), ("redundancy", 6)], start=1):
+        text = res.tables[name]
+        assert text.startswith(f"**Table {k}** — ")
+        assert len([ln for ln in text.splitlines() if ln.startswith("| ")]) == n + 1, name  # header + rows
+    assert res["rd_err_M"].text in res.tables["kernels"] and res["rd_dev_kkt"].text in res.tables["routes"]
+    assert res.values["rd_n_checks"] == str(sd.QUICK_N_CHECKS) and res.values["rd_t_drift"] == f"{sd.QUICK_T_DRIFT:g}"
+    red = res.data["redundancy"]
+    # independent: at the centroid of the equilateral base every chain carries the same load per N m of preload
+    q = redundant.inverse_kinematics(ROBOT, ROBOT.centroid)
+    at_centroid = np.linalg.norm(redundant.preload_reactions(ROBOT, q), axis=-1)
+    assert np.allclose(at_centroid, at_centroid[0]) and red["load_min"] < at_centroid[0] < red["load_max"]
+    assert set(res.figures) == {"mechanism", "energy"}
+    assert len(res.figures["energy"].axes) == 2
+    assert all(k in res.data["latex"] for k in ("lagrangian", "mass_matrix", "coriolis", "tip_jacobian", "closure", "actuation"))
+
+
+def test_exercises(res):
+    ex1 = sd.exercise_1(res)
+    assert ex1[1] == pytest.approx((1.1, 1.1)) and ex1[2] == pytest.approx((0.9, 0.9))  # 0.5 + 0.4 (+ 0.2) kg
+    ex2 = sd.exercise_2(res)
+    assert ex2["ddq_change"] < 1e-9
+    assert np.allclose(ex2["change"], ex2["predicted"], rtol=1e-9) and np.all(ex2["change"] > 5.0)
+    lo, hi = (float(v) for v in res.values["rd_ex2_change"].split("–"))
+    assert lo <= ex2["change"].min() + 0.5 and ex2["change"].max() - 0.5 <= hi
+
+
+def test_sympy_preload_direction_is_symmetric_at_the_centroid():
+    q = redundant.inverse_kinematics(ROBOT, ROBOT.centroid)
+    assert np.allclose(checks.sympy_preload_direction(q), np.full(3, 1 / np.sqrt(3)))
+
+
+# ---- changed parameters -----------------------------------------------------------------------------
+def test_short_driven_run_flips_the_drift_claim(quick_study, res):
+    """At 1 s the unstabilised drift has not yet outgrown the stabilised one: the claim must fail."""
+    short = quick_study(NAME, t_drift=1.0)
+    assert short.failing() == ["rd_drift_raw"]
+    assert short["rd_drift_raw"].value < res["rd_drift_raw"].value / 5
+    assert short["rd_drift_stab"].value <= res["rd_drift_stab"].value
+    assert "does not hold" in short["rd_drift_raw"].markdown()
+
+
+def test_short_free_run_fails_the_travel_claim(quick_study):
+    short = quick_study(NAME, t_free=0.1)
+    assert "rd_travel" in short.failing()
+    assert short["rd_travel"].value < sd.MIN_TRAVEL
+
+
+def test_another_seed_moves_the_random_checks_only(quick_study, res):
+    other = quick_study(NAME, seed=3)
+    assert other.failing() == []
+    for cid in ("rd_layer2_not_reaction", "rd_err_C", "rd_dev_sequential"):
+        assert other[cid].value != res[cid].value, cid
+    for cid in ("rd_travel", "rd_ke_stab", "rd_drift_raw", "rd_track", "rd_n_routes"):  # no random draw
+        assert other[cid].value == res[cid].value, cid
+
+
+def test_fewer_checks_are_fewer_states(quick_study):
+    small = quick_study(NAME, n_checks=10)
+    assert small.values["rd_n_checks"] == "10" and "over 10 random states" in small.tables["kernels"]
+    assert len(small.data["identity_states"][1]) == 10 and "at 10 states" in small.tables["routes"]
+    assert small.data["redundancy"]["n_states"] == checks.MIN_CIRCLE_STATES
+    assert small.failing() == []
+
+
+def test_deterministic(res):
+    again = sd.derivation_study(quick=True)
+    assert [(r["id"], r["value"]) for r in again.records()] == [(r["id"], r["value"]) for r in res.records()]
+
+
+@pytest.mark.parametrize("name, value", [
+    ("data_file", 3), ("n_checks", 0), ("n_checks", 2.5), ("t_free", -1.0), ("t_drift", "10"), ("t_drift", float("nan")),
+    ("seed", -1), ("quick", "yes"),
+])
+def test_bad_parameters_are_named(name, value):
+    with pytest.raises(ParameterError, match=name):
+        sd.derivation_study(**{name: value})
+
+
+def test_unknown_parameter_and_missing_file():
+    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) \['n_sampels'\]"):
+        study.run(NAME, n_sampels=5)
+    with pytest.raises(ParameterError, match="not found"):
+        sd.derivation_study(data_file="redundant/none.yaml", quick=True)
+
+
+def test_defaults_are_the_notebook_parameters_cell():
+    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
+    cell = re.search(r":tags: \[parameters\]\n\n(.*?)```", text, re.S).group(1)
+    ns: dict = {}
+    exec(cell, ns)
+    assert {k: v for k, v in ns.items() if not k.startswith("__")} == study.defaults(NAME)
+    assert list(inspect.signature(sd.derivation_study).parameters) == list(study.defaults(NAME))
+
+
+# ---- the Explore panel ------------------------------------------------------------------------------
+def test_explore_grid_opens_at_zero_and_holds_every_figure(res):
+    for grid in (sd.EXPLORE_GRID, sd.QUICK_EXPLORE_GRID):
+        assert all(0.0 in v for v in grid.values())
+        (x0, x1), (y0, y1) = sd.explore_limits(ROBOT, grid)
+        for dx in grid["dx_mm"]:
+            for dy in grid["dy_mm"]:
+                q = redundant.inverse_kinematics(ROBOT, ROBOT.centroid + np.array([dx, dy]) * 1e-3)
+                P = redundant.drawing.joint_points(ROBOT, q).reshape(-1, 2)
+                assert np.all((P[:, 0] > x0) & (P[:, 0] < x1) & (P[:, 1] > y0) & (P[:, 1] < y1)), (dx, dy)
+    assert res.data["explore_grid"] is sd.QUICK_EXPLORE_GRID
+
+
+def test_explore_panel_starts_at_zero():
+    class Small:
+        data = {"robot": ROBOT, "explore_grid": {"dx_mm": [0.0, 30.0], "dy_mm": [0.0], "preload": [0.0, 1.0]}}
+
+    box = sd.explore_panel(Small, mode="static")
+    sliders = [w for w in box.children if hasattr(w, "options")]
+    assert [s.value for s in sliders] == [0.0, 0.0, 0.0]
+
+
+def test_preload_figure_at_the_centroid():
+    fig = sd.preload_figure(ROBOT, 0.0, 0.0, 2.0)
+    title = fig.axes[0].get_title()
+    loads = [float(v) for v in title.split("|F_i| = ")[1].removesuffix(" N").split(", ")]
+    q = redundant.inverse_kinematics(ROBOT, ROBOT.centroid)
+    expected = 2.0 * np.linalg.norm(redundant.preload_reactions(ROBOT, q), axis=-1)
+    assert loads == pytest.approx(expected, abs=0.01)
+    bad = sd.preload_figure(ROBOT, 600.0, 0.0, 0.0)
+    assert "unreachable" in bad.axes[0].get_title()
+
+
+# ---- the Models page --------------------------------------------------------------------------------
+def _book_extension():
+    spec = importlib.util.spec_from_file_location("robolib_book", ROOT / "book" / "_ext" / "robolib_book.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+PAGE = (ROOT / "book" / "models" / "redundant.md").read_text()
+
+
+def test_models_page_constants_come_from_the_code():
+    ext = _book_extension()
+    targets = re.findall(r"\{robolib-value\}`([^`]+)`", PAGE)
+    assert len(targets) >= 6
+    for t in targets:
+        assert ext.code_value(t)  # every constant the page names exists
+    assert "r_c = 0.05" not in PAGE and "= 20\\ \\text{s}^{-1}" not in PAGE  # no copied constants left
+
+
+def test_models_page_numbers_match_the_parameter_file():
+    """The page's prose numbers that live in data/redundant/default.yaml (and calibrate_stribeck's rule)."""
+    r = ROBOT
+    assert np.linalg.norm(r.base[1] - r.base[0]) == pytest.approx(0.5) and "side 0.5 m" in PAGE
+    assert r.link_length == 0.25 and "links of 0.25 m" in PAGE
+    assert r.active_com == r.link_length / 2 and r.passive_com == r.link_length / 2 and "$r = l/2$" in PAGE
+    assert r.active_inertia == pytest.approx(r.active_mass * r.link_length**2 / 12)
+    assert r.mu == 0.1 and "$\\mu = 0.1$" in PAGE
+    assert r.journal_radius == 0.01 and "$R = 10$ mm" in PAGE
+    sig = inspect.signature(redundant.calibrate_stribeck).parameters
+    assert "$T_s = 1.5\\,T_c$, $w_s = 0.1$ rad/s" in PAGE and "$b_v = 0$" in PAGE
+    assert sig["static_ratio"].default == 1.5 and sig["stribeck_velocity"].default == 0.1 and sig["viscous"].default == 0
+    assert r.static_torque == pytest.approx(1.5 * r.coulomb_torque, rel=1e-3)
+    assert r.stribeck_velocity == 0.1 and r.viscous == 0.0
+    # the sign rule of the preload direction: unit length, sum(n) > 0
+    assert "unit length, $\\sum_i n_i > 0$" in PAGE
+    q, _, _ = redundant.reference_motion(r, np.linspace(0, 2, 7))
+    n = redundant.preload_direction(r, q)
+    assert np.allclose(np.linalg.norm(n, axis=-1), 1) and np.all(n.sum(axis=-1) > 0)

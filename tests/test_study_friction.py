@@ -1,0 +1,250 @@
+"""The friction study of the redundant robot (robolib.redundant.study_friction): results, claims, parameters.
+
+Quick runs only (``quick_study`` of conftest.py, cached per session): the default quick
+run, and three runs that change one parameter and check that the claims that must move do.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from robolib import ParameterError, study
+from robolib import redundant as R
+from robolib.redundant import study_friction as sf
+
+ROOT = Path(__file__).resolve().parent.parent
+NAME = "redundant_friction"
+#: Every claim of the chapter, in the order of the text.
+CLAIM_IDS = [
+    "rf_cal_tc", "rf_cal_rms", "rf_wmax", "rf_energy_ratio", "rf_peak_ratio", "rf_energy_fast", "rf_energy_fast_coulomb",
+    "rf_speed_marked", "rf_speed_fast", "rf_speed_slow", "rf_speed_slope", "rf_speed_dev_coulomb", "rf_speed_dev_stribeck",
+    "rf_slow_share", "rf_slow_ref_share", "rf_slow_level", "rf_payload_coulomb", "rf_payload_stribeck",
+    "rf_payload_marked", "rf_payload_dev", "rf_preload_coulomb", "rf_preload_stribeck", "rf_preload_dev",
+    "rf_preload_dev_sign", "rf_dec_ref", "rf_dec_est", "rf_dec_bound", "rf_dec_1pct", "rf_dec_speed", "rf_dec_preload",
+    "rf_dec_mu", "rf_preload_best", "rf_preload_large", "rf_geared_free", "rf_geared_breakaway", "rf_geared_covered",
+    "rf_geared_stribeck_dev", "rf_geared_coulomb_dev", "rf_geared_dec_sim", "rf_own_coulomb", "rf_own_stribeck",
+    "rf_own_decoupled", "rf_balance", "rf_power", "rf_geared_energy", "rf_eps_covered", "rf_eps_change",
+    "rf_eps_converges",
+]
+
+
+@pytest.fixture
+def res(quick_study):
+    return quick_study(NAME)
+
+
+def value(res, cid):
+    return res[cid].value
+
+
+# ---- the run as a whole -----------------------------------------------------------------------------
+def test_quick_run_registers_every_claim_and_all_hold(res):
+    assert [r["id"] for r in res.records()] == CLAIM_IDS
+    assert res.failing() == []
+    assert all(r["study"] == NAME and r["source"] == "000" for r in res.records())
+    assert {r["answers"] for r in res.records()} >= {"000.c3", "000.c4"}
+
+
+def test_defaults_are_the_notebook_parameters_cell():
+    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
+    cell = re.search(r"```\{code-cell\} ipython3\n:tags: \[parameters\]\n\n(.*?)```", text, re.S).group(1)
+    ns: dict = {}
+    exec(cell, ns)
+    ns.pop("__builtins__")
+    assert ns == study.defaults(NAME)
+
+
+def test_tables_figures_and_values(res):
+    assert set(res.figures) == {"laws", "waveforms", "energy_ref", "sweep_speed", "slow", "sweep_payload",
+                                "sweep_preload", "decoupling", "preload", "paths", "energy_geared"}
+    from matplotlib._pylab_helpers import Gcf
+
+    from robolib.redundant.friction_figures import explore_draw
+
+    for name, fig in res.figures.items():
+        assert isinstance(fig, Figure) and fig.axes, name
+    managed = {id(m.canvas.figure) for m in Gcf.get_all_fig_managers()}
+    assert not managed & {id(f) for f in res.figures.values()}, "figures made without pyplot"
+    panel = explore_draw(res.data["robot"], 2.0, 0.2, 0.0)
+    assert isinstance(panel, Figure) and "RMS: Coulomb" in panel.axes[0].get_title()
+    table = res.tables["parameters"]
+    assert "unit / meaning" in table and "| `mu` | None | notebook parameter |" in table
+    assert "3.112e-4" in table or "0.0003112" in table                     # the data file's T_c is listed
+    assert res.values["rf_radius"] == "0.05" and res.values["rf_period"] == "2"
+    assert res.values["rf_t_sim"] == "1"                                     # a quick run simulates 1 s
+
+
+# ---- the two laws at equal level ------------------------------------------------------------------------
+def test_calibration_is_exact_and_matches_the_file(res):
+    d = res.data
+    assert value(res, "rf_cal_rms") == pytest.approx(1.0, abs=1e-9)        # closed-form root: equal RMS exactly
+    assert value(res, "rf_cal_tc") == pytest.approx(3.112e-4, rel=sf.CAL_FILE_TOL)
+    # independently: the RMS of both friction torques from fresh inverse dynamics
+    t = np.linspace(0.0, R.CIRCLE_PERIOD, 400, endpoint=False)
+    q, dq, ddq = R.reference_motion(d["robot"], t)
+    rc = R.rms(R.inverse_dynamics(d["robot"], q, dq, ddq, "coulomb_consistent").friction_torque)
+    rs = R.rms(R.inverse_dynamics(d["robot"], q, dq, ddq, "stribeck").friction_torque)
+    assert rs == pytest.approx(rc, rel=1e-9) and d["robot"].coulomb_torque == pytest.approx(value(res, "rf_cal_tc"))
+
+
+def test_energy_and_torque_levels(res):
+    d = res.data
+    ratio = value(res, "rf_energy_ratio")
+    assert 1 + sf.DIFF < ratio < 1.6
+    # the cumulative energies of the figure end at the energies of the claim
+    e = d["e_cum"]
+    assert e["stribeck"][-1] / e["coulomb_consistent"][-1] == pytest.approx(ratio, rel=1e-9)
+    assert np.all(np.diff(e["stribeck"]) >= 0) and np.all(np.diff(e["coulomb_consistent"]) >= 0)
+    # fast motion: tanh(w/eps) = 1 and the Stribeck hump exp(-(w/w_s)^2) <= e^-9, so |tau_S| = T_c to 1e-4
+    assert value(res, "rf_energy_fast") == pytest.approx(1.0, abs=1e-4)
+    assert 0.6 < value(res, "rf_energy_fast_coulomb") < 1 - sf.DIFF
+    assert abs(value(res, "rf_peak_ratio") - 1) < sf.DIFF
+    assert value(res, "rf_wmax") == pytest.approx(float(np.abs(d["w_id"]).max())) and value(res, "rf_wmax") > 0.1
+
+
+# ---- where the laws part ------------------------------------------------------------------------------------
+def test_speed_sweep(res):
+    periods, sw, _ = res.data["sweeps"]["period"]
+    c, s = sw["coulomb_consistent"]["friction_rms"], sw["stribeck"]["friction_rms"]
+    assert periods == [1.0, 2.0, 8.0]
+    assert c[0] / c[1] == pytest.approx(4.0, rel=0.05)                       # inertial loads ~ (2 pi / T)^2
+    assert value(res, "rf_speed_slope") == pytest.approx(-2.0, abs=0.1)
+    assert value(res, "rf_speed_fast") == pytest.approx(c[0] / s[0]) and value(res, "rf_speed_fast") > 1 + sf.DIFF
+    assert value(res, "rf_speed_slow") == pytest.approx(s[-1] / c[-1]) and value(res, "rf_speed_slow") > 10
+    assert value(res, "rf_speed_marked") == 2                                 # all but the calibration period
+    assert value(res, "rf_speed_dev_coulomb") < 1.05 and value(res, "rf_speed_dev_stribeck") > 10
+
+
+def test_slow_payload_and_preload(res):
+    assert 0.4 < value(res, "rf_slow_share") < 0.7 and value(res, "rf_slow_ref_share") < 0.25
+    assert 1.0 < value(res, "rf_slow_level") < 1.5                           # between T_c and T_s = 1.5 T_c
+    assert value(res, "rf_payload_stribeck") < 1e-9 and value(res, "rf_preload_stribeck") < 1e-9
+    assert value(res, "rf_payload_coulomb") > 1 + sf.DIFF and value(res, "rf_preload_coulomb") > 1 + sf.DIFF
+    coulomb, stribeck = value(res, "rf_payload_dev")
+    assert 0 < stribeck < coulomb < 1
+    plus, minus = value(res, "rf_preload_dev"), value(res, "rf_preload_dev_sign")
+    assert min(plus) > 2 and minus[1] < 1                                  # -p shrinks the Stribeck deviation
+
+
+def test_decoupling(res):
+    robot, d = res.data["robot"], res.data
+    err, est = value(res, "rf_dec_ref"), value(res, "rf_dec_est")
+    assert 0 < err <= est < sf.DEC_LIMIT
+    # the bound mu R max ||dF/dtau|| from the preload reactions, independently
+    t = np.linspace(0.0, R.CIRCLE_PERIOD, 400, endpoint=False)
+    q, _, _ = R.reference_motion(robot, t)
+    sens = np.linalg.norm(R.preload_reactions(robot, q).reshape(len(t), 6), axis=-1).max()
+    assert est == pytest.approx(robot.mu * robot.journal_radius * sens, rel=1e-12)
+    errs = d["dec_maps"]["preload"][0]
+    assert np.all(np.diff(errs, axis=0) > 0)                                 # grows with mu R at every preload
+    assert robot.mu * robot.journal_radius < value(res, "rf_dec_1pct") < 0.01
+    assert value(res, "rf_dec_mu") > 10 * value(res, "rf_dec_preload") > 10
+    assert value(res, "rf_dec_speed") < 1.05
+
+
+def test_large_preload(res):
+    lp = res.data["large_preload"]
+    assert len(lp["p"]) == 7 and res.data["large_preload_fit"]["points"] >= 3
+    assert value(res, "rf_preload_large") == pytest.approx(lp["tf_rms"][-1] / lp["tf_rms"][3])
+    assert value(res, "rf_preload_large") > 10 and abs(value(res, "rf_preload_best")) < 0.1
+    # the V: friction and bearing loads grow with |p| on both sides
+    assert lp["tf_rms"][0] > lp["tf_rms"][3] < lp["tf_rms"][-1]
+    assert lp["F_mean"][0] > lp["F_mean"][3] < lp["F_mean"][-1]
+
+
+# ---- uncompensated and compensated geared joints, energy -----------------------------------------------------
+def test_geared_experiment(res):
+    d = res.data
+    geared = d["geared"]
+    t = d["t_id"]
+    tau = R.inverse_dynamics(geared, d["q_id"], d["dq_id"], d["ddq_id"]).tau
+    assert value(res, "rf_geared_breakaway") == pytest.approx(np.abs(tau).max(), rel=1e-12)
+    assert value(res, "rf_geared_breakaway") < geared.static_torque
+    assert len(t) == 400
+    assert value(res, "rf_geared_covered") < 0.5 and value(res, "rf_geared_stribeck_dev") > R.CIRCLE_RADIUS
+    assert value(res, "rf_geared_coulomb_dev") < 5e-3 and value(res, "rf_geared_free") < 1e-6
+    cov = d["geared_sims"]["covered"]
+    assert cov["none"] == pytest.approx(1.0, abs=1e-3) and cov["Coulomb consistent"] > 0.9
+    assert value(res, "rf_own_coulomb") < sf.OWN_COULOMB_TOL and value(res, "rf_own_stribeck") < sf.OWN_STRIBECK_TOL
+    assert value(res, "rf_own_decoupled") > 10 * value(res, "rf_own_coulomb")
+    assert value(res, "rf_balance") < 1e-6 and value(res, "rf_power") <= 0
+    assert value(res, "rf_geared_energy") > 10
+
+
+def test_exercises(res):
+    d = res.data
+    e1 = d["exercise_1"]
+    assert e1["robolib"] == pytest.approx(e1["estimate"], rel=0.01)
+    e2 = d["exercise_2"]
+    assert e2["load"] == pytest.approx(100.0)                                 # T_c / (mu R) = 0.1 / 0.001
+    tf = R.inverse_dynamics(d["robot"], d["q_id"], d["dq_id"], d["ddq_id"], "coulomb_consistent", e2["preload"])
+    assert R.rms(tf.friction_torque) == pytest.approx(d["geared"].coulomb_torque, rel=1e-6)
+    assert 20 < e2["preload"] < 60 and 300 < e2["ratio"] < 500                # "a few tens of N m", ~380 x, not thousands
+    assert res.values["rf_ex2_ratio"] == f"{e2['ratio']:.0f}"
+    rows = d["exercise_3"]
+    assert [r[0] for r in rows] == [0.02, 0.01, 0.005]
+    assert all(r[2] > 0.9 for r in rows) and value(res, "rf_eps_change") < 1e-3
+    assert "turn covered" in sf.exercise_text(res, 3) and f"{e2['ratio']:.0f} times" in sf.exercise_text(res, 2)
+
+
+# ---- parameters that must move the claims ---------------------------------------------------------------------
+def test_larger_mu_moves_the_calibration_and_the_decoupling_error(res, quick_study):
+    hi = quick_study(NAME, mu=0.3)
+    assert "rf_cal_tc" in hi.failing()                                        # the file's T_c no longer is the calibration
+    assert hi["rf_cal_rms"].holds                                             # ... but the run recalibrates
+    assert value(hi, "rf_cal_tc") / value(res, "rf_cal_tc") == pytest.approx(3.0, rel=0.05)   # T_c ~ mu R
+    assert value(hi, "rf_dec_ref") / value(res, "rf_dec_ref") == pytest.approx(3.0, rel=0.15)  # error ~ mu R
+    assert value(hi, "rf_dec_est") / value(res, "rf_dec_est") == pytest.approx(3.0, rel=1e-9)  # bound exactly ~ mu R
+    assert value(hi, "rf_dec_1pct") == pytest.approx(value(res, "rf_dec_1pct"), rel=1e-9)      # a property of the path
+
+
+def test_hand_set_stribeck_level_breaks_equal_level(quick_study, res):
+    off = quick_study(NAME, coulomb_torque=6e-4)
+    assert off.data["robot"].coulomb_torque == 6e-4 and off.data["robot"].static_torque == pytest.approx(9e-4)
+    assert "rf_cal_rms" in off.failing()
+    assert value(off, "rf_cal_rms") == pytest.approx(6e-4 / value(res, "rf_cal_tc"), rel=1e-3)   # RMS_S ~ T_c
+    assert value(off, "rf_speed_slow") > value(res, "rf_speed_slow")
+
+
+def test_coarse_torque_schedule_fails_the_own_torque_claims(quick_study):
+    coarse = quick_study(NAME, samples=100)
+    assert {"rf_own_coulomb", "rf_own_stribeck"} <= set(coarse.failing())
+    assert value(coarse, "rf_own_coulomb") > sf.OWN_COULOMB_TOL
+
+
+@pytest.mark.parametrize("bad, word", [({"samples": 4}, "samples"), ({"mu": -0.1}, "mu"), ({"preload_max": 0.0}, "preload_max"),
+                                       ({"t_sim": float("nan")}, "t_sim"), ({"quick": "yes"}, "quick"),
+                                       ({"n_jobs": 0}, "n_jobs"), ({"smooth_eps": 0.0}, "smooth_eps"),
+                                       ({"data_file": 3}, "data_file")])
+def test_bad_parameters_are_named(bad, word):
+    with pytest.raises(ParameterError, match=f"'{word}'"):
+        sf.friction_study(**{"quick": True, **bad})
+
+
+def test_unknown_parameter_and_missing_file():
+    with pytest.raises(ParameterError, match="n_sampels"):
+        study.run(NAME, n_sampels=5)
+    with pytest.raises(ParameterError, match="not found"):
+        sf.friction_study(data_file="redundant/nope.yaml", quick=True)
+
+
+# ---- the Models page states what the code and the data file hold ------------------------------------------------
+def test_models_page_friction_statements_match_the_code():
+    text = (ROOT / "book" / "models" / "redundant.md").read_text()
+    robot = R.load("redundant/default.yaml")
+    kw = R.calibrate_stribeck.__kwdefaults__
+    m = re.search(r"\$T_s = ([\d.]+)\\,T_c\$, \$w_s = ([\d.]+)\$ rad/s\s+and \$b_v = ([\d.]+)\$", text)
+    assert m, "the page states the calibration rule T_s = r T_c, w_s, b_v"
+    ratio, ws, bv = (float(x) for x in m.groups())
+    assert robot.static_torque / robot.coulomb_torque == pytest.approx(ratio, rel=1e-3) == kw["static_ratio"]
+    assert robot.stribeck_velocity == ws == kw["stribeck_velocity"] and robot.viscous == bv == kw["viscous"]
+    assert "consistent Coulomb model, no preload" in text and kw["preload"] == 0.0
+    m = re.search(r"journal bearing with \$\\mu = ([\d.]+)\$ and \$R = ([\d.]+)\$ mm", text)
+    assert m and robot.mu == float(m.group(1)) and robot.journal_radius * 1e3 == pytest.approx(float(m.group(2)))
+    cal = R.calibrate_stribeck(robot, static_ratio=ratio, stribeck_velocity=ws, viscous=bv)
+    assert cal.coulomb_torque == pytest.approx(robot.coulomb_torque, rel=sf.CAL_FILE_TOL)   # "the file stores the result"

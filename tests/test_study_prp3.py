@@ -1,0 +1,266 @@
+"""The 3-PRP round-trip study (robolib.prp3.study): its results, claims, parameters and the Models page.
+
+Quick runs only (``quick_study`` of conftest, cached): the default quick run, one with another
+seed and one with a workspace sample too small for the coarse voxel claim.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robolib import ParameterError, prp3, study
+from robolib.prp3 import study as s3
+
+ROOT = Path(__file__).resolve().parent.parent
+NAME = "prp3_roundtrip"
+
+
+@pytest.fixture(scope="module")
+def res(quick_study):
+    return quick_study(NAME)
+
+
+def claim_value(res, cid):
+    return res[cid].value
+
+
+# ---- parameters ---------------------------------------------------------------------------------------
+def test_defaults_are_the_notebooks_parameters_cell():
+    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
+    cell = re.search(r":tags: \[parameters\]\n\n(.*?)```", text, re.S).group(1)
+    ns: dict = {}
+    exec(cell, ns)
+    assert {k: v for k, v in ns.items() if not k.startswith("__")} == study.defaults(NAME)
+
+
+@pytest.mark.parametrize("params, name", [
+    ({"n_samples": 500}, "n_samples"), ({"n_samples": 5000.0}, "n_samples"), ({"n_workspace": True}, "n_workspace"),
+    ({"n_workspace": "many"}, "n_workspace"), ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"),
+    ({"quick": "yes"}, "quick"), ({"geometry": 3}, "geometry"), ({"geometry": "prp3/nonexistent.yaml"}, "nonexistent"),
+])
+def test_bad_parameters_are_named_before_any_work(params, name):
+    with pytest.raises(ParameterError, match=name):
+        s3.roundtrip_study(**{"quick": True, **params})
+
+
+def test_unknown_parameter_is_named():
+    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) \['n_sampels'\]"):
+        study.run(NAME, n_sampels=5)
+
+
+def test_quick_caps_the_samples_and_the_parameter_table_says_so(res):
+    assert res.params == {**study.defaults(NAME), "quick": True}
+    assert res.data["sizes"]["n_samples"] == s3.QUICK_CAP == len(res.data["round_trip"].q) + res.data["round_trip"].n_unreachable
+    table = res.tables["parameters"]
+    assert "unit / meaning" in table and f"after the quick cap of {s3.QUICK_CAP:,}" in table
+    assert "`l2` | 500 |" in table  # the geometry file's fields are listed
+
+
+# ---- tables and figures ---------------------------------------------------------------------------------
+def test_tables_and_figures(res):
+    from matplotlib.figure import Figure
+    import matplotlib.pyplot as plt
+
+    for k in range(1, 6):
+        assert res.tables[f"table{k}"].startswith(f"**Table {k}** — ")
+    rows1 = [ln for ln in res.tables["table1"].splitlines() if re.match(r"\| \d+ \|", ln)]
+    assert len(rows1) == s3.TABLE_ROWS
+    assert sum("⚑" in ln for ln in rows1) == int(res.values["prp3_n_flag10"]) == int(res.data["ten"].z_up.sum())
+    assert res.tables["table3"].count("\n| (") == claim_value(res, "prp3_n_modes")
+    assert set(res.figures) == {"mechanism", "errors", "workspace", "condition"}
+    assert all(isinstance(f, Figure) for f in res.figures.values())
+    assert not plt.get_fignums(), "figures are made without pyplot"
+    png = res.figure("condition", dpi=20).data
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _html_values(widget):
+    """The values of every HTML widget under ``widget``."""
+    own = [widget.value] if type(widget).__name__ == "HTML" else []
+    return own + [v for child in getattr(widget, "children", ()) for v in _html_values(child)]
+
+
+def test_explore_panel_draws_the_robot(res, capsys):
+    import types
+
+    grid = {"lx": [200.0], "ly": [200.0, 300.0], "theta_deg": [0.0]}
+    small = types.SimpleNamespace(data={**res.data, "explore_grid": grid})
+    images = [h for h in _html_values(s3.explore_panel(small)) if h.startswith("<img")]
+    assert len(images) == 2
+    assert images[0].startswith('<img alt="3-PRP robot at lx = 200 mm, ly = 200 mm, theta = 0 deg; J = (262.6, 0.0, -463.6) mm')
+
+
+# ---- claims against their criteria and independent expectations ---------------------------------------
+def test_every_claim_holds_in_the_quick_run_and_the_ids_are_the_chapters(res):
+    ids = [r["id"] for r in res.records()]
+    assert ids == ["prp3_table_error", "prp3_n_default10", "prp3_rt_far", "prp3_rt_all", "prp3_z_up", "prp3_z_ambiguous",
+                   "prp3_error_exponent", "prp3_error_raw_exponent", "prp3_error_prefactor", "prp3_n_modes",
+                   "prp3_rules_ambiguous", "prp3_rules_fail", "prp3_volume", "prp3_symmetry", "prp3_voxel_fine", "prp3_voxel_coarse", "prp3_voxel_none",
+                   "prp3_ex3"]
+    assert res.failing() == []
+    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
+    cited = set(re.findall(r"\{glue:(?:md|text)\}`([^`]+)`", text))
+    assert cited <= set(ids) | set(res.values), cited - set(ids) - set(res.values)
+
+
+def test_ten_row_round_trip(res):
+    ten = res.data["ten"]
+    e_len, e_ang = claim_value(res, "prp3_table_error")
+    assert e_len < s3.TOL_LEN and e_ang < s3.TOL_ANG
+    assert e_len == pytest.approx(ten.slider_error.max()) and e_len > 0
+    # independently: the IK of each point in each row's own mode gives the row back, another mode does not
+    for q, p, m in zip(ten.q, ten.points, ten.modes):
+        np.testing.assert_allclose(prp3.inverse(res.data["geometry"], p, mode=tuple(m)), q, atol=1e-9)
+    n_default = claim_value(res, "prp3_n_default10")
+    assert n_default == int(np.all(ten.modes == prp3.DEFAULT_MODE, axis=1).sum()) < s3.TABLE_ROWS
+
+
+def test_large_round_trip_errors(res):
+    rt = res.data["round_trip"]
+    far_len, far_ang = claim_value(res, "prp3_rt_far")
+    assert far_len < s3.TOL_LEN and far_ang < s3.TOL_ANG
+    all_len, all_ang = claim_value(res, "prp3_rt_all")
+    assert far_len <= all_len == rt.error[:, :2].max() < s3.ALL_SLIDER_TOL
+    # near a boundary the slider error is bounded by a rounding of D over the distance (the error law)
+    eps_l2 = np.finfo(float).eps * res.data["geometry"].l2 ** 2
+    assert np.max(rt.error[:, :2] * rt.distance[:, :2]) < 100 * eps_l2
+    assert int(res.values["prp3_rt_n"].replace(",", "")) == len(rt.q)
+
+
+def test_root_heights_and_the_papers_z_rule(res):
+    geom, rt = res.data["geometry"], res.data["round_trip"]
+    n_up, n, n_mirror_up = claim_value(res, "prp3_z_up")
+    assert n == len(rt.points) and n_up == int((rt.points[:, 2] >= 0).sum()) > 0
+    assert n_mirror_up == n_up
+    n_both, _ = claim_value(res, "prp3_z_ambiguous")
+    assert 0 < n_both < n - n_up
+    # the mirror root closes all three chains, is distinct, and is never below the kept root
+    M = prp3.mirror_root(geom, rt.q[:, 0], rt.q[:, 1], rt.q[:, 2], points=rt.points)
+    C = prp3.slider_points(geom, rt.q[:, 0], rt.q[:, 1], rt.q[:, 2])
+    rods = np.linalg.norm(M[:, None, :] + geom.r * prp3.V - C, axis=-1)
+    np.testing.assert_allclose(rods, geom.l2, rtol=1e-9)
+    assert np.all(M[:, 2] >= rt.points[:, 2] - 1e-9)
+    assert int(((M[:, 2] < 0) & (rt.points[:, 2] < 0)).sum()) == n_both
+
+
+def test_error_law(res):
+    law = res.data["error_law"]
+    assert claim_value(res, "prp3_error_exponent") == law.exponent
+    assert abs(law.exponent - s3.PREDICTED_EXPONENT) <= s3.EXPONENT_TOL
+    assert law.exponent < claim_value(res, "prp3_error_raw_exponent") < s3.RAW_EXPONENT_MAX
+    assert 1 / s3.PREFACTOR_SPAN < claim_value(res, "prp3_error_prefactor") < s3.PREFACTOR_SPAN
+    assert len(law.centres) >= 10 and law.fit_range[1] / law.fit_range[0] > 100
+
+
+def test_modes_and_the_papers_rules(res):
+    rt = res.data["round_trip"]
+    assert claim_value(res, "prp3_n_modes") == len(np.unique(rt.mode, axis=0)) == 8
+    rules = res.data["rules"]
+    assert claim_value(res, "prp3_rules_fail") == rules.all_hit < s3.RULES_ALL_HIT_MAX
+    assert rules.all_hit <= min(rules.slider_hit, rules.crank_hit)
+    assert claim_value(res, "prp3_rules_ambiguous") == rules.slider_ambiguous > 0
+    assert rules.slider_hit + rules.slider_ambiguous <= 1.0 + 1e-12
+    # independently: the home pose has two positive roots for slider 1 (the doctest of prp3.inverse)
+    with pytest.raises(prp3.RuleAmbiguityError, match="slider lx has two positive roots"):
+        prp3.inverse(res.data["geometry"], prp3.forward(res.data["geometry"], *prp3.HOME_INPUT), mode="paper")
+    # inverse(mode="paper") applies the same rules: it recovers the same share of the inputs
+    assert res.data["paper_hit"] == pytest.approx(rules.all_hit, abs=2e-3)
+
+
+def test_workspace_volume_symmetry_and_voxels(res):
+    v_jac, v_hm = claim_value(res, "prp3_volume")
+    w0 = res.data["workspace"][prp3.DEFAULT_MODE]
+    assert v_jac == w0.volume_jacobian / 1e6
+    _, se_hm = res.data["volume_hit_or_miss"]
+    assert abs(v_jac - v_hm) * 1e6 < s3.N_SIGMA * np.hypot(w0.volume_jacobian_se, se_hm)
+    assert 15 < v_hm < 30  # dm³: the full chapter's estimates are near 22
+    sym, y_lo, y_hi = claim_value(res, "prp3_symmetry")
+    assert sym < s3.SYMMETRY_TOL and y_lo == pytest.approx(-y_hi, rel=0.05)
+    fine, spv, growth = claim_value(res, "prp3_voxel_fine")
+    assert fine * 1e6 == prp3.voxel_volume(w0.points, 5.0) and fine < v_jac
+    assert spv == pytest.approx(len(w0.points) * 5.0 ** 3 / w0.volume_jacobian) and spv < s3.FINE_SPV_MAX
+    assert growth > s3.FINE_GROWTH_MIN
+    coarse, v = claim_value(res, "prp3_voxel_coarse")
+    assert v == v_jac and coarse * 1e6 > w0.volume_jacobian + s3.N_SIGMA * w0.volume_jacobian_se
+    assert res.values["prp3_default_share"] == f"{w0.fraction:.0%}"
+    verdicts = claim_value(res, "prp3_voxel_none")
+    assert list(verdicts) == [f"{v:g}" for v in s3.VOXELS]
+    assert verdicts["40"][0] and verdicts["5"][1]  # the coarse count overstates, the fine one still grows
+    for v in s3.VOXELS:
+        vol = res.data["voxels"][v]
+        assert verdicts[f"{v:g}"] == [vol[-1] > w0.volume_jacobian + s3.N_SIGMA * w0.volume_jacobian_se,
+                                      vol[-1] / vol[-2] - 1 > s3.FINE_GROWTH_MIN]
+
+
+def test_exercises(res):
+    geom = res.data["geometry"]
+    assert (res.data["exercise_1"]["real"], res.data["exercise_1"]["inside"]) == (8, 4)
+    lx = res.data["exercise_2"]["lx"]
+    # chain 1 is on its mode boundary there: the discriminant vanishes, and slider 1's mode flips across it
+    J = prp3.forward(geom, lx, 200.0, 0.0)
+    assert abs(lx - (J + geom.r * prp3.U1) @ prp3.U1) < 1e-6  # lx = b_1: the two roots of slider 1 meet
+    assert prp3.working_mode(geom, lx - 1.0, 200.0, 0.0)[0] != prp3.working_mode(geom, lx + 1.0, 200.0, 0.0)[0]
+    rel_hm, rel_jac = claim_value(res, "prp3_ex3")
+    assert 0 < rel_hm < rel_jac < 0.2
+
+
+# ---- other parameters: values that must move, a claim that must fail ------------------------------------
+def test_another_seed_moves_the_sampled_values_not_the_findings(res, quick_study):
+    other = quick_study(NAME, seed=3)
+    assert other.failing() == []
+    assert claim_value(other, "prp3_volume") != claim_value(res, "prp3_volume")
+    assert claim_value(other, "prp3_z_up")[0] != claim_value(res, "prp3_z_up")[0]
+    assert not np.array_equal(other.data["ten"].q, res.data["ten"].q)
+    # deterministic: exercises 1 and 2 do not depend on the seed
+    assert other.values["prp3_ex2_lx"] == res.values["prp3_ex2_lx"]
+
+
+def test_a_small_workspace_sample_breaks_the_coarse_voxel_claim(res, quick_study):
+    small = quick_study(NAME, n_workspace=2_000)
+    assert small.failing() == ["prp3_voxel_coarse"]
+    coarse, v_jac = claim_value(small, "prp3_voxel_coarse")
+    assert coarse < v_jac  # 40-mm voxels no longer cover the region
+    # undersampled 5-mm voxels: the count is about proportional to the number of samples
+    ratio = claim_value(small, "prp3_voxel_fine")[0] / claim_value(res, "prp3_voxel_fine")[0]
+    n_small = len(small.data["workspace"][prp3.DEFAULT_MODE].points)
+    n_res = len(res.data["workspace"][prp3.DEFAULT_MODE].points)
+    assert ratio == pytest.approx(n_small / n_res, rel=0.1)
+    # the round trip does not use n_workspace
+    assert claim_value(small, "prp3_rt_all") == claim_value(res, "prp3_rt_all")
+
+
+# ---- the Models page states the code's constants ---------------------------------------------------------
+def _book_ext():
+    spec = importlib.util.spec_from_file_location("robolib_book", ROOT / "book" / "_ext" / "robolib_book.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_models_page_constants_come_from_the_code():
+    page = (ROOT / "book" / "models" / "prp3.md").read_text()
+    targets = re.findall(r"\{robolib-value\}`([^`]+)`", page)
+    assert len(targets) >= 6
+    ext = _book_ext()
+    values = {t: ext.code_value(t) for t in targets}  # every cited constant exists
+    assert values["robolib.prp3.kinematics.DEFAULT_MODE"] == "-1, -1, 1"
+    assert values["robolib.prp3.sampling.HIT_OR_MISS_PAD:.0%"] == "5%"
+    assert tuple(prp3.working_mode(prp3.Geometry(), *prp3.HOME_INPUT)) == prp3.DEFAULT_MODE
+
+
+def test_models_page_numbers_match_the_geometry_file_and_the_study():
+    page = (ROOT / "book" / "models" / "prp3.md").read_text()
+    g = prp3.load_geometry("prp3/paper.yaml")
+    stated = re.search(r"\$l_0 = ([\d.]+)\$, \$l_1 = ([\d.]+)\$, \$l_2 = ([\d.]+)\$, \$r = ([\d.]+)\$,\s*\$h = ([\d.]+)\$ mm", page)
+    assert tuple(float(v) for v in stated.groups()) == (g.l0, g.l1, g.l2, g.r, g.h)
+    lo, hi = re.search(r"\$(\d+) \\le l_x, l_y \\le (\d+)\$ mm", page).groups()
+    assert (float(lo), float(hi)) == g.lx_range == g.ly_range
+    lo, hi = re.search(r"closed interval\s*\$\[(-?\d+)°, (\d+)°\]\$", page).groups()
+    assert np.radians([float(lo), float(hi)]) == pytest.approx(g.theta_range)
+    n = re.search(r"round trip on \$10\^(\d)\$ inputs \(the chapter's parameter\s*`n_samples`\)", page).group(1)
+    assert study.defaults(NAME)["n_samples"] == 10 ** int(n)
