@@ -31,20 +31,8 @@ IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumga
        "clearance_bif_resolution", "clearance_bif_cost", "clearance_sc_acc", "clearance_sc_ratio", "clearance_sc_level"]
 
 
-def parameters_cell() -> dict:
-    """The names and values of the notebook's ``parameters`` cell."""
-    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
-    m = re.search(r"```\{code-cell\} ipython3\n:tags: \[parameters\]\n\n(.*?)\n```", text, flags=re.S)
-    assert m, "no parameters cell"
-    ns: dict = {}
-    exec(m.group(1), {}, ns)
-    return ns
 
 
-def test_study_parameters_are_the_notebook_parameters_cell():
-    cell = parameters_cell()
-    assert study.defaults(NAME) == cell
-    assert list(study.defaults(NAME)) == list(cell)          # same order as the cell
 
 
 @pytest.mark.parametrize("params, match", [

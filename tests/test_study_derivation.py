@@ -170,13 +170,6 @@ def test_unknown_parameter_and_missing_file():
         sd.derivation_study(data_file="redundant/none.yaml", quick=True)
 
 
-def test_defaults_are_the_notebook_parameters_cell():
-    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
-    cell = re.search(r":tags: \[parameters\]\n\n(.*?)```", text, re.S).group(1)
-    ns: dict = {}
-    exec(cell, ns)
-    assert {k: v for k, v in ns.items() if not k.startswith("__")} == study.defaults(NAME)
-    assert list(inspect.signature(sd.derivation_study).parameters) == list(study.defaults(NAME))
 
 
 # ---- the Explore panel ------------------------------------------------------------------------------

@@ -50,13 +50,6 @@ def test_quick_run_registers_every_claim_and_all_hold(res):
     assert {r["answers"] for r in res.records()} >= {"000.c3", "000.c4"}
 
 
-def test_defaults_are_the_notebook_parameters_cell():
-    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
-    cell = re.search(r"```\{code-cell\} ipython3\n:tags: \[parameters\]\n\n(.*?)```", text, re.S).group(1)
-    ns: dict = {}
-    exec(cell, ns)
-    ns.pop("__builtins__")
-    assert ns == study.defaults(NAME)
 
 
 def test_tables_figures_and_values(res):

@@ -30,12 +30,6 @@ def claim_value(res, cid):
 
 
 # ---- parameters ---------------------------------------------------------------------------------------
-def test_defaults_are_the_notebooks_parameters_cell():
-    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
-    cell = re.search(r":tags: \[parameters\]\n\n(.*?)```", text, re.S).group(1)
-    ns: dict = {}
-    exec(cell, ns)
-    assert {k: v for k, v in ns.items() if not k.startswith("__")} == study.defaults(NAME)
 
 
 @pytest.mark.parametrize("params, name", [

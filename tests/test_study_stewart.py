@@ -44,19 +44,9 @@ def res(quick_study):
     return quick_study(NAME)
 
 
-def parameters_cell() -> dict:
-    """name -> value of the notebook's ``parameters`` cell."""
-    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
-    body = re.search(r"```\{code-cell\} ipython3\n:tags: \[parameters\]\n(.*?)```", text, re.S).group(1)
-    ns: dict = {}
-    exec(body, {}, ns)
-    return ns
 
 
 # ---------------------------------------------------------------------------------------- parameters
-def test_defaults_are_the_parameters_cell():
-    assert study.defaults(NAME) == parameters_cell()
-    assert study.STUDIES[NAME] == "robolib.stewart.study:timing_study"
 
 
 @pytest.mark.parametrize("bad, name", [
