@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from robolib.core.files import atomic_write_text
+
 from . import MODULES
 
 RESULTS = Path(__file__).resolve().parent / "results.json"
@@ -33,7 +35,7 @@ def main(argv: list[str]) -> int:
         figures = importlib.import_module(f"bench.{name}").run()
         results.update({k: float(v) for k, v in figures.items()})
         print(f"   ({name} done in {time.perf_counter() - t0:.1f} s)")
-    RESULTS.write_text(json.dumps(dict(sorted(results.items())), indent=2) + "\n")
+    atomic_write_text(RESULTS, json.dumps(dict(sorted(results.items())), indent=2) + "\n")
     print(f"\nwrote {len(results)} figures to {RESULTS}")
     return 0
 

@@ -45,15 +45,14 @@ import importlib
 import inspect
 import io
 import json
-import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from .book.claims import Claim, ClaimsRegister
 from .core.errors import ParameterError
+from .core.files import atomic_write_text
 
 #: Study name -> ``"module:function"`` of its study function.
 STUDIES = {
@@ -112,18 +111,7 @@ class StudyResult:
     def write_claims(self, out_dir: str | Path = DEFAULT_OUT) -> Path:
         """Write ``<out_dir>/<name>.claims.json`` (a temporary file renamed into place); return its path."""
         out = Path(out_dir) / f"{self.name}.claims.json"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(self.records(), indent=1, ensure_ascii=False) + "\n"
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.chmod(tmp, 0o644)                  # mkstemp makes it private; a claims file is for every reader
-            os.replace(tmp, out)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return out
+        return atomic_write_text(out, json.dumps(self.records(), indent=1, ensure_ascii=False) + "\n")
 
     # ---- inside a notebook ---------------------------------------------------------------------
     def glue(self) -> None:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..core.errors import ParameterError
+from ..core.files import atomic_write_text
 
 #: MIME type of the machine-readable register embedded in an executed notebook.
 CLAIMS_MIME = "application/vnd.robolib.claims+json"
@@ -235,7 +236,7 @@ def extract(ipynb: str | Path, out: str | Path | None = None) -> list[dict]:
     if reg is None:
         raise ParameterError(f"{ipynb}: no claims register in the executed notebook (missing claims.summary()?)")
     out = Path(out) if out else ipynb.with_suffix(".claims.json")
-    out.write_text(json.dumps(reg["claims"], indent=1, ensure_ascii=False) + "\n")
+    atomic_write_text(out, json.dumps(reg["claims"], indent=1, ensure_ascii=False) + "\n")
     return reg["claims"]
 
 

@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import ParameterError
+from ..core.files import atomic_write, atomic_write_text
 from ..core.params import DATA_DIR
 
 #: The book's default sweep: drive frequencies (Hz) at ``FREQ_SWEEP_CLEARANCE_MM``,
@@ -142,11 +143,9 @@ def save(path, key: dict, records: list[dict], meta: dict | None = None) -> Path
     if len(records) != len(key["points"]):
         raise ParameterError(f"{len(records)} records for {len(key['points'])} sweep points")
     arrays = {k: np.array([r[k] for r in records]) for k in FIELDS}
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(p, key=np.array(json.dumps(key, sort_keys=True)),
-                        meta=np.array(json.dumps(meta or {}, sort_keys=True)), **arrays)
-    return p
+    return atomic_write(path, lambda f: np.savez_compressed(f, key=np.array(json.dumps(key, sort_keys=True)),
+                                                         meta=np.array(json.dumps(meta or {}, sort_keys=True)),
+                                                         **arrays))
 
 
 def load(path=None, key: dict | None = None):
@@ -302,8 +301,7 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, **sweep_kw):
         out.update(zip(todo, res))
         if os.environ.get(STUDY_STORE_ENV, "") == "1":
             store["runs"] += [{"job": _job_key(j, seed), "result": _to_json(r)} for j, r in zip(todo, res)]
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(json.dumps(store))
+            atomic_write_text(p, json.dumps(store))
     return out, {"stored": len(out) - len(todo), "computed": len(todo), "wall_s": time.perf_counter() - t0}
 
 
