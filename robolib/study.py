@@ -143,6 +143,175 @@ class StudyResult:
         self.claims.summary()
 
 
+# ---- parameters with their units and valid ranges --------------------------------------------------
+_KINDS = ("number", "integer", "boolean", "text", "choice", "file", "list")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a study: default, meaning, unit and the values it accepts.
+
+    ``kind``: ``"number"`` (a finite int or float, not a bool), ``"integer"``, ``"boolean"``,
+    ``"text"``, ``"choice"`` (one of ``choices``), ``"file"`` (a parameter file in ``data/`` or on
+    disk) or ``"list"`` (checked by ``check``); ``low``/``high``: bounds of a number or integer,
+    inclusive unless ``open_low``/``open_high``; ``allow_none``: ``None`` is valid too (e.g. "from the
+    data file"); ``check(name, value)``: a further check that raises :class:`~robolib.ParameterError`
+    (structured values, conditions between parameters are the study's own).
+
+    >>> n = Parameter(1_000_000, "inputs in the large round trip", kind="integer", low=2000)
+    >>> n.valid_text()
+    'an integer >= 2000'
+    >>> n.validate("n_samples", 500)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: n_samples = 500 is not valid: n_samples must be an integer >= 2000 (inputs in the large round trip)
+    >>> Parameter(0.1, "radial clearance", unit="mm", low=0.0, open_low=True, high=5.0).valid_text()
+    'a number in (0, 5] mm'
+    """
+
+    default: Any
+    meaning: str
+    unit: str = ""
+    kind: str = "number"
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+    choices: tuple = ()
+    allow_none: bool = False
+    check: Callable[[str, Any], None] | None = None
+
+    def __post_init__(self):
+        if self.kind not in _KINDS:
+            raise ParameterError(f"Parameter kind must be one of {', '.join(_KINDS)}, got {self.kind!r}")
+
+    def valid_text(self) -> str:
+        """The valid values in words, e.g. ``'a number in (0, 5] mm'``."""
+        unit = f" {self.unit}" if self.unit and self.kind in ("number", "integer") else ""
+        if self.kind in ("number", "integer"):
+            what = "a number" if self.kind == "number" else "an integer"
+            lo, hi = self.low, self.high
+            if lo is not None and hi is not None:
+                text = f"{what} in {'(' if self.open_low else '['}{lo:g}, {hi:g}{')' if self.open_high else ']'}{unit}"
+            elif lo is not None:
+                text = f"{what} {'>' if self.open_low else '>='} {lo:g}{unit}"
+            elif hi is not None:
+                text = f"{what} {'<' if self.open_high else '<='} {hi:g}{unit}"
+            else:
+                text = f"a finite {what.split()[-1]}{unit}"
+        elif self.kind == "boolean":
+            text = "True or False"
+        elif self.kind == "choice":
+            text = "one of " + ", ".join(map(str, self.choices))
+        elif self.kind == "file":
+            text = "a parameter file (a data/ path or a file on disk)"
+        elif self.kind == "text":
+            text = "a text"
+        else:
+            text = "a list (see the meaning)"
+        return text + (", or None" if self.allow_none else "")
+
+    def _fail(self, name: str, value: Any):
+        raise ParameterError(f"{name} = {value!r} is not valid: {name} must be {self.valid_text()} ({self.meaning})")
+
+    def validate(self, name: str, value: Any) -> None:
+        """Raise :class:`~robolib.ParameterError` naming ``name`` and the valid values if ``value`` is not one."""
+        import math
+
+        if value is None and self.allow_none:
+            return
+        if self.kind in ("number", "integer"):
+            ok_type = isinstance(value, int) if self.kind == "integer" else isinstance(value, (int, float))
+            if isinstance(value, bool) or not ok_type or not math.isfinite(value):
+                self._fail(name, value)
+            if self.low is not None and (value < self.low or (self.open_low and value == self.low)):
+                self._fail(name, value)
+            if self.high is not None and (value > self.high or (self.open_high and value == self.high)):
+                self._fail(name, value)
+        elif self.kind == "boolean":
+            if not isinstance(value, bool):
+                self._fail(name, value)
+        elif self.kind == "choice":
+            if value not in self.choices:
+                self._fail(name, value)
+        elif self.kind in ("text", "file"):
+            if not isinstance(value, str) or not value:
+                self._fail(name, value)
+            if self.kind == "file":
+                from .core.errors import ParameterFileError
+                from .core.params import resolve_data_path
+
+                try:
+                    resolve_data_path(value)
+                except ParameterFileError as exc:
+                    raise ParameterError(f"{name} = {value!r} is not valid: {exc}") from None
+        elif self.kind == "list" and not isinstance(value, (list, tuple)):
+            self._fail(name, value)
+        if self.check is not None:
+            self.check(name, value)
+
+    def note(self) -> str:
+        """The "unit / meaning" cell of a parameter table."""
+        unit = f"{self.unit}: " if self.unit else ""
+        return f"{unit}{self.meaning} (valid: {self.valid_text()})"
+
+
+def validate_parameters(spec: dict, params: dict, study: str = "study") -> dict:
+    """Check names and values of ``params`` against ``spec`` (name -> :class:`Parameter`); return ``params``."""
+    unknown = sorted(set(params) - set(spec))
+    if unknown:
+        raise ParameterError(f"unknown parameter(s) {unknown} of study {study!r}; it declares {sorted(spec)}")
+    for name, value in params.items():
+        spec[name].validate(name, value)
+    return params
+
+
+def declare_parameters(spec: dict):
+    """Decorator of a study function: its parameters are ``spec``; every call checks them before any work.
+
+    The function's keyword defaults must be the spec's defaults (checked here, at import); the
+    wrapped function keeps its signature (``inspect.signature``, :func:`defaults`) and gains the
+    attribute ``parameters`` (the spec).
+
+    >>> @declare_parameters({"seed": Parameter(0, "seed of the draws", kind="integer", low=0)})
+    ... def demo(seed=0):
+    ...     return seed
+    >>> demo(seed=3), demo.parameters["seed"].valid_text()
+    (3, 'an integer >= 0')
+    >>> demo(seed=-1)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: seed = -1 is not valid: seed must be an integer >= 0 (seed of the draws)
+    """
+    import functools
+
+    def wrap(fn):
+        sig = inspect.signature(fn)
+        declared = {k: p.default for k, p in sig.parameters.items()}
+        if list(declared) != list(spec) or any(
+                not _same(declared[k], spec[k].default) for k in spec):
+            raise ParameterError(f"{fn.__qualname__}: its keyword defaults {declared} differ from its parameter "
+                                 f"declarations {dict((k, v.default) for k, v in spec.items())}")
+
+        @functools.wraps(fn)
+        def run_checked(**params):
+            bound = sig.bind(**params)
+            bound.apply_defaults()
+            validate_parameters(spec, dict(bound.arguments), fn.__name__)
+            return fn(**bound.arguments)
+
+        run_checked.parameters = spec
+        return run_checked
+
+    return wrap
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
 # ---- the registry --------------------------------------------------------------------------------
 def study_function(name: str) -> Callable[..., StudyResult]:
     """The function of study ``name``."""
@@ -158,12 +327,21 @@ def defaults(name: str) -> dict:
     return {k: p.default for k, p in sig.parameters.items() if p.default is not inspect.Parameter.empty}
 
 
+def parameters(name: str) -> dict:
+    """The declared parameters of study ``name`` (name -> :class:`Parameter`), or ``{}`` if it declares none."""
+    return dict(getattr(study_function(name), "parameters", {}))
+
+
 def check_names(name: str, params: dict) -> None:
-    """Raise :class:`~robolib.ParameterError` naming any parameter study ``name`` does not declare."""
+    """Raise :class:`~robolib.ParameterError` naming any parameter study ``name`` does not declare, or a value
+    outside the declared range (before any work)."""
     known = defaults(name)
     unknown = sorted(set(params) - set(known))
     if unknown:
         raise ParameterError(f"unknown parameter(s) {unknown} of study {name!r}; it declares {sorted(known)}")
+    spec = parameters(name)
+    if spec:
+        validate_parameters(spec, params, name)
 
 
 def run(name: str, **params) -> StudyResult:

@@ -131,3 +131,56 @@ def test_study_yields_the_chapters_claims(quick_book, quick_study, name):
     assert [c["statement"] for c in here] == [c["statement"] for c in chapter]
     if name in DETERMINISTIC:
         assert [c["value"] for c in here] == [c["value"] for c in chapter]
+
+
+# ---- declared parameters: units, meanings, valid ranges ------------------------------------------------
+POSITIVE = study.Parameter(0.1, "radial clearance", unit="mm", low=0.0, open_low=True, high=5.0)
+COUNT = study.Parameter(60, "Poincare samples", kind="integer", low=8)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1e-9, 5.000001, float("nan"), float("inf"), -float("inf"), True, "0.1", None, [0.1]])
+def test_a_positive_number_refuses_zero_nan_inf_bool_text_and_lists(bad):
+    with pytest.raises(ParameterError, match=r"^c = .* is not valid: c must be a number in \(0, 5\] mm \(radial clearance\)$"):
+        POSITIVE.validate("c", bad)
+
+
+@pytest.mark.parametrize("good", [1e-12, 0.1, 5.0, 2])
+def test_a_positive_number_accepts_its_range(good):
+    POSITIVE.validate("c", good)
+
+
+@pytest.mark.parametrize("bad", [7, 8.0, True, float("nan"), "60"])
+def test_an_integer_refuses_floats_bools_and_small_values(bad):
+    with pytest.raises(ParameterError, match=r"n must be an integer >= 8"):
+        COUNT.validate("n", bad)
+
+
+def test_other_kinds_and_none():
+    study.Parameter(None, "mu", low=0.0, allow_none=True).validate("mu", None)
+    with pytest.raises(ParameterError, match=r"law must be one of a, b"):
+        study.Parameter("a", "law", kind="choice", choices=("a", "b")).validate("law", "c")
+    with pytest.raises(ParameterError, match=r"quick must be True or False"):
+        study.Parameter(False, "quick", kind="boolean").validate("quick", 1)
+    with pytest.raises(ParameterError, match=r"data_file = 'nope/none.yaml' is not valid: parameter file"):
+        study.Parameter("redundant/default.yaml", "robot", kind="file").validate("data_file", "nope/none.yaml")
+    study.Parameter("redundant/default.yaml", "robot", kind="file").validate("data_file", "redundant/default.yaml")
+    with pytest.raises(ParameterError, match="kind must be one of"):
+        study.Parameter(1, "x", kind="float")
+
+
+def test_declared_defaults_must_match_the_signature():
+    spec = {"seed": study.Parameter(0, "seed", kind="integer", low=0)}
+    with pytest.raises(ParameterError, match="differ from its parameter declarations"):
+        study.declare_parameters(spec)(lambda seed=1: seed)
+    f = study.declare_parameters(spec)(lambda seed=0: seed)
+    assert f() == 0 and f(seed=4) == 4 and f.parameters is spec
+    with pytest.raises(TypeError):
+        f(sede=1)
+
+
+def test_parameter_table_describes_declared_parameters():
+    from robolib.notebook import parameter_table
+
+    text = parameter_table(run={"c": 0.1, "seed": 7}, spec={"c": POSITIVE})
+    assert "| `c` | 0.1 | mm: radial clearance (valid: a number in (0, 5] mm) |" in text
+    assert "| `seed` | 7 | notebook parameter |" in text

@@ -148,14 +148,17 @@ def yaml_parameter_rows(path) -> list[tuple[str, str, str]]:
     return rows
 
 
-def parameter_table(files=(), run: Mapping[str, Any] | None = None, extra=(), *, title: str | None = None) -> str:
+def parameter_table(files=(), run: Mapping[str, Any] | None = None, extra=(), *, title: str | None = None,
+                    spec: Mapping[str, Any] | None = None) -> str:
     """Markdown table of every parameter a chapter ran with.
 
     ``files``: parameter files (``data/`` paths) whose every field is listed with
     its unit/description comment; ``run``: the notebook's own parameters (the
     dict :func:`check_parameters` returns); ``extra``: ``(name, value, unit or
     note)`` rows for settings fixed in the notebook or derived from the run
-    (solver, integrator, controller gains, trajectory).
+    (solver, integrator, controller gains, trajectory); ``spec``: the study's declared
+    parameters (:class:`robolib.study.Parameter`), whose unit, meaning and valid values
+    describe the ``run`` rows.
 
     >>> print(parameter_table(run={"seed": 7}, extra=[("rtol", 1e-8, "solver relative tolerance")]))
     | parameter | value | unit / meaning |
@@ -170,7 +173,8 @@ def parameter_table(files=(), run: Mapping[str, Any] | None = None, extra=(), *,
         for name, value, note in yaml_parameter_rows(f):
             rows.append((f"`{name}`", value, note + (f" (`{f}`)" if not note else "")))
     for name, value in (run or {}).items():
-        rows.append((f"`{name}`", _fmt_value(value), "notebook parameter"))
+        note = spec[name].note() if spec and name in spec else "notebook parameter"
+        rows.append((f"`{name}`", _fmt_value(value), note))
     for name, value, note in extra:
         rows.append((f"`{name}`", _fmt_value(value), note))
     text = "| parameter | value | unit / meaning |\n|:---|:---|:---|\n"
