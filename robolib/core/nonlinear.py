@@ -241,7 +241,8 @@ def _show_progress(progress) -> bool:
 
 
 def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None = None, verbose: int = 0,
-          keyword: str | None = None, client=None, progress: bool | None = None):
+          keyword: str | None = None, client=None, progress: bool | None = None, checkpoint=None,
+          checkpoint_key=None):
     """Evaluate ``fun(v)`` (or ``fun(**{keyword: v})``) for every ``v`` in ``values`` in parallel.
 
     Returns ``(values, results)`` in the order of ``values``. Engines:
@@ -259,12 +260,22 @@ def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None 
     a tqdm progress bar (``None``: only in a terminal or a live notebook, so
     papermill logs and the built book stay quiet).
 
+    ``checkpoint``: a file that keeps every finished point (pickle, written
+    whole after each one, see :mod:`robolib.core.files`). A sweep interrupted
+    at 90 % and started again with the same ``checkpoint`` computes only the
+    missing 10 %; the file is removed when the sweep completes. It belongs to
+    one sweep: ``checkpoint_key`` (any picklable value, default ``repr(values)``)
+    must match, otherwise :class:`robolib.ParameterError` says so.
+
     >>> sweep(abs, [-1, 2, -3], n_jobs=1)[1]
     [1, 2, 3]
     >>> sweep(round, [1.234, 5.678], keyword="number")[1]
     [1, 6]
     """
     values = list(values)
+    if checkpoint is not None:
+        return _checkpointed_sweep(fun, values, checkpoint, checkpoint_key, n_jobs=n_jobs, backend=backend,
+                                   verbose=verbose, keyword=keyword, client=client, progress=progress)
     args = [((v,), {}) if keyword is None else ((), {keyword: v}) for v in values]
     bar = None
     if _show_progress(progress) and len(values) > 1:
@@ -310,6 +321,58 @@ def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None 
     finally:
         if bar is not None:
             bar.close()
+
+
+#: Points per worker computed between two writes of a sweep's checkpoint file (each batch waits for its
+#: slowest point, so larger batches lose less to that and more to an interruption).
+CHECKPOINT_PER_WORKER = 2
+
+
+def _workers(n_jobs, backend, client) -> int:
+    import os
+
+    if backend == "dask":
+        try:
+            if client is None:
+                from dask.distributed import get_client
+
+                client = get_client()
+            return max(1, len(client.scheduler_info()["workers"]))
+        except Exception:  # noqa: BLE001  (no client yet: sweep() raises the clear error)
+            return 1
+    return (os.cpu_count() or 1) if n_jobs in (-1, None) else max(1, int(n_jobs))
+
+
+def _checkpointed_sweep(fun, values, checkpoint, key, **kw):
+    """:func:`sweep` that keeps finished points in ``checkpoint`` and skips them when started again."""
+    import pickle
+    from pathlib import Path
+
+    from .files import atomic_write
+
+    path = Path(checkpoint)
+    key = repr(values) if key is None else key
+    done: dict = {}
+    if path.exists():
+        try:
+            saved = pickle.loads(path.read_bytes())
+        except Exception as exc:  # noqa: BLE001  (a damaged file must not be trusted)
+            raise ParameterError(f"checkpoint {str(path)!r} cannot be read ({type(exc).__name__}): delete it to "
+                                 f"start the sweep again") from None
+        if saved.get("key") != key or saved.get("n") != len(values):
+            raise ParameterError(f"checkpoint {str(path)!r} belongs to another sweep (other values or key): delete "
+                                 f"it or pass another checkpoint path")
+        done = dict(saved["done"])
+    todo = [i for i in range(len(values)) if i not in done]
+    chunk = CHECKPOINT_PER_WORKER * _workers(kw.get("n_jobs"), kw.get("backend"), kw.get("client"))
+    for start in range(0, len(todo), chunk):
+        idx = todo[start:start + chunk]
+        _, res = sweep(fun, [values[i] for i in idx], **kw)
+        done.update(zip(idx, res))
+        state = {"key": key, "n": len(values), "done": done}
+        atomic_write(path, lambda f: pickle.dump(state, f, protocol=pickle.HIGHEST_PROTOCOL))
+    path.unlink(missing_ok=True)
+    return values, [done[i] for i in range(len(values))]
 
 
 def bifurcation_points(values, results, key=None):
