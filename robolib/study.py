@@ -41,6 +41,7 @@ error that names it.
 from __future__ import annotations
 
 import argparse
+import numbers
 import importlib
 import inspect
 import io
@@ -49,6 +50,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+import numpy as np
 
 from .book.claims import Claim, ClaimsRegister
 from .core.errors import ParameterError
@@ -221,15 +224,15 @@ class Parameter:
         if value is None and self.allow_none:
             return
         if self.kind in ("number", "integer"):
-            ok_type = isinstance(value, int) if self.kind == "integer" else isinstance(value, (int, float))
-            if isinstance(value, bool) or not ok_type or not math.isfinite(value):
+            ok_type = isinstance(value, numbers.Integral if self.kind == "integer" else numbers.Real)
+            if isinstance(value, (bool, np.bool_)) or not ok_type or not math.isfinite(value):
                 self._fail(name, value)
             if self.low is not None and (value < self.low or (self.open_low and value == self.low)):
                 self._fail(name, value)
             if self.high is not None and (value > self.high or (self.open_high and value == self.high)):
                 self._fail(name, value)
         elif self.kind == "boolean":
-            if not isinstance(value, bool):
+            if not isinstance(value, (bool, np.bool_)):
                 self._fail(name, value)
         elif self.kind == "choice":
             if value not in self.choices:

@@ -7,6 +7,7 @@ energy books with lossless contact, the linearised end-effector error formula
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -292,3 +293,128 @@ def test_chain1_variables_rates_match_finite_differences():
         np.testing.assert_allclose(b["vE"], (c["E"] - a["E"]) / (2 * h), rtol=1e-6, atol=1e-9)
         np.testing.assert_allclose(b["aE"], (c["vE"] - a["vE"]) / (2 * h), rtol=1e-6, atol=1e-7)
     assert np.abs(b["ld"]).max() > 1e-3 and np.abs(b["thetadd"]).max() > 0.05   # the rates are not trivially zero
+
+
+# ----------------------------------------------------------------------------- arguments of the kernels
+NAN, INF = float("nan"), float("inf")
+#: Seconds within which a bad argument must be refused: before any integration (a run takes longer).
+PROMPT = 0.5
+
+
+def _refused(fun, *args, name, valid, **kwargs):
+    """``fun(*args, **kwargs)`` raises ParameterError naming ``name`` and its valid values, before any work."""
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError, match=rf"^{re.escape(name)} = .* is not valid: {re.escape(name)} must be "
+                                             rf"{re.escape(valid)}") as info:
+        fun(*args, **kwargs)
+    assert time.perf_counter() - t0 < PROMPT, f"{fun.__name__} {kwargs}: refused after {time.perf_counter() - t0:.2f} s"
+    return str(info.value)
+
+
+FREQ = "a number > 0 Hz, or None"
+RTOL = "a number in (0, 1), or None"
+ATOL = "a number > 0, or None"
+CLEAR = "a number > 0 m, or None"
+#: (argument, bad values, valid values in words) of poincare_run.
+POINCARE_BAD = [
+    ("frequency", [0.0, -6.0, NAN, INF, True, "6"], FREQ),
+    ("clearance", [0.0, -5e-4, NAN, INF, False, "5e-4"], CLEAR),
+    ("rtol", [0.0, 1.0, -1e-9, 2.0, NAN, INF, True, "1e-9"], RTOL),
+    ("atol", [0.0, -1e-12, NAN, INF, True], ATOL),
+    ("n_transient", [-1, 1.5, 20.0, NAN, True, None], "an integer >= 0"),
+    ("n_samples", [1, 0, -60, 60.0, NAN, True, None], "an integer >= 2"),
+    ("k_max", [0, -1, 2.0, True], "an integer >= 1, or None"),
+]
+
+
+@pytest.mark.parametrize("name, value, valid", [(n, v, t) for n, vs, t in POINCARE_BAD for v in vs], ids=repr)
+def test_poincare_run_refuses_bad_arguments_by_name(name, value, valid):
+    _refused(G.poincare_run, P, name=name, valid=valid, **{"frequency": 12.0, name: value})
+
+
+def test_the_issue_21_inputs_are_named():
+    """frequency = 0 was a ZeroDivisionError, NaN an UnreachableError about the end point, rtol = 0 ran."""
+    msg = _refused(G.poincare_run, P, name="frequency", valid=FREQ, frequency=0.0)
+    assert msg.startswith("frequency = 0.0 is not valid: frequency must be a number > 0 Hz")
+    _refused(G.poincare_run, P, name="frequency", valid=FREQ, frequency=NAN)
+    _refused(G.poincare_run, P, name="rtol", valid=RTOL, frequency=6.0, rtol=0.0)
+
+
+LYAPUNOV_BAD = [
+    ("frequency", [0.0, NAN, -INF], FREQ), ("clearance", [0.0, NAN], CLEAR), ("rtol", [0.0, 1.0], RTOL),
+    ("atol", [0.0, INF], ATOL), ("n_transient", [-1, 2.5], "an integer >= 0"),
+    ("n_renorm", [0, -4, 24.0, True], "an integer >= 1"), ("tau_periods", [0.0, -0.5, NAN, True], "a number > 0"),
+    ("d0", [0.0, -1e-6, NAN], "a number > 0 m, or None"), ("seed", [-1, 0.5, True], "an integer >= 0"),
+    ("alpha", [-1.0, NAN, INF], "a number >= 0 1/s, or None"),
+]
+
+
+@pytest.mark.parametrize("name, value, valid", [(n, v, t) for n, vs, t in LYAPUNOV_BAD for v in vs], ids=repr)
+def test_lyapunov_run_refuses_bad_arguments_by_name(name, value, valid):
+    _refused(G.lyapunov_run, P, name=name, valid=valid, **{"frequency": 10.0, "n_transient": 1, name: value})
+
+
+@pytest.mark.parametrize("fun, kwargs, name, valid", [
+    (G.orbit_run, {"frequency": 0.0}, "frequency", FREQ),
+    (G.orbit_run, {"clearance": -1e-4}, "clearance", CLEAR),
+    (G.orbit_run, {"n_transient": -1}, "n_transient", "an integer >= 0"),
+    (G.orbit_run, {"n_periods": 0}, "n_periods", "an integer >= 1"),
+    (G.orbit_run, {"samples_per_period": 0}, "samples_per_period", "an integer >= 1"),
+    (G.orbit_run, {"samples_per_period": 200.0}, "samples_per_period", "an integer >= 1"),
+    (G.detail_metrics, {"duration": 0.0}, "duration", "a number > 0 s"),
+    (G.detail_metrics, {"duration": NAN}, "duration", "a number > 0 s"),
+    (G.detail_metrics, {"rtol": 1.0}, "rtol", RTOL),
+    (G.detail_metrics, {"atol": -1e-12}, "atol", ATOL),
+    (G.detail_metrics, {"sample_rate": 0.0}, "sample_rate", "a number > 0 1/s"),
+    (G.explore_run, {"case": (10.0, 0.1), "seconds": 0.0}, "seconds", "a number > 0 s"),
+    (G.explore_run, {"case": (10.0, 0.1), "samples_per_second": -1.0}, "samples_per_second", "a number > 0 1/s"),
+    (G.explore_run, {"case": (0.0, 0.1)}, "case[0]", "a number > 0 Hz"),
+    (G.explore_run, {"case": (NAN, 0.1)}, "case[0]", "a number > 0 Hz"),
+    (G.explore_run, {"case": (10.0, 0.0)}, "case[1]", "a number > 0 mm"),
+    (G.explore_run, {"case": (10.0, True)}, "case[1]", "a number > 0 mm"),
+    (G.ClearanceFlow, {"clearance": 0.0}, "clearance", CLEAR),
+    (G.ClearanceFlow, {"rtol": 0.0}, "rtol", RTOL),
+    (G.ClearanceFlow, {"atol": NAN}, "atol", ATOL),
+], ids=repr)
+def test_the_other_runs_refuse_bad_arguments_by_name(fun, kwargs, name, valid):
+    _refused(fun, P, name=name, valid=valid, **kwargs)
+
+
+@pytest.mark.parametrize("case", [(10.0,), (10.0, 0.1, 1.0), "10, 0.1", 10.0, None])
+def test_explore_run_needs_a_pair(case):
+    with pytest.raises(ParameterError, match=r"^case = .* is not valid: case must be a pair \(frequency Hz > 0, "
+                                             r"clearance mm > 0\)"):
+        G.explore_run(P, case)
+
+
+@pytest.mark.parametrize("fun, args, kwargs, name, valid", [
+    (G.simulate_clearance, (GS, 0.0), {}, "t_end", "a number > t_start = 0 s"),
+    (G.simulate_clearance, (GS, 0.1), {"t_start": 0.2}, "t_end", "a number > t_start = 0.2 s"),
+    (G.simulate_clearance, (GS, NAN), {}, "t_end", "a finite number s"),
+    (G.simulate_clearance, (GS, 0.1), {"t_start": INF}, "t_start", "a finite number s"),
+    (G.simulate_clearance, (GS, 0.1), {"rtol": 0.0}, "rtol", RTOL),
+    (G.simulate_clearance, (GS, 0.1), {"atol": 0.0}, "atol", ATOL),
+    (G.simulate_ideal, (GS, -1.0), {}, "t_end", "a number > t_start = 0 s"),
+    (G.simulate_ideal, (GS, 0.1), {"rtol": 1.5}, "rtol", RTOL),
+    (G.clearance_model, (GS,), {"clearance": 0.0}, "clearance", CLEAR),
+    (G.clearance_specs, (P,), {"clearance": NAN}, "clearance", CLEAR),
+    (G.ShiftStroke, ((0.0, 0.0), 0.03, 0.0), {}, "frequency", "a number > 0 Hz"),
+    (G.build_gearshift, (G.with_changes(P, **{"motion.frequency": 0.0}),), {}, "motion.frequency", "a number > 0 Hz"),
+    (G.build_gearshift, (G.with_changes(P, **{"motion.frequency": NAN}),), {}, "motion.frequency", "a number > 0 Hz"),
+], ids=repr)
+def test_the_models_entry_points_refuse_bad_times_tolerances_and_clearances(fun, args, kwargs, name, valid):
+    _refused(fun, *args, name=name, valid=valid, **kwargs)
+
+
+def test_the_edges_of_the_kernels_ranges_are_valid():
+    from robolib.gearshift.model import check_arguments
+
+    check_arguments(frequency=1e-9, clearance=1e-12, rtol=0.999, atol=1e-300, n_transient=0, n_samples=2, k_max=1,
+                    n_periods=1, samples_per_period=1, n_renorm=1, tau_periods=1e-3, d0=1e-12, seed=0, alpha=0.0,
+                    duration=1e-9, t_start=-1.0, t_end=0.0)
+    check_arguments(frequency=None, clearance=None, rtol=None, atol=None, k_max=None, d0=None, alpha=None)
+    check_arguments(frequency=np.float64(6.0), n_samples=np.int64(60), seed=np.int32(3))   # NumPy scalars count
+    with pytest.raises(ParameterError, match="n_samples = True is not valid"):
+        check_arguments(n_samples=np.bool_(True))

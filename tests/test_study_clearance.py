@@ -1,6 +1,7 @@
 """The clearance chapter's study function (robolib.gearshift.study.clearance_study), run quick.
 
-* the study's parameters are the notebook's ``parameters`` cell, and bad ones are refused by name;
+* the study's parameters are declared with unit, meaning and valid values; every invalid value is refused,
+  naming the parameter and its range, before any work;
 * the quick run's claim values against their criteria and against numbers recomputed from its data;
 * a changed parameter moves the claims that depend on it, leaves the others, and can flip a claim;
 * a default run takes every expensive run from the stores (a book build cannot compute them);
@@ -9,7 +10,9 @@
 
 from __future__ import annotations
 
+import gc
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +21,9 @@ import pytest
 from robolib import ParameterError, study
 from robolib.core import nonlinear as N
 from robolib.gearshift import checks, store, sweeps, verdicts
-from robolib.gearshift.settings import CITED_CASES, study_settings
+from robolib.gearshift.settings import (CITED_CASES, VALID_CASES, VALID_JOBS, VALID_JOINTS, VALID_LADDER,
+                                        VALID_LADDERS, VALID_RANGE, study_settings)
+from robolib.gearshift.study import PARAMETERS, clearance_study
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "clearance_dynamics"
@@ -31,25 +36,153 @@ IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumga
        "clearance_bif_resolution", "clearance_bif_cost", "clearance_sc_acc", "clearance_sc_ratio", "clearance_sc_level"]
 
 
+# ----------------------------------------------------------------------------- parameters
+NAN, INF = float("nan"), float("inf")
+#: Invalid values of every parameter, each kind that applies: the boundary just outside the range, NaN, inf, a
+#: bool for a number, a wrong type, an out-of-range value, None.
+BAD_VALUES = {
+    "parameter_file": [5, None, True, "", ["gearshift/default.yaml"], "gearshift/none.yaml"],
+    "clearance_joint": ["B9", "", " , ", "B1,B1", "B1,lock", 1, None, ["B1"]],
+    "clearance_mm": [0.0, -0.1, NAN, INF, True, "0.1", None, [0.1]],
+    "contact_law": ["hook", "", None, 1, True, ["flores"]],
+    "detail_frequency": [0.0, -2.0, NAN, INF, -INF, True, "2", None],
+    "detail_duration": [0.0, 4.9e-5, -1.0, NAN, INF, True, "1", None],
+    "verdict_cases": [[], [[10.0]], [[10.0, 0.5, 1.0]], [[10.0, 0.0]], [[0.0, 0.5]], [[-6.0, 0.5]], [[NAN, 0.5]],
+                      [[10.0, INF]], [[True, 0.5]], [[10.0, "0.5"]], [[10.0, 0.5], [10.0, 0.5]], [10.0, 0.5],
+                      "[[10.0, 0.5]]", 10.0, None],
+    "convergence_rtols": [[], [1e-6], [1e-8, 1e-6], [1e-6, 1e-6], [1.0, 1e-6], [1e-6, 0.0], [1e-6, -1e-8],
+                          [1e-6, NAN], [INF, 1e-6], [True, 1e-8], [1e-6, "1e-8"], 1e-6, None],
+    "case_rtols": [[], [[1e-6]], [[1e-8, 1e-6]], [[1e-6, 1e-6]], [[1.0, 1e-8]], [[1e-6, 0.0]], [[1e-6, NAN]],
+                   [[1e-6, False]], [1e-6, 1e-8], [[1e-6, 1e-8], "1e-6"], 1e-6, None],
+    "freq_range": [[12.0, 1.0], [0.0, 12.0], [-1.0, 12.0], [1.0], [1.0, 12.0, 13.0], [1.0, NAN], [1.0, INF],
+                   [True, 12.0], [1.0, "12"], 12.0, None],
+    "freq_step": [0.0, -0.25, NAN, INF, True, "0.25", None],
+    "freq_sweep_clearance_mm": [0.0, -0.5, NAN, INF, True, "0.5", None],
+    "clearance_range_mm": [[0.5, 0.02], [0.0, 0.5], [0.02], [0.02, NAN], [0.02, INF], [0.02, True], 0.5, None],
+    "n_clearance": [0, -1, 25.0, NAN, INF, True, "25", None],
+    "clearance_sweep_frequency": [0.0, -6.0, NAN, INF, True, "6", None],
+    "n_transient": [-1, 20.0, 0.5, NAN, INF, True, False, "20", None],
+    "n_poincare": [1, 0, -60, 60.0, NAN, INF, True, "60", None],
+    "lyapunov_span": [-1e-9, -2.4, NAN, INF, True, "2.4", None],
+    "n_jobs": [0, -2, 2.0, NAN, True, "2", None],
+    "seed": [-1, 0.5, 1.0, NAN, INF, True, "0", None],
+    "quick": [1, 0, "True", None, NAN],
+}
+#: Valid values at the edges of each range (accepted by the declaration).
+EDGE_VALUES = {
+    "parameter_file": ["gearshift/default.yaml", str(ROOT / "data" / "gearshift" / "default.yaml")],
+    "clearance_joint": ["A1", "C", "B1,E2", "A1, A2, A3, B1, B2, B3, E2, E3, C"],
+    "clearance_mm": [1e-9, 1, 4.99],
+    "contact_law": ["lankarani_nikravesh", "flores", "hertz"],
+    "detail_frequency": [1e-6, 100],
+    "detail_duration": [5e-5, 1],
+    "verdict_cases": [[[1e-6, 1e-6]], [[10, 1]], [(10.0, 0.5), (10.0, 0.1)]],
+    "convergence_rtols": [[0.999, 1e-300], [1e-6, 1e-8]],
+    "case_rtols": [[[0.5, 1e-14]], [(1e-6, 1e-9)]],
+    "freq_range": [[1.0, 1.0], [1e-6, 100]],
+    "freq_step": [1e-6, 1],
+    "freq_sweep_clearance_mm": [1e-9, 1],
+    "clearance_range_mm": [[0.1, 0.1], [1e-9, 4.99]],
+    "n_clearance": [1, 1000],
+    "clearance_sweep_frequency": [1e-6, 100],
+    "n_transient": [0, 1],
+    "n_poincare": [2, 3],
+    "lyapunov_span": [0.0, 0, 1e-9],
+    "n_jobs": [-1, 1, 64],
+    "seed": [0, 2**64],
+    "quick": [True, False],
+}
+#: The error must come before any work: well under a second (a quick run takes about a minute).
+PROMPT = 0.5
 
 
+def _run_raises(params, match, quick=True):
+    """The error of ``study.run`` with ``params`` (and ``quick=True``), timed without the garbage collector."""
+    gc.disable()
+    try:
+        t0 = time.perf_counter()
+        with pytest.raises(ParameterError, match=match) as info:
+            study.run(NAME, **({"quick": True} if quick else {}) | params)
+        dt = time.perf_counter() - t0
+    finally:
+        gc.enable()
+    assert dt < PROMPT, f"{params}: the error came after {dt:.2f} s"
+    return str(info.value)
 
 
-@pytest.mark.parametrize("params, match", [
-    ({"clearance_mm": 0.0}, "clearance_mm must be positive"),
-    ({"clearance_joint": "B9"}, "clearance_joint must name revolute joints"),
-    ({"contact_law": "hook"}, "contact_law must be one of"),
-    ({"verdict_cases": [[10.0]]}, "verdict_cases"),
-    ({"case_rtols": [[1e-8, 1e-6]]}, "case_rtols must go from the loosest"),
-    ({"verdict_cases": [[10.0, 0.5]]}, "one ladder per verdict case"),
-    ({"freq_range": [12.0, 1.0]}, "freq_range"),
-    ({"n_poincare": 1}, "n_poincare must be an integer >= 2"),
-    ({"n_jobs": 0}, "n_jobs must be a positive integer or -1"),
-    ({"parameter_file": "gearshift/none.yaml"}, "parameter_file: parameter file 'gearshift/none.yaml' not found"),
+def test_parameters_are_declared_in_the_signatures_order_with_its_defaults():
+    assert list(PARAMETERS) == list(study.defaults(NAME)) == list(BAD_VALUES) == list(EDGE_VALUES)
+    assert study.parameters(NAME) == PARAMETERS
+    assert {k: p.default for k, p in PARAMETERS.items()} == study.defaults(NAME)
+    for name, p in PARAMETERS.items():
+        assert p.meaning and "notebook parameter" not in p.note(), name
+
+
+@pytest.mark.parametrize("name, value", [(k, v) for k, vs in BAD_VALUES.items() for v in vs], ids=repr)
+def test_an_invalid_value_is_named_with_its_range_before_any_work(name, value):
+    spec = PARAMETERS[name]
+    msg = _run_raises({name: value}, rf"^{name} = {re.escape(repr(value))} is not valid: ")
+    if value == "gearshift/none.yaml":
+        assert "parameter file 'gearshift/none.yaml' not found" in msg
+    elif spec.kind == "list" and isinstance(value, (list, tuple)):
+        valid = {"verdict_cases": VALID_CASES, "convergence_rtols": VALID_LADDER, "case_rtols": VALID_LADDERS,
+                 "freq_range": VALID_RANGE, "clearance_range_mm": VALID_RANGE}[name]
+        assert f"{name} must be {valid} (" in msg
+    elif name == "clearance_joint" and isinstance(value, str):
+        assert f"{name} must be " in msg and VALID_JOINTS in msg       # '' is not a text: the meaning says the rest
+    elif name == "n_jobs" and value == 0:
+        assert f"{name} must be {VALID_JOBS} (" in msg
+    else:
+        assert f"{name} must be {spec.valid_text()} ({spec.meaning})" in msg
+
+
+@pytest.mark.parametrize("name, value", [(k, v) for k, vs in EDGE_VALUES.items() for v in vs], ids=repr)
+def test_the_edges_of_the_ranges_are_valid(name, value):
+    PARAMETERS[name].validate(name, value)
+
+
+@pytest.mark.parametrize("name, value", [("clearance_mm", 5.0), ("freq_sweep_clearance_mm", 6.0),
+                                         ("clearance_range_mm", [0.02, 5.0]), ("verdict_cases", [[10.0, 5.0]])])
+def test_a_clearance_as_large_as_the_journal_is_refused_before_any_work(name, value):
+    _run_raises({name: value}, rf"^{name} = {re.escape(repr(value))} is not valid: its clearance 5 mm must be "
+                rf"smaller than the journal radius R_J = 5 mm \(clearance.journal_radius of gearshift/default.yaml\)"
+                if name != "freq_sweep_clearance_mm" else rf"^{name} = 6.0 is not valid: its clearance 6 mm")
+
+
+def test_one_ladder_per_verdict_case_is_checked_before_any_work():
+    _run_raises({"verdict_cases": [[10.0, 0.5]]}, r"^case_rtols must have one ladder per verdict case: 3 ladders "
+                r"for 1 cases", quick=False)
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (("link_mass: 0.25", "link_mass: -0.25"), "geometry.link_mass"),            # the file's schema
+    (("stroke_amplitude: 0.03", "stroke_amplitude: 0.2"), "out of reach"),     # a stroke the chains cannot follow
 ])
-def test_bad_parameters_are_refused_by_name(params, match):
-    with pytest.raises(ParameterError, match=re.escape(match)):
-        study.run(NAME, **params)
+def test_a_parameter_file_the_run_cannot_use_is_named_before_any_work(tmp_path, edit, reason):
+    src = (ROOT / "data" / "gearshift" / "default.yaml").read_text()
+    assert edit[0] in src
+    f = tmp_path / "bad.yaml"
+    f.write_text(src.replace(*edit))
+    msg = _run_raises({"parameter_file": str(f)}, rf"^parameter_file = '{re.escape(str(f))}' is not valid: ")
+    assert reason in msg
+
+
+def test_a_direct_call_checks_too():
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError, match=r"^n_poincare = 1 is not valid: n_poincare must be an integer >= 2"):
+        clearance_study(quick=True, n_poincare=1)
+    with pytest.raises(ParameterError, match=r"^clearance_mm = 0 is not valid"):
+        study_settings(clearance_mm=0)
+    assert time.perf_counter() - t0 < PROMPT
+
+
+def test_the_parameter_table_gives_unit_meaning_and_valid_values():
+    from robolib.notebook import parameter_table
+
+    text = parameter_table(run=study.defaults(NAME), spec=PARAMETERS)
+    assert "notebook parameter" not in text
+    assert "| `clearance_mm` | 0.1 | mm: radial clearance c of the detailed run" in text
+    assert "(valid: a number > 0 mm) |" in text and "(valid: an integer >= 2) |" in text
 
 
 def test_unknown_parameter_is_refused():

@@ -184,3 +184,14 @@ def test_parameter_table_describes_declared_parameters():
     text = parameter_table(run={"c": 0.1, "seed": 7}, spec={"c": POSITIVE})
     assert "| `c` | 0.1 | mm: radial clearance (valid: a number in (0, 5] mm) |" in text
     assert "| `seed` | 7 | notebook parameter |" in text
+
+
+def test_numpy_scalars_are_valid_parameters():
+    """A researcher's loop over np.arange gives numpy scalars: they are numbers like any other."""
+    import numpy as np
+
+    COUNT.validate("n", np.int64(60))
+    POSITIVE.validate("c", np.float64(0.2))
+    study.Parameter(False, "quick", kind="boolean").validate("quick", np.bool_(True))
+    with pytest.raises(ParameterError):
+        COUNT.validate("n", np.bool_(True))

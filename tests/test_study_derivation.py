@@ -154,22 +154,73 @@ def test_deterministic(res):
     assert [(r["id"], r["value"]) for r in again.records()] == [(r["id"], r["value"]) for r in res.records()]
 
 
-@pytest.mark.parametrize("name, value", [
-    ("data_file", 3), ("n_checks", 0), ("n_checks", 2.5), ("t_free", -1.0), ("t_drift", "10"), ("t_drift", float("nan")),
-    ("seed", -1), ("quick", "yes"),
-])
-def test_bad_parameters_are_named(name, value):
-    with pytest.raises(ParameterError, match=name):
-        sd.derivation_study(**{name: value})
+# ---- declared parameters: every invalid value is refused before any work -------------------------------
+NAN, INF = float("nan"), float("inf")
+#: name -> (invalid values, the valid values as the error states them)
+INVALID = {
+    "data_file": ([3, "", None, True, ["redundant/default.yaml"]], "a parameter file"),
+    "n_checks": ([0, -1, 2.5, 30.0, True, NAN, INF, "300", None, [30]], "an integer >= 1"),
+    "t_free": ([0.0, redundant.DT * 0.999, -1.0, NAN, INF, -INF, True, "3", None, [3.0]], "a number >= 0.004 s"),
+    "t_drift": ([0.0, redundant.DT * 0.999, -10.0, NAN, INF, -INF, False, "10", None, (10.0,)], "a number >= 0.004 s"),
+    "seed": ([-1, 1.5, 4.0, True, NAN, INF, "4", None], "an integer >= 0"),
+    "quick": (["yes", "True", 1, 0, None, NAN], "True or False"),
+}
+BAD = [(name, v) for name, (values, _) in INVALID.items() for v in values]
+#: Valid values at the boundaries of each range (and other accepted forms).
+VALID = {"data_file": ["redundant/geared.yaml", str(ROOT / "data" / "redundant" / "default.yaml")],
+         "n_checks": [1, 10], "t_free": [redundant.DT, 3, 1e6], "t_drift": [redundant.DT, 5, 1e6],
+         "seed": [0, 2**63], "quick": [True, False]}
+
+
+def _run_refused(match, **params):
+    """``study.run`` with ``params`` (quick unless given) raises ParameterError matching ``match``, in well under 1 s."""
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError, match=match):
+        study.run(NAME, **{"quick": True, **params})
+    assert time.perf_counter() - t0 < 0.25
+
+
+def test_every_parameter_is_declared_in_order():
+    assert list(sd.PARAMETERS) == list(inspect.signature(sd.derivation_study).parameters) == list(INVALID)
+    assert study.parameters(NAME) == sd.PARAMETERS
+    assert {k: p.default for k, p in sd.PARAMETERS.items()} == study.defaults(NAME)
+
+
+@pytest.mark.parametrize("name, value", BAD, ids=[f"{n}={v!r}" for n, v in BAD])
+def test_invalid_values_are_refused_before_any_work(name, value):
+    valid = INVALID[name][1]
+    _run_refused(rf"^{name} = .* is not valid: {name} must be {re.escape(valid)}", **{name: value})
+
+
+@pytest.mark.parametrize("name", list(VALID))
+def test_boundary_values_are_valid(name):
+    for v in VALID[name]:
+        sd.PARAMETERS[name].validate(name, v)
+
+
+def test_a_direct_call_is_checked_too():
+    """The notebook calls derivation_study itself: the declarations guard that call as well."""
+    with pytest.raises(ParameterError, match=r"^t_drift = 0.001 is not valid: t_drift must be a number >= 0.004 s"):
+        sd.derivation_study(t_drift=0.001, quick=True)
 
 
 def test_unknown_parameter_and_missing_file():
-    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) \['n_sampels'\]"):
-        study.run(NAME, n_sampels=5)
-    with pytest.raises(ParameterError, match="not found"):
-        sd.derivation_study(data_file="redundant/none.yaml", quick=True)
+    _run_refused(r"unknown parameter\(s\) \['n_sampels'\]", n_sampels=5)
+    _run_refused(r"^data_file = 'redundant/none.yaml' is not valid: parameter file 'redundant/none.yaml' not found",
+                 data_file="redundant/none.yaml")
 
 
+def test_a_robot_that_cannot_reach_the_circle_is_refused_up_front(tmp_path):
+    """Model-dependent: the reference circle's inverse kinematics, computed before any work, names data_file."""
+    short = tmp_path / "short.yaml"
+    short.write_text((ROOT / "data" / "redundant" / "default.yaml").read_text()
+                     .replace("link_length: 0.25 ", "link_length: 0.14 "))
+    assert "link_length: 0.14 " in short.read_text()
+    _run_refused(rf"^data_file = '{re.escape(str(short))}': the reference circle .* inverse kinematics at "
+                 rf"{sd.MODEL_CHECK_TIMES} times\) is not reachable by this robot: .*unreachable",
+                 data_file=str(short))
 
 
 # ---- the Explore panel ------------------------------------------------------------------------------

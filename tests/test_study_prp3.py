@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -32,14 +33,98 @@ def claim_value(res, cid):
 # ---- parameters ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("params, name", [
-    ({"n_samples": 500}, "n_samples"), ({"n_samples": 5000.0}, "n_samples"), ({"n_workspace": True}, "n_workspace"),
-    ({"n_workspace": "many"}, "n_workspace"), ({"seed": -1}, "seed"), ({"seed": 1.5}, "seed"),
-    ({"quick": "yes"}, "quick"), ({"geometry": 3}, "geometry"), ({"geometry": "prp3/nonexistent.yaml"}, "nonexistent"),
+#: Invalid values of every parameter, each kind that applies: a boundary just outside, NaN, inf, a bool for a
+#: number, a wrong type, an out-of-range value, None.
+BAD_VALUES = {
+    "geometry": [3, None, True, "", ["prp3/paper.yaml"], "prp3/nonexistent.yaml", "prp3", "redundant/default.yaml"],
+    "n_samples": [0, s3.MIN_SAMPLES - 1, -5, 500, float(s3.MIN_SAMPLES), 5000.0, float("nan"), float("inf"), True,
+                  "many", "5000", None, [5000]],
+    "n_workspace": [0, s3.MIN_SAMPLES - 1, -5, 500, float(s3.MIN_SAMPLES), 5000.0, float("nan"), float("inf"), True,
+                    "many", None],
+    "seed": [-1, -2**40, 1.5, 7.0, float("nan"), float("inf"), float("-inf"), True, False, "7", None, [7]],
+    "quick": ["yes", "True", 1, 0, 1.0, float("nan"), None],
+}
+#: Valid values at the edges of each range (accepted by the declaration).
+EDGE_VALUES = {
+    "geometry": ["prp3/paper.yaml", str(ROOT / "data" / "prp3" / "paper.yaml")],
+    "n_samples": [s3.MIN_SAMPLES, s3.QUICK_CAP, 10**9],
+    "n_workspace": [s3.MIN_SAMPLES, s3.QUICK_CAP, 10**9],
+    "seed": [0, 1, 2**64],
+    "quick": [True, False],
+}
+#: The error must come before any work: well under a second (a quick run takes seconds).
+PROMPT = 0.5
+
+
+def _run_raises(params, match):
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError, match=match) as info:
+        study.run(NAME, **{"quick": True, **params})
+    assert time.perf_counter() - t0 < PROMPT, f"{params}: the error came after {time.perf_counter() - t0:.2f} s"
+    return str(info.value)
+
+
+def test_parameters_are_declared_in_the_signatures_order_with_its_defaults():
+    assert list(s3.PARAMETERS) == list(study.defaults(NAME)) == ["geometry", "n_samples", "n_workspace", "seed", "quick"]
+    assert study.parameters(NAME) == s3.PARAMETERS
+    assert {k: p.default for k, p in s3.PARAMETERS.items()} == study.defaults(NAME)
+    assert [p.valid_text() for p in s3.PARAMETERS.values()] == [
+        "a parameter file (a data/ path or a file on disk)", f"an integer >= {s3.MIN_SAMPLES}",
+        f"an integer >= {s3.MIN_SAMPLES}", "an integer >= 0", "True or False"]
+
+
+@pytest.mark.parametrize("name, value", [(k, v) for k, vs in BAD_VALUES.items() for v in vs if k != "geometry"],
+                         ids=lambda x: repr(x))
+def test_an_invalid_number_or_flag_is_named_with_its_range_before_any_work(name, value):
+    valid = re.escape(s3.PARAMETERS[name].valid_text())
+    _run_raises({name: value}, rf"^{name} = .* is not valid: {name} must be {valid} \(")
+
+
+@pytest.mark.parametrize("value", BAD_VALUES["geometry"], ids=lambda x: repr(x))
+def test_an_invalid_geometry_is_named_before_any_work(value):
+    msg = _run_raises({"geometry": value}, rf"^geometry = {re.escape(repr(value))} is not valid: ")
+    assert "parameter file" in msg or "3-PRP geometry file like 'prp3/paper.yaml'" in msg
+
+
+PAPER = (ROOT / "data" / "prp3" / "paper.yaml").read_text()
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (("l2: 500.0", "l2: -500.0"), "l2"),                       # the schema: a positive length
+    (("lx_range: [0.0, 400.0]", "lx_range: [400.0, 0.0]"), "lx_range"),  # the geometry: min < max
+    (("l0: 137.5", "l0: [137.5"), "not valid YAML"),
+    (("units:", "unit:"), "field 'unit' is not a known field"),  # a misspelt field
 ])
-def test_bad_parameters_are_named_before_any_work(params, name):
-    with pytest.raises(ParameterError, match=name):
-        s3.roundtrip_study(**{"quick": True, **params})
+def test_an_invalid_geometry_file_is_named_with_the_reason(tmp_path, edit, reason):
+    f = tmp_path / "geometry.yaml"
+    f.write_text(PAPER.replace(*edit))
+    msg = _run_raises({"geometry": str(f)}, rf"^geometry = '{re.escape(str(f))}' is not valid: it must be a 3-PRP geometry")
+    assert reason in msg
+
+
+def test_a_binary_geometry_file_is_named(tmp_path):
+    f = tmp_path / "geometry.yaml"
+    f.write_bytes(b"\xff\xfe\x00\x81")
+    _run_raises({"geometry": str(f)}, r"^geometry = .* is not valid: it must be a 3-PRP geometry file")
+
+
+def test_a_geometry_without_the_home_input_is_named_before_any_sampling(tmp_path):
+    f = tmp_path / "short.yaml"
+    f.write_text(PAPER.replace("l2: 500.0", "l2: 100.0"))  # valid dimensions, but the rods cannot meet at home
+    _run_raises({"geometry": str(f)}, r"^geometry = .*short.yaml': the forward kinematics of the home input "
+                                      r"lx = 200 mm, ly = 200 mm, theta = 0 rad is not defined \(.*unreachable")
+
+
+@pytest.mark.parametrize("name, value", [(k, v) for k, vs in EDGE_VALUES.items() for v in vs], ids=lambda x: repr(x))
+def test_the_edges_of_the_ranges_are_valid(name, value):
+    s3.PARAMETERS[name].validate(name, value)
+
+
+def test_a_direct_call_checks_too():
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError, match=r"^n_samples = 500 is not valid: n_samples must be an integer >= 2000"):
+        s3.roundtrip_study(quick=True, n_samples=500)
+    assert time.perf_counter() - t0 < PROMPT
 
 
 def test_unknown_parameter_is_named():
@@ -52,6 +137,9 @@ def test_quick_caps_the_samples_and_the_parameter_table_says_so(res):
     assert res.data["sizes"]["n_samples"] == s3.QUICK_CAP == len(res.data["round_trip"].q) + res.data["round_trip"].n_unreachable
     table = res.tables["parameters"]
     assert "unit / meaning" in table and f"after the quick cap of {s3.QUICK_CAP:,}" in table
+    assert "notebook parameter" not in table
+    for name, spec in s3.PARAMETERS.items():  # the run's rows: meaning and valid values of the declaration
+        assert re.search(rf"^\| `{name}` \| [^|]+ \| {re.escape(spec.note())} \|$", table, re.M), name
     assert "`l2` | 500 |" in table  # the geometry file's fields are listed
 
 

@@ -17,13 +17,14 @@ from __future__ import annotations
 import math
 import re
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from robolib import ParameterError, stewart, study
+from robolib import ParameterError, UnreachableError, stewart, study
 from robolib.stewart import study as st, timing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,15 +50,103 @@ def res(quick_study):
 # ---------------------------------------------------------------------------------------- parameters
 
 
-@pytest.mark.parametrize("bad, name", [
-    ({"trajectory": "spiral"}, "trajectory"), ({"duration": -1.0}, "duration"), ({"step": 0.0}, "step"),
-    ({"duration": 1.0, "step": 0.1}, "step"), ({"kp": -5.0}, "kp"), ({"ki": float("nan")}, "ki"),
-    ({"amplitude_scale": "big"}, "amplitude_scale"), ({"seed": 1.5}, "seed"), ({"quick": "yes"}, "quick"),
-    ({"data_file": 3}, "data_file"), ({"other_file": "stewart/tsai2000.yaml"}, "other_file"),
-])
-def test_bad_parameters_are_refused_naming_them(bad, name):
-    with pytest.raises(ParameterError, match=name):
-        st.timing_study(**{"quick": True, **bad})
+NAN, INF = float("nan"), float("inf")
+#: Invalid values of each declared parameter: -> the start of "<name> must be <valid values>".
+REFUSED = {
+    "data_file": ([3, "", None, ["stewart/tsai2000.yaml"]], r"data_file must be a parameter file"),
+    "other_file": ([3, "", False], r"other_file must be a parameter file"),
+    "trajectory": (["spiral", "File", 1, None], r"trajectory must be one of file, translation, rotation"),
+    "amplitude_scale": ([0.0, -1.0, NAN, INF, True, "big", None, [1.0]], r"amplitude_scale must be a number > 0 \("),
+    "frequency_scale": ([0.0, -0.5, NAN, -INF, False, "1"], r"frequency_scale must be a number > 0 \("),
+    "kp": ([0.0, -5.0, NAN, INF, True, "1200"], r"kp must be a number > 0 1/s² \("),
+    "kd": ([0, -1.0, NAN, INF, True, "60"], r"kd must be a number > 0 1/s \("),
+    "ki": ([-1.0, -1e-12, NAN, INF, True, "8000"], r"ki must be a number >= 0 1/s³ \("),
+    "duration": ([0.0, -1.0, NAN, INF, True, "15"], r"duration must be a number > 0 s \("),
+    "step": ([0.0, -0.001, 0.0100001, 0.05, NAN, INF, True, "0.001"], r"step must be a number in \(0, 0.01\] s \("),
+    "seed": ([-1, 1.5, 2026.0, True, "7", None, NAN], r"seed must be an integer >= 0 \("),
+    "quick": (["yes", 1, 0.0, None], r"quick must be True or False \("),
+}
+#: Conditions between the parameters and on the parameter sets: -> the error, which names them and the bound.
+CONDITIONS = [
+    ({"data_file": "nope/none.yaml"}, r"^data_file = 'nope/none.yaml' is not valid: parameter file 'nope/none.yaml' "
+                                      r"not found"),
+    ({"data_file": "prp3/paper.yaml"}, r"^data_file = 'prp3/paper.yaml' is not a valid Stewart-platform parameter "
+                                       r"set: .*field 'units' is not a known field"),
+    ({"other_file": "stewart/tsai2000.yaml"}, r"^other_file = 'stewart/tsai2000.yaml' must be a parameter set other "
+                                              r"than data_file = 'stewart/tsai2000.yaml': both are 'tsai2000'"),
+    ({"amplitude_scale": 3.0}, r"^amplitude_scale = 3 with trajectory = 'file': the desired trajectory of set "
+                               r"'tsai2000' leaves its limits at t = 0.184 s \(.*length_max = 1.8 m\); "
+                               r"amplitude_scale must keep it inside both sets' limits"),
+    ({"step": 0.003}, r"^step = 0.003 s does not divide the duration used \(2 s: quick caps duration = 15 s at 2 s\) "
+                      r"into whole steps \(2 / 0.003 = 666.667\)"),
+    ({"duration": 1.0005}, r"^step = 0.001 s does not divide the duration used \(1.0005 s\)"),
+    ({"duration": 0.2, "step": 0.01}, r"^step = 0.01 s gives 20 steps in the duration used \(0.2 s\); the runs need at "
+                                      r"least 30: step must be at most duration / 30 = 0.00666667 s"),
+    ({"ki": 80000.0}, r"^kp = 1200, kd = 60, ki = 80000 with step = 0.001 s: the PID runs diverge \(.* spectral radius "
+                      r"1.001 >= 1; it must be < 1\); .*stable iff ki < kp kd = 72000\)"),
+    ({"kp": 1e7}, r"^kp = 1e\+07, kd = 60, ki = 8000 with step = 0.001 s: the PID runs diverge"),
+    ({"kd": 3000.0}, r"^kp = 1200, kd = 3000, ki = 8000 with step = 0.001 s: the PID runs diverge"),
+    ({"ki": 0.0, "kp": 1e4, "kd": 20.0, "step": 0.005},
+     r"^kp = 10000, kd = 20, ki = 0 with step = 0.005 s: the PID runs diverge \(.*spectral radius 1.012"),
+]
+#: The check comes before any work: well under a second (a refused parameter set is read in ~0.1 s).
+FAST_S = 0.5
+
+
+def _refused(params, match):
+    """``study.run`` with ``params`` at quick settings raises a ParameterError matching ``match``, at once."""
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError, match=match):
+        study.run(NAME, **{"quick": True, **params})
+    assert time.perf_counter() - t0 < FAST_S
+
+
+@pytest.mark.parametrize("name, bad", [(n, b) for n, (values, _) in REFUSED.items() for b in values],
+                         ids=lambda v: repr(v))
+def test_bad_values_are_refused_naming_the_parameter_and_its_range(name, bad):
+    msg = REFUSED[name][1]
+    _refused({name: bad}, rf"^{name} = .* is not valid: {msg}")
+
+
+@pytest.mark.parametrize("params, match", CONDITIONS, ids=lambda v: repr(v)[:40])
+def test_conditions_between_parameters_and_on_the_sets_are_checked_up_front(params, match):
+    _refused(params, match)
+
+
+def test_every_parameter_is_declared_and_tested():
+    assert list(st.PARAMETERS) == list(study.defaults(NAME)) == list(REFUSED)
+    assert study.parameters(NAME) == st.PARAMETERS and st.timing_study.parameters is st.PARAMETERS
+    for name, spec in st.PARAMETERS.items():
+        spec.validate(name, spec.default)
+
+
+@pytest.mark.parametrize("name, good", [
+    ("data_file", "stewart/hydraulic.yaml"), ("other_file", "stewart/tsai2000.yaml"), ("trajectory", "file"),
+    ("trajectory", "translation"), ("trajectory", "rotation"), ("amplitude_scale", 1e-12), ("amplitude_scale", 2),
+    ("frequency_scale", 1e-12), ("frequency_scale", 30.0), ("kp", 1e-12), ("kd", 1e-12), ("kp", 1200),
+    ("ki", 0.0), ("ki", 0), ("duration", 1e-9), ("duration", 15), ("step", 1e-9), ("step", 0.01), ("seed", 0),
+    ("seed", 2 ** 40), ("quick", True), ("quick", False),
+    ("step", np.float64(0.01)), ("seed", np.int64(0)), ("quick", np.bool_(True))])   # numpy scalars are numbers
+def test_boundary_values_that_are_valid_are_accepted(name, good):
+    st.PARAMETERS[name].validate(name, good)
+
+
+def test_boundary_conditions_that_are_valid_are_accepted():
+    st.check_run_settings(0.3, 0.01, 1200.0, 60.0, 8000.0, quick=True)      # exactly MIN_STEPS steps
+    st.check_run_settings(15.0, 0.001, 1200.0, 60.0, 0.0, quick=False)
+    st.check_run_settings(15.0, 0.003, 1200.0, 60.0, 8000.0, quick=False)   # divides 15 s (not 2 s, see above)
+    st.check_run_settings(2.0, 0.0005, 1200.0, 60.0, 8000.0, quick=True)
+
+
+def test_the_stability_condition_is_what_the_runs_do():
+    """The runs at the default gains converge at a step of 0.03 s and diverge at 0.035 s, as the condition says."""
+    m = stewart.load("stewart/tsai2000.yaml")
+    gains = stewart.control.DEFAULT_GAINS
+    assert st.zoh_spectral_radius(0.03, **gains) < 1 < st.zoh_spectral_radius(0.035, **gains)
+    r = stewart.simulate(m, gains=gains, duration=1.05, step=0.03)
+    assert np.abs(r.error[-1]).max() < np.abs(r.error[0]).max()
+    with pytest.raises(UnreachableError):
+        stewart.simulate(m, gains=gains, duration=1.05, step=0.035)
 
 
 def test_unknown_parameter_is_an_error():
@@ -193,6 +282,12 @@ def test_tables_and_values(res):
     for name in ("parameters_data", "parameters_other", "parameters_run"):
         assert "unit / meaning" in res.tables[name]
     assert "`ki`" in res.tables["parameters_run"] and "`stewart.CONVERGENCE_FRACTION`" in res.tables["parameters_run"]
+    # the run's parameters are described by their declarations: unit, meaning, valid values
+    assert "| notebook parameter |" not in res.tables["parameters_run"]
+    assert "| `step` | 0.001 | s: controller period and RK4 step;" in res.tables["parameters_run"]
+    assert "(valid: a number in (0, 0.01] s) |" in res.tables["parameters_run"]
+    for name in st.PARAMETERS:
+        assert f"| `{name}` | " in res.tables["parameters_run"], name
     assert res.values["stewart_duration"] == "2" and res.values["stewart_patent_ratio"] == "31.1"
     assert float(res.values["stewart_columns_cost"]) > 1
 

@@ -43,6 +43,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import checks
 from .errors import ParameterError, SingularityError
 
 #: Singular-value cut-off of the Moore–Penrose inverse, relative to the 2-norm of the layer's ``B = A M^(-1/2)``.
@@ -56,7 +57,7 @@ RANK_TOL = 1e-11
 
 def _check_square_spd(M: np.ndarray, name: str = "M") -> tuple[np.ndarray, np.ndarray]:
     """Eigen-decomposition of ``M``; raises if ``M`` is not symmetric positive definite."""
-    M = np.asarray(M, dtype=float)
+    M = checks.real_array(name, M)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ParameterError(f"{name} must be a square matrix, got shape {M.shape}")
     if not np.all(np.isfinite(M)):
@@ -71,15 +72,15 @@ def _check_square_spd(M: np.ndarray, name: str = "M") -> tuple[np.ndarray, np.nd
 
 def _check_system(M, Q, A, b):
     n = np.shape(M)[0]
-    Q = np.asarray(Q, dtype=float)
-    A = np.asarray(A, dtype=float)
-    b = np.asarray(b, dtype=float)
+    Q = checks.real_array("Q", Q, allow_empty=True)
+    A = checks.real_array("A", A, allow_empty=True)
+    b = checks.real_array("b", b, allow_empty=True)
     if Q.shape != (n,):
         raise ParameterError(f"Q must have shape ({n},), got {Q.shape}")
     if A.ndim != 2 or A.shape[1] != n:
         raise ParameterError(f"A must have shape (m, {n}), got {A.shape}")
     if b.shape != (A.shape[0],):
-        raise ParameterError(f"b must have shape ({A.shape[0]},), got {b.shape}")
+        raise ParameterError(f"b must have shape ({A.shape[0]},) (one entry per row of A), got {b.shape}")
     return Q, A, b
 
 
@@ -118,9 +119,13 @@ def baumgarte(b: np.ndarray, phi: np.ndarray, dphi: np.ndarray, alpha: float = 0
     >>> baumgarte(np.zeros(1), np.array([1e-3]), np.array([0.0]), 10.0, 10.0)
     array([-0.1])
     """
-    if alpha < 0 or beta < 0:
-        raise ParameterError(f"Baumgarte gains must be non-negative, got alpha={alpha}, beta={beta}")
-    return np.asarray(b, dtype=float) - 2.0 * alpha * np.asarray(dphi, dtype=float) - beta**2 * np.asarray(phi, dtype=float)
+    alpha = checks.real("Baumgarte gain alpha", alpha, low=0.0, unit="1/s")
+    beta = checks.real("Baumgarte gain beta", beta, low=0.0, unit="1/s")
+    b, phi, dphi = (checks.real_array(n, v) for n, v in (("b", b), ("phi", phi), ("dphi", dphi)))
+    if not b.shape == phi.shape == dphi.shape:
+        raise ParameterError(f"b, phi and dphi must have the same shape (one entry per constraint row), got "
+                             f"{b.shape}, {phi.shape}, {dphi.shape}")
+    return b - 2.0 * alpha * dphi - beta**2 * phi
 
 
 def udwadia_kalaba(M: np.ndarray, Q: np.ndarray, A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -168,7 +173,7 @@ def udwadia_kalaba_sequential(
     """
     w, V = _check_square_spd(M)
     n = len(w)
-    Q = np.asarray(Q, dtype=float)
+    Q = checks.real_array("Q", Q)
     if Q.shape != (n,):
         raise ParameterError(f"Q must have shape ({n},), got {Q.shape}")
     r = np.sqrt(w)
@@ -178,8 +183,8 @@ def udwadia_kalaba_sequential(
     P = np.eye(n)
     parts = []
     for k, (A, b) in enumerate(layers):
-        A = np.asarray(A, dtype=float)
-        b = np.asarray(b, dtype=float)
+        A = checks.real_array(f"layer {k}: A", A, allow_empty=True)
+        b = checks.real_array(f"layer {k}: b", b, allow_empty=True)
         if A.ndim != 2 or A.shape[1] != n or b.shape != (A.shape[0],):
             raise ParameterError(f"layer {k}: A must be (m, {n}) and b (m,), got {A.shape} and {b.shape}")
         B = A @ M_ihalf
@@ -230,7 +235,9 @@ def kkt_solve(M: np.ndarray, Q: np.ndarray, A: np.ndarray, b: np.ndarray) -> tup
     >>> ddq, lam
     (array([0., 0.]), array([-1.]))
     """
-    M = np.asarray(M, dtype=float)
+    M = checks.real_array("M", M)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise ParameterError(f"M must be a square matrix, got shape {M.shape}")
     Q, A, b = _check_system(M, Q, A, b)
     n, m = M.shape[0], A.shape[0]
     K = np.zeros((n + m, n + m))

@@ -34,16 +34,15 @@ import math
 
 import numpy as np
 
+from . import checks
 from .errors import ParameterError
 
 #: The contact laws understood by :func:`normal_force`.
 LAWS = ("lankarani_nikravesh", "flores", "hertz")
 
 
-def _check_positive(name: str, value, unit: str) -> None:
-    arr = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(arr)) or not np.all(arr > 0):
-        raise ParameterError(f"{name} must be positive and finite, got {value!r} ({unit})")
+def _check_positive(name: str, value, unit: str) -> np.ndarray:
+    return checks.positive(name, value, unit=unit)
 
 
 def hertz_stiffness(R_bearing, R_journal, E_bearing, nu_bearing, E_journal, nu_journal):
@@ -66,7 +65,7 @@ def hertz_stiffness(R_bearing, R_journal, E_bearing, nu_bearing, E_journal, nu_j
     _check_positive("E_bearing", E_bearing, "Pa")
     _check_positive("E_journal", E_journal, "Pa")
     for name, nu in (("nu_bearing", nu_bearing), ("nu_journal", nu_journal)):
-        arr = np.asarray(nu, dtype=float)
+        arr = checks.real_array(name, nu)
         if not np.all((arr > -1.0) & (arr < 0.5)):
             raise ParameterError(f"{name} must lie in (-1, 0.5), got {nu!r}")
     Rb = np.asarray(R_bearing, dtype=float)
@@ -91,9 +90,7 @@ def hysteresis_factor(restitution: float, law: str = "lankarani_nikravesh") -> f
     """
     if law not in LAWS:
         raise ParameterError(f"law must be one of {list(LAWS)}, got {law!r}")
-    ce = float(restitution)
-    if not (0.0 < ce <= 1.0) or not math.isfinite(ce):
-        raise ParameterError(f"restitution must lie in (0, 1], got {restitution!r}")
+    ce = checks.real("restitution", restitution, low=0.0, open_low=True, high=1.0)
     if law == "lankarani_nikravesh":
         return 3.0 * (1.0 - ce * ce) / 4.0
     if law == "flores":
@@ -120,9 +117,10 @@ def normal_force(delta, ddelta, ddelta0, K, restitution, law="lankarani_nikraves
     D = hysteresis_factor(restitution, law)
     if D != 0.0:
         _check_positive("ddelta0", ddelta0, "m/s")
-    d = np.asarray(delta, dtype=float)
+    d = checks.real_array("delta", delta)
+    dd = checks.real_array("ddelta", ddelta)
     dp = np.where(d > 0.0, d, 0.0)
-    ratio = np.asarray(ddelta, float) / np.asarray(ddelta0, float) if D != 0.0 else 0.0
+    ratio = dd / np.asarray(ddelta0, float) if D != 0.0 else 0.0
     F = np.asarray(K, float) * dp * np.sqrt(dp) * (1.0 + D * ratio)
     F = np.where(d > 0.0, np.maximum(F, 0.0), 0.0)
     return float(F) if np.ndim(F) == 0 else F
@@ -142,7 +140,11 @@ def friction_coefficient_ramp(v_t, v0, v1):
     >>> friction_coefficient_ramp(np.array([0.0, 0.5e-3, 2e-3]), 1e-4, 1e-3).round(6).tolist()
     [0.0, 0.444444, 1.0]
     """
-    s = np.abs(np.asarray(v_t, dtype=float))
+    s = np.abs(checks.real_array("v_t", v_t))
+    v0 = checks.real("v0", v0, low=0.0, unit="m/s")
+    v1 = checks.real("v1", v1, low=0.0, open_low=True, unit="m/s")
+    if not v0 < v1:
+        raise ParameterError(f"friction speeds must satisfy 0 <= v0 < v1, got v0={v0!r}, v1={v1!r} (m/s)")
     cd = np.clip((s - v0) / (v1 - v0), 0.0, 1.0)
     return float(cd) if np.ndim(cd) == 0 else cd
 
@@ -158,13 +160,11 @@ def tangential_force(F_n, v_t, mu, v0, v1):
     >>> tangential_force(10.0, -5e-5, 0.1, 1e-4, 1e-3)
     0.0
     """
-    if not (np.all(np.asarray(mu, float) >= 0.0) and np.all(np.isfinite(mu))):
-        raise ParameterError(f"mu must be non-negative, got {mu!r}")
-    if not (0.0 <= float(v0) < float(v1)):
-        raise ParameterError(f"friction speeds must satisfy 0 <= v0 < v1, got v0={v0!r}, v1={v1!r} (m/s)")
-    vt = np.asarray(v_t, dtype=float)
+    mu = checks.nonnegative("mu", mu)
+    Fn = checks.nonnegative("F_n", F_n, unit="N")
+    vt = checks.real_array("v_t", v_t)
     cd = friction_coefficient_ramp(vt, v0, v1)
-    F = -np.asarray(mu, float) * cd * np.asarray(F_n, float) * np.sign(vt)
+    F = -mu * cd * Fn * np.sign(vt)
     return float(F) if np.ndim(F) == 0 else F
 
 
@@ -183,8 +183,9 @@ def contact_potential(delta, K):
     >>> bool(abs(contact_potential(1e-6, 1e10) - 0.4 * 1e10 * 1e-15) < 1e-20)
     True
     """
-    d = np.where(np.asarray(delta, float) > 0.0, np.asarray(delta, float), 0.0)
-    E = 0.4 * np.asarray(K, float) * d * d * np.sqrt(d)
+    delta = checks.real_array("delta", delta)
+    d = np.where(delta > 0.0, delta, 0.0)
+    E = 0.4 * checks.nonnegative("K", K, unit="N/m^1.5") * d * d * np.sqrt(d)
     return float(E) if np.ndim(E) == 0 else E
 
 

@@ -20,13 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import checks
 from .errors import ParameterError
 
 
-def _nonneg(name: str, value) -> None:
-    v = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(v)) or np.any(v < 0):
-        raise ParameterError(f"friction parameter {name!r} must be finite and non-negative, got {value!r}")
+def _nonneg(name: str, value) -> float:
+    return checks.real(f"friction parameter {name!r}", value, low=0.0)
+
+
+def _positive(name: str, value) -> float:
+    return checks.real(f"friction parameter {name!r}", value, low=0.0, open_low=True)
 
 
 def smooth_sign(w, eps: float):
@@ -39,7 +42,7 @@ def smooth_sign(w, eps: float):
     array([-1.      ,  0.      ,  0.761594])
     """
     _nonneg("eps", eps)
-    w = np.asarray(w, dtype=float)
+    w = checks.real_array("w", w)
     if eps == 0:
         return np.sign(w)
     return np.tanh(w / eps)
@@ -57,7 +60,7 @@ def coulomb_load(w, force, mu: float, radius: float, eps: float):
     """
     _nonneg("mu", mu)
     _nonneg("radius", radius)
-    F = np.asarray(force, dtype=float)
+    F = checks.real_array("force", force)
     if F.shape[-1:] != (2,):
         raise ParameterError(f"force must have a trailing axis of length 2 (Fx, Fy), got shape {F.shape}")
     return -mu * radius * np.hypot(F[..., 0], F[..., 1]) * smooth_sign(w, eps)
@@ -80,7 +83,7 @@ def viscous(w, coefficient: float):
     -0.02
     """
     _nonneg("coefficient", coefficient)
-    return -coefficient * np.asarray(w, dtype=float)
+    return -coefficient * checks.real_array("w", w)
 
 
 def stribeck(w, coulomb_torque: float, static_torque: float, stribeck_velocity: float, viscous: float = 0.0, eps: float = 0.0):
@@ -96,9 +99,8 @@ def stribeck(w, coulomb_torque: float, static_torque: float, stribeck_velocity: 
     _nonneg("coulomb_torque", coulomb_torque)
     _nonneg("static_torque", static_torque)
     _nonneg("viscous", viscous)
-    if not np.isfinite(stribeck_velocity) or stribeck_velocity <= 0:
-        raise ParameterError(f"friction parameter 'stribeck_velocity' must be positive, got {stribeck_velocity!r}")
-    w = np.asarray(w, dtype=float)
+    _positive("stribeck_velocity", stribeck_velocity)
+    w = checks.real_array("w", w)
     level = coulomb_torque + (static_torque - coulomb_torque) * np.exp(-((w / stribeck_velocity) ** 2))
     return -level * smooth_sign(w, eps) - viscous * w
 
@@ -133,11 +135,9 @@ def stribeck_level_for_rms(w, target_rms: float, static_ratio: float = 1.5, stri
     _nonneg("target_rms", target_rms)
     _nonneg("viscous", viscous)
     _nonneg("eps", eps)
-    if not np.isfinite(static_ratio) or static_ratio < 1:
-        raise ParameterError(f"static_ratio = T_s / T_c must be >= 1, got {static_ratio!r}")
-    if not np.isfinite(stribeck_velocity) or stribeck_velocity <= 0:
-        raise ParameterError(f"friction parameter 'stribeck_velocity' must be positive, got {stribeck_velocity!r}")
-    w = np.asarray(w, dtype=float).ravel()
+    checks.real("static_ratio", static_ratio, low=1.0)
+    _positive("stribeck_velocity", stribeck_velocity)
+    w = checks.real_array("w", w).ravel()
     if w.size == 0 or not np.all(np.isfinite(w)):
         raise ParameterError("w must hold at least one finite joint rate (rad/s)")
     g = -(1.0 + (static_ratio - 1.0) * np.exp(-((w / stribeck_velocity) ** 2))) * smooth_sign(w, eps)

@@ -62,9 +62,73 @@ from ..core.multibody import (GROUND, AngleLock, Body, ConstantSpeed, Driver, Gr
                         PointSpringDamper, Constant, driving_torques, inverse_dynamics, kinematic_state,
                         simulate)
 from ..core.params import load_yaml, number, text, vector
+from ..study import Parameter
 
 #: |sin(theta2 - theta1)| below which a two-link chain is at its singular (straight) pose.
 CHAIN_SINGULAR_TOL = 1e-9
+
+# --------------------------------------------------------------------------- arguments of the kernels
+_POS = {"low": 0.0, "open_low": True}
+#: The valid values of the kernels' arguments (frequency, clearance, tolerances, durations, counts), by name:
+#: :func:`check_arguments` refuses any other value with a :class:`robolib.ParameterError` that names the argument
+#: and its range, before any work. ``None`` is valid where it means "the parameter file's value".
+ARGUMENTS = {
+    "frequency": Parameter(None, "drive frequency; None: the parameter set's", unit="Hz", allow_none=True, **_POS),
+    "clearance": Parameter(None, "radial clearance; None: the parameter set's", unit="m", allow_none=True, **_POS),
+    "rtol": Parameter(None, "relative tolerance of the integrator; None: the parameter set's", low=0.0, high=1.0,
+                      open_low=True, open_high=True, allow_none=True),
+    "atol": Parameter(None, "absolute tolerance of the integrator; None: the parameter set's", allow_none=True,
+                      **_POS),
+    "t_start": Parameter(0.0, "start time of the run", unit="s"),
+    "t_end": Parameter(None, "end time of the run", unit="s"),
+    "duration": Parameter(1.0, "simulated time", unit="s", **_POS),
+    "seconds": Parameter(0.5, "simulated time (a whole number of drive periods, at least one)", unit="s", **_POS),
+    "sample_rate": Parameter(20000.0, "output samples per simulated second", unit="1/s", **_POS),
+    "samples_per_second": Parameter(4000.0, "output samples per simulated second", unit="1/s", **_POS),
+    "n_transient": Parameter(20, "drive periods before the first sample", kind="integer", low=0),
+    "n_samples": Parameter(60, "Poincaré samples; the period test compares at least two", kind="integer", low=2),
+    "k_max": Parameter(None, "largest lag of the period test; None: min(8, n_samples // 3)", kind="integer", low=1,
+                       allow_none=True),
+    "n_periods": Parameter(4, "drive periods sampled", kind="integer", low=1),
+    "samples_per_period": Parameter(200, "samples per drive period", kind="integer", low=1),
+    "n_renorm": Parameter(24, "renormalisations of the Lyapunov estimate", kind="integer", low=1),
+    "tau_periods": Parameter(0.5, "drive periods between two renormalisations", **_POS),
+    "d0": Parameter(None, "initial separation; None: 1 % of the clearance", unit="m", allow_none=True, **_POS),
+    "seed": Parameter(0, "seed of the random initial separation", kind="integer", low=0),
+    "alpha": Parameter(None, "Baumgarte factor alpha = beta; None: the parameter set's", unit="1/s", low=0.0,
+                       allow_none=True),
+}
+
+
+def check_arguments(**values) -> None:
+    """Raise :class:`robolib.ParameterError` naming the first argument whose value is not valid (:data:`ARGUMENTS`).
+
+    NumPy scalars count as the Python numbers they hold; a bool is not a number.
+
+    >>> check_arguments(frequency=6.0, rtol=1e-9, n_samples=60)
+    >>> check_arguments(frequency=0.0)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: frequency = 0.0 is not valid: frequency must be a number > 0 Hz, or None (drive frequency; None: the parameter set's)
+    """
+    for name, value in values.items():
+        _validate(name, value, ARGUMENTS[name])
+
+
+#: A drive frequency that must be given (the stroke's, the parameter set's ``motion.frequency``).
+_FREQUENCY = Parameter(2.0, "drive frequency", unit="Hz", **_POS)
+
+
+def _validate(name: str, value, spec: Parameter) -> None:
+    spec.validate(name, value.item() if isinstance(value, np.generic) else value)
+
+
+def _check_times(t_start, t_end) -> None:
+    """``t_start`` finite and ``t_end`` finite and after it (s)."""
+    check_arguments(t_start=t_start, t_end=t_end)
+    if not t_end > t_start:
+        raise ParameterError(f"t_end = {t_end!r} is not valid: t_end must be a number > t_start = {t_start:g} s "
+                             f"(end time of the run)")
 
 _CLEARANCE_SCHEMA = {
     "joints": text(),
@@ -206,6 +270,7 @@ class ShiftStroke:
     """
 
     def __init__(self, E0, amplitude: float, frequency: float):
+        _validate("frequency", frequency, _FREQUENCY)
         self.E0 = (float(E0[0]), float(E0[1]))
         self.a, self.w = float(amplitude), 2.0 * math.pi * float(frequency)
 
@@ -340,6 +405,7 @@ def build_gearshift(params: dict | None = None) -> GearShift:
     """
     p = load_parameters() if params is None else params
     g, mo, gb = p["geometry"], p["motion"], p["gearbox"]
+    _validate("motion.frequency", mo["frequency"], _FREQUENCY)
     A = np.array([g["A1"], g["A2"], g["A3"]], dtype=float)
     l, lpc = g["link_length"], g["lever_length"]
     signs = tuple(1.0 if s >= 0 else -1.0 for s in np.asarray(g["elbow"], float))
@@ -372,7 +438,8 @@ def build_gearshift(params: dict | None = None) -> GearShift:
 
 
 def clearance_specs(params: dict, joints=None, clearance: float | None = None) -> list[ClearanceSpec]:
-    """:class:`ClearanceSpec` list from the ``clearance`` section (``joints`` / ``clearance`` override)."""
+    """:class:`ClearanceSpec` list from the ``clearance`` section (``joints`` / ``clearance`` [m] override)."""
+    check_arguments(clearance=clearance)
     c = params["clearance"]
     names = joints if joints is not None else [s.strip() for s in c["joints"].split(",") if s.strip()]
     if isinstance(names, str):
@@ -412,7 +479,9 @@ def ideal_motion(model, t) -> dict:
 
 def simulate_ideal(model, t_end: float, t_eval=None, rtol: float | None = None, atol: float | None = None,
                    backend: str = "auto"):
-    """Integrate the ideal mechanism's Baumgarte DAE from the closed-form state at t = 0."""
+    """Integrate the ideal mechanism's Baumgarte DAE from the closed-form state at t = 0 to ``t_end`` > 0 (s)."""
+    _check_times(0.0, t_end)
+    check_arguments(rtol=rtol, atol=atol)
     s = model.params["solver"]
     q0, qd0, _ = model.ideal_state(0.0)
     return simulate(model.mech, (0.0, t_end), q0, qd0, t_eval=t_eval, alpha=s["baumgarte_alpha"],
@@ -424,8 +493,11 @@ def simulate_clearance(model, t_end: float, t_eval=None, cmodel: ClearanceModel 
                        backend: str = "auto") -> tuple[ClearanceModel, ClearanceResult]:
     """Clearance simulation from the ideal state at ``t_start`` (journal centred in its bearing).
 
-    Returns ``(cmodel, result)``.
+    Returns ``(cmodel, result)``. ``t_end`` > ``t_start`` (s); ``rtol`` in (0, 1) and ``atol`` > 0 default to
+    the parameter set's.
     """
+    _check_times(t_start, t_end)
+    check_arguments(rtol=rtol, atol=atol)
     s = model.params["solver"]
     cm = cmodel if cmodel is not None else clearance_model(model)
     q0, qd0, _ = model.ideal_state(t_start)

@@ -12,7 +12,9 @@ from ..core.multibody import (GROUND, AngleLock, Body, ConstantSpeed, Driver, Gr
                         PointSpringDamper, Constant, driving_torques, inverse_dynamics, kinematic_state,
                         simulate)
 from ..core.params import load_yaml, number, text, vector
-from .model import build_gearshift, clearance_model, simulate_clearance, with_changes  # noqa: F401
+from ..study import Parameter
+from .model import (_validate, build_gearshift, check_arguments, clearance_model,  # noqa: F401
+                    simulate_clearance, with_changes)
 
 
 # --------------------------------------------------------------------------- nonlinear-dynamics runs
@@ -85,9 +87,15 @@ def poincare_run(params: dict, frequency: float | None = None, clearance: float 
     ``n_impacts`` (contact episodes in the sampled window), ``peak_force`` (N,
     largest normal force at the samples), the integrator counters and the wall
     time (s). ``rtol``/``atol`` default to the parameter file's solver values.
+
+    Bad arguments raise :class:`robolib.ParameterError` naming the argument and its valid values
+    (:data:`robolib.gearshift.model.ARGUMENTS`: frequency > 0 Hz, clearance > 0 m, 0 < rtol < 1, atol > 0,
+    n_transient >= 0, n_samples >= 2, k_max >= 1) before any integration.
     """
     from ..core.nonlinear import PERIOD_K_MAX, period_k, poincare_times, repeat_residuals
 
+    check_arguments(frequency=frequency, clearance=clearance, n_transient=n_transient, n_samples=n_samples,
+                    rtol=rtol, atol=atol, k_max=k_max)
     p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
     rt, at = _solver(p, rtol, atol)
     gs = build_gearshift(p)
@@ -137,6 +145,7 @@ class ClearanceFlow:
 
     def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
                  rtol: float | None = None, atol: float | None = None):
+        check_arguments(clearance=clearance, rtol=rtol, atol=atol)
         self.params, self.joints, self.clearance, self.backend = params, joints, clearance, backend
         self.rtol, self.atol = _solver(params, rtol, atol)
         self._gs = self._cm = None
@@ -198,10 +207,14 @@ def lyapunov_run(params: dict, frequency: float | None = None, clearance: float 
     factors (alpha = beta, 1/s). The result's ``uncertainty`` is the
     batch-means standard error of :func:`robolib.nonlinear.largest_lyapunov`,
     its batches made of whole units of two drive periods; ``n_renorm`` is
-    rounded up to whole units.
+    rounded up to whole units. Bad arguments raise :class:`robolib.ParameterError` naming the argument and its
+    valid values (frequency > 0 Hz, clearance > 0 m, n_transient >= 0, n_renorm >= 1, tau_periods > 0, d0 > 0 m,
+    seed >= 0, 0 < rtol < 1, atol > 0, alpha >= 0 1/s) before any integration.
     """
     from ..core.nonlinear import largest_lyapunov
 
+    check_arguments(frequency=frequency, clearance=clearance, n_transient=n_transient, n_renorm=n_renorm,
+                    tau_periods=tau_periods, d0=d0, seed=seed, rtol=rtol, atol=atol, alpha=alpha)
     p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
     if alpha is not None:
         p = with_changes(p, **{"solver.baumgarte_alpha": float(alpha), "solver.baumgarte_beta": float(alpha)})
@@ -238,7 +251,8 @@ def orbit_run(params: dict, frequency: float | None = None, clearance: float | N
     acceleration ``a_tip`` (T, 2) (m/s^2), the Poincaré samples ``poincare``
     (n_periods, 4) of ``(e_local, e_dot)``, the mode shares of the window
     (:func:`robolib.clearance.mode_shares`), the parameter values and the
-    integrator counters.
+    integrator counters. Bad arguments raise :class:`robolib.ParameterError` naming the argument and its valid
+    values (frequency > 0 Hz, clearance > 0 m, n_transient >= 0, n_periods >= 1, samples_per_period >= 1).
 
     >>> r = orbit_run(load_parameters(), frequency=10.0, n_transient=0, n_periods=1, samples_per_period=20)
     >>> r["t"].shape, r["poincare"].shape
@@ -246,6 +260,8 @@ def orbit_run(params: dict, frequency: float | None = None, clearance: float | N
     """
     from ..core.clearance import mode_shares
 
+    check_arguments(frequency=frequency, clearance=clearance, n_transient=n_transient, n_periods=n_periods,
+                    samples_per_period=samples_per_period)
     p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
     gs = build_gearshift(p)
     cm = clearance_model(gs, joints, clearance)
@@ -279,7 +295,8 @@ def detail_metrics(params: dict, duration: float = 1.0, rtol: float | None = Non
     number of contact episodes and of impacts (episodes no longer than
     ``impact_max_duration``), the peak normal force (N) and the largest
     end-point position error (m) at ``sample_rate`` samples per second (dense
-    output), plus the integrator counters and wall time (s).
+    output), plus the integrator counters and wall time (s). Bad arguments raise :class:`robolib.ParameterError`
+    naming the argument and its valid values (duration > 0 s, 0 < rtol < 1, atol > 0, sample_rate > 0 1/s).
 
     >>> m = detail_metrics(load_parameters(), duration=0.01, rtol=1e-6, atol=1e-9)
     >>> sorted(m)[:3], m["n_steps"] > 0
@@ -287,6 +304,7 @@ def detail_metrics(params: dict, duration: float = 1.0, rtol: float | None = Non
     """
     from ..core.clearance import mode_shares
 
+    check_arguments(duration=duration, rtol=rtol, atol=atol, sample_rate=sample_rate)
     rt, at = _solver(params, rtol, atol)
     gs = build_gearshift(params)
     cm = clearance_model(gs)
@@ -305,13 +323,24 @@ def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: fl
 
     ``case = (frequency (Hz), clearance (mm))``; integrates about ``seconds``
     (a whole number of drive periods, at least one) and returns
-    :func:`orbit_run`'s dict.
+    :func:`orbit_run`'s dict. A bad case or duration raises :class:`robolib.ParameterError` naming it and its
+    valid values, before any integration.
 
     >>> r = explore_run(load_parameters(), (10.0, 0.1), seconds=0.1, samples_per_second=200.0)
     >>> r["t"].shape
     (20,)
     """
+    if not isinstance(case, (list, tuple)) or len(case) != 2:
+        raise ParameterError(f"case = {case!r} is not valid: case must be a pair (frequency Hz > 0, clearance mm > 0)")
+    _validate("case[0]", case[0], _CASE_F)
+    _validate("case[1]", case[1], _CASE_C)
+    check_arguments(seconds=seconds, samples_per_second=samples_per_second)
     f, c_mm = float(case[0]), float(case[1])
     n_per = max(1, int(round(seconds * f)))
     return orbit_run(params, frequency=f, clearance=c_mm * 1e-3, n_transient=0, n_periods=n_per,
                      samples_per_period=max(2, int(round(samples_per_second / f))))
+
+
+#: The two entries of an Explore case ``(frequency, clearance)``.
+_CASE_F = Parameter(None, "drive frequency of the case", unit="Hz", low=0.0, open_low=True)
+_CASE_C = Parameter(None, "radial clearance of the case", unit="mm", low=0.0, open_low=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.errors import ParameterError
-from .model import build_gearshift, load_parameters, with_changes
+from .model import build_gearshift, clearance_model, load_parameters, with_changes
 from .runs import LYAPUNOV_TAU
 
 #: The contact laws of ``contact_law`` (:mod:`robolib.core.contact`).
@@ -112,133 +112,208 @@ class StudySettings:
         return [(tr, self.ns_study[0]) for tr in self.tr_study] + [(self.tr_study[1], ns) for ns in self.ns_study[1:]]
 
 
-def _number(name, value, *, positive=False, nonnegative=False):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(value)):
-        raise ParameterError(f"{name} must be a finite number, got {value!r}")
-    if positive and not value > 0:
-        raise ParameterError(f"{name} must be positive, got {value!r}")
-    if nonnegative and not value >= 0:
-        raise ParameterError(f"{name} must be >= 0, got {value!r}")
-    return float(value)
+# --------------------------------------------------------------------------- checks of structured parameters
+#: The valid values of the structured parameters, in words (the error messages and the chapter's parameter table).
+VALID_JOINTS = f"comma-separated revolute joints among {', '.join(CLEARANCE_JOINTS)}, each at most once"
+VALID_CASES = "a non-empty list of distinct [frequency Hz, clearance mm] pairs, both numbers > 0"
+VALID_LADDER = "a list of at least 2 relative tolerances in (0, 1), strictly decreasing (loosest first)"
+VALID_LADDERS = ("a non-empty list of tolerance ladders, one per verdict case, each at least 2 relative tolerances "
+                 "in (0, 1), strictly decreasing (loosest first)")
+VALID_RANGE = "a pair [low, high] of numbers with 0 < low <= high"
+VALID_JOBS = "-1 (all cores) or an integer >= 1"
 
 
-def _integer(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+def _refuse(name: str, value, valid: str, why: str):
+    raise ParameterError(f"{name} = {value!r} is not valid: {name} must be {valid} ({why})")
 
 
-def _ladder(name, rts, n_min=2):
-    """A tolerance ladder: ``n_min`` or more positive rtol, loosest first (strictly decreasing)."""
-    if not isinstance(rts, (list, tuple)) or len(rts) < n_min:
-        raise ParameterError(f"{name} must be a list of at least {n_min} tolerances, got {rts!r}")
-    out = [_number(name, r, positive=True) for r in rts]
-    if any(b >= a for a, b in zip(out, out[1:])):
-        raise ParameterError(f"{name} must go from the loosest to the tightest tolerance, got {out}")
-    return out
+def _positive_number(x) -> bool:
+    return (isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+            and math.isfinite(float(x)) and x > 0)
 
 
-def _pair(name, value, positive=True):
-    if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise ParameterError(f"{name} must be a pair [low, high], got {value!r}")
-    lo, hi = (_number(name, v, positive=positive) for v in value)
-    if hi < lo:
-        raise ParameterError(f"{name} must be [low, high] with low <= high, got {value!r}")
-    return lo, hi
+def check_clearance_joint(name: str, value: str) -> None:
+    """``clearance_joint``: comma-separated revolute joints of the manipulator, none twice.
 
-
-def check_parameters(p: dict) -> None:
-    """Raise :class:`robolib.ParameterError` naming the first bad parameter of the study (``p``: all of them).
-
-    >>> check_parameters({"clearance_mm": -0.1})
+    >>> check_clearance_joint("clearance_joint", "B1,E2")
+    >>> check_clearance_joint("clearance_joint", "B1,B9")
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: clearance_mm must be positive, got -0.1
+    robolib.errors.ParameterError: clearance_joint = 'B1,B9' is not valid: clearance_joint must be comma-separated revolute joints among A1, A2, A3, B1, B2, B3, E2, E3, C, each at most once ('B9' is not one)
     """
-    if "parameter_file" in p and not isinstance(p["parameter_file"], str):
-        raise ParameterError(f"parameter_file must be a path (text), got {p['parameter_file']!r}")
-    if "clearance_joint" in p:
-        names = [s.strip() for s in str(p["clearance_joint"]).split(",") if s.strip()]
-        bad = [n for n in names if n not in CLEARANCE_JOINTS]
-        if not names or bad or not isinstance(p["clearance_joint"], str):
-            raise ParameterError(f"clearance_joint must name revolute joints among {', '.join(CLEARANCE_JOINTS)} "
-                                 f"(comma-separated), got {p['clearance_joint']!r}")
-    if "contact_law" in p and p["contact_law"] not in CONTACT_LAWS:
-        raise ParameterError(f"contact_law must be one of {', '.join(CONTACT_LAWS)}, got {p['contact_law']!r}")
-    for name in ("clearance_mm", "detail_frequency", "detail_duration", "freq_step",
-                 "freq_sweep_clearance_mm", "clearance_sweep_frequency"):
-        if name in p:
-            _number(name, p[name], positive=True)
-    if "lyapunov_span" in p:
-        _number("lyapunov_span", p["lyapunov_span"], nonnegative=True)
-    for name in ("freq_range", "clearance_range_mm"):
-        if name in p:
-            _pair(name, p[name])
-    if "n_clearance" in p:
-        _integer("n_clearance", p["n_clearance"], 1)
-    if "n_transient" in p:
-        _integer("n_transient", p["n_transient"], 0)
-    if "n_poincare" in p:
-        _integer("n_poincare", p["n_poincare"], 2)
-    if "seed" in p:
-        _integer("seed", p["seed"], 0)
-    if "n_jobs" in p and (isinstance(p["n_jobs"], bool) or not isinstance(p["n_jobs"], (int, np.integer))
-                          or p["n_jobs"] == 0 or p["n_jobs"] < -1):
-        raise ParameterError(f"n_jobs must be a positive integer or -1 (all cores), got {p['n_jobs']!r}")
-    if "quick" in p and not isinstance(p["quick"], (bool, np.bool_)):
-        raise ParameterError(f"quick must be True or False, got {p['quick']!r}")
-    if "convergence_rtols" in p:
-        _ladder("convergence_rtols", p["convergence_rtols"])
-    if "verdict_cases" in p:
-        cases = p["verdict_cases"]
-        if not isinstance(cases, (list, tuple)) or not cases:
-            raise ParameterError(f"verdict_cases must be a non-empty list of [frequency Hz, clearance mm], "
-                                 f"got {cases!r}")
-        for fc in cases:
-            if not isinstance(fc, (list, tuple)) or len(fc) != 2:
-                raise ParameterError(f"verdict_cases: each case is [frequency Hz, clearance mm], got {fc!r}")
-            for x in fc:
-                _number("verdict_cases", x, positive=True)
-        if len({tuple(float(x) for x in fc) for fc in cases}) != len(cases):
-            raise ParameterError(f"verdict_cases must not repeat a case, got {cases!r}")
-    if "case_rtols" in p:
-        ladders = p["case_rtols"]
-        if not isinstance(ladders, (list, tuple)) or not ladders:
-            raise ParameterError(f"case_rtols must be a list of tolerance ladders, one per verdict case, "
-                                 f"got {ladders!r}")
-        for rts in ladders:
-            _ladder("case_rtols", rts)
-        if not p.get("quick") and "verdict_cases" in p and len(ladders) != len(p["verdict_cases"]):
-            raise ParameterError(f"case_rtols must have one ladder per verdict case: {len(ladders)} ladders for "
-                                 f"{len(p['verdict_cases'])} cases")
+    names = [x.strip() for x in value.split(",") if x.strip()]
+    bad = [x for x in names if x not in CLEARANCE_JOINTS]
+    if not names:
+        _refuse(name, value, VALID_JOINTS, "no joint named")
+    if bad:
+        _refuse(name, value, VALID_JOINTS, f"{', '.join(map(repr, bad))} {'is' if len(bad) == 1 else 'are'} not one")
+    twice = sorted({x for x in names if names.count(x) > 1})
+    if twice:
+        _refuse(name, value, VALID_JOINTS, f"{', '.join(map(repr, twice))} named twice")
+
+
+def check_cases(name: str, value) -> None:
+    """``verdict_cases``: distinct ``[f Hz, c mm]`` pairs, both positive and finite.
+
+    >>> check_cases("verdict_cases", [[10.0, 0.5], [6.0, 0.5]])
+    >>> check_cases("verdict_cases", [[10.0, 0.0]])
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: verdict_cases = [[10.0, 0.0]] is not valid: verdict_cases must be a non-empty list of distinct [frequency Hz, clearance mm] pairs, both numbers > 0 (case 1 has clearance 0.0)
+    """
+    if len(value) == 0:
+        _refuse(name, value, VALID_CASES, "the list is empty")
+    for i, fc in enumerate(value):
+        if not isinstance(fc, (list, tuple)) or len(fc) != 2:
+            _refuse(name, value, VALID_CASES, f"case {i + 1} is {fc!r}, not a pair")
+        for x, what in zip(fc, ("frequency", "clearance")):
+            if not _positive_number(x):
+                _refuse(name, value, VALID_CASES, f"case {i + 1} has {what} {x!r}")
+    seen = [tuple(float(x) for x in fc) for fc in value]
+    twice = sorted({fc for fc in seen if seen.count(fc) > 1})
+    if twice:
+        _refuse(name, value, VALID_CASES, f"case {list(twice[0])} is repeated")
+
+
+def _ladder_problem(rts) -> str | None:
+    """What is wrong with one tolerance ladder, or None."""
+    if not isinstance(rts, (list, tuple)):
+        return f"{rts!r} is not a list"
+    if len(rts) < 2:
+        return f"{len(rts)} tolerance{'' if len(rts) == 1 else 's'}"
+    for r in rts:
+        if not _positive_number(r) or not r < 1:
+            return f"{r!r} is not in (0, 1)"
+    for a, b in zip(rts, rts[1:]):
+        if not b < a:
+            return f"{b!r} does not follow {a!r} as a tighter tolerance"
+    return None
+
+
+def check_ladder(name: str, value) -> None:
+    """``convergence_rtols``: one tolerance ladder, loosest first.
+
+    >>> check_ladder("convergence_rtols", [1e-6, 1e-8])
+    >>> check_ladder("convergence_rtols", [1e-8, 1e-6])
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: convergence_rtols = [1e-08, 1e-06] is not valid: convergence_rtols must be a list of at least 2 relative tolerances in (0, 1), strictly decreasing (loosest first) (1e-06 does not follow 1e-08 as a tighter tolerance)
+    """
+    why = _ladder_problem(value)
+    if why:
+        _refuse(name, value, VALID_LADDER, why)
+
+
+def check_ladders(name: str, value) -> None:
+    """``case_rtols``: one tolerance ladder per verdict case (their number is checked with ``verdict_cases``).
+
+    >>> check_ladders("case_rtols", [[1e-6, 1e-9], [1e-6, 1e-8, 1e-10]])
+    >>> check_ladders("case_rtols", [[1e-6, 0.0]])
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: case_rtols = [[1e-06, 0.0]] is not valid: case_rtols must be a non-empty list of tolerance ladders, one per verdict case, each at least 2 relative tolerances in (0, 1), strictly decreasing (loosest first) (ladder 1: 0.0 is not in (0, 1))
+    """
+    if len(value) == 0:
+        _refuse(name, value, VALID_LADDERS, "the list is empty")
+    for i, rts in enumerate(value):
+        why = _ladder_problem(rts)
+        if why:
+            _refuse(name, value, VALID_LADDERS, f"ladder {i + 1}: {why}")
+
+
+def check_range(name: str, value) -> None:
+    """``freq_range``, ``clearance_range_mm``: ``[low, high]``, ``0 < low <= high``.
+
+    >>> check_range("freq_range", [12.0, 1.0])
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: freq_range = [12.0, 1.0] is not valid: freq_range must be a pair [low, high] of numbers with 0 < low <= high (low 12 > high 1)
+    """
+    if len(value) != 2:
+        _refuse(name, value, VALID_RANGE, f"{len(value)} entries")
+    for x in value:
+        if not _positive_number(x):
+            _refuse(name, value, VALID_RANGE, f"{x!r} is not a number > 0")
+    if value[1] < value[0]:
+        _refuse(name, value, VALID_RANGE, f"low {value[0]:g} > high {value[1]:g}")
+
+
+def check_n_jobs(name: str, value: int) -> None:
+    """``n_jobs``: ``-1`` or a positive count (the declaration's ``low = -1`` leaves out only 0)."""
+    if value == 0:
+        _refuse(name, value, VALID_JOBS, "parallel processes of the sweeps")
+
+
+# --------------------------------------------------------------------------- conditions between parameters, model
+def check_conditions(p: dict) -> None:
+    """Conditions between the study's parameters (``p``: all of them, each valid on its own).
+
+    >>> check_conditions({"quick": False, "verdict_cases": [[10.0, 0.5]], "case_rtols": [[1e-6, 1e-8]] * 2})
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: case_rtols must have one ladder per verdict case: 2 ladders for 1 cases (verdict_cases)
+    """
+    if not p["quick"] and len(p["case_rtols"]) != len(p["verdict_cases"]):
+        raise ParameterError(f"case_rtols must have one ladder per verdict case: {len(p['case_rtols'])} ladders for "
+                             f"{len(p['verdict_cases'])} cases (verdict_cases)")
+
+
+def run_clearances_mm(p: dict) -> list:
+    """Every clearance a run of the study asks for, ``(parameter, value [mm])``."""
+    return ([("clearance_mm", p["clearance_mm"]), ("freq_sweep_clearance_mm", p["freq_sweep_clearance_mm"]),
+             ("clearance_range_mm", max(p["clearance_range_mm"]))]
+            + [("verdict_cases", fc[1]) for fc in p["verdict_cases"]])
+
+
+def check_model(p: dict, file_params: dict) -> None:
+    """Conditions that depend on the parameter file, computed before any run.
+
+    Every clearance of the run must be smaller than the file's journal radius (the contact laws are those of a
+    journal in a slightly larger bearing), and the shift stroke must stay reachable and away from the chains'
+    singular poses over a whole drive period (checked at 32 instants of the closed-form motion).
+    """
+    from ..core.errors import SingularityError, UnreachableError
+
+    r_j = file_params["clearance"]["journal_radius"]
+    for name, c_mm in run_clearances_mm(p):
+        if not c_mm * 1e-3 < r_j:
+            raise ParameterError(f"{name} = {p[name]!r} is not valid: its clearance {c_mm:g} mm must be smaller "
+                                 f"than the journal radius R_J = {r_j * 1e3:g} mm (clearance.journal_radius of "
+                                 f"{p['parameter_file']})")
+    try:
+        gs = build_gearshift(with_changes(file_params, **{"motion.frequency": 1.0}))
+        for k in range(32):
+            gs.ideal_state(k / 32)
+    except (UnreachableError, SingularityError) as exc:
+        raise ParameterError(f"parameter_file = {p['parameter_file']!r} is not valid: its shift stroke must stay "
+                             f"within the mechanism's reach over a drive period ({exc})") from None
 
 
 def study_settings(**params) -> StudySettings:
     """Check the study's parameters and derive its :class:`StudySettings` (``quick``: the tiny test settings).
 
     ``params``: keyword parameters of :func:`robolib.gearshift.study.clearance_study`; the others take its
-    defaults. An unknown name is an error that names it.
+    defaults. Raises :class:`robolib.ParameterError` before any run: for an unknown name or a value outside its
+    declared range (:data:`robolib.gearshift.study.PARAMETERS`), for parameters that do not fit together
+    (:func:`check_conditions`) and for a run the parameter file cannot carry (:func:`check_model`).
     """
-    import inspect
+    from ..study import validate_parameters
+    from .study import PARAMETERS
 
-    from .study import clearance_study
-
-    defaults = {k: v.default for k, v in inspect.signature(clearance_study).parameters.items()}
-    unknown = sorted(set(params) - set(defaults))
-    if unknown:
-        raise ParameterError(f"unknown parameter(s) {unknown} of the clearance study; it declares {sorted(defaults)}")
-    params = defaults | params
-    check_parameters(params)
+    params = {k: v.default for k, v in PARAMETERS.items()} | params
+    validate_parameters(PARAMETERS, params, "clearance_dynamics")     # each on its own (names, types, ranges)
+    check_conditions(params)
     p = params
     try:
         file_params = load_parameters(p["parameter_file"])
     except ParameterError as exc:
-        raise ParameterError(f"parameter_file: {exc}") from None
+        raise ParameterError(f"parameter_file = {p['parameter_file']!r} is not valid: it must be a gear-shift "
+                             f"parameter file like 'gearshift/default.yaml' ({exc})") from None
+    check_model(p, file_params)
     base = with_changes(file_params, **{"clearance.joints": p["clearance_joint"], "clearance.law": p["contact_law"]})
     p_detail = with_changes(base, **{"clearance.radial_clearance": float(p["clearance_mm"]) * 1e-3,
                                      "motion.frequency": float(p["detail_frequency"])})
-    build_gearshift(p_detail)     # a mechanism that does not assemble fails here, before any run
+    clearance_model(build_gearshift(p_detail))  # a mechanism or clearance model that does not build fails here
     cases = [tuple(float(x) for x in fc) for fc in p["verdict_cases"]]
     ladders = [[float(r) for r in rts] for rts in p["case_rtols"]]
     (f_lo, f_hi), (c_lo, c_hi) = p["freq_range"], p["clearance_range_mm"]
@@ -269,4 +344,6 @@ def study_settings(**params) -> StudySettings:
 
 __all__ = ["CONTACT_LAWS", "CLEARANCE_JOINTS", "CITED_CASES", "N_RENORM_MIN", "SLIDER_CLEARANCES_MM",
            "EXPLORE_CLEARANCES_MM", "EXPLORE_FREQUENCIES", "N_FRAMES", "TRANSIENT_STUDY", "SAMPLE_STUDY",
-           "DETAIL_SAMPLE_RATE", "StudySettings", "check_parameters", "study_settings"]
+           "DETAIL_SAMPLE_RATE", "VALID_JOINTS", "VALID_CASES", "VALID_LADDER", "VALID_LADDERS", "VALID_RANGE",
+           "VALID_JOBS", "StudySettings", "check_clearance_joint", "check_cases", "check_ladder", "check_ladders",
+           "check_range", "check_n_jobs", "check_conditions", "run_clearances_mm", "check_model", "study_settings"]

@@ -37,12 +37,61 @@ from ..book.claims import ClaimsRegister
 from ..core import contact
 from ..core import nonlinear as N
 from ..core.clearance import mode_shares
-from ..study import StudyResult
+from ..study import Parameter, StudyResult, declare_parameters
 from . import checks, figures, sweeps, verdicts
 from .drawing import gearshift_mechanism
 from .model import build_gearshift, clearance_model, simulate_clearance, with_changes
 from .runs import LYAPUNOV_TAU, NOISE_RTOL_DIVISOR, PERIOD_TOL_FACTOR, explore_run
-from .settings import StudySettings, study_settings
+from .settings import (CONTACT_LAWS, DETAIL_SAMPLE_RATE, VALID_CASES, VALID_JOBS, VALID_JOINTS, VALID_LADDER,
+                       VALID_LADDERS, VALID_RANGE, StudySettings, check_cases, check_clearance_joint, check_ladder,
+                       check_ladders, check_n_jobs, check_range, study_settings)
+
+_POS = {"low": 0.0, "open_low": True}
+#: The study's parameters (the chapter's ``parameters`` cell) with their units and valid values, in the order of
+#: :func:`clearance_study`'s signature. Every call checks them before any work; conditions between parameters
+#: and those that depend on the parameter file are :func:`.settings.check_conditions` and
+#: :func:`.settings.check_model`.
+PARAMETERS = {
+    "parameter_file": Parameter("gearshift/default.yaml", "mechanism, contact and solver data, units in the file",
+                                kind="file"),
+    "clearance_joint": Parameter("B1", f"the joints with clearance, {VALID_JOINTS}", kind="text",
+                                 check=check_clearance_joint),
+    "clearance_mm": Parameter(0.1, "radial clearance c of the detailed run, below the journal radius of the "
+                              "parameter file", unit="mm", **_POS),
+    "contact_law": Parameter("lankarani_nikravesh", "normal contact law", kind="choice", choices=CONTACT_LAWS),
+    "detail_frequency": Parameter(2.0, "drive (shift) frequency of the detailed run", unit="Hz", **_POS),
+    "detail_duration": Parameter(1.0, f"simulated time of the detailed run, at least one interval of its "
+                                 f"{DETAIL_SAMPLE_RATE / 1e3:g} kHz samples", unit="s",
+                                 low=1.0 / DETAIL_SAMPLE_RATE),
+    "verdict_cases": Parameter([[10.0, 0.5], [6.0, 0.5], [2.0, 0.1]],
+                               f"frequency and clearance of each case of the verdict study: {VALID_CASES}, the "
+                               f"clearances below the journal radius", unit="Hz, mm", kind="list", check=check_cases),
+    "convergence_rtols": Parameter([1e-6, 1e-8, 1e-9, 1e-10], f"relative tolerances of the detailed run's "
+                                   f"convergence study, atol is rtol/1000: {VALID_LADDER}", kind="list",
+                                   check=check_ladder),
+    "case_rtols": Parameter([[1e-6, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12], [1e-6, 1e-8, 1e-9, 1e-10], [1e-6, 1e-9, 1e-10]],
+                            f"tolerance ladder per verdict case, atol is rtol/1000: {VALID_LADDERS}", kind="list",
+                            check=check_ladders),
+    "freq_range": Parameter([1.0, 12.0], f"drive-frequency sweep range: {VALID_RANGE}", unit="Hz", kind="list",
+                            check=check_range),
+    "freq_step": Parameter(0.25, "drive-frequency sweep resolution", unit="Hz", **_POS),
+    "freq_sweep_clearance_mm": Parameter(0.5, "clearance of the drive-frequency sweep, below the journal radius",
+                                         unit="mm", **_POS),
+    "clearance_range_mm": Parameter([0.02, 0.5], f"clearance sweep range: {VALID_RANGE}, high below the journal "
+                                    f"radius", unit="mm", kind="list", check=check_range),
+    "n_clearance": Parameter(25, "number of clearance values in the clearance sweep", kind="integer", low=1),
+    "clearance_sweep_frequency": Parameter(6.0, "drive frequency of the clearance sweep", unit="Hz", **_POS),
+    "n_transient": Parameter(20, "drive periods discarded before Poincaré sampling and before the Lyapunov "
+                             "estimate", kind="integer", low=0),
+    "n_poincare": Parameter(60, "Poincaré samples, one per drive period, per verdict run and sweep point; the "
+                            "period test compares at least two", kind="integer", low=2),
+    "lyapunov_span": Parameter(2.4, "simulated time renormalised over per Lyapunov estimate: one renormalisation "
+                               "per half period, at least 8", unit="s", low=0.0),
+    "n_jobs": Parameter(2, f"parallel processes of the sweeps, joblib: {VALID_JOBS}, not 0", kind="integer",
+                        low=-1, check=check_n_jobs),
+    "seed": Parameter(0, "seed of the random initial separation of the Lyapunov estimates", kind="integer", low=0),
+    "quick": Parameter(False, "True: tiny sweeps and short runs, for tests", kind="boolean"),
+}
 
 #: Captions of the tables (the "**Table N** — ..." headings), by name, in the chapter's order.
 TABLE_CAPTIONS = {
@@ -68,6 +117,7 @@ def _captioned(name: str, number: int, table: str) -> str:
     return f"**Table {number}** — {TABLE_CAPTIONS[name]}\n\n{table}"
 
 
+@declare_parameters(PARAMETERS)
 def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance_mm=0.1,
                     contact_law="lankarani_nikravesh", detail_frequency=2.0, detail_duration=1.0,
                     verdict_cases=[[10.0, 0.5], [6.0, 0.5], [2.0, 0.1]],  # noqa: B006 (never mutated)
@@ -95,7 +145,8 @@ def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1
     ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``bifurcation``, ``slider``; ``data`` with the settings
     and every experiment's data (``ideal``, ``drift``, ``detail``, ``convergence``, ``verdicts``,
     ``bifurcation``, ``slider_crank``, ``explore_runs``); ``values`` the text the prose glues.
-    Raises :class:`robolib.ParameterError` naming a bad parameter before any run.
+    Raises :class:`robolib.ParameterError` naming a bad parameter and its valid values before any run
+    (:data:`PARAMETERS`; conditions between parameters and those of the parameter file in :mod:`.settings`).
     """
     params = copy.deepcopy(dict(locals()))
     t_start = time.perf_counter()
@@ -313,6 +364,6 @@ def exercise_4(res: StudyResult) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["TABLE_CAPTIONS", "clearance_study", "glue_values", "key_parameter_rows", "parameter_rows",
+__all__ = ["TABLE_CAPTIONS", "PARAMETERS", "clearance_study", "glue_values", "key_parameter_rows", "parameter_rows",
            "criteria_rows", "detail_animation", "explore_panel", "exercise_1", "exercise_2", "exercise_3",
            "exercise_4"]

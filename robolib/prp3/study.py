@@ -18,7 +18,6 @@ name ends in ``_deg``; volumes in mm³ (the tables print dm³ = 10⁶ mm³).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +25,7 @@ import numpy as np
 from ..book.claims import ClaimsRegister
 from ..book.notebook import markdown_table, parameter_table
 from ..core.errors import ParameterError
+from ..study import Parameter, declare_parameters
 from . import kinematics as kin
 from . import sampling
 from . import drawing
@@ -86,36 +86,49 @@ EPS = float(np.finfo(float).eps)
 
 
 # ---- parameters ------------------------------------------------------------------------------------
-def _count(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ParameterError(f"{name} must be an integer (a sample count), got {value!r}")
-    if value < MIN_SAMPLES:
-        raise ParameterError(f"{name} must be at least {MIN_SAMPLES:,} (the experiments need that many samples), "
-                             f"got {value!r}")
-    return int(value)
+def _check_geometry(name: str, value) -> None:
+    """Check of the ``geometry`` parameter: the file must be a valid 3-PRP geometry (read, schema, dimensions).
 
-
-def check_study_parameters(geometry, n_samples, n_workspace, seed, quick) -> kin.Geometry:
-    """Check the study's parameters up front (a :class:`~robolib.ParameterError` names the bad one); the geometry.
-
-    >>> check_study_parameters("prp3/paper.yaml", 500, 10_000, 1, True)
+    >>> _check_geometry("geometry", "prp3/paper.yaml")
+    >>> _check_geometry("geometry", "redundant/default.yaml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: n_samples must be at least 2,000 (the experiments need that many samples), got 500
-    >>> check_study_parameters("prp3/paper.yaml", 10_000, 10_000, -1, True)
-    Traceback (most recent call last):
-        ...
-    robolib.errors.ParameterError: seed must be a non-negative integer, got -1
+    robolib.errors.ParameterError: geometry = 'redundant/default.yaml' is not valid: it must be a 3-PRP geometry file like 'prp3/paper.yaml' (...
     """
-    if not isinstance(geometry, (str, os.PathLike)):
-        raise ParameterError(f"geometry must be the path of a geometry file (e.g. 'prp3/paper.yaml'), got {geometry!r}")
-    _count("n_samples", n_samples)
-    _count("n_workspace", n_workspace)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
-    if not isinstance(quick, (bool, np.bool_)):
-        raise ParameterError(f"quick must be True or False, got {quick!r}")
-    return kin.load_geometry(geometry)
+    try:
+        kin.load_geometry(value)
+    except (ParameterError, ValueError, OSError) as exc:  # a ParameterFileError, a file that is not text
+        raise ParameterError(f"{name} = {value!r} is not valid: it must be a 3-PRP geometry file like "
+                             f"'prp3/paper.yaml' ({exc})") from None
+
+
+#: The study's parameters (the notebook's ``parameters`` cell): default, meaning, unit, valid values.
+PARAMETERS = {
+    "geometry": Parameter("prp3/paper.yaml", "geometry file (lengths in mm, angles in degrees)", kind="file",
+                          check=_check_geometry),
+    "n_samples": Parameter(1_000_000, "inputs in the large round trip", kind="integer", low=MIN_SAMPLES),
+    "n_workspace": Parameter(1_000_000, "inputs sampled for the workspace", kind="integer", low=MIN_SAMPLES),
+    "seed": Parameter(2024, "seed of every random draw in this chapter", kind="integer", low=0),
+    "quick": Parameter(False, f"True: small samples, for tests (both capped at {QUICK_CAP:,})", kind="boolean"),
+}
+
+
+def check_model(geom: kin.Geometry, geometry: str) -> None:
+    """Model-dependent condition, checked before any sampling: the home input :data:`HOME` (exercises 1-2) is
+    reachable in ``geom`` (its forward kinematics is computed).
+
+    >>> check_model(kin.Geometry(), "prp3/paper.yaml")
+    >>> check_model(kin.Geometry(l2=100.0), "short.yaml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: geometry = 'short.yaml': the forward kinematics of the home input lx = 200 mm, ly = 200 mm, theta = 0 rad is not defined (...
+    """
+    try:
+        kin.forward(geom, *HOME)
+    except (ParameterError, ValueError) as exc:
+        raise ParameterError(f"geometry = {geometry!r}: the forward kinematics of the home input lx = {HOME[0]:g} mm, "
+                             f"ly = {HOME[1]:g} mm, theta = {HOME[2]:g} rad is not defined ({exc}); exercises 1-2 "
+                             "need it") from None
 
 
 def sample_sizes(n_samples: int, n_workspace: int, quick: bool) -> dict:
@@ -406,6 +419,7 @@ def parameter_rows(sizes: dict, quick: bool, explore_grid: dict) -> list[tuple[s
     ]
 
 
+@declare_parameters(PARAMETERS)
 def roundtrip_study(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, seed=2024, quick=False):
     """The 3-PRP FK/IK round trip chapter: every experiment and claim, as a :class:`~robolib.study.StudyResult`.
 
@@ -416,9 +430,11 @@ def roundtrip_study(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace
     :data:`QUICK_CAP` (tests). Tables ``table1``-``table5`` and ``parameters``;
     figures ``mechanism``, ``errors``, ``workspace``, ``condition``; ``data`` holds
     the geometry, the round trip, the error law, the workspace and the exercises'
-    results; ``values`` the numbers the prose glues that are not claims.
+    results; ``values`` the numbers the prose glues that are not claims. The parameters are checked
+    against :data:`PARAMETERS` before any work (a :class:`~robolib.ParameterError` names the bad one).
     """
-    geom = check_study_parameters(geometry, n_samples, n_workspace, seed, quick)
+    geom = kin.load_geometry(geometry)
+    check_model(geom, geometry)
     params = dict(geometry=geometry, n_samples=n_samples, n_workspace=n_workspace, seed=seed, quick=quick)
     sizes = sample_sizes(n_samples, n_workspace, quick)
     seeds = stream_seeds(seed)
@@ -574,7 +590,7 @@ def roundtrip_study(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace
                "condition": drawing.condition_figure(LX, LY, maps, inverse_level=INVERSE_LEVEL)}
     data["explore_grid"] = EXPLORE_GRID_QUICK if quick else EXPLORE_GRID
     tables["parameters"] = parameter_table([geometry], run=params, extra=parameter_rows(sizes, quick, data["explore_grid"]),
-                                           title="Parameters of this run")
+                                           title="Parameters of this run", spec=PARAMETERS)
     from ..study import StudyResult
 
     return StudyResult("prp3_roundtrip", params, reg, tables=tables, figures=figures, data=data, values=values)

@@ -22,12 +22,13 @@ The criteria of the claims are the named tolerances below, fixed before the resu
 ['data_file', 'n_checks', 't_free', 't_drift', 'seed', 'quick']
 >>> effective_settings(300, 3.0, 10.0, quick=True)
 (30, 1.0, 5.0)
+>>> PARAMETERS["t_drift"].valid_text(), PARAMETERS["n_checks"].valid_text()
+('a number >= 0.004 s', 'an integer >= 1')
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 from functools import partial
 
 import numpy as np
@@ -36,7 +37,7 @@ from matplotlib.figure import Figure
 from ..book.claims import ClaimsRegister
 from ..book.notebook import markdown_table
 from ..core.errors import ParameterError
-from ..study import StudyResult
+from ..study import Parameter, StudyResult, declare_parameters
 from . import derivation_checks as checks
 from . import symbolic as sym
 from .drawing import draw_base, draw_robot, joint_points, redundant_mechanism
@@ -80,6 +81,8 @@ TAU_RANGE = 0.5
 QUICK_N_CHECKS = 30
 QUICK_T_FREE = 1.0
 QUICK_T_DRIFT = 5.0
+#: Times along one period of the reference circle at which :func:`check_model` solves the inverse kinematics.
+MODEL_CHECK_TIMES = 64
 
 # ---- the Explore panel ------------------------------------------------------------------------------
 #: m per N, length of the bearing-reaction arrows.
@@ -97,34 +100,44 @@ EXERCISE_CHAIN_STATE = (0.0, 0.0, 0.3, 1.0)
 EXERCISE_TIME, EXERCISE_PRELOAD = 0.7, 5.0
 
 
-# ---- parameters -----------------------------------------------------------------------------------
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+# ---- parameters ----------------------------------------------------------------------------------
+#: The study's parameters (the notebook's ``parameters`` cell) with their units and valid values;
+#: :func:`derivation_study` checks every call against them before any work. A run shorter than one
+#: RK4 step ``redundant.DT`` would not run at that step (the step-halving claim compares ``DT`` with
+#: ``DT / 2``), so both durations start there.
+PARAMETERS = {
+    "data_file": Parameter("redundant/default.yaml", "robot parameter file (SI units, see its comments)", kind="file"),
+    "n_checks": Parameter(300, "random states at which the derivation is compared with robolib", kind="integer",
+                          low=1),
+    "t_free": Parameter(3.0, "free motion (zero torque, no friction) that checks energy conservation", unit="s",
+                        low=DT),
+    "t_drift": Parameter(10.0, "run along the reference circle that checks the constraint drift", unit="s", low=DT),
+    "seed": Parameter(4, "seed of every random draw in this chapter", kind="integer", low=0),
+    "quick": Parameter(False, "True: fewer checks and a short run, for tests", kind="boolean"),
+}
 
 
-def _is_real(v) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+def check_model(robot, data_file: str) -> None:
+    """Raise :class:`~robolib.ParameterError` if the robot of ``data_file`` cannot run the chapter's motions.
 
+    Computed up front (inverse kinematics only): the reference circle at
+    ``MODEL_CHECK_TIMES`` times over one period and the free-motion start
+    ``centroid + FREE_START`` must be reachable with ``DEFAULT_ELBOWS``.
 
-def check_derivation_parameters(data_file, n_checks, t_free, t_drift, seed, quick) -> None:
-    """Raise :class:`~robolib.ParameterError` naming the first bad parameter of :func:`derivation_study`.
-
-    >>> check_derivation_parameters("redundant/default.yaml", 0, 3.0, 10.0, 4, False)
-    Traceback (most recent call last):
-        ...
-    robolib.errors.ParameterError: n_checks must be a positive integer (random states per check), got 0
+    >>> check_model(load(), "redundant/default.yaml")
     """
-    if not isinstance(data_file, str) or not data_file:
-        raise ParameterError(f"data_file must be a parameter file name such as 'redundant/default.yaml', got {data_file!r}")
-    if not _is_int(n_checks) or n_checks < 1:
-        raise ParameterError(f"n_checks must be a positive integer (random states per check), got {n_checks!r}")
-    for name, v in (("t_free", t_free), ("t_drift", t_drift)):
-        if not _is_real(v) or not math.isfinite(v) or v < DT:
-            raise ParameterError(f"{name} must be a duration in s of at least one RK4 step ({DT:g} s), got {v!r}")
-    if not _is_int(seed) or seed < 0:
-        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
-    if not isinstance(quick, bool):
-        raise ParameterError(f"quick must be True or False, got {quick!r}")
+    t = np.linspace(0.0, CIRCLE_PERIOD, MODEL_CHECK_TIMES, endpoint=False)
+    try:
+        reference_motion(robot, t)
+    except ValueError as exc:  # UnreachableError / SingularityError
+        raise ParameterError(f"data_file = {data_file!r}: the reference circle (radius {CIRCLE_RADIUS:g} m about the "
+                             f"base centroid, inverse kinematics at {MODEL_CHECK_TIMES} times) is not reachable by "
+                             f"this robot: {exc}") from None
+    try:
+        initial_state(robot, robot.centroid + np.asarray(FREE_START), FREE_VELOCITY)
+    except ValueError as exc:
+        raise ParameterError(f"data_file = {data_file!r}: the free-motion start (centroid + ({FREE_START[0]:g}, "
+                             f"{FREE_START[1]:g}) m, inverse kinematics) is not reachable by this robot: {exc}") from None
 
 
 def effective_settings(n_checks: int, t_free: float, t_drift: float, quick: bool) -> tuple[int, float, float]:
@@ -320,6 +333,7 @@ def energy_figure(runs: dict) -> Figure:
 
 
 # ---- the study --------------------------------------------------------------------------------------
+@declare_parameters(PARAMETERS)
 def derivation_study(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10.0, seed=4, quick=False):
     """Run the derivation chapter: every check of the sympy derivation against robolib, with its claims.
 
@@ -330,13 +344,14 @@ def derivation_study(data_file="redundant/default.yaml", n_checks=300, t_free=3.
     :class:`robolib.study.StudyResult` with 26 claims, tables ``kernels``,
     ``layers``, ``routes``, ``redundancy``, figures ``mechanism``, ``energy``,
     the LaTeX displays in ``data["latex"]`` and the glued settings in ``values``.
-    The first call spends ~15 s in sympy (cached for later calls).
+    The first call spends ~15 s in sympy (cached for later calls). Every call is
+    checked against :data:`PARAMETERS` and the robot against :func:`check_model` first.
     """
-    check_derivation_parameters(data_file, n_checks, t_free, t_drift, seed, quick)
     params = {"data_file": data_file, "n_checks": n_checks, "t_free": t_free, "t_drift": t_drift, "seed": seed,
               "quick": quick}
     n, tf, td = effective_settings(n_checks, t_free, t_drift, quick)
     robot = load(data_file)
+    check_model(robot, data_file)
     rng = np.random.default_rng(seed)
     claims = ClaimsRegister(STUDY, source=SOURCE, glue=False)
 
@@ -484,5 +499,5 @@ def exercise_3(res) -> dict:
     return out
 
 
-__all__ = ["derivation_study", "check_derivation_parameters", "effective_settings", "explore_panel", "preload_figure",
+__all__ = ["derivation_study", "PARAMETERS", "check_model", "effective_settings", "explore_panel", "preload_figure",
            "explore_limits", "exercise_1", "exercise_2", "exercise_3", "preload_exercise", "energy_figure"]

@@ -19,7 +19,6 @@ returns a :class:`robolib.study.StudyResult`. Its figures and the Explore panels
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,10 +26,11 @@ import numpy as np
 from ..book.claims import ClaimsRegister
 from ..book.notebook import markdown_table, parameter_table
 from ..core.errors import ParameterError, UnreachableError
+from ..study import Parameter, declare_parameters
 from .control import CONVERGENCE_FRACTION, Trajectory, joint_references, simulate, tracking_metrics, \
     trajectory_from_model
 from .dynamics import inverse_dynamics
-from .kinematics import jacobian, leg_geometry, leg_motion, limit_codes
+from .kinematics import check_limits, jacobian, leg_geometry, leg_motion, limit_codes
 from .model import StewartModel, load, point_mass_legs
 
 #: Trajectory selections of the ``trajectory`` parameter.
@@ -102,33 +102,93 @@ def settings(duration: float, quick: bool) -> Settings:
     return Settings(duration, min(WINDOW_MAX, duration / 3), 7, 1000, 10, 4, 8, 3, 12, 24, 1.0, 161)
 
 
-def check_study_parameters(p: dict) -> None:
-    """Raise :class:`~robolib.ParameterError` naming the first bad parameter of the study.
+#: Fewest controller steps in a closed-loop run (the run's tail, exercise 3's 0.3-s run).
+MIN_STEPS = 30
+#: Largest step (s): exercise 3's 0.3-s run has at least MIN_STEPS steps too.
+STEP_MAX = EX3_T / MIN_STEPS
 
-    >>> check_study_parameters(dict(trajectory="spiral"))
+
+def zoh_spectral_radius(step: float, kp: float, kd: float, ki: float = 0.0) -> float:
+    """Spectral radius of one leg's error map over one step of the held-force ID-PID loop (exact model).
+
+    With the leg acceleration held over the step ``h`` (``u = K_p e + K_d e' + K_i z``, ``z`` the sum
+    ``e h``): ``e+ = e + h e' - h²/2 u``, ``e'+ = e' - h u``, ``z+ = z + h e``. The closed-loop runs
+    diverge where this exceeds 1 (at the default gains between a step of 0.03 s and 0.035 s, as the runs do;
+    for a small step it is below 1 iff ``e''' + K_d e'' + K_p e' + K_i e = 0`` is stable, i.e.
+    ``K_p, K_d > 0`` and ``K_i < K_p K_d``).
+
+    >>> [round(zoh_spectral_radius(h, 1200.0, 60.0, 8000.0), 3) for h in (0.001, 0.03, 0.035)]
+    [0.983, 0.723, 1.144]
+    """
+    h2 = step * step / 2
+    A = np.array([[1 - h2 * kp, step - h2 * kd, -h2 * ki], [-step * kp, 1 - step * kd, -step * ki],
+                  [step, 0.0, 1.0]])
+    if ki == 0:
+        A = A[:2, :2]
+    return float(np.abs(np.linalg.eigvals(A)).max())
+
+
+def check_run_settings(duration: float, step: float, kp: float, kd: float, ki: float, quick: bool) -> None:
+    """Conditions between the parameters, before any work: the step divides the duration used into at
+    least :data:`MIN_STEPS` steps, and the held-force loop is stable with the run's gains (PID and PD).
+
+    >>> check_run_settings(15.0, 0.003, 1200.0, 60.0, 8000.0, quick=True)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: trajectory must be one of ('file', 'translation', 'rotation'), got 'spiral'
+    robolib.errors.ParameterError: step = 0.003 s does not divide the duration used (2 s: quick caps duration = 15 s at 2 s) into whole steps (2 / 0.003 = 666.667)
     """
-    if "trajectory" in p and p["trajectory"] not in TRAJECTORIES:
-        raise ParameterError(f"trajectory must be one of {TRAJECTORIES}, got {p['trajectory']!r}")
-    for name in ("data_file", "other_file"):
-        if name in p and not isinstance(p[name], str):
-            raise ParameterError(f"{name} must be a path (text) of a parameter file, got {p[name]!r}")
-    for name in ("amplitude_scale", "frequency_scale", "kp", "kd", "ki"):
-        if name in p and not (isinstance(p[name], (int, float)) and not isinstance(p[name], bool)
-                              and math.isfinite(p[name]) and p[name] >= 0):
-            raise ParameterError(f"{name} must be a finite number >= 0, got {p[name]!r}")
-    for name in ("duration", "step"):
-        if name in p and not (isinstance(p[name], (int, float)) and not isinstance(p[name], bool)
-                              and math.isfinite(p[name]) and p[name] > 0):
-            raise ParameterError(f"{name} must be a finite number > 0 (s), got {p[name]!r}")
-    if "duration" in p and "step" in p and p["step"] * 30 > p["duration"]:
-        raise ParameterError(f"step = {p['step']} s must be at most duration / 30 = {p['duration'] / 30:g} s")
-    if "seed" in p and (isinstance(p["seed"], bool) or not isinstance(p["seed"], int)):
-        raise ParameterError(f"seed must be an integer, got {p['seed']!r}")
-    if "quick" in p and not isinstance(p["quick"], bool):
-        raise ParameterError(f"quick must be True or False, got {p['quick']!r}")
+    d = settings(duration, quick).duration
+    used = f"the duration used ({d:g} s{f': quick caps duration = {duration:g} s at 2 s' if d != duration else ''})"
+    n = d / step
+    if abs(n - round(n)) > 1e-9 * max(n, 1.0):
+        raise ParameterError(f"step = {step:g} s does not divide {used} into whole steps ({d:g} / {step:g} = {n:g})")
+    if round(n) < MIN_STEPS:
+        raise ParameterError(f"step = {step:g} s gives {round(n)} steps in {used}; the runs need at least "
+                             f"{MIN_STEPS}: step must be at most duration / {MIN_STEPS} = {d / MIN_STEPS:g} s")
+    for law, k_i in (("PID", ki), ("PD", 0.0)):
+        rho = zoh_spectral_radius(step, kp, kd, k_i)
+        if not rho < 1:
+            raise ParameterError(
+                f"kp = {kp:g}, kd = {kd:g}, ki = {k_i:g} with step = {step:g} s: the {law} runs diverge (the "
+                f"held-force error map of one leg has spectral radius {rho:.4g} >= 1; it must be < 1); lower the "
+                f"step or the gains (with a small step: stable iff ki < kp kd = {kp * kd:g})")
+
+
+def load_sets(data_file: str, other_file: str) -> tuple[StewartModel, StewartModel]:
+    """The two parameter sets; an invalid file or the same set twice is an error naming the parameter."""
+    models = []
+    for name, path in (("data_file", data_file), ("other_file", other_file)):
+        try:
+            models.append(load(path))
+        except ParameterError as exc:
+            raise ParameterError(f"{name} = {path!r} is not a valid Stewart-platform parameter set: {exc}") from None
+    model, other = models
+    if model.name == other.name:
+        raise ParameterError(f"other_file = {other_file!r} must be a parameter set other than data_file = "
+                             f"{data_file!r}: both are {model.name!r}")
+    return model, other
+
+
+def check_trajectories(models: dict, trajs: dict, t, trajectory: str, amplitude_scale: float) -> None:
+    """Model-dependent conditions, before any work: on every set the selected, scaled trajectory moves
+    (some amplitude is not 0) and stays inside the stroke and joint-angle limits at the times ``t`` (s)."""
+    for name, m in models.items():
+        tr = trajs[name]
+        if not np.any(tr.amplitude != 0):
+            raise ParameterError(f"trajectory = {trajectory!r}: the trajectory of set {name!r} does not move (every "
+                                 f"amplitude it selects is 0)")
+        X = tr(t)[0]
+        ok = check_limits(m, X, mask=True)
+        if not ok.all():
+            k = int(np.flatnonzero(~ok)[0])
+            try:
+                check_limits(m, X[k])
+                why = "a limit"
+            except UnreachableError as exc:
+                why = str(exc)
+            raise ParameterError(f"amplitude_scale = {amplitude_scale:g} with trajectory = {trajectory!r}: the "
+                                 f"desired trajectory of set {name!r} leaves its limits at t = {t[k]:.4g} s ({why}); "
+                                 "amplitude_scale must keep it inside both sets' limits")
 
 
 def reference_trajectory(model: StewartModel, trajectory: str = "file", amplitude_scale: float = 1.0,
@@ -348,7 +408,7 @@ def parameter_tables(p: dict, s: Settings) -> dict:
         ("K_p, K_d, K_i", g, "1/s², 1/s, 1/s³ (PD runs use K_i = 0)"),
         ("duration, step", f"{s.duration:g} s, {p['step']:g} s", "closed-loop runs: RK4, force held over each step"),
         ("seed, quick", f"{p['seed']}, {p['quick']}", "random states; quick = short runs for tests")])
-    run = parameter_table(run=p, title="Notebook parameters and settings fixed in the code", extra=[
+    run = parameter_table(run=p, spec=PARAMETERS, title="Notebook parameters and settings fixed in the code", extra=[
         ("trajectory used", f"{p['trajectory']}: amplitudes × {p['amplitude_scale']:g}, frequencies × "
          f"{p['frequency_scale']:g}", "X_d(t) = home_pose + amplitude sin(frequency t + phase), from each file's "
          "trajectory block"),
@@ -388,13 +448,45 @@ def parameter_tables(p: dict, s: Settings) -> dict:
 
 
 # ---- the study ----------------------------------------------------------------------------------------
+#: The study's parameters (the notebook's ``parameters`` cell) with their units and valid values. Conditions
+#: between them and on the parameter sets are checked by :func:`check_run_settings`, :func:`load_sets` and
+#: :func:`check_trajectories`, before any work.
+PARAMETERS = {
+    "data_file": Parameter("stewart/tsai2000.yaml", "parameter set of plant and controllers (YAML, SI)",
+                           kind="file"),
+    "other_file": Parameter("stewart/hydraulic.yaml", "second parameter set, compared alongside; another set "
+                            "than data_file", kind="file"),
+    "trajectory": Parameter("file", "the data file's trajectory block: all its terms (file) or only its x, y, z "
+                            "(translation) or angle (rotation) terms", kind="choice", choices=TRAJECTORIES),
+    "amplitude_scale": Parameter(1.0, "dimensionless factor on the trajectory amplitudes; the scaled trajectory "
+                                 "must stay inside both sets' limits", low=0.0, open_low=True),
+    "frequency_scale": Parameter(1.0, "dimensionless factor on the trajectory frequencies", low=0.0,
+                                 open_low=True),
+    "kp": Parameter(1200.0, "proportional gain K_p", unit="1/s²", low=0.0, open_low=True),
+    "kd": Parameter(60.0, "derivative gain K_d", unit="1/s", low=0.0, open_low=True),
+    "ki": Parameter(8000.0, "integral gain K_i of the PID runs (PD runs use 0); a stable loop needs "
+                    "ki < kp kd (small step)", unit="1/s³", low=0.0),
+    "duration": Parameter(15.0, "simulated time of each closed-loop run (quick caps it at 2 s)", unit="s", low=0.0,
+                          open_low=True),
+    # at most STEP_MAX: exercise 3's 0.3-s run needs MIN_STEPS steps too
+    "step": Parameter(0.001, f"controller period and RK4 step; it divides the duration used into at least "
+                      f"{MIN_STEPS} steps, and the held-force loop must be stable with the gains", unit="s", low=0.0,
+                      open_low=True, high=STEP_MAX),
+    "seed": Parameter(2026, "seed of the random states", kind="integer", low=0),
+    "quick": Parameter(False, "True: 2-s runs, fewer timing repeats, frames and Explore values, for tests",
+                       kind="boolean"),
+}
+
+
+@declare_parameters(PARAMETERS)
 def timing_study(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/hydraulic.yaml",
                  trajectory: str = "file", amplitude_scale: float = 1.0, frequency_scale: float = 1.0,
                  kp: float = 1200.0, kd: float = 60.0, ki: float = 8000.0, duration: float = 15.0,
                  step: float = 0.001, seed: int = 2026, quick: bool = False):
     """Every experiment of the chapter, its claims, tables and figures.
 
-    Parameters (the notebook's ``parameters`` cell): ``data_file``, ``other_file`` parameter sets
+    Parameters (the notebook's ``parameters`` cell; units and valid values in :data:`PARAMETERS`, checked
+    with the conditions between them before any work): ``data_file``, ``other_file`` parameter sets
     (``data/`` paths); ``trajectory`` ``"file"``, ``"translation"`` or ``"rotation"``;
     ``amplitude_scale``, ``frequency_scale`` (-) multiply the trajectory's terms; gains ``kp`` [1/s²],
     ``kd`` [1/s], ``ki`` [1/s³] (PD runs use 0); ``duration`` [s] of each closed-loop run; ``step`` [s]
@@ -411,19 +503,18 @@ def timing_study(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = 
     p = dict(data_file=data_file, other_file=other_file, trajectory=trajectory, amplitude_scale=amplitude_scale,
              frequency_scale=frequency_scale, kp=kp, kd=kd, ki=ki, duration=duration, step=step, seed=seed,
              quick=quick)
-    check_study_parameters(p)
+    # the values are checked by @declare_parameters; the conditions between them and on the sets, up front
+    check_run_settings(duration, step, kp, kd, ki, quick)
     s = settings(float(duration), quick)
-    model, other = load(data_file), load(other_file)
-    if model.name == other.name:
-        raise ParameterError(f"data_file and other_file must be two different parameter sets, both are "
-                             f"{model.name!r}")
+    model, other = load_sets(data_file, other_file)
     models = {model.name: model, other.name: other}
     trajs = {name: reference_trajectory(m, trajectory, amplitude_scale, frequency_scale) for name, m in models.items()}
+    t_ref = np.arange(int(round(s.duration / step)) + 1) * step
+    check_trajectories(models, trajs, t_ref, trajectory, amplitude_scale)
     tr = trajs[model.name]
     gains = {"kp": float(kp), "kd": float(kd), "ki": float(ki)}
     rng = np.random.default_rng(seed)
     claims = ClaimsRegister("stewart_timing", source="004", glue=False)
-    t_ref = np.arange(int(round(s.duration / step)) + 1) * step
     data = {"models": models, "model": model, "other": other, "trajs": trajs, "traj": tr, "gains": gains,
             "settings": s, "t_ref": t_ref}
 
@@ -619,6 +710,7 @@ def exercise_3_claims(claims: ClaimsRegister, ex3: dict, step: float) -> None:
                  text=f"a factor of {ex3['zoh']:.1f}")
 
 
-__all__ = ["timing_study", "Settings", "settings", "check_study_parameters", "reference_trajectory",
+__all__ = ["timing_study", "PARAMETERS", "Settings", "settings", "zoh_spectral_radius", "check_run_settings",
+           "load_sets", "check_trajectories", "reference_trajectory",
            "random_states", "spin_along", "force_gap", "random_gaps", "reach_map", "unreachable_message",
            "tracking_runs", "spin_angle", "hold_effect", "hold_share", "spin_claim", "force_claims", "exercise_1", "exercise_2", "exercise_3"]

@@ -1,0 +1,70 @@
+"""Every public entry point fuzzed: a bad argument gets a RobolibError that names it, never a bare error.
+
+For each entry point the table gives a valid call and, per argument, the kind of value it takes
+(see tests/fuzzing.py). Hypothesis draws a bad value of that kind (NaN, +-inf, zero or a negative
+number where the field is positive, text, None, a bool for a number, an empty or wrongly shaped
+array, a float for a count) and the call must raise a :class:`robolib.RobolibError` whose message
+names the argument -- not a bare Python/numpy error, not a silent NaN, not a result. Failures
+shrink to the simplest bad value. This file covers the shared cores; tests/test_fuzz_<mechanism>.py
+the mechanism packages.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fuzzing import SETTINGS, cases, check_bad_argument
+from robolib import constraints, contact, friction
+
+# ---- the entry points: (callable, valid keyword arguments, {argument: kind}) -------------------------
+ENTRY_POINTS = {
+    # shared cores
+    "friction.smooth_sign": (friction.smooth_sign, dict(w=np.array([0.1, -0.2]), eps=1e-3),
+                             {"w": "array", "eps": "nonnegative"}),
+    "friction.coulomb_load": (friction.coulomb_load, dict(w=0.5, force=np.array([3.0, 4.0]), mu=0.1, radius=0.01,
+                                                          eps=1e-3),
+                              {"w": "array", "force": (2,), "mu": "nonnegative", "radius": "nonnegative", "eps": "nonnegative"}),
+    "friction.stribeck": (friction.stribeck, dict(w=np.array([0.5]), coulomb_torque=0.1, static_torque=0.15,
+                                                  stribeck_velocity=0.1, viscous=0.01, eps=0.0),
+                          {"w": "array", "coulomb_torque": "nonnegative", "static_torque": "nonnegative",
+                           "stribeck_velocity": "positive", "viscous": "nonnegative", "eps": "nonnegative"}),
+    "contact.hertz_stiffness": (contact.hertz_stiffness, dict(R_bearing=0.0101, R_journal=0.01, E_bearing=2e11,
+                                                              nu_bearing=0.3, E_journal=2e11, nu_journal=0.3),
+                                {"R_bearing": "positive*", "R_journal": "positive*", "E_bearing": "positive*",
+                                 "E_journal": "positive*", "nu_bearing": "real*", "nu_journal": "real*"}),
+    "contact.normal_force": (contact.normal_force, dict(delta=1e-6, ddelta=0.1, ddelta0=0.1, K=1e10, restitution=0.9),
+                             {"delta": "array", "ddelta": "array", "ddelta0": "positive*", "K": "positive*",
+                              "restitution": "positive"}),
+    "contact.tangential_force": (contact.tangential_force, dict(F_n=10.0, v_t=0.1, mu=0.1, v0=1e-4, v1=1e-3),
+                                 {"F_n": "nonnegative*", "v_t": "array", "mu": "nonnegative*", "v0": "nonnegative",
+                                  "v1": "positive"}),
+    "constraints.udwadia_kalaba": (constraints.udwadia_kalaba, dict(M=np.eye(2), Q=np.array([1.0, 0.0]),
+                                                                    A=np.array([[0.0, 1.0]]), b=np.zeros(1)),
+                                   {"M": (2, 2), "Q": (2,), "A": (1, 2), "b": (1,)}),
+    "constraints.lagrange_multipliers": (constraints.lagrange_multipliers, dict(M=np.eye(2), Q=np.array([1.0, 0.0]),
+                                                                                A=np.array([[0.0, 1.0]]), b=np.zeros(1)),
+                                         {"M": (2, 2), "Q": (2,), "A": (1, 2), "b": (1,)}),
+    "constraints.kkt_solve": (constraints.kkt_solve, dict(M=np.eye(2), Q=np.array([1.0, 0.0]), A=np.array([[0.0, 1.0]]),
+                                                          b=np.zeros(1)),
+                              {"M": (2, 2), "Q": (2,), "A": (1, 2), "b": (1,)}),
+    "constraints.baumgarte": (constraints.baumgarte, dict(b=np.zeros(1), phi=np.array([1e-3]), dphi=np.zeros(1),
+                                                          alpha=10.0, beta=10.0),
+                              {"b": (1,), "phi": (1,), "dphi": (1,), "alpha": "nonnegative", "beta": "nonnegative"}),
+}
+
+CASES = cases(ENTRY_POINTS)
+
+
+def test_every_valid_call_works():
+    for name, (fn, kwargs, _) in ENTRY_POINTS.items():
+        fn(**kwargs)
+
+
+@pytest.mark.parametrize("entry,arg", CASES, ids=[f"{e}:{a}" for e, a in CASES])
+@SETTINGS
+@given(data=st.data())
+def test_a_bad_argument_is_named(entry, arg, data):
+    check_bad_argument(ENTRY_POINTS, entry, arg, data)
