@@ -159,7 +159,9 @@ class Parameter:
     disk) or ``"list"`` (checked by ``check``); ``low``/``high``: bounds of a number or integer,
     inclusive unless ``open_low``/``open_high``; ``allow_none``: ``None`` is valid too (e.g. "from the
     data file"); ``check(name, value)``: a further check that raises :class:`~robolib.ParameterError`
-    (structured values, conditions between parameters are the study's own).
+    (structured values, conditions between parameters are the study's own); ``exclude``: values of
+    the range that are not valid (``n_jobs`` in ``[-1, inf)`` but not 0); ``valid``: the valid values
+    in words where the kind's own text says too little (a list of cases, a geometry file).
 
     >>> n = Parameter(1_000_000, "inputs in the large round trip", kind="integer", low=2000)
     >>> n.valid_text()
@@ -183,13 +185,17 @@ class Parameter:
     choices: tuple = ()
     allow_none: bool = False
     check: Callable[[str, Any], None] | None = None
+    exclude: tuple = ()
+    valid: str | None = None
 
     def __post_init__(self):
         if self.kind not in _KINDS:
             raise ParameterError(f"Parameter kind must be one of {', '.join(_KINDS)}, got {self.kind!r}")
 
     def valid_text(self) -> str:
-        """The valid values in words, e.g. ``'a number in (0, 5] mm'``."""
+        """The valid values in words, e.g. ``'a number in (0, 5] mm'`` (``valid`` overrides it)."""
+        if self.valid:
+            return self.valid
         unit = f" {self.unit}" if self.unit and self.kind in ("number", "integer") else ""
         if self.kind in ("number", "integer"):
             what = "a number" if self.kind == "number" else "an integer"
@@ -212,6 +218,8 @@ class Parameter:
             text = "a text"
         else:
             text = "a list (see the meaning)"
+        if self.exclude:
+            text += ", not " + " or ".join(map(str, self.exclude))
         return text + (", or None" if self.allow_none else "")
 
     def _fail(self, name: str, value: Any):
@@ -230,6 +238,8 @@ class Parameter:
             if self.low is not None and (value < self.low or (self.open_low and value == self.low)):
                 self._fail(name, value)
             if self.high is not None and (value > self.high or (self.open_high and value == self.high)):
+                self._fail(name, value)
+            if value in self.exclude:
                 self._fail(name, value)
         elif self.kind == "boolean":
             if not isinstance(value, (bool, np.bool_)):

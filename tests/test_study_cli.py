@@ -195,3 +195,13 @@ def test_numpy_scalars_are_valid_parameters():
     study.Parameter(False, "quick", kind="boolean").validate("quick", np.bool_(True))
     with pytest.raises(ParameterError):
         COUNT.validate("n", np.bool_(True))
+
+
+def test_excluded_values_and_stated_valid_values():
+    jobs = study.Parameter(2, "processes", kind="integer", low=-1, exclude=(0,))
+    assert jobs.valid_text() == "an integer >= -1, not 0"
+    jobs.validate("n_jobs", -1)
+    with pytest.raises(ParameterError, match=r"n_jobs = 0 is not valid: n_jobs must be an integer >= -1, not 0"):
+        jobs.validate("n_jobs", 0)
+    cases = study.Parameter([[1.0, 0.5]], "cases", kind="list", valid="a list of [frequency Hz, clearance mm]")
+    assert cases.valid_text() == "a list of [frequency Hz, clearance mm]"
