@@ -68,3 +68,53 @@ def test_every_valid_call_works():
 @given(data=st.data())
 def test_a_bad_argument_is_named(entry, arg, data):
     check_bad_argument(ENTRY_POINTS, entry, arg, data)
+
+
+# ---- properties on random valid inputs ---------------------------------------------------------------------
+from hypothesis import assume, settings  # noqa: E402
+from scipy.integrate import solve_ivp  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(d1=st.floats(1e-9, 1e-3), d2=st.floats(1e-9, 1e-3), K=st.floats(1e8, 1e12), ce=st.floats(0.3, 1.0),
+       law=st.sampled_from(list(contact.LAWS)))
+def test_contact_force_grows_with_the_penetration(d1, d2, K, ce, law):
+    """At the same penetration speed ratio, a deeper penetration gives a larger force; none is adhesive."""
+    assume(d1 < d2)
+    f1, f2 = (contact.normal_force(d, 0.05, 0.1, K, ce, law) for d in (d1, d2))
+    assert 0.0 < f1 < f2
+    assert contact.normal_force(-d1, 0.05, 0.1, K, ce, law) == 0.0
+
+
+def _impact(m, K, v_in, ce, law):
+    """A mass m [kg] hitting the contact at v_in [m/s]: the rebound speed and the energy at the deepest point."""
+    def rhs(t, y):
+        d, v = y
+        return [v, -contact.normal_force(d, v, v_in, K, ce, law) / m if d > 0 else 0.0]
+
+    def leaves(t, y):
+        return y[0] + 1e-15
+    leaves.terminal, leaves.direction = True, -1
+    t_c = 10 * (m ** 2 / (K ** 2 * v_in)) ** 0.2          # a few contact durations (Hertz scaling)
+    sol = solve_ivp(rhs, (0.0, t_c), [0.0, v_in], events=leaves, rtol=1e-11, atol=1e-16, max_step=t_c / 200)
+    assert sol.t_events[0].size, "the mass leaves the contact"
+    k = int(np.argmax(sol.y[0]))
+    return -sol.y_events[0][0][1], contact.contact_potential(sol.y[0][k], K) + 0.5 * m * sol.y[1][k] ** 2
+
+
+@settings(max_examples=12, deadline=None)
+@given(m=st.floats(0.05, 5.0), K=st.floats(1e9, 1e11), v_in=st.floats(0.01, 1.0), law=st.sampled_from(list(contact.LAWS)))
+def test_a_lossless_impact_conserves_energy(m, K, v_in, law):
+    """Restitution 1 (no hysteresis): the mass rebounds at its impact speed; at the deepest point the elastic
+    energy 2/5 K delta^2.5 holds the kinetic energy it came in with."""
+    v_out, e_deep = _impact(m, K, v_in, 1.0, law)
+    assert abs(v_out - v_in) < 1e-6 * v_in
+    assert abs(e_deep - 0.5 * m * v_in ** 2) < 1e-6 * 0.5 * m * v_in ** 2
+
+
+@settings(max_examples=12, deadline=None)
+@given(m=st.floats(0.05, 5.0), K=st.floats(1e9, 1e11), v_in=st.floats(0.01, 1.0), ce=st.floats(0.5, 0.95),
+       law=st.sampled_from(["lankarani_nikravesh", "flores"]))
+def test_a_dissipative_impact_loses_energy(m, K, v_in, ce, law):
+    v_out, _ = _impact(m, K, v_in, ce, law)
+    assert 0.0 < v_out < v_in
