@@ -1,12 +1,17 @@
 """The friction study of the redundant robot (robolib.redundant.study_friction): results, claims, parameters.
 
 Quick runs only (``quick_study`` of conftest.py, cached per session): the default quick
-run, and three runs that change one parameter and check that the claims that must move do.
+run, three runs that change one parameter and check that the claims that must move do, and
+one whose uncompensated consistent-Coulomb simulation stops (a finding of the run). Every
+declared parameter refuses its invalid values before any work.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -66,7 +71,10 @@ def test_tables_figures_and_values(res):
     panel = explore_draw(res.data["robot"], 2.0, 0.2, 0.0)
     assert isinstance(panel, Figure) and "RMS: Coulomb" in panel.axes[0].get_title()
     table = res.tables["parameters"]
-    assert "unit / meaning" in table and "| `mu` | None | notebook parameter |" in table
+    assert "unit / meaning" in table and "notebook parameter" not in table
+    assert f"| `mu` | None | {sf.PARAMETERS['mu'].note()} |" in table
+    assert "| `t_sim` | 4 | s: length of the geared-joint simulations" in table and "(valid: a number > 0 s)" in table
+    assert "consistent-Coulomb contraction factor" in table
     assert "3.112e-4" in table or "0.0003112" in table                     # the data file's T_c is listed
     assert res.values["rf_radius"] == "0.05" and res.values["rf_period"] == "2"
     assert res.values["rf_t_sim"] == "1"                                     # a quick run simulates 1 s
@@ -210,20 +218,127 @@ def test_coarse_torque_schedule_fails_the_own_torque_claims(quick_study):
     assert value(coarse, "rf_own_coulomb") > sf.OWN_COULOMB_TOL
 
 
-@pytest.mark.parametrize("bad, word", [({"samples": 4}, "samples"), ({"mu": -0.1}, "mu"), ({"preload_max": 0.0}, "preload_max"),
-                                       ({"t_sim": float("nan")}, "t_sim"), ({"quick": "yes"}, "quick"),
-                                       ({"n_jobs": 0}, "n_jobs"), ({"smooth_eps": 0.0}, "smooth_eps"),
-                                       ({"data_file": 3}, "data_file")])
-def test_bad_parameters_are_named(bad, word):
-    with pytest.raises(ParameterError, match=f"'{word}'"):
-        sf.friction_study(**{"quick": True, **bad})
+# ---- declared parameters: every invalid value is refused, naming the parameter and its range, before any work ----
+POSITIVE = ["journal_radius", "coulomb_torque", "stribeck_velocity", "smooth_eps"]
+#: name -> invalid values of each relevant kind (boundary, out of range, NaN, inf, bool, wrong type).
+INVALID = {
+    "data_file": [3, "", None, ["redundant/default.yaml"], "redundant/nope.yaml", "prp3/paper.yaml"],
+    "geared_file": [3, "", None, "redundant/nope.yaml", "prp3/paper.yaml"],
+    "mu": [0.0, -0.1, math.nan, math.inf, True, "0.1", [0.1]],
+    **{name: [0.0, -1e-3, math.nan, math.inf, -math.inf, False, "1", [1.0]] for name in POSITIVE},
+    "viscous": [-1e-9, math.nan, math.inf, True, "0"],
+    "calibrate": [1, 0, "yes", None, math.nan],
+    "preload": [math.nan, math.inf, -math.inf, True, "0", None, [0.0]],
+    "preload_sweep": [0.0, -0.3, math.nan, math.inf, True, "0.3", None],
+    "preload_max": [0.0, -3.0, math.nan, math.inf, True, "3", None],
+    "samples": [7, 0, -400, 400.0, math.nan, True, "400", None],
+    "t_sim": [0.0, -1.0, math.nan, math.inf, True, "4", None],
+    "n_jobs": [0, 1.5, math.nan, True, "1", None],
+    "quick": [1, "yes", None],
+}
+#: name -> valid boundary (and other edge) values.
+VALID = {
+    "data_file": ["redundant/default.yaml", "redundant/geared.yaml"], "geared_file": ["redundant/default.yaml"],
+    "mu": [None, 1e-12, 0.3, 5], **{name: [None, 1e-12, 2] for name in POSITIVE}, "viscous": [None, 0.0, 0, 1e-2],
+    "calibrate": [True, False], "preload": [0.0, -1e3, 50, 0], "preload_sweep": [1e-12, 1], "preload_max": [1e-12, 30],
+    "samples": [8, 100, 4000], "t_sim": [1e-9, 1, 4.0], "n_jobs": [1, 4, -1, -2], "quick": [True, False],
+}
+
+
+def test_every_parameter_is_declared_in_the_signatures_order():
+    assert list(sf.PARAMETERS) == list(study.defaults(NAME)) and set(INVALID) == set(VALID) == set(sf.PARAMETERS)
+    assert study.parameters(NAME) == sf.PARAMETERS and sf.friction_study.parameters is sf.PARAMETERS
+    assert not hasattr(sf, "check_study_parameters")                        # the hand-written checks are gone
+
+
+@pytest.mark.parametrize("name, bad", [(n, v) for n, vs in INVALID.items() for v in vs],
+                         ids=[f"{n}={v!r}" for n, vs in INVALID.items() for v in vs])
+def test_invalid_values_are_refused_before_any_work(name, bad):
+    spec = sf.PARAMETERS[name]
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError) as err:
+        study.run(NAME, **{"quick": True, name: bad})
+    elapsed = time.perf_counter() - t0
+    msg = str(err.value)
+    assert msg.startswith(f"{name} = {bad!r} is not valid: "), msg
+    if name == "n_jobs" and bad == 0:
+        assert "n_jobs must be a non-zero integer" in msg
+    elif spec.kind == "file" and isinstance(bad, str) and bad:
+        assert "parameter file" in msg and ("not found" in msg or "redundant-robot parameter file" in msg), msg
+    else:
+        assert f"{name} must be {spec.valid_text()} ({spec.meaning})" in msg, msg
+    assert elapsed < 0.3, f"{elapsed:.2f} s: the check must come before any work"
+
+
+@pytest.mark.parametrize("name, good", [(n, v) for n, vs in VALID.items() for v in vs],
+                         ids=[f"{n}={v!r}" for n, vs in VALID.items() for v in vs])
+def test_valid_boundary_values_are_accepted(name, good):
+    sf.PARAMETERS[name].validate(name, good)
+
+
+def test_the_ranges_are_the_physical_ones():
+    text = {name: spec.valid_text() for name, spec in sf.PARAMETERS.items()}
+    assert text["mu"] == "a number > 0, or None" and text["journal_radius"] == "a number > 0 m, or None"
+    assert text["viscous"] == "a number >= 0 N m s/rad, or None" and text["preload"] == "a finite number N m"
+    assert text["samples"] == "an integer >= 8" and text["t_sim"] == "a number > 0 s"
+    assert text["calibrate"] == text["quick"] == "True or False"
 
 
 def test_unknown_parameter_and_missing_file():
     with pytest.raises(ParameterError, match="n_sampels"):
         study.run(NAME, n_sampels=5)
-    with pytest.raises(ParameterError, match="not found"):
-        sf.friction_study(data_file="redundant/nope.yaml", quick=True)
+    with pytest.raises(ParameterError, match="data_file = 'redundant/nope.yaml' is not valid: .*not found"):
+        sf.friction_study(data_file="redundant/nope.yaml", quick=True)   # the function checks too, not only run()
+
+
+# ---- the model-dependent condition and a simulation without a solution ------------------------------------------
+def test_mu_R_too_large_for_the_consistent_coulomb_model_is_refused_up_front():
+    """The known failure asked "mu * journal_radius too large for a contraction?" after the work; the run now
+    computes the contraction factor on the reference circle first and says which parameters and what bound."""
+    t0 = time.perf_counter()
+    with pytest.raises(ParameterError) as err:
+        study.run(NAME, quick=True, mu=20.0)
+    elapsed = time.perf_counter() - t0
+    msg = str(err.value)
+    assert msg.startswith("mu = 20, journal_radius = 0.01 m (data file): the consistent-Coulomb fixed point"), msg
+    m = re.search(r"computed contraction factor mu R max \|\|dF/dtau\|\| = ([\d.]+) .* must be below ([\d.]+) .*"
+                  r"mu \* journal_radius < ([\d.]+) m here", msg)
+    assert m, msg
+    factor, limit, bound = (float(x) for x in m.groups())
+    assert factor > limit == pytest.approx(R.simulation.CONTRACTION_LIMIT, abs=1e-3)
+    assert bound == pytest.approx(0.2 * limit / factor, rel=1e-2)
+    assert elapsed < 0.5, f"{elapsed:.2f} s: the condition must be computed before any work"
+    with pytest.raises(ParameterError, match=r"^mu = 0.1 \(data file\), journal_radius = 2 m: .* < 0\.13\d m here"):
+        study.run(NAME, quick=True, journal_radius=2.0)
+    # just inside the bound the condition holds (factors of the run, computed, below the limit)
+    p = {**study.defaults(NAME), "quick": True, "mu": 0.99 * bound / 0.01}
+    robot, geared = (dataclasses.replace(R.load(p[f]), mu=p["mu"]) for f in ("data_file", "geared_file"))
+    factors = sf.coulomb_condition(p, robot, geared, sf.settings(True, 4.0))
+    assert max(factors.values()) == pytest.approx(0.99 * limit, rel=2e-3)
+
+
+def test_a_simulation_without_a_solution_is_a_finding_of_the_run(quick_study):
+    """mu = 1, preload = 5 N m: the condition holds on the circle, but the uncompensated geared Coulomb run drifts
+    to a nearly stretched chain where the fixed point does not contract; the run reports it and goes on."""
+    run = quick_study(NAME, mu=1.0, preload=5.0)
+    assert run.data["contraction"] and max(run.data["contraction"].values()) < R.simulation.CONTRACTION_LIMIT
+    assert set(run.data["geared_sims"]["stopped"]) == {"Coulomb consistent"}
+    why = run.data["geared_sims"]["stopped"]["Coulomb consistent"]
+    assert re.match(r"simulation stopped at t = 0\.7\d+ s: consistent Coulomb friction did not converge in 100 "
+                    r"iterations: the contraction factor .* is [\d.]+ at this state \(not below 0.759", why), why
+    assert "too large for a contraction?" not in why and "smallest |sin b_i| = " in why
+    dependent = {"rf_geared_coulomb_dev", "rf_geared_dec_sim", "rf_balance", "rf_power", "rf_geared_energy"}
+    assert dependent <= set(run.failing())
+    for cid in dependent:
+        c = run[cid]
+        assert c.value == f"Coulomb consistent (geared set, uncompensated): {why}" and c.text.startswith("not determined (")
+        assert "does not hold" in c.markdown() and "stopped at t = 0.7" in c.markdown()
+    for cid in ("rf_geared_free", "rf_geared_covered", "rf_geared_stribeck_dev"):   # the other runs went on
+        assert run[cid].holds and isinstance(run[cid].value, float)
+    sim = run.data["geared_sims"]["sims"]["Coulomb consistent"]
+    assert 0.7 < sim.t[-1] < 0.8 and np.all(np.isfinite(sim.q)) and len(sim.t) == len(sim.friction_torque)
+    labels = [t.get_text() for t in run.figures["paths"].axes[0].get_legend().get_texts()]
+    assert any(t.startswith("Coulomb consistent (stopped at t = 0.7") for t in labels)
 
 
 # ---- the Models page states what the code and the data file hold ------------------------------------------------

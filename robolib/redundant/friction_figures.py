@@ -181,6 +181,16 @@ def preload_figure(d: dict) -> Figure:
     return fig
 
 
+def _stop_note(sim) -> str:
+    """`` (stopped at t = ... s)`` for a simulation that stopped early, else ``""``."""
+    if not sim.stopped:
+        return ""
+    import re
+
+    m = re.search(r"stopped at t = (\S+) s", sim.stopped)
+    return f" (stopped at t = {m.group(1)} s)" if m else " (stopped)"
+
+
 def paths_figure(d: dict) -> Figure:
     """Uncompensated geared-joint experiment: end-effector paths (left) and deviations over time (right)."""
     g = d["geared_sims"]
@@ -192,16 +202,20 @@ def paths_figure(d: dict) -> Figure:
                 label="reference circle")
     for name, sim in g["sims"].items():
         ls = "--" if name == "Coulomb decoupled" else "-"
-        axs[0].plot(*sim.end_effector.T, color=COLORS[name], ls=ls, lw=1.2, label=name)
-        axs[0].plot(*sim.end_effector[-1], "o", color=COLORS[name], ms=4)
-        axs[1].semilogy(sim.t, g["deviation"][name] * 1e3 + 1e-9, color=COLORS[name], ls=ls, label=f"{name}: tracking error")
+        label = name + _stop_note(sim)
+        axs[0].plot(*sim.end_effector.T, color=COLORS[name], ls=ls, lw=1.2, label=label)
+        if len(sim.t):
+            axs[0].plot(*sim.end_effector[-1], "x" if sim.stopped else "o", color=COLORS[name], ms=4)
+        axs[1].semilogy(sim.t, g["deviation"][name] * 1e3 + 1e-9, color=COLORS[name], ls=ls, label=f"{label}: tracking error")
         axs[1].semilogy(sim.t, g["radial"][name] * 1e3 + 1e-9, color=COLORS[name], ls=":", lw=1)
-    axs[0].plot(*g["sims"]["none"].end_effector[0], "k^", ms=6, label="start")
+    start = d["geared"].centroid + [CIRCLE_RADIUS, 0.0] if not len(g["sims"]["none"].t) else g["sims"]["none"].end_effector[0]
+    axs[0].plot(*start, "k^", ms=6, label="start")
     axs[0].set_aspect("equal")
     axs[0].set_xlabel("x [m]")
     axs[0].set_ylabel("y [m]")
     axs[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-    axs[0].set_title("end-effector paths (dots: end points)", fontsize=10)
+    axs[0].set_title("end-effector paths (dots: end points; x: stopped)" if g.get("stopped") else
+                     "end-effector paths (dots: end points)", fontsize=10)
     axs[1].set_xlabel("t [s]")
     axs[1].set_ylabel("deviation [mm]")
     axs[1].legend(fontsize=7, loc="lower right")
@@ -215,7 +229,7 @@ def energy_geared_figure(d: dict) -> Figure:
     ax = fig.subplots()
     for name, sim in d["geared_sims"]["sims"].items():
         ax.plot(sim.t, sim.dissipated_energy * 1e3, color=COLORS[name], ls="--" if name == "Coulomb decoupled" else "-",
-                label=name)
+                label=name + _stop_note(sim))
     ax.set_yscale("symlog", linthresh=1e-3)
     ax.set_xlabel("t [s]")
     ax.set_ylabel("dissipated energy [mJ]")

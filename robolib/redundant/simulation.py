@@ -11,8 +11,8 @@ from ..core import constraints as _con
 from ..core import friction as _fr
 from ..core.errors import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError
 from ..core.params import load_yaml, number, vector
-from .model import ASSEMBLY_TOL, BAUMGARTE, CIRCLE_PERIOD, DEFAULT_ELBOWS, DT, FRICTION_MODELS, Robot, _ACTIVE, _constraints, _friction_name, _vec, constraint_residual, end_effector, kinetic_energy, np  # noqa: F401
-from .dynamics import _core, _solve_reduced, inverse_dynamics, preload_reactions, reference_circle, reference_motion  # noqa: F401
+from .model import ASSEMBLY_TOL, BAUMGARTE, CIRCLE_PERIOD, COULOMB_MAX_ITER, COULOMB_TOL, DEFAULT_ELBOWS, DT, FRICTION_MODELS, Robot, _ACTIVE, _PASSIVE, _batch, _constraints, _friction_name, _mass_blocks, _vec, constraint_residual, end_effector, kinetic_energy, np  # noqa: F401
+from .dynamics import _core, _solve_reduced, inverse_dynamics, preload_direction, preload_reactions, reference_circle, reference_motion  # noqa: F401
 
 
 # --------------------------------------------------------------------------- simulation
@@ -68,6 +68,66 @@ def reference_torque(robot: Robot, friction=None, preload=0.0, samples=400, elbo
     return TorqueSchedule(t, tau, periodic=True)
 
 
+# --------------------------------------------------------------------------- consistent Coulomb: contraction
+#: Largest contraction factor of the consistent-Coulomb fixed point ``tau_f = -mu R |F(tau_f)| sgn(w)`` at which
+#: its iteration reaches the relative tolerance ``COULOMB_TOL`` within ``COULOMB_MAX_ITER`` steps
+#: (``L ** COULOMB_MAX_ITER = COULOMB_TOL``; 0.759 for 1e-12 and 100): a factor at or above it may not converge.
+CONTRACTION_LIMIT = COULOMB_TOL ** (1.0 / COULOMB_MAX_ITER)
+
+
+def reaction_sensitivity(robot: Robot, q) -> np.ndarray:
+    """``dF_i / dtau_j`` (..., 3, 2, 3) in forward dynamics at configurations ``q`` (..., 12), in 1/m.
+
+    Bearing reaction ``F_i`` (N) per N m of torque at active joint ``j``: the
+    reactions are affine in the joint torques (a friction torque enters like a
+    motor torque), ``lambda = lambda_0 - S^-1 A M^-1 E tau``, and the slope
+    depends on the configuration and the masses only, not on the rates.
+
+    >>> robot = load(); q, dq, _ = reference_motion(robot, [0.3])
+    >>> H = reaction_sensitivity(robot, q[0])
+    >>> F = lambda tau: solve_dynamics(robot, q[0], dq[0], tau).reactions
+    >>> bool(np.allclose(F([0.0, 1.0, 0.0]) - F([0.0, 0.0, 0.0]), H[:, :, 1]))
+    True
+    """
+    q = _batch("q", q, 12)
+    lead = q.shape[:-1]
+    qf = q.reshape(-1, 12)
+    N = qf.shape[0]
+    Mi = np.linalg.inv(_mass_blocks(robot, qf))                         # (N, 3, 4, 4)
+    A = _constraints(robot, qf, np.zeros_like(qf))[2]                  # (N, 10, 12)
+    MiAT = np.einsum("nckl,nrcl->nckr", Mi, A.reshape(N, 10, 3, 4)).reshape(N, 12, 10)
+    S = A @ MiAT                                                       # (N, 10, 10)
+    G = np.linalg.solve(S, np.swapaxes(MiAT[:, _ACTIVE, :], -1, -2))    # S^-1 A M^-1 E, (N, 10, 3)
+    return (-G[:, 4:, :]).reshape(lead + (3, 2, 3))
+
+
+def coulomb_contraction(robot: Robot, q) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds ``(forward, inverse)`` (...,) of the contraction factor of the consistent-Coulomb fixed point at ``q``.
+
+    The consistent Coulomb model solves ``tau_f,i = -mu R |F_i(tau_f)| tanh(w_i / eps)``
+    by fixed-point iteration; it converges (geometrically, at this rate) where the
+    map contracts. In forward dynamics (:func:`simulate`) ``|dF_i| <= sum_j ||dF_i/dtau_j||
+    |dtau_f,j|`` (:func:`reaction_sensitivity`), so ``forward = mu R max_i sum_j
+    ||dF_i/dtau_j||``; in inverse dynamics a friction torque moves the reactions only
+    along the preload, ``dF_i = (dF_i/dp) (n . dtau_f)``, so ``inverse = mu R sum_i |n_i|
+    ||dF_i/dp||`` (:func:`preload_reactions`). Both take ``|tanh| <= 1`` (any speed) and do
+    not depend on the torques or the preload. Iterations converge within the
+    budget where the factor is below :data:`CONTRACTION_LIMIT`.
+
+    >>> robot = load(); q, _, _ = reference_motion(robot, np.linspace(0.0, 2.0, 50, endpoint=False))
+    >>> fwd, inv = coulomb_contraction(robot, q)
+    >>> bool(fwd.max() < 0.01 and inv.max() < 0.01)   # mu R = 1 mm: a strong contraction on the circle
+    True
+    """
+    q = _batch("q", q, 12)
+    muR = robot.mu * robot.journal_radius
+    H = reaction_sensitivity(robot, q)
+    fwd = muR * np.linalg.norm(H, axis=-2).sum(axis=-1).max(axis=-1)
+    pr = np.linalg.norm(preload_reactions(robot, q), axis=-1)
+    inv = muR * np.sum(np.abs(preload_direction(robot, q)) * pr, axis=-1)
+    return fwd, inv
+
+
 class Simulation(NamedTuple):
     """Result of :func:`simulate`; arrays have a leading time axis of length N."""
 
@@ -82,6 +142,7 @@ class Simulation(NamedTuple):
     dissipated_energy: np.ndarray  #: (N,) J, minus the integral of tau_f . w (>= 0)
     end_effector: np.ndarray  #: (N, 2) m (chain 1's tip)
     drift: np.ndarray  #: (N,) largest constraint violation ``max |phi|`` over both layers (m)
+    stopped: str | None = None  #: why the run stopped early (``on_failure="stop"``), with the time; None: it ran to t_end
 
 
 def _torque_function(torque):
@@ -92,7 +153,7 @@ def _torque_function(torque):
 
 
 def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, integrator="rk4", dt=DT,
-             baumgarte=BAUMGARTE, rtol=1e-8, atol=1e-10, record_every=1) -> Simulation:
+             baumgarte=BAUMGARTE, rtol=1e-8, atol=1e-10, record_every=1, on_failure="raise") -> Simulation:
     """Integrate the forward dynamics from ``(q0, dq0)`` (12,) for ``t_end`` seconds.
 
     ``torque``: constant (3,) N m, or a callable ``t -> (3,)`` (a
@@ -104,6 +165,13 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
     motor work and the friction dissipation are integrated with the state,
     so ``kinetic_energy - kinetic_energy[0] = motor_work - dissipated_energy``
     up to the (small) work of the Baumgarte terms.
+
+    Where the dynamics have no solution at a state the run reaches (a singular
+    configuration, or a consistent-Coulomb fixed point that does not converge there:
+    the message gives the contraction factor of :func:`coulomb_contraction` and the
+    smallest ``|sin b_i|`` at that state), ``on_failure="raise"`` raises the error
+    (``"simulation stopped at t = ... s: ..."``); ``on_failure="stop"`` (RK4 only) returns
+    the states recorded until then, with that message in ``stopped``.
 
     >>> robot = load(); q0, dq0 = initial_state(robot, robot.centroid, [0.05, 0.0])
     >>> sim = simulate(robot, q0, dq0, np.zeros(3), 0.2, friction="stribeck")
@@ -121,6 +189,8 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
         raise ParameterError(f"integrator must be 'rk4' or 'adaptive', got {integrator!r}")
     if int(record_every) < 1:
         raise ParameterError(f"record_every must be a positive integer, got {record_every!r}")
+    if on_failure not in ("raise", "stop") or (on_failure == "stop" and integrator != "rk4"):
+        raise ParameterError(f"on_failure must be 'raise' or 'stop' (rk4 only), got {on_failure!r} with {integrator!r}")
     alpha, beta = (float(x) for x in baumgarte)
     if alpha < 0 or beta < 0:
         raise ParameterError(f"baumgarte gains must be non-negative, got {baumgarte!r}")
@@ -162,6 +232,7 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
             rec.append(n)
         Y = np.empty((len(rec), 26))
         k = 0
+        stopped = None
         for step in range(n + 1):
             if step == rec[k]:
                 Y[k] = y
@@ -170,15 +241,24 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
                     break
             t = step * h
             ta, tm, tb = taus[2 * step], taus[2 * step + 1], taus[2 * step + 2]
+            ys = y
             try:
-                k1 = rhs(t, y, ta)
-                k2 = rhs(t + h / 2, y + (h / 2) * k1, tm)
-                k3 = rhs(t + h / 2, y + (h / 2) * k2, tm)
-                k4 = rhs(t + h, y + h * k3, tb)
-            except (SingularityError, ConvergenceError) as exc:
-                raise type(exc)(f"simulation stopped at t = {t:.6g} s: {exc}") from None
+                k1 = rhs(t, ys, ta)
+                ys = y + (h / 2) * k1
+                k2 = rhs(t + h / 2, ys, tm)
+                ys = y + (h / 2) * k2
+                k3 = rhs(t + h / 2, ys, tm)
+                ys = y + h * k3
+                k4 = rhs(t + h, ys, tb)
+            except (SingularityError, ConvergenceError, OverflowError) as exc:
+                msg = f"simulation stopped at t = {t:.6g} s: {_failure_reason(robot, ys, friction, exc)}"
+                if on_failure == "raise":
+                    raise (ConvergenceError if isinstance(exc, OverflowError) else type(exc))(msg) from None
+                finite = np.all(np.isfinite(Y[:k]), axis=1)
+                stopped, Y = msg, Y[:int(np.argmin(finite)) if not finite.all() else k]
+                break
             y = y + (h / 6) * (k1 + 2 * k2 + 2 * k3 + k4)
-        T = np.array(rec) * h
+        T = np.array(rec[:len(Y)]) * h
     else:
         from scipy.integrate import solve_ivp
 
@@ -192,19 +272,53 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
         if not sol.success:
             raise ConvergenceError(f"adaptive integration failed: {sol.message}")
         Y = sol.y.T
+        stopped = None
     # by-products at the recorded states
     N = len(T)
-    taus_r = np.array([np.asarray(tau_fn(t), dtype=float).reshape(3) for t in T]) if not getattr(tau_fn, "vectorized", False) \
-        else np.asarray(tau_fn(T), dtype=float)
+    taus_r = (np.array([np.asarray(tau_fn(t), dtype=float).reshape(3) for t in T]) if not getattr(tau_fn, "vectorized", False)
+              else np.asarray(tau_fn(T), dtype=float)).reshape(N, 3)
     tf = np.empty((N, 3))
     F = np.empty((N, 3, 2))
     for j in range(N):
-        d = _solve_reduced(robot, Y[j, :12], Y[j, 12:24], taus_r[j], friction, alpha, beta)
+        try:
+            d = _solve_reduced(robot, Y[j, :12], Y[j, 12:24], taus_r[j], friction, alpha, beta)
+        except (SingularityError, ConvergenceError, OverflowError):
+            if stopped is None:      # only the state a stopped run failed at may have no solution
+                raise
+            N, T, Y, taus_r, tf, F = j, T[:j], Y[:j], taus_r[:j], tf[:j], F[:j]
+            break
         tf[j], F[j] = d.friction_torque, d.reactions
     q, dq = Y[:, :12], Y[:, 12:24]
     drift = np.abs(_constraints(robot, q, dq)[0]).max(axis=-1)
     return Simulation(T, q, dq, taus_r, tf, F, kinetic_energy(robot, q, dq), Y[:, 24], Y[:, 25],
-                      end_effector(robot, q), drift)
+                      end_effector(robot, q), drift, stopped)
+
+
+def _failure_reason(robot: Robot, y, friction, exc) -> str:
+    """Why the dynamics failed at state ``y`` (q, dq, ...): the error, the largest joint rate and the smallest
+    ``|sin b_i|`` there, and for the consistent Coulomb model the contraction factor (computed, instead of the
+    solver's guess)."""
+    import re
+
+    text = "numerical overflow: the integration diverged" if isinstance(exc, OverflowError) else str(exc)
+    y = np.asarray(y, dtype=float)
+    if not np.all(np.isfinite(y[:24])):
+        return text
+    q, dq = y[:12], y[12:24]
+    sb = np.abs(np.sin(q[_PASSIVE]))
+    i = int(np.argmin(sb))
+    state = f"largest joint rate {np.abs(dq[np.r_[_ACTIVE, _PASSIVE]]).max():.3g} rad/s, smallest |sin b_i| = {sb[i]:.2g} (chain {i + 1})"
+    if friction != "coulomb_consistent" or not isinstance(exc, ConvergenceError):
+        return f"{text} ({state})"
+    text = re.sub(r" \(mu \* journal_radius = [^()]* too large for a contraction\?\)", "", text)
+    try:
+        fwd = float(coulomb_contraction(robot, q)[0])
+        factor = (f"the contraction factor mu R max_i sum_j ||dF_i/dtau_j|| is {fwd:.3g} at this state "
+                  f"({'not below' if fwd >= CONTRACTION_LIMIT else 'below'} {CONTRACTION_LIMIT:.3g}, the factor that "
+                  f"converges in {COULOMB_MAX_ITER} iterations; mu R = {robot.mu * robot.journal_radius:.3g} m)")
+    except np.linalg.LinAlgError:
+        factor = "the reaction sensitivity is singular at this state"
+    return f"{text}: {factor}; {state}"
 
 
 def friction_power(sim: Simulation) -> np.ndarray:
@@ -293,7 +407,8 @@ COMPARED_LAWS = ("coulomb_consistent", "stribeck")
 
 
 def operating_point(robot: Robot, *, preload: float = 0.0, samples: int = 200, sim_periods: float = 1.0,
-                    laws=COMPARED_LAWS, simulate_motion: bool = True, elbows=DEFAULT_ELBOWS, **circle) -> dict:
+                    laws=COMPARED_LAWS, simulate_motion: bool = True, elbows=DEFAULT_ELBOWS, on_failure="raise",
+                    **circle) -> dict:
     """The friction laws compared at one operating point (robot, circle, preload).
 
     For each law of ``laws``: inverse dynamics over one period (``samples``
@@ -304,8 +419,9 @@ def operating_point(robot: Robot, *, preload: float = 0.0, samples: int = 200, s
     forward simulation of ``sim_periods`` periods from the circle's initial
     state under the friction-free torques with the same preload (the
     uncompensated experiment, RK4 with the default step and Baumgarte gains)
-    gives ``deviation`` (m, the largest tracking error). Returns
-    ``{law: {metric: value}}``.
+    gives ``deviation`` (m, the largest tracking error). With ``on_failure="stop"``
+    a simulation that stops early (:func:`simulate`) gives ``deviation = nan`` and its
+    message in ``stopped`` (``""`` for a complete run). Returns ``{law: {metric: value}}``.
 
     >>> pt = operating_point(load(), samples=40, simulate_motion=False)
     >>> sorted(pt), sorted(pt["stribeck"])
@@ -325,9 +441,13 @@ def operating_point(robot: Robot, *, preload: float = 0.0, samples: int = 200, s
         row = {"friction_rms": rms(r.friction_torque), "friction_max": float(np.abs(r.friction_torque).max()),
                "energy": float(-np.sum(r.friction_torque * w) * period / len(t)), "deviation": float("nan")}
         if simulate_motion:
-            sim = simulate(robot, q[0], dq[0], sched, sim_periods * period, friction=law, record_every=5)
-            row["deviation"] = float(np.linalg.norm(
-                sim.end_effector - reference_circle(robot, sim.t, **circle).p, axis=-1).max())
+            sim = simulate(robot, q[0], dq[0], sched, sim_periods * period, friction=law, record_every=5,
+                           on_failure=on_failure)
+            if sim.stopped is None:
+                row["deviation"] = float(np.linalg.norm(
+                    sim.end_effector - reference_circle(robot, sim.t, **circle).p, axis=-1).max())
+            if on_failure == "stop":
+                row["stopped"] = sim.stopped or ""
         out[law] = row
     return out
 

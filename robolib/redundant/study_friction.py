@@ -30,10 +30,12 @@ import numpy as np
 from ..book.claims import ClaimsRegister
 from ..book.notebook import parameter_table
 from ..core.errors import ParameterError
-from .model import BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, DT, load
+from ..study import Parameter, declare_parameters
+from .model import BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, COULOMB_MAX_ITER, DT, load
 from .dynamics import inverse_dynamics, reference_circle, reference_motion
-from .simulation import (COMPARED_LAWS, calibrate_stribeck, decoupling_error, decoupling_map, friction_power,
-                         friction_sweep, operating_point, reference_torque, rms, simulate)
+from .simulation import (COMPARED_LAWS, CONTRACTION_LIMIT, calibrate_stribeck, coulomb_contraction, decoupling_error,
+                         decoupling_map, friction_power, friction_sweep, operating_point, reference_torque, rms,
+                         simulate)
 
 # --- criteria of the claims, fixed before the results ----------------------------------------------
 #: The file's T_c must match the recomputed calibration to 0.5 % (it is rounded to 4 digits).
@@ -164,48 +166,111 @@ def bisect_increasing(f, target: float, *, start: float = 1.0, iterations: int =
 
 
 # --- parameters ---------------------------------------------------------------------------------------
-def _number(name, value, *, positive=False, nonnegative=False, allow_none=False):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) or not math.isfinite(value):
-        raise ParameterError(f"parameter {name!r} must be a finite number{' or None' if allow_none else ''}, got {value!r}")
-    if positive and value <= 0:
-        raise ParameterError(f"parameter {name!r} must be positive, got {value!r}")
-    if nonnegative and value < 0:
-        raise ParameterError(f"parameter {name!r} must be non-negative, got {value!r}")
-    return float(value)
+def _nonzero_jobs(name: str, value) -> None:
+    """``n_jobs`` is joblib's: 1 serial, n > 1 processes, -1 all cores, -2 all but one, ...; 0 means nothing.
 
-
-def check_study_parameters(p: dict) -> None:
-    """Raise :class:`~robolib.ParameterError` naming the first bad parameter of :func:`friction_study`.
-
-    >>> check_study_parameters(dict(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
-    ...     mu=None, journal_radius=None, coulomb_torque=None, stribeck_velocity=None, viscous=None, smooth_eps=None,
-    ...     calibrate=True, preload=0.0, preload_sweep=0.3, preload_max=3.0, samples=4, t_sim=4.0, n_jobs=1,
-    ...     quick=False))
+    >>> _nonzero_jobs("n_jobs", 0)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: parameter 'samples' must be an integer >= 8 (samples per period), got 4
+    robolib.errors.ParameterError: n_jobs = 0 is not valid: n_jobs must be a non-zero integer (joblib: 1 serial, n > 1 processes, -1 all cores)
     """
-    for name in ("data_file", "geared_file"):
-        if not isinstance(p[name], str) or not p[name]:
-            raise ParameterError(f"parameter {name!r} must be a parameter file path (text), got {p[name]!r}")
-    for name in ("mu", "coulomb_torque", "viscous"):
-        _number(name, p[name], nonnegative=True, allow_none=True)
-    for name in ("journal_radius", "stribeck_velocity", "smooth_eps"):
-        _number(name, p[name], positive=True, allow_none=True)
-    for name in ("calibrate", "quick"):
-        if not isinstance(p[name], (bool, np.bool_)):
-            raise ParameterError(f"parameter {name!r} must be True or False, got {p[name]!r}")
-    _number("preload", p["preload"])
-    for name in ("preload_sweep", "preload_max", "t_sim"):
-        _number(name, p[name], positive=True)
-    s = p["samples"]
-    if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 8:
-        raise ParameterError(f"parameter 'samples' must be an integer >= 8 (samples per period), got {s!r}")
-    n = p["n_jobs"]
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n == 0:
-        raise ParameterError(f"parameter 'n_jobs' must be a non-zero integer (joblib), got {n!r}")
+    if value == 0:
+        raise ParameterError(f"{name} = {value!r} is not valid: {name} must be a non-zero integer "
+                             "(joblib: 1 serial, n > 1 processes, -1 all cores)")
+
+
+def _robot_file(name: str, value) -> None:
+    """The file must be a redundant-robot parameter file (read and checked by :func:`~robolib.redundant.load`).
+
+    >>> _robot_file("data_file", "redundant/geared.yaml")
+    >>> _robot_file("data_file", "prp3/paper.yaml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: data_file = 'prp3/paper.yaml' is not valid: data_file must be a redundant-robot parameter file like 'redundant/default.yaml' (...
+    """
+    try:
+        load(value)
+    except (ParameterError, ValueError, OSError) as exc:   # a ParameterFileError, a file that is not text
+        raise ParameterError(f"{name} = {value!r} is not valid: {name} must be a redundant-robot parameter file like "
+                             f"'redundant/default.yaml' ({exc})") from None
+
+
+#: The study's parameters (the notebook's ``parameters`` cell): default, meaning, unit and valid values.
+#: ``None`` for a friction override means "the value in ``data_file``"; the overrides that divide
+#: (``journal_radius``, ``stribeck_velocity``, ``smooth_eps``) and the levels the comparison needs
+#: (``mu``, ``coulomb_torque``; at 0 the calibration and the ratios are 0 / 0) must be positive.
+PARAMETERS = {
+    "data_file": Parameter("redundant/default.yaml", "robot parameter file (SI units, see its comments), Stribeck level "
+                           "calibrated", kind="file", check=_robot_file),
+    "geared_file": Parameter("redundant/geared.yaml", "geared-joint Stribeck magnitudes, for the uncompensated "
+                             "experiment only", kind="file", check=_robot_file),
+    "mu": Parameter(None, "Coulomb coefficient of the journal bearings (dimensionless); None: from data_file; the "
+                    "robot bounds mu * journal_radius (checked up front)", low=0.0, open_low=True, allow_none=True),
+    "journal_radius": Parameter(None, "journal radius R; None: from data_file", unit="m", low=0.0, open_low=True,
+                                allow_none=True),
+    "coulomb_torque": Parameter(None, "Stribeck Coulomb level T_c; None: the calibrated level, or the file value "
+                                "without calibration", unit="N m", low=0.0, open_low=True, allow_none=True),
+    "stribeck_velocity": Parameter(None, "Stribeck velocity w_s; None: from data_file", unit="rad/s", low=0.0,
+                                   open_low=True, allow_none=True),
+    "viscous": Parameter(None, "viscous coefficient b_v (Stribeck model); None: from data_file", unit="N m s/rad",
+                         low=0.0, allow_none=True),
+    "smooth_eps": Parameter(None, "smooth-sign velocity eps of tanh(w/eps); None: from data_file", unit="rad/s",
+                            low=0.0, open_low=True, allow_none=True),
+    "calibrate": Parameter(True, "recompute the Stribeck level of equal RMS friction torque for this run's robot",
+                           kind="boolean"),
+    "preload": Parameter(0.0, "internal preload of the equal-level comparison and of the simulations", unit="N m"),
+    "preload_sweep": Parameter(0.3, "largest preload magnitude of the preload sweep of the two laws", unit="N m", low=0.0,
+                               open_low=True),
+    "preload_max": Parameter(3.0, "largest preload magnitude of the bearing-load study", unit="N m", low=0.0, open_low=True),
+    "samples": Parameter(400, "inverse-dynamics samples per period of the circle", kind="integer", low=8),
+    "t_sim": Parameter(4.0, "length of the geared-joint simulations (two periods; at most 1 s in a quick run)",
+                       unit="s", low=0.0, open_low=True),
+    "n_jobs": Parameter(1, "parallel processes of the sweeps (joblib; non-zero: 1 serial, -1 all cores)",
+                        kind="integer", check=_nonzero_jobs),
+    "quick": Parameter(False, "True: small grids and short runs, for tests", kind="boolean"),
+}
+
+
+def coulomb_condition(p: dict, robot, geared, s: dict) -> dict:
+    """The model-dependent condition of a run, computed before any work: the consistent-Coulomb fixed point
+    contracts fast enough to converge in its iteration budget wherever the run solves it on the reference circle.
+
+    Contraction factors (:func:`~robolib.redundant.simulation.coulomb_contraction`, any speed) over one
+    period of the circle (``samples`` configurations, at most 4000): forward dynamics of ``robot`` at every payload of the
+    payload sweep and of ``geared`` (the simulations), inverse dynamics of ``robot`` at its ``mu R`` and at the
+    largest ``mu R`` of the decoupling maps (``s``: the run's :func:`settings`). Returns ``{case: largest factor}``; raises
+    :class:`~robolib.ParameterError` naming ``mu`` and ``journal_radius``, the computed factor and the largest
+    ``mu * journal_radius`` this robot allows if one reaches :data:`~robolib.redundant.simulation.CONTRACTION_LIMIT`.
+    (Off the circle, where an uncompensated simulation may go, the run reports a failure as a finding.)
+    """
+    t = np.linspace(0.0, CIRCLE_PERIOD, min(p["samples"], 4000), endpoint=False)
+    q_robot = reference_motion(robot, t)[0]
+    q_geared = reference_motion(geared, t)[0]
+    cases = {}                                   # case -> (factors over t, robot)
+    for m in sorted({robot.end_effector_mass, *s["payloads"]}):
+        fwd = coulomb_contraction(dataclasses.replace(robot, end_effector_mass=m), q_robot)[0]
+        cases[f"forward dynamics, {p['data_file']} with end-effector mass {m:g} kg"] = (fwd, robot)
+    cases[f"forward dynamics, {p['geared_file']}"] = (coulomb_contraction(geared, q_geared)[0], geared)
+    cases[f"inverse dynamics, {p['data_file']}"] = (coulomb_contraction(robot, q_robot)[1], robot)
+    map_robot = dataclasses.replace(robot, mu=max(s["mu_r"]) / robot.journal_radius)
+    map_case = f"inverse dynamics of the decoupling maps, {p['data_file']} at their largest mu R = {max(s['mu_r']):.3g} m"
+    cases[map_case] = (coulomb_contraction(map_robot, q_robot)[1], map_robot)
+    out = {case: float(f.max()) for case, (f, _) in cases.items()}
+    case = max(out, key=out.get)
+    if out[case] >= CONTRACTION_LIMIT:
+        f, rb = cases[case]
+        muR = rb.mu * rb.journal_radius
+        k = int(np.argmax(f))
+        where = ("mu = {:g}{}, journal_radius = {:g} m{}".format(rb.mu, "" if p["mu"] is not None else " (data file)",
+                                                                rb.journal_radius,
+                                                                "" if p["journal_radius"] is not None else " (data file)"))
+        who = f"data_file = {p['data_file']!r}" if case == map_case else where
+        raise ParameterError(
+            f"{who}: the consistent-Coulomb fixed point does not contract fast enough on the reference circle of this "
+            f"robot: the computed contraction factor mu R max ||dF/dtau|| = {out[case]:.3g} ({case}, at t = {t[k]:.3g} s; "
+            f"mu R = {muR:.3g} m) must be below {CONTRACTION_LIMIT:.3g} to converge in {COULOMB_MAX_ITER} iterations, "
+            f"i.e. mu * journal_radius < {CONTRACTION_LIMIT * muR / out[case]:.3g} m here")
+    return out
 
 
 def settings(quick: bool, t_sim: float) -> dict:
@@ -223,18 +288,21 @@ def settings(quick: bool, t_sim: float) -> dict:
 
 
 def robots(p: dict):
-    """``(robot_file, robot, geared, cal, static_ratio)`` of a run.
+    """``(robot_file, robot, geared, cal, static_ratio, contraction)`` of a run.
 
     ``robot_file``: ``data_file`` as read; ``robot``: with the run's friction
     overrides and Stribeck level (the recomputed calibration with ``calibrate``,
     or ``coulomb_torque`` by hand); ``geared``: ``geared_file`` with the same
     overrides except ``viscous``; ``cal``: the recomputed calibration
     (:class:`~robolib.redundant.StribeckCalibration`); ``static_ratio``: ``T_s / T_c``
-    of the file.
+    of the file; ``contraction``: the factors of :func:`coulomb_condition`, checked
+    before the calibration (the first consistent-Coulomb solve).
     """
     robot_file = load(p["data_file"])
     overrides = {k: float(p[k]) for k in OVERRIDES if p[k] is not None}
     robot = dataclasses.replace(robot_file, **overrides)
+    geared = dataclasses.replace(load(p["geared_file"]), **{k: v for k, v in overrides.items() if k != "viscous"})
+    contraction = coulomb_condition(p, robot, geared, settings(bool(p["quick"]), p["t_sim"]))
     static_ratio = robot_file.static_torque / robot_file.coulomb_torque
     cal = calibrate_stribeck(robot, static_ratio=static_ratio, stribeck_velocity=robot.stribeck_velocity,
                              viscous=robot.viscous, samples=p["samples"])
@@ -243,8 +311,32 @@ def robots(p: dict):
         robot = dataclasses.replace(robot, coulomb_torque=tc, static_torque=static_ratio * tc)
     elif p["calibrate"]:
         robot = cal.apply(robot)
-    geared = dataclasses.replace(load(p["geared_file"]), **{k: v for k, v in overrides.items() if k != "viscous"})
-    return robot_file, robot, geared, cal, static_ratio
+    return robot_file, robot, geared, cal, static_ratio, contraction
+
+
+# --- simulations that stop early: findings of the run -------------------------------------------------
+def stops(sims: dict, what: str = "") -> list:
+    """``["<label>: simulation stopped at t = ... s: <why>", ...]`` of the simulations in ``sims`` that stopped."""
+    return [f"{label}{what}: {sim.stopped}" for label, sim in sims.items() if sim.stopped]
+
+
+def claim_of_runs(reg: ClaimsRegister, stopped: list, cid: str, statement: str, *, criterion: str, compute,
+                  answers=None):
+    """Register claim ``cid`` from ``compute() -> (value, holds, text)``; if a simulation it depends on stopped
+    (``stopped``, from :func:`stops`), the claim fails instead, its value saying where and why.
+
+    >>> reg = ClaimsRegister("demo", glue=False)
+    >>> c = claim_of_runs(reg, ["Stribeck: simulation stopped at t = 0.5 s: why"], "demo_dev", "it follows",
+    ...                   criterion="error < 1 mm", compute=lambda: (0.0, True, "0 mm"))
+    >>> c.holds, c.value
+    (False, 'Stribeck: simulation stopped at t = 0.5 s: why')
+    """
+    if stopped:
+        text = "; ".join(stopped)
+        return reg.claim(cid, statement, value=text, criterion=criterion, holds=False, text=f"not determined ({text})",
+                         answers=answers)
+    value, holds, text = compute()
+    return reg.claim(cid, statement, value=value, criterion=criterion, holds=holds, text=text, answers=answers)
 
 
 # --- the experiments: each computes into ``d`` (the study's data) and registers its claims ---------
@@ -304,7 +396,7 @@ def equal_level(reg: ClaimsRegister, d: dict) -> None:
 def law_sweeps(d: dict) -> None:
     """The speed, payload and preload sweeps of :func:`~robolib.redundant.friction_sweep` (laws at fixed levels)."""
     s, robot = d["settings"], d["robot"]
-    kw = dict(samples=s["sweep_samples"], n_jobs=d["params"]["n_jobs"])
+    kw = dict(samples=s["sweep_samples"], n_jobs=d["params"]["n_jobs"], on_failure="stop")
     d["preloads"] = [f * d["params"]["preload_sweep"] for f in s["preload_fractions"]]
     d["sweeps"] = {
         "period": (s["periods"], friction_sweep(robot, "period", s["periods"], **kw), "circle period [s]"),
@@ -312,6 +404,11 @@ def law_sweeps(d: dict) -> None:
                               "end-effector mass (payload) [kg]"),
         "preload": (d["preloads"], friction_sweep(robot, "preload", d["preloads"], **kw), "preload p [N m]"),
     }
+
+
+def sweep_stops(values, sw: dict, laws=COMPARED_LAWS, unit: str = "") -> list:
+    """The stopped simulations of a sweep (:func:`stops` style): ``"<law> at <value><unit>: <why>"``."""
+    return [f"{law} at {v:g}{unit}: {why}" for law in laws for v, why in zip(values, sw[law]["stopped"]) if why]
 
 
 def sweep_difference(sw: dict, metric: str) -> np.ndarray:
@@ -339,16 +436,24 @@ def speed_claims(reg: ClaimsRegister, d: dict) -> None:
     reg.claim("rf_speed_slope", "the Coulomb friction torque scales like the inertial bearing loads, (2 pi / period)^2",
               value=k, criterion="log-log slope against the period within 0.1 of -2", holds=abs(k + 2) < 0.1,
               text=f"slope {k:.2f}")
-    dev_C = sw["coulomb_consistent"]["deviation"]
-    spread = dev_C.max() / dev_C.min()
-    reg.claim("rf_speed_dev_coulomb", "the uncompensated Coulomb deviation hardly depends on speed (friction and inertia "
-              "both scale with (2 pi / period)^2)", value=spread, criterion="max / min over the sweep < 1.05",
-              holds=spread < 1.05, text=f"varies by a factor {spread:.3f}")
-    dev_S = sw["stribeck"]["deviation"]
-    grow = dev_S[-1] / dev_S[0]
-    reg.claim("rf_speed_dev_stribeck", "the uncompensated Stribeck deviation grows as the circle slows (a nearly constant "
-              "friction torque against falling inertial torques)", value=grow,
-              criterion="deviation(slowest) / deviation(fastest) > 10", holds=grow > 10, text=f"{grow:.0f} times")
+    def spread_C():
+        dev_C = sw["coulomb_consistent"]["deviation"]
+        spread = dev_C.max() / dev_C.min()
+        return spread, spread < 1.05, f"varies by a factor {spread:.3f}"
+
+    claim_of_runs(reg, sweep_stops(periods, sw, ["coulomb_consistent"], " s"), "rf_speed_dev_coulomb",
+                  "the uncompensated Coulomb deviation hardly depends on speed (friction and inertia both scale with "
+                  "(2 pi / period)^2)", criterion="max / min over the sweep < 1.05", compute=spread_C)
+
+    def grow_S():
+        dev_S = sw["stribeck"]["deviation"]
+        grow = dev_S[-1] / dev_S[0]
+        return grow, grow > 10, f"{grow:.0f} times"
+
+    claim_of_runs(reg, sweep_stops(periods, sw, ["stribeck"], " s"), "rf_speed_dev_stribeck",
+                  "the uncompensated Stribeck deviation grows as the circle slows (a nearly constant friction torque "
+                  "against falling inertial torques)", criterion="deviation(slowest) / deviation(fastest) > 10",
+                  compute=grow_S)
 
 
 def slow_reversals(reg: ClaimsRegister, d: dict) -> None:
@@ -393,12 +498,14 @@ def payload_claims(reg: ClaimsRegister, d: dict) -> None:
     reg.claim("rf_payload_marked", "payload sweep: grid points whose RMS friction torques differ by more than 10 %",
               answers="000.c4", value=n, criterion="at least one payload differs by > 10 %", holds=n >= 1,
               text=f"{n} of {len(payloads)}")
-    gain = [float(sw[law]["deviation"][-1] / sw[law]["deviation"][0]) for law in COMPARED_LAWS]
-    falls = all(np.all(np.diff(sw[law]["deviation"]) < 0) for law in COMPARED_LAWS)
-    reg.claim("rf_payload_dev", f"uncompensated, either law pushes the robot less far off its path the heavier its payload "
-              f"({payloads[0]:g} to {payloads[-1]:g} kg)", value=gain,
-              criterion="the largest deviation falls from each payload to the next, for both laws", holds=falls,
-              text=f"{gain[0]:.2f} times (Coulomb) and {gain[1]:.2f} times (Stribeck)")
+    def falls():
+        gain = [float(sw[law]["deviation"][-1] / sw[law]["deviation"][0]) for law in COMPARED_LAWS]
+        ok = all(np.all(np.diff(sw[law]["deviation"]) < 0) for law in COMPARED_LAWS)
+        return gain, ok, f"{gain[0]:.2f} times (Coulomb) and {gain[1]:.2f} times (Stribeck)"
+
+    claim_of_runs(reg, sweep_stops(payloads, sw, unit=" kg"), "rf_payload_dev", f"uncompensated, either law pushes the "
+                  f"robot less far off its path the heavier its payload ({payloads[0]:g} to {payloads[-1]:g} kg)",
+                  criterion="the largest deviation falls from each payload to the next, for both laws", compute=falls)
 
 
 def preload_claims(reg: ClaimsRegister, d: dict) -> None:
@@ -412,17 +519,25 @@ def preload_claims(reg: ClaimsRegister, d: dict) -> None:
     spread = np.ptp(sw["stribeck"]["friction_rms"]) / sw["stribeck"]["friction_rms"].mean()
     reg.claim("rf_preload_stribeck", "the Stribeck friction does not depend on the preload", value=spread,
               criterion="relative spread of the RMS torque over the sweep < 1e-9", holds=spread < 1e-9, text=f"{spread:.0e}")
+    stopped = sweep_stops(preloads, sw, unit=" N m")
     gain = {law: sw[law]["deviation"][-1] / sw[law]["deviation"][k0] for law in COMPARED_LAWS}
-    reg.claim("rf_preload_dev", f"uncompensated, a preload of {preloads[-1]:g} N m enlarges the deviation for both laws "
-              "(off the path the preload torques no longer cancel)", value=[gain["coulomb_consistent"], gain["stribeck"]],
-              criterion="deviation ratio (preload / none) > 2 for both laws", holds=min(gain.values()) > 2,
-              text=f"{gain['coulomb_consistent']:.1f} times (Coulomb) and {gain['stribeck']:.1f} times (Stribeck)")
     neg = {law: sw[law]["deviation"][0] / sw[law]["deviation"][k0] for law in COMPARED_LAWS}
-    asym = min(max(gain[law], neg[law]) / min(gain[law], neg[law]) for law in COMPARED_LAWS)
-    reg.claim("rf_preload_dev_sign", f"the deviation's response is not symmetric in the sign of the preload "
-              f"(at {preloads[0]:g} N m against {preloads[-1]:g} N m)", value=[neg["coulomb_consistent"], neg["stribeck"]],
-              criterion="for each law the deviation ratios (preload / none) at -p and +p differ by more than a factor 2",
-              holds=asym > 2, text=f"{neg['coulomb_consistent']:.1f} times (Coulomb) and {neg['stribeck']:.1f} times (Stribeck)")
+    claim_of_runs(reg, stopped, "rf_preload_dev", f"uncompensated, a preload of {preloads[-1]:g} N m enlarges the "
+                  "deviation for both laws (off the path the preload torques no longer cancel)",
+                  criterion="deviation ratio (preload / none) > 2 for both laws",
+                  compute=lambda: ([gain["coulomb_consistent"], gain["stribeck"]], min(gain.values()) > 2,
+                                   f"{gain['coulomb_consistent']:.1f} times (Coulomb) and {gain['stribeck']:.1f} times "
+                                   "(Stribeck)"))
+
+    def asymmetric():
+        asym = min(max(gain[law], neg[law]) / min(gain[law], neg[law]) for law in COMPARED_LAWS)
+        return ([neg["coulomb_consistent"], neg["stribeck"]], asym > 2,
+                f"{neg['coulomb_consistent']:.1f} times (Coulomb) and {neg['stribeck']:.1f} times (Stribeck)")
+
+    claim_of_runs(reg, stopped, "rf_preload_dev_sign", f"the deviation's response is not symmetric in the sign of the "
+                  f"preload (at {preloads[0]:g} N m against {preloads[-1]:g} N m)",
+                  criterion="for each law the deviation ratios (preload / none) at -p and +p differ by more than a factor 2",
+                  compute=asymmetric)
 
 
 def decoupling(reg: ClaimsRegister, d: dict) -> None:
@@ -506,81 +621,122 @@ def large_preload(reg: ClaimsRegister, d: dict) -> None:
 
 
 def geared_experiment(reg: ClaimsRegister, d: dict) -> None:
-    """The uncompensated experiment: the four friction models of the geared set under the friction-free torques."""
+    """The uncompensated experiment: the four friction models of the geared set under the friction-free torques.
+
+    A simulation that stops early (no solution of the dynamics at a state it reaches) is a finding of the
+    run: the claims that need it fail, saying where and why (``d["geared_sims"]["stopped"]``).
+    """
     geared, p, t_sim = d["geared"], d["params"], d["settings"]["t_sim"]
     sched = reference_torque(geared, None, p["preload"], p["samples"])
     q0, dq0 = d["q_id"][0], d["dq_id"][0]
-    sims = {name: simulate(geared, q0, dq0, sched, t_sim, friction=model) for name, model in MODELS.items()}
+    sims = {name: simulate(geared, q0, dq0, sched, t_sim, friction=model, on_failure="stop")
+            for name, model in MODELS.items()}
     c = geared.centroid
     dev = {n: tracking_error(geared, s) for n, s in sims.items()}
     radial = {n: np.abs(np.linalg.norm(s.end_effector - c, axis=-1) - CIRCLE_RADIUS) for n, s in sims.items()}
-    covered = {n: turns_covered(s.end_effector, c, t_sim, CIRCLE_PERIOD) for n, s in sims.items()}
-    d["geared_sims"] = {"sims": sims, "deviation": dev, "radial": radial, "covered": covered}
+    covered = {n: turns_covered(s.end_effector, c, t_sim, CIRCLE_PERIOD) if s.stopped is None else float("nan")
+               for n, s in sims.items()}
+    stopped = {n: stops({n: s}, " (geared set, uncompensated)") for n, s in sims.items()}
+    d["geared_sims"] = {"sims": sims, "deviation": dev, "radial": radial, "covered": covered,
+                        "stopped": {n: s.stopped for n, s in sims.items() if s.stopped}}
     tau_max = float(np.abs(d["ids"]["none"].tau).max())          # friction-free torques: the same robot masses
     d["tau_max_free"] = tau_max
-    reg.claim("rf_geared_free", "without friction the robot follows the circle under the friction-free torques",
-              value=dev["none"].max(), criterion="largest tracking error < 1e-6 m", holds=dev["none"].max() < FREE_TRACK_TOL,
-              text=f"{dev['none'].max() * 1e3:.1e} mm")
+    claim_of_runs(reg, stopped["none"], "rf_geared_free", "without friction the robot follows the circle under the "
+                  "friction-free torques", criterion="largest tracking error < 1e-6 m",
+                  compute=lambda: (dev["none"].max(), dev["none"].max() < FREE_TRACK_TOL, f"{dev['none'].max() * 1e3:.1e} mm"))
     reg.claim("rf_geared_breakaway", "the geared-joint breakaway level T_s exceeds the largest friction-free motor torque",
               value=tau_max, criterion="T_s > max |tau| of the friction-free motion", holds=geared.static_torque > tau_max,
               text=f"{tau_max:.3g} N m")
-    reg.claim("rf_geared_covered", "with geared Stribeck joints and no compensation the end-effector covers only a small "
-              "share of the commanded turns", answers="000.c4", value=covered["Stribeck"], criterion="share < 50 %",
-              holds=covered["Stribeck"] < 0.5, text=f"{covered['Stribeck']:.1%}")
-    reg.claim("rf_geared_stribeck_dev", "its tracking error then reaches the scale of the circle's diameter",
-              value=dev["Stribeck"].max(), criterion=f"largest tracking error > the circle radius ({CIRCLE_RADIUS:g} m)",
-              holds=dev["Stribeck"].max() > CIRCLE_RADIUS, text=f"{dev['Stribeck'].max() * 1e3:.3g} mm")
-    dC = dev["Coulomb consistent"].max()
-    reg.claim("rf_geared_coulomb_dev", "with the (unchanged) bearing Coulomb law the end-effector still runs round the circle, "
-              "off by millimetres", value=dC, criterion="largest tracking error < 5 mm and at least 90 % of the turns covered",
-              holds=dC < 5e-3 and covered["Coulomb consistent"] > 0.9, text=f"{dC * 1e3:.3g} mm")
-    d_dc = float(np.abs(sims["Coulomb consistent"].end_effector - sims["Coulomb decoupled"].end_effector).max())
-    reg.claim("rf_geared_dec_sim", "decoupled and consistent Coulomb simulations follow nearly the same path", value=d_dc,
-              criterion="largest distance between the two paths < 1 % of the Coulomb tracking error",
-              holds=d_dc < 0.01 * dC, text=f"{d_dc:.1e} m")
+    claim_of_runs(reg, stopped["Stribeck"], "rf_geared_covered", "with geared Stribeck joints and no compensation the "
+                  "end-effector covers only a small share of the commanded turns", answers="000.c4", criterion="share < 50 %",
+                  compute=lambda: (covered["Stribeck"], covered["Stribeck"] < 0.5, f"{covered['Stribeck']:.1%}"))
+    claim_of_runs(reg, stopped["Stribeck"], "rf_geared_stribeck_dev", "its tracking error then reaches the scale of the "
+                  "circle's diameter", criterion=f"largest tracking error > the circle radius ({CIRCLE_RADIUS:g} m)",
+                  compute=lambda: (dev["Stribeck"].max(), dev["Stribeck"].max() > CIRCLE_RADIUS,
+                                   f"{dev['Stribeck'].max() * 1e3:.3g} mm"))
+
+    def coulomb_dev():
+        dC = dev["Coulomb consistent"].max()
+        return dC, dC < 5e-3 and covered["Coulomb consistent"] > 0.9, f"{dC * 1e3:.3g} mm"
+
+    claim_of_runs(reg, stopped["Coulomb consistent"], "rf_geared_coulomb_dev", "with the (unchanged) bearing Coulomb law "
+                  "the end-effector still runs round the circle, off by millimetres",
+                  criterion="largest tracking error < 5 mm and at least 90 % of the turns covered", compute=coulomb_dev)
+
+    def dec_sim():
+        d_dc = float(np.abs(sims["Coulomb consistent"].end_effector - sims["Coulomb decoupled"].end_effector).max())
+        return d_dc, d_dc < 0.01 * dev["Coulomb consistent"].max(), f"{d_dc:.1e} m"
+
+    claim_of_runs(reg, stopped["Coulomb consistent"] + stopped["Coulomb decoupled"], "rf_geared_dec_sim",
+                  "decoupled and consistent Coulomb simulations follow nearly the same path",
+                  criterion="largest distance between the two paths < 1 % of the Coulomb tracking error", compute=dec_sim)
 
 
 def own_torques(reg: ClaimsRegister, d: dict) -> None:
     """Each friction model driven by its own inverse-dynamics torques (feed-forward compensation), both sets."""
     p, t_sim = d["params"], d["settings"]["t_sim"]
     q0, dq0 = d["q_id"][0], d["dq_id"][0]
-    own = {}
+    own, stopped = {}, {}
     for label, rb in (("geared", d["geared"]), ("calibrated", d["robot"])):
         for name, model in MODELS.items():
             if model is None:
                 continue
             sched = reference_torque(rb, model, p["preload"], p["samples"])
-            own[label, name] = float(tracking_error(rb, simulate(rb, q0, dq0, sched, t_sim, friction=model)).max())
+            sim = simulate(rb, q0, dq0, sched, t_sim, friction=model, on_failure="stop")
+            own[label, name] = float(tracking_error(rb, sim).max()) if sim.stopped is None else float("nan")
+            stopped[label, name] = stops({name: sim}, f" ({label} set, own torques)")
     d["own"] = own
-    cons = max(own["geared", "Coulomb consistent"], own["calibrated", "Coulomb consistent"])
-    reg.claim("rf_own_coulomb", "under its own inverse-dynamics torques the consistent Coulomb model follows the circle",
-              value=cons, criterion="largest tracking error < 1e-3 mm (both parameter sets)", holds=cons < OWN_COULOMB_TOL,
-              text=f"{cons * 1e3:.1e} mm")
-    strib = max(own["geared", "Stribeck"], own["calibrated", "Stribeck"])
-    reg.claim("rf_own_stribeck", "under its own inverse-dynamics torques the Stribeck model follows the circle",
-              value=strib, criterion="largest tracking error < 0.1 mm (both parameter sets)", holds=strib < OWN_STRIBECK_TOL,
-              text=f"{strib * 1e3:.2g} mm")
+    d["own_stopped"] = {k: v[0] for k, v in stopped.items() if v}
+
+    def worst(name, tol, fmt):
+        def compute():
+            x = max(own["geared", name], own["calibrated", name])
+            return x, x < tol, fmt(x)
+        return compute
+
+    claim_of_runs(reg, stopped["geared", "Coulomb consistent"] + stopped["calibrated", "Coulomb consistent"],
+                  "rf_own_coulomb", "under its own inverse-dynamics torques the consistent Coulomb model follows the circle",
+                  criterion="largest tracking error < 1e-3 mm (both parameter sets)",
+                  compute=worst("Coulomb consistent", OWN_COULOMB_TOL, lambda x: f"{x * 1e3:.1e} mm"))
+    claim_of_runs(reg, stopped["geared", "Stribeck"] + stopped["calibrated", "Stribeck"], "rf_own_stribeck",
+                  "under its own inverse-dynamics torques the Stribeck model follows the circle",
+                  criterion="largest tracking error < 0.1 mm (both parameter sets)",
+                  compute=worst("Stribeck", OWN_STRIBECK_TOL, lambda x: f"{x * 1e3:.2g} mm"))
     dec = own["geared", "Coulomb decoupled"]
-    reg.claim("rf_own_decoupled", "the decoupled Coulomb model is not exactly its own inverse (two linearisation points)",
-              value=dec, criterion="largest tracking error > 10 x that of the consistent model",
-              holds=dec > 10 * own["geared", "Coulomb consistent"], text=f"{dec * 1e3:.1e} mm")
+    claim_of_runs(reg, stopped["geared", "Coulomb decoupled"] + stopped["geared", "Coulomb consistent"],
+                  "rf_own_decoupled", "the decoupled Coulomb model is not exactly its own inverse (two linearisation "
+                  "points)", criterion="largest tracking error > 10 x that of the consistent model",
+                  compute=lambda: (dec, dec > 10 * own["geared", "Coulomb consistent"], f"{dec * 1e3:.1e} mm"))
 
 
 def energy_balance(reg: ClaimsRegister, d: dict) -> None:
     """Energy balance, friction power and dissipated energy of the geared-joint simulations."""
     sims = d["geared_sims"]["sims"]
-    bal = max(float(np.abs(s.kinetic_energy - s.kinetic_energy[0] - s.motor_work + s.dissipated_energy).max())
-              for s in sims.values())
-    reg.claim("rf_balance", "the energy balance dT = W_motor - E_diss closes in the geared-joint simulations", value=bal,
-              criterion="largest residual < 1e-6 J", holds=bal < BALANCE_TOL, text=f"{bal:.1e} J")
-    pmx = max(float(friction_power(s).max()) for n, s in sims.items() if n != "none")
-    reg.claim("rf_power", "the friction power is never positive", value=pmx, criterion="largest recorded friction power <= 0 W",
-              holds=pmx <= 0, text=f"{pmx:.1e} W")
-    E = {n: float(sims[n].dissipated_energy[-1]) for n in ("Coulomb consistent", "Stribeck")}
-    reg.claim("rf_geared_energy", "uncompensated, the geared Stribeck joints dissipate far more than the bearings",
-              value=E["Stribeck"] / E["Coulomb consistent"], criterion="ratio > 10",
-              holds=E["Stribeck"] > 10 * E["Coulomb consistent"],
-              text=f"{E['Stribeck'] * 1e3:.3g} mJ against {E['Coulomb consistent'] * 1e3:.3g} mJ")
+    moving = {n: s for n, s in sims.items() if n != "none"}
+
+    def balance():
+        bal = max(float(np.abs(s.kinetic_energy - s.kinetic_energy[0] - s.motor_work + s.dissipated_energy).max())
+                  for s in sims.values())
+        return bal, bal < BALANCE_TOL, f"{bal:.1e} J"
+
+    claim_of_runs(reg, stops(sims, " (geared set, uncompensated)"), "rf_balance", "the energy balance dT = W_motor - "
+                  "E_diss closes in the geared-joint simulations", criterion="largest residual < 1e-6 J", compute=balance)
+
+    def power():
+        pmx = max(float(friction_power(s).max()) for s in moving.values())
+        return pmx, pmx <= 0, f"{pmx:.1e} W"
+
+    claim_of_runs(reg, stops(moving, " (geared set, uncompensated)"), "rf_power", "the friction power is never positive",
+                  criterion="largest recorded friction power <= 0 W", compute=power)
+    pair = {n: sims[n] for n in ("Coulomb consistent", "Stribeck")}
+
+    def energy():
+        E = {n: float(s.dissipated_energy[-1]) for n, s in pair.items()}
+        return (E["Stribeck"] / E["Coulomb consistent"], E["Stribeck"] > 10 * E["Coulomb consistent"],
+                f"{E['Stribeck'] * 1e3:.3g} mJ against {E['Coulomb consistent'] * 1e3:.3g} mJ")
+
+    claim_of_runs(reg, stops(pair, " (geared set, uncompensated)"), "rf_geared_energy", "uncompensated, the geared "
+                  "Stribeck joints dissipate far more than the bearings", criterion="ratio > 10", compute=energy)
 
 
 def exercises(reg: ClaimsRegister, d: dict) -> None:
@@ -601,24 +757,35 @@ def exercises(reg: ClaimsRegister, d: dict) -> None:
     # exercise 3: the uncompensated calibrated Stribeck run against the smoothing eps
     t_end = min(CIRCLE_PERIOD, d["settings"]["t_sim"])
     sched0 = reference_torque(robot, None, 0.0, p["samples"])
-    rows = []
+    rows, stopped = [], []
     for eps in d["settings"]["eps_values"]:
         rb = dataclasses.replace(robot, smooth_eps=eps)
-        sim = simulate(rb, d["q_id"][0], d["dq_id"][0], sched0, t_end, friction="stribeck", dt=DT * eps / 0.01)
-        rows.append((eps, float(tracking_error(rb, sim).max()), turns_covered(sim.end_effector, rb.centroid, t_end,
-                                                                              CIRCLE_PERIOD)))
+        sim = simulate(rb, d["q_id"][0], d["dq_id"][0], sched0, t_end, friction="stribeck", dt=DT * eps / 0.01,
+                       on_failure="stop")
+        stopped += stops({f"Stribeck at eps = {eps:g} rad/s": sim}, " (exercise 3)")
+        rows.append((eps, float(tracking_error(rb, sim).max()) if sim.stopped is None else float("nan"),
+                     turns_covered(sim.end_effector, rb.centroid, t_end, CIRCLE_PERIOD) if sim.stopped is None
+                     else float("nan")))
     d["exercise_3"] = rows
     devs, cov = np.array([r[1] for r in rows]), min(r[2] for r in rows)
-    changes = np.abs(np.diff(devs)) / devs[-1]
-    reg.claim("rf_eps_covered", "exercise 3: the uncompensated calibrated Stribeck run moves round the circle",
-              value=cov, criterion="at least 90 % of the commanded turn at every eps", holds=cov > 0.9, text=f"{cov:.1%}")
-    reg.claim("rf_eps_change", "exercise 3: the Stribeck tracking error hardly depends on the smoothing eps",
-              value=float(changes.max()), criterion="largest relative change between successive eps < 1e-3",
-              holds=changes.max() < 1e-3, text=f"{changes.max():.1e}")
-    conv = bool(np.all(changes[1:] < changes[:-1]))
-    reg.claim("rf_eps_converges", "exercise 3: the change shrinks as eps halves (convergence as eps -> 0)",
-              value=[float(x) for x in changes], criterion="each change smaller than the previous one", holds=conv,
-              text="each change smaller than the last" if conv else "the changes do not shrink")
+
+    def changes():
+        return np.abs(np.diff(devs)) / devs[-1]
+
+    claim_of_runs(reg, stopped, "rf_eps_covered", "exercise 3: the uncompensated calibrated Stribeck run moves round the "
+                  "circle", criterion="at least 90 % of the commanded turn at every eps",
+                  compute=lambda: (cov, cov > 0.9, f"{cov:.1%}"))
+    claim_of_runs(reg, stopped, "rf_eps_change", "exercise 3: the Stribeck tracking error hardly depends on the "
+                  "smoothing eps", criterion="largest relative change between successive eps < 1e-3",
+                  compute=lambda: (float(changes().max()), changes().max() < 1e-3, f"{changes().max():.1e}"))
+
+    def converges():
+        ch = changes()
+        conv = bool(np.all(ch[1:] < ch[:-1]))
+        return [float(x) for x in ch], conv, "each change smaller than the last" if conv else "the changes do not shrink"
+
+    claim_of_runs(reg, stopped, "rf_eps_converges", "exercise 3: the change shrinks as eps halves (convergence as "
+                  "eps -> 0)", criterion="each change smaller than the previous one", compute=converges)
 
 
 def exercise_text(res, n: int) -> str:
@@ -642,6 +809,8 @@ def parameter_rows(d: dict) -> list:
     """The ``extra`` rows of the chapter's parameter table: every value the run used besides its parameters."""
     robot, geared, s, p = d["robot"], d["geared"], d["settings"], d["params"]
     tuned = " (recomputed calibration)" if p["calibrate"] and p["coulomb_torque"] is None else ""
+    run_factor = max(v for k, v in d["contraction"].items() if "decoupling maps" not in k)
+    map_factor = max(v for k, v in d["contraction"].items() if "decoupling maps" in k)
     return [
         ("run: T_c, T_s, w_s, b_v", f"{robot.coulomb_torque:.4g} N m, {robot.static_torque:.4g} N m, "
          f"{robot.stribeck_velocity:g} rad/s, {robot.viscous:g} N m s/rad", "Stribeck parameters this run used" + tuned),
@@ -663,6 +832,9 @@ def parameter_rows(d: dict) -> list:
         ("simulated time", f"{s['t_sim']:g} s", "geared-joint and own-torque simulations (t_sim, at most 1 s in a quick run)"),
         ("exercise 3: eps", s["eps_values"], "rad/s, smooth-sign velocities (RK4 step scaled with eps)"),
         ("integrator", f"RK4, step {DT * 1e3:g} ms, Baumgarte alpha = beta = {BAUMGARTE[0]:g} 1/s", "redundant.simulate defaults"),
+        ("consistent-Coulomb contraction factor", f"{run_factor:.3g} at this run's mu R, {map_factor:.3g} in the decoupling "
+         f"maps (both < {CONTRACTION_LIMIT:.3g})", "largest mu R times the norm of dF/dtau on the reference circle, computed "
+         "before the run (coulomb_condition)"),
         ("torque schedule", f"periodic cubic spline of {p['samples']} inverse-dynamics samples per period",
          "redundant.reference_torque"),
         ("DIFF, CAL_RMS_TOL, CAL_FILE_TOL, DEC_LIMIT, LEVEL_TOL", f"{DIFF:g}, {CAL_RMS_TOL:g}, {CAL_FILE_TOL:g}, "
@@ -684,6 +856,7 @@ def _values(d: dict) -> dict:
             "rf_ex2_ratio": f"{e2['ratio']:.0f}"}
 
 
+@declare_parameters(PARAMETERS)
 def friction_study(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml", mu=None, journal_radius=None,
                    coulomb_torque=None, stribeck_velocity=None, viscous=None, smooth_eps=None, calibrate=True,
                    preload=0.0, preload_sweep=0.3, preload_max=3.0, samples=400, t_sim=4.0, n_jobs=1, quick=False):
@@ -701,7 +874,11 @@ def friction_study(data_file="redundant/default.yaml", geared_file="redundant/ge
     ``|preload|`` of the preload sweep and of the bearing-load study; ``samples``
     inverse-dynamics samples per period; ``t_sim`` (s) the length of the
     simulations; ``n_jobs`` joblib processes of the sweeps; ``quick`` small
-    grids and short runs (:data:`QUICK`).
+    grids and short runs (:data:`QUICK`). Units and valid values:
+    :data:`PARAMETERS` (checked on every call before any work, like the
+    model-dependent condition :func:`coulomb_condition`). A simulation that
+    stops early (the dynamics have no solution at a state it reaches) is a
+    finding of the run: the claims that need it fail, saying where and why.
 
     ``tables["parameters"]`` the parameter table; ``figures`` (see
     :mod:`~robolib.redundant.friction_figures`): ``laws``, ``waveforms``,
@@ -716,10 +893,9 @@ def friction_study(data_file="redundant/default.yaml", geared_file="redundant/ge
                   coulomb_torque=coulomb_torque, stribeck_velocity=stribeck_velocity, viscous=viscous,
                   smooth_eps=smooth_eps, calibrate=calibrate, preload=preload, preload_sweep=preload_sweep,
                   preload_max=preload_max, samples=samples, t_sim=t_sim, n_jobs=n_jobs, quick=quick)
-    check_study_parameters(params)
-    robot_file, robot, geared, cal, static_ratio = robots(params)
+    robot_file, robot, geared, cal, static_ratio, contraction = robots(params)
     d = {"params": params, "settings": settings(bool(quick), t_sim), "robot_file": robot_file, "robot": robot,
-         "geared": geared, "cal": cal, "static_ratio": static_ratio}
+         "geared": geared, "cal": cal, "static_ratio": static_ratio, "contraction": contraction}
     reg = ClaimsRegister("redundant_friction", source="000", glue=False)
     equal_level(reg, d)
     law_sweeps(d)
@@ -734,9 +910,10 @@ def friction_study(data_file="redundant/default.yaml", geared_file="redundant/ge
     energy_balance(reg, d)
     exercises(reg, d)
     d["parameter_rows"] = parameter_rows(d)
-    tables = {"parameters": parameter_table([data_file], run=params, extra=d["parameter_rows"])}
+    tables = {"parameters": parameter_table([data_file], run=params, extra=d["parameter_rows"], spec=PARAMETERS)}
     return StudyResult("redundant_friction", params, reg, tables=tables, figures=ff.figures(d), data=d, values=_values(d))
 
 
-__all__ = ["friction_study", "exercise_text", "check_study_parameters", "settings", "robots", "relative_difference",
+__all__ = ["friction_study", "PARAMETERS", "coulomb_condition", "exercise_text", "settings", "robots", "stops",
+           "claim_of_runs", "relative_difference",
            "turns", "turns_covered", "tracking_error", "log_slope", "linear_fit_residual", "bisect_increasing"]
