@@ -20,6 +20,9 @@ from robolib import ParameterError, study
 
 #: Studies whose claim values are the same in every run with the same parameters (no wall-clock times).
 DETERMINISTIC = {"prp3_roundtrip", "redundant_derivation", "redundant_friction"}
+#: Claims about measured wall-clock times: whether they hold depends on the machine's load at the moment
+#: (make book runs the timing study alone), so two runs of the suite may differ on them.
+WALL_CLOCK = ("stewart_c2_", "clearance_bif_cost")
 
 
 def _plain(v):
@@ -127,7 +130,8 @@ def test_study_yields_the_chapters_claims(quick_book, quick_study, name):
     chapter = json.loads((book / "studies" / f"{name}.claims.json").read_text())
     here = json.loads(json.dumps(quick_study(name).records()))
     assert [c["id"] for c in here] == [c["id"] for c in chapter]
-    assert [c["holds"] for c in here] == [c["holds"] for c in chapter]
+    timed = [c["id"].startswith(WALL_CLOCK) for c in chapter]
+    assert [c["holds"] for c, t in zip(here, timed) if not t] == [c["holds"] for c, t in zip(chapter, timed) if not t]
     assert [c["statement"] for c in here] == [c["statement"] for c in chapter]
     if name in DETERMINISTIC:
         assert [c["value"] for c in here] == [c["value"] for c in chapter]
