@@ -7,11 +7,12 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 import numpy as np
+from ..core import checks as _checks
 from ..core import constraints as _con
 from ..core import friction as _fr
 from ..core.errors import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError
 from ..core.params import load_yaml, number, vector
-from .model import ASSEMBLY_TOL, CHAIN_SINGULAR_TOL, CIRCLE_PERIOD, CIRCLE_RADIUS, COULOMB_MAX_ITER, COULOMB_TOL, DEFAULT_ELBOWS, METHODS, Robot, SINGULAR_TOL, _ACTIVE, _BLK_C, _BLK_R, _PASSIVE, _batch, _bias_blocks, _constraints, _friction_name, _mass_blocks, _trig, _vec, np  # noqa: F401
+from .model import ASSEMBLY_TOL, CHAIN_SINGULAR_TOL, CIRCLE_PERIOD, CIRCLE_RADIUS, COULOMB_MAX_ITER, COULOMB_TOL, DEFAULT_ELBOWS, METHODS, Robot, SINGULAR_TOL, _ACTIVE, _BLK_C, _BLK_R, _PASSIVE, _batch, _bias_blocks, _choice, _constraints, _elbows, _friction_name, _lead, _mass_blocks, _show, _trig, _vec, np  # noqa: F401
 
 
 # --------------------------------------------------------------------------- forward dynamics
@@ -50,7 +51,8 @@ def _coulomb(robot: Robot, w, lam0, G, consistent: bool):
         tf = new
     raise ConvergenceError(
         f"consistent Coulomb friction did not converge in {COULOMB_MAX_ITER} iterations "
-        f"(mu * journal_radius = {muR:.3g} m too large for a contraction?)"
+        f"(mu * journal_radius = {muR:.3g} m; redundant.coulomb_contraction gives the "
+        f"contraction factor of the iteration at this state)"
     )
 
 
@@ -257,7 +259,8 @@ def _core(robot: Robot, qs, ds, ts, friction, alpha, beta, tf_guess=None):
         else:
             raise ConvergenceError(
                 f"consistent Coulomb friction did not converge in {COULOMB_MAX_ITER} iterations "
-                f"(mu * journal_radius = {muR:.3g} m too large for a contraction?)"
+                f"(mu * journal_radius = {muR:.3g} m; redundant.coulomb_contraction gives the "
+                f"contraction factor of the iteration at this state)"
             )
     ddq, F, m = solution(tf)
     return ddq, F, tf, m
@@ -349,11 +352,11 @@ def solve_dynamics(robot: Robot, q, dq, tau, friction=None, *, method="reduced",
     dq = _vec("dq", dq, 12)
     tau = _vec("tau", tau, 3)
     _friction_name(friction)
-    if method not in METHODS:
-        raise ParameterError(f"method must be one of {list(METHODS)}, got {method!r}")
-    alpha, beta = baumgarte
-    if alpha < 0 or beta < 0:
-        raise ParameterError(f"baumgarte gains must be non-negative, got {baumgarte!r}")
+    _choice("method", method, METHODS)
+    gains = _checks.real_array("baumgarte", baumgarte, shape=(2,))
+    if np.any(gains < 0):
+        raise ParameterError(f"baumgarte gains (alpha, beta) must be non-negative (1/s), got {baumgarte!r}")
+    alpha, beta = gains
     return _solve(robot, q, dq, tau, friction, float(alpha), float(beta), method)
 
 
@@ -389,9 +392,7 @@ def inverse_kinematics(robot: Robot, p, elbows=DEFAULT_ELBOWS) -> np.ndarray:
     True
     """
     p = _batch("p", p, 2)
-    el = np.asarray(elbows, dtype=float)
-    if el.shape != (3,) or not np.all(np.abs(el) == 1):
-        raise ParameterError(f"elbows must be three signs (+1 or -1), got {elbows!r}")
+    el = _elbows(elbows)
     l = robot.link_length
     q = np.zeros(p.shape[:-1] + (12,))
     for i in range(3):
@@ -429,6 +430,11 @@ def joint_rates(robot: Robot, q, v, acc=None):
     """
     q = _batch("q", q, 12)
     v = _batch("v", v, 2)
+    if acc is None:
+        lead = _lead(("q", q), ("v", v))
+    else:
+        acc = _batch("acc", acc, 2)
+        lead = _lead(("q", q), ("v", v), ("acc", acc))
     l = robot.link_length
     c1, s1, c12, s12, _, sb = _trig(q)
     if np.any(np.abs(sb) <= CHAIN_SINGULAR_TOL):
@@ -442,12 +448,11 @@ def joint_rates(robot: Robot, q, v, acc=None):
         return (j22 * rx - j12 * ry) / det, (-j21 * rx + j11 * ry) / det
 
     da, db = solve(v[..., 0:1], v[..., 1:2])
-    dq = np.zeros(np.broadcast_shapes(q.shape, v.shape[:-1] + (12,)))
+    dq = np.zeros(lead + (12,))
     dq[..., _ACTIVE] = da
     dq[..., _PASSIVE] = db
     if acc is None:
         return dq
-    acc = _batch("acc", acc, 2)
     w2 = da + db
     gx = -l * (c1 * da**2 + c12 * w2**2)
     gy = -l * (s1 * da**2 + s12 * w2**2)
@@ -478,11 +483,9 @@ def reference_circle(robot: Robot, t, radius=CIRCLE_RADIUS, period=CIRCLE_PERIOD
     >>> np.round(tr.v[0], 6) + 0.0
     array([0.     , 0.15708])
     """
-    t = np.atleast_1d(np.asarray(t, dtype=float))
-    if radius < 0 or not np.isfinite(radius):
-        raise ParameterError(f"radius must be non-negative, got {radius!r}")
-    if period <= 0 or not np.isfinite(period):
-        raise ParameterError(f"period must be positive, got {period!r}")
+    t = np.atleast_1d(_checks.real_array("t", t))
+    radius = _checks.real("radius", radius, low=0.0, unit="m")
+    period = _checks.real("period", period, low=0.0, open_low=True, unit="s")
     c = robot.centroid if center is None else _vec("center", center, 2)
     w = 2 * np.pi / period
     e = np.stack([np.cos(w * t), np.sin(w * t)], axis=-1)
@@ -492,9 +495,23 @@ def reference_circle(robot: Robot, t, radius=CIRCLE_RADIUS, period=CIRCLE_PERIOD
 
 def joint_trajectory(robot: Robot, traj: TaskTrajectory, elbows=DEFAULT_ELBOWS):
     """``(q, dq, ddq)`` each (N, 12) following an end-effector :class:`TaskTrajectory`."""
-    q = inverse_kinematics(robot, traj.p, elbows)
-    dq, ddq = joint_rates(robot, q, traj.v, traj.a)
+    p, v, a = _trajectory(traj)
+    q = inverse_kinematics(robot, p, elbows)
+    dq, ddq = joint_rates(robot, q, v, a)
     return q, dq, ddq
+
+
+def _trajectory(traj):
+    """Checked ``(p, v, a)`` of a :class:`TaskTrajectory` (each (..., 2), one shape)."""
+    if not (isinstance(traj, tuple) and len(traj) == 4):
+        raise ParameterError(f"traj must be a TaskTrajectory (t, p, v, a), got {_show(traj)} ({type(traj).__name__})")
+    t, p, v, a = traj
+    p = _batch("traj.p", p, 2)
+    v = _batch("traj.v", v, 2)
+    a = _batch("traj.a", a, 2)
+    if not p.shape == v.shape == a.shape:
+        raise ParameterError(f"traj.p, traj.v and traj.a must have one shape (..., 2), got {p.shape}, {v.shape}, {a.shape}")
+    return p, v, a
 
 
 def reference_motion(robot: Robot, t, elbows=DEFAULT_ELBOWS, **circle):
@@ -622,11 +639,10 @@ def inverse_dynamics(robot: Robot, q, dq, ddq, friction=None, preload=0.0) -> In
     dq = _batch("dq", dq, 12)
     ddq = _batch("ddq", ddq, 12)
     _friction_name(friction)
-    if not np.isfinite(preload):
-        raise ParameterError(f"preload must be finite, got {preload!r}")
-    shape = np.broadcast_shapes(q.shape, dq.shape, ddq.shape)[:-1]
+    preload = _checks.real("preload", preload, unit="N m")
+    shape = _lead(("q", q), ("dq", dq), ("ddq", ddq))
     q, dq, ddq = (np.broadcast_to(x, shape + (12,)).reshape(-1, 12) for x in (q, dq, ddq))
-    tau, tf, F, n = _inverse_batch(robot, q, dq, ddq, friction, float(preload))
+    tau, tf, F, n = _inverse_batch(robot, q, dq, ddq, friction, preload)
     return InverseDynamics(tau.reshape(shape + (3,)), tf.reshape(shape + (3,)), F.reshape(shape + (3, 2)),
                            n.reshape(shape + (3,)))
 
@@ -721,7 +737,12 @@ def minimum_norm_torques(robot: Robot, q, dq, ddq, friction_torque=None, preload
     q = _batch("q", q, 12)
     dq = _batch("dq", dq, 12)
     ddq = _batch("ddq", ddq, 12)
-    shape = np.broadcast_shapes(q.shape, dq.shape, ddq.shape)[:-1]
+    preload = _checks.real("preload", preload, unit="N m")
+    if friction_torque is None:
+        shape = _lead(("q", q), ("dq", dq), ("ddq", ddq))
+    else:
+        friction_torque = _batch("friction_torque", friction_torque, 3)
+        shape = _lead(("q", q), ("dq", dq), ("ddq", ddq), ("friction_torque", friction_torque))
     q, dq, ddq = (np.broadcast_to(x, shape + (12,)).reshape(-1, 12) for x in (q, dq, ddq))
     N = q.shape[0]
     r = (np.einsum("ncij,ncj->nci", _mass_blocks(robot, q), ddq.reshape(N, 3, 4))
@@ -733,11 +754,9 @@ def minimum_norm_torques(robot: Robot, q, dq, ddq, friction_torque=None, preload
     tau = np.einsum("nki,ni->nk", Ja, np.linalg.solve(JtJ, f[..., None])[..., 0])
     n = preload_direction(robot, q)
     if friction_torque is not None:
-        tf = np.broadcast_to(_batch("friction_torque", friction_torque, 3), shape + (3,)).reshape(-1, 3)
+        tf = np.broadcast_to(friction_torque, shape + (3,)).reshape(-1, 3)
         tau = tau - (tf - n * np.einsum("ni,ni->n", n, tf)[:, None])
-    if not np.isfinite(preload):
-        raise ParameterError(f"preload must be finite, got {preload!r}")
-    return (tau + float(preload) * n).reshape(shape + (3,))
+    return (tau + preload * n).reshape(shape + (3,))
 
 
 def task_inverse_dynamics(robot: Robot, traj: TaskTrajectory, friction=None, preload=0.0,
@@ -750,6 +769,8 @@ def task_inverse_dynamics(robot: Robot, traj: TaskTrajectory, friction=None, pre
     >>> res.tau.shape, res.reactions.shape
     ((50, 3), (50, 3, 2))
     """
+    _friction_name(friction)
+    preload = _checks.real("preload", preload, unit="N m")
     q, dq, ddq = joint_trajectory(robot, traj, elbows)
     return inverse_dynamics(robot, q, dq, ddq, friction, preload)
 

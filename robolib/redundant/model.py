@@ -41,11 +41,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
+from ..core import checks as _checks
 from ..core import constraints as _con
 from ..core import friction as _fr
 from ..core.errors import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError
@@ -118,9 +120,7 @@ class Robot:
     smooth_eps: float
 
     def __post_init__(self):
-        base = np.array(self.base, dtype=float)
-        if base.shape != (3, 2) or not np.all(np.isfinite(base)):
-            raise ParameterError(f"base must be three finite [x, y] points (shape (3, 2)), got {self.base!r}")
+        base = _checks.real_array("base (three finite [x, y] points)", self.base, shape=(3, 2)).copy()
         base.setflags(write=False)
         object.__setattr__(self, "base", base)
         positive = ("link_length", "active_mass", "passive_mass", "stribeck_velocity", "smooth_eps")
@@ -193,6 +193,8 @@ def load(path="redundant/default.yaml") -> Robot:
     >>> load("redundant/default.yaml").link_length
     0.25
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterFileError(f"path must be the name of a parameter file, got {_show(path)} ({type(path).__name__})")
     p = load_yaml(path, _SCHEMA)
     f = p["friction"]
     try:
@@ -216,28 +218,62 @@ def _robot_from(p: dict, f: dict) -> Robot:
 
 
 # --------------------------------------------------------------------------- input checks
+# Validate once at the public entry (robolib.core.checks); the per-step kernels (_core, _trig,
+# _mass_blocks, ...) take checked arrays and do no checks of their own.
+def _show(x) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _lead(*named) -> tuple:
+    """The broadcast leading shape of checked batch arrays ``(name, array), ...`` (trailing axis dropped)."""
+    try:
+        return np.broadcast_shapes(*(a.shape[:-1] for _, a in named))
+    except ValueError:
+        shapes = ", ".join(f"{n} {a.shape}" for n, a in named)
+        raise ParameterError(f"the leading (batch) shapes of {shapes} do not broadcast") from None
+
+
 def _vec(name: str, x, n: int) -> np.ndarray:
-    a = np.asarray(x, dtype=float)
-    if a.shape != (n,):
-        raise ParameterError(f"{name} must have shape ({n},), got {a.shape}")
-    if not np.isfinite(a).all():
-        raise ParameterError(f"{name} must be finite, got {a!r}")
-    return a
+    """``x`` as finite floats of shape ``(n,)``, or :class:`ParameterError` naming ``name``."""
+    return _checks.real_array(name, x, shape=(n,))
 
 
 def _batch(name: str, x, n: int) -> np.ndarray:
-    a = np.asarray(x, dtype=float)
-    if a.shape[-1:] != (n,):
-        raise ParameterError(f"{name} must have a trailing axis of length {n}, got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ParameterError(f"{name} must be finite")
-    return a
+    """``x`` as finite floats of shape ``(..., n)`` (any leading shape, not empty)."""
+    return _checks.real_array(name, x, shape=(n,), batch=True)
+
+
+def _single(name: str, x, n: int) -> np.ndarray:
+    """One configuration: shape ``(n,)``, or ``(1, ..., 1, n)`` as returned for one sample; flattened to ``(n,)``."""
+    a = _checks.real_array(name, x, shape=(n,), batch=True)
+    if a.size != n:
+        raise ParameterError(f"{name} must be one configuration of shape ({n},), got shape {a.shape} "
+                             f"(call once per sample)")
+    return a.reshape(n)
+
+
+def _choice(name: str, x, options: tuple):
+    """``x`` if it is one of ``options`` (None or text), else :class:`ParameterError` naming ``name``."""
+    if not (x is None or isinstance(x, str)) or x not in options:
+        raise ParameterError(f"{name} must be one of {list(options)}, got {_show(x)} ({type(x).__name__})")
+    return x
 
 
 def _friction_name(friction):
-    if friction not in FRICTION_MODELS:
-        raise ParameterError(f"friction must be one of {list(FRICTION_MODELS)}, got {friction!r}")
-    return friction
+    return _choice("friction", friction, FRICTION_MODELS)
+
+
+def _elbows(elbows) -> np.ndarray:
+    """Three elbow signs (+1 or -1) as floats (3,)."""
+    el = _checks.real_array("elbows", elbows, shape=(3,))
+    if not np.all(np.abs(el) == 1):
+        raise ParameterError(f"elbows must be three signs (+1 or -1), got {elbows!r}")
+    return el
+
+
+def _chain_index(i) -> int:
+    return _checks.count("chain index i", i, low=0, high=2)
 
 
 # --------------------------------------------------------------------------- subsystem models
@@ -293,8 +329,7 @@ def subsystem_mass_matrix(robot: Robot, i: int, qi) -> np.ndarray:
     (0.9, True)
     """
     qi = _vec("qi", qi, 4)
-    if i not in (0, 1, 2):
-        raise ParameterError(f"chain index i must be 0, 1 or 2, got {i!r}")
+    i = _chain_index(i)
     q = np.zeros(12)
     q[4 * i: 4 * i + 4] = qi
     return _mass_blocks(robot, q)[i]
@@ -314,8 +349,7 @@ def subsystem_coriolis_matrix(robot: Robot, i: int, qi, dqi) -> np.ndarray:
     """
     qi = _vec("qi", qi, 4)
     dqi = _vec("dqi", dqi, 4)
-    if i not in (0, 1, 2):
-        raise ParameterError(f"chain index i must be 0, 1 or 2, got {i!r}")
+    i = _chain_index(i)
     l = robot.link_length
     pts = [(robot.active_mass, robot.active_com, 0.0), (robot.passive_mass, l, robot.passive_com)]
     if i == 0:
@@ -370,6 +404,7 @@ def kinetic_energy(robot: Robot, q, dq) -> np.ndarray:
     """
     q = _batch("q", q, 12)
     dq = _batch("dq", dq, 12)
+    _lead(("q", q), ("dq", dq))
     Mb = _mass_blocks(robot, q)
     d = dq.reshape(dq.shape[:-1] + (3, 4))
     return 0.5 * np.einsum("...ij,...ijk,...ik->...", d, Mb, d)
@@ -447,8 +482,8 @@ def closure_constraints(robot: Robot, q, dq):
     >>> bool(np.abs(phi).max() < 1e-12), A1.shape
     (True, (4, 12))
     """
-    q = _batch("q", q, 12).reshape(12)
-    dq = _batch("dq", dq, 12).reshape(12)
+    q = _single("q", q, 12)
+    dq = _single("dq", dq, 12)
     phi, dphi, A, b = _constraints(robot, q, dq)
     return phi[:4], dphi[:4], A[:4], b[:4]
 
@@ -460,8 +495,8 @@ def base_constraints(robot: Robot, q, dq):
     >>> bool(np.abs(phi).max() < 1e-12), bool(np.all(b2 == 0))
     (True, True)
     """
-    q = _batch("q", q, 12).reshape(12)
-    dq = _batch("dq", dq, 12).reshape(12)
+    q = _single("q", q, 12)
+    dq = _single("dq", dq, 12)
     phi, dphi, A, b = _constraints(robot, q, dq)
     return phi[4:], dphi[4:], A[4:], b[4:]
 
@@ -472,8 +507,8 @@ def constraint_residual(robot: Robot, q, dq=None) -> tuple[float, float]:
     >>> constraint_residual(load(), *reference_motion(load(), [0.0])[:2]) < (1e-12, 1e-12)
     True
     """
-    q = _vec("q", np.reshape(q, -1), 12)
-    dq = np.zeros(12) if dq is None else _vec("dq", np.reshape(dq, -1), 12)
+    q = _single("q", q, 12)
+    dq = np.zeros(12) if dq is None else _single("dq", dq, 12)
     phi, dphi, _, _ = _constraints(robot, q, dq)
     return float(np.abs(phi).max()), float(np.abs(dphi).max())
 

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 import numpy as np
+from ..core import checks
 from ..core import constraints as _con
 from ..core import friction as _fr
 from ..core.errors import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError
@@ -310,7 +311,7 @@ def _failure_reason(robot: Robot, y, friction, exc) -> str:
     state = f"largest joint rate {np.abs(dq[np.r_[_ACTIVE, _PASSIVE]]).max():.3g} rad/s, smallest |sin b_i| = {sb[i]:.2g} (chain {i + 1})"
     if friction != "coulomb_consistent" or not isinstance(exc, ConvergenceError):
         return f"{text} ({state})"
-    text = re.sub(r" \(mu \* journal_radius = [^()]* too large for a contraction\?\)", "", text)
+    text = re.sub(r" \(mu \* journal_radius = [^()]*contraction factor of the iteration at this state\)", "", text)
     try:
         fwd = float(coulomb_contraction(robot, q)[0])
         factor = (f"the contraction factor mu R max_i sum_j ||dF_i/dtau_j|| is {fwd:.3g} at this state "
@@ -349,7 +350,7 @@ def rms(x) -> float:
     >>> rms([[3.0, -4.0], [0.0, 0.0]])
     2.5
     """
-    x = np.asarray(x, dtype=float)
+    x = checks.real_array("x", x)
     return float(np.sqrt(np.mean(x * x)))
 
 
