@@ -25,12 +25,15 @@ array([ 262.602054,    0.      , -463.636683])
 from __future__ import annotations
 
 import itertools
+import numbers
+import os
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
-from ..core.errors import ParameterError, RobolibError, SingularityError, UnreachableError
+from ..core import checks
+from ..core.errors import ParameterError, ParameterFileError, RobolibError, SingularityError, UnreachableError
 from ..core.params import load_yaml, number, text, vector
 
 SQRT1_2 = np.sqrt(0.5)
@@ -79,21 +82,28 @@ class Geometry:
     unit: str = field(default="mm", compare=False)
 
     def __post_init__(self):
-        for name in ("l0", "l1", "l2"):
+        for name, low in (("l0", "positive"), ("l1", "positive"), ("l2", "positive"), ("r", "non-negative"),
+                          ("h", None)):
             value = getattr(self, name)
-            if not np.isfinite(value) or value <= 0:
-                raise ParameterError(f"3-PRP geometry: {name} must be positive, got {value!r}")
-        for name in ("r", "h"):
-            value = getattr(self, name)
-            if not np.isfinite(value):
-                raise ParameterError(f"3-PRP geometry: {name} must be finite, got {value!r}")
-        if self.r < 0:
-            raise ParameterError(f"3-PRP geometry: r must be non-negative, got {self.r!r}")
+            try:
+                v = checks.real(name, value)
+            except ParameterError:
+                raise ParameterError(f"3-PRP geometry: {name} must be a finite{' ' + low if low else ''} number, got "
+                                     f"{value!r:.60} ({type(value).__name__})") from None
+            if (low == "positive" and v <= 0) or (low == "non-negative" and v < 0):
+                raise ParameterError(f"3-PRP geometry: {name} must be {low}, got {value!r}")
+            object.__setattr__(self, name, v)
         for name in ("lx_range", "ly_range", "theta_range"):
-            lo, hi = getattr(self, name)
-            if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            try:
+                lo, hi = (float(v) for v in checks.real_array(name, getattr(self, name), shape=(2,)))
+            except ParameterError as exc:
+                raise ParameterError(f"3-PRP geometry: {exc} (a (min, max) pair)") from None
+            if not lo < hi:
                 raise ParameterError(f"3-PRP geometry: {name} must be (min, max) with min < max, got {(lo, hi)!r}")
-            object.__setattr__(self, name, (float(lo), float(hi)))
+            object.__setattr__(self, name, (lo, hi))
+        if not isinstance(self.unit, str):
+            raise ParameterError(f"3-PRP geometry: unit must be the name of the length unit (text, e.g. 'mm'), got "
+                                 f"{self.unit!r} ({type(self.unit).__name__})")
 
     @property
     def crank_pivot(self) -> np.ndarray:
@@ -126,37 +136,93 @@ def load_geometry(path) -> Geometry:
     >>> load_geometry("prp3/paper.yaml") == Geometry()
     True
     """
-    p = load_yaml(path, GEOMETRY_SCHEMA)
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterError(f"3-PRP geometry: path must be a file name (str or path), got {path!r:.60} "
+                             f"({type(path).__name__})")
+    try:
+        p = load_yaml(path, GEOMETRY_SCHEMA)
+    except (UnicodeDecodeError, OSError) as exc:  # a binary file, a folder, no permission: not a geometry file
+        raise ParameterFileError(f"3-PRP geometry: path {str(path)!r} cannot be read as a text (YAML) file: "
+                                 f"{type(exc).__name__}: {exc}") from None
     to_rad = np.pi / 180.0 if p["units"]["angle"] == "deg" else 1.0
-    return Geometry(
-        l0=p["l0"], l1=p["l1"], l2=p["l2"], r=p["r"], h=p["h"],
-        lx_range=tuple(p["lx_range"]), ly_range=tuple(p["ly_range"]),
-        theta_range=tuple(p["theta_range"] * to_rad), unit=p["units"]["length"],
-    )
+    try:
+        return Geometry(
+            l0=p["l0"], l1=p["l1"], l2=p["l2"], r=p["r"], h=p["h"],
+            lx_range=tuple(p["lx_range"]), ly_range=tuple(p["ly_range"]),
+            theta_range=tuple(p["theta_range"] * to_rad), unit=p["units"]["length"],
+        )
+    except ParameterError as exc:  # well-formed fields whose values do not make a geometry (e.g. min >= max)
+        raise ParameterFileError(f"{path}: {exc}") from None
 
 
 # --------------------------------------------------------------------------- helpers
+# Checks of the public entry points (once per call, never in the private kernels they call).
+def _first_bad(arr, bad) -> str:
+    if arr.ndim == 0:
+        return f"{float(arr)}"
+    idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    return f"{float(arr[idx])} at index {idx[0] if len(idx) == 1 else idx}"
+
+
+def _real_input(name, a, allow_nan=False):
+    """One actuator input (a number or an array of numbers) as floats; NaN only with ``allow_nan``, never inf."""
+    arr = checks.real_array(name, a, finite=False)
+    bad = np.isinf(arr) if allow_nan else ~np.isfinite(arr)
+    if np.any(bad):
+        hint = "(only NaN marks a masked input with errors='mask')" if allow_nan else \
+            "(NaN inputs are accepted with errors='mask')"
+        raise ParameterError(f"3-PRP input {name} contains NaN or inf: {name} must be finite, got "
+                             f"{_first_bad(arr, bad)} {hint}")
+    return arr
+
+
 def _as_inputs(lx, ly, theta, allow_nan=False):
+    arrs = [_real_input(name, a, allow_nan) for name, a in (("lx", lx), ("ly", ly), ("theta", theta))]
     try:
-        lx, ly, theta = np.broadcast_arrays(*(np.asarray(a, dtype=float) for a in (lx, ly, theta)))
-    except ValueError as exc:
-        raise ParameterError(f"3-PRP inputs lx, ly, theta do not broadcast together: {exc}") from None
-    for name, a in (("lx", lx), ("ly", ly), ("theta", theta)):
-        if not allow_nan and not np.all(np.isfinite(a)):
-            raise ParameterError(f"3-PRP input {name} contains NaN or inf (NaN inputs are accepted with errors='mask')")
-    return lx, ly, theta
+        return tuple(np.broadcast_arrays(*arrs))
+    except ValueError:
+        raise ParameterError("3-PRP inputs lx, ly, theta do not broadcast together: lx has shape "
+                             f"{arrs[0].shape}, ly {arrs[1].shape}, theta {arrs[2].shape}") from None
 
 
-def _as_points(points, name="points", allow_nan=False):
+def _as_points(points, name="points", allow_nan=False, lead=None):
+    """Points ``(..., 3)`` as floats; NaN rows only with ``allow_nan``, never inf.
+
+    ``lead``: the shape of the inputs the points belong to; the points' leading shape must broadcast with it.
+    """
+    if points is None or isinstance(points, (str, bytes, bool, np.bool_)):
+        raise ParameterError(f"3-PRP {name} must be an array of numbers of shape (..., 3), got {points!r:.60} "
+                             f"({type(points).__name__})")
     try:
-        P = np.asarray(points, dtype=float)
+        P = np.asarray(points)
     except (TypeError, ValueError):
-        raise ParameterError(f"3-PRP {name} must be an array of numbers of shape (..., 3)") from None
+        P = np.empty(0, dtype=object)
+    if P.dtype == bool or P.dtype.kind not in "iuf":
+        raise ParameterError(f"3-PRP {name} must be an array of numbers of shape (..., 3), got {points!r:.60}")
+    P = P.astype(float)
     if P.ndim == 0 or P.shape[-1] != 3:
         raise ParameterError(f"3-PRP {name} must have shape (..., 3), got shape {P.shape}")
-    if not allow_nan and not np.all(np.isfinite(P)):
-        raise ParameterError(f"3-PRP {name} contains NaN or inf (NaN rows are accepted with errors='mask')")
+    if P.size == 0:
+        raise ParameterError(f"3-PRP {name} must not be empty, got shape {P.shape}")
+    bad = np.isinf(P) if allow_nan else ~np.isfinite(P)
+    if np.any(bad):
+        hint = "only NaN rows are accepted with errors='mask'" if allow_nan else \
+            "NaN rows are accepted with errors='mask'"
+        raise ParameterError(f"3-PRP {name} contains NaN or inf: {name} must be finite, got {_first_bad(P, bad)} "
+                             f"({hint})")
+    if lead is not None:
+        try:
+            np.broadcast_shapes(P.shape[:-1], lead)
+        except ValueError:
+            raise ParameterError(f"3-PRP {name} must have shape (..., 3) whose leading shape broadcasts with the "
+                                 f"inputs' {lead} (the forward images of lx, ly, theta), got shape {P.shape}") from None
     return P
+
+
+def _check_flag(name, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False, got {value!r:.60} ({type(value).__name__})")
+    return bool(value)
 
 
 def _describe(mask, **arrays) -> str:
@@ -169,8 +235,8 @@ def _describe(mask, **arrays) -> str:
 
 
 def _check_errors_arg(errors):
-    if errors not in ("raise", "mask"):
-        raise ParameterError(f"errors must be 'raise' or 'mask', got {errors!r}")
+    if not isinstance(errors, str) or errors not in ("raise", "mask"):
+        raise ParameterError(f"errors must be 'raise' or 'mask', got {errors!r:.60}")
 
 
 def _check_limits(geom, lx, ly, theta, errors, what):
@@ -188,15 +254,27 @@ def _check_limits(geom, lx, ly, theta, errors, what):
 
 
 def slider_points(geom: Geometry, lx, ly, theta) -> np.ndarray:
-    """Actuated joint points ``C1, C2, C3``, shape ``(..., 3, 3)`` (chain, xyz); NaN in, NaN out."""
-    lx, ly, theta = _as_inputs(lx, ly, theta, allow_nan=True)
+    """Actuated joint points ``C1, C2, C3``, shape ``(..., 3, 3)`` (chain, xyz).
+
+    ``lx, ly`` (length), ``theta`` (rad) broadcast together; they must be finite numbers (any value: the
+    points are defined outside the actuator ranges too).
+    """
+    return _slider_points(geom, *_as_inputs(lx, ly, theta))
+
+
+def _slider_points(geom: Geometry, lx, ly, theta) -> np.ndarray:
+    """:func:`slider_points` of checked, broadcast inputs; NaN in, NaN out."""
     C3 = np.stack([geom.l0 + geom.l1 * np.cos(theta), np.zeros_like(theta), geom.h + geom.l1 * np.sin(theta)], -1)
     return np.stack([lx[..., None] * U1, ly[..., None] * U2, C3], -2)
 
 
 def sphere_centres(geom: Geometry, lx, ly, theta) -> np.ndarray:
     """Centres ``c_k = C_k - r*v_k`` of the three spheres ``J`` lies on, shape ``(..., 3, 3)``."""
-    return slider_points(geom, lx, ly, theta) - geom.r * V
+    return _sphere_centres(geom, *_as_inputs(lx, ly, theta))
+
+
+def _sphere_centres(geom: Geometry, lx, ly, theta) -> np.ndarray:
+    return _slider_points(geom, lx, ly, theta) - geom.r * V
 
 
 # --------------------------------------------------------------------------- forward
@@ -223,10 +301,16 @@ def forward(geom: Geometry, lx, ly, theta, *, errors: str = "raise", limits: boo
     (2, 3)
     """
     _check_errors_arg(errors)
-    lx, ly, theta = _as_inputs(lx, ly, theta, allow_nan=errors == "mask")
-    bad = _check_limits(geom, lx, ly, theta, errors, "forward kinematics") if limits else np.zeros(lx.shape, bool)
+    limits = _check_flag("limits", limits)
+    return _forward(geom, *_as_inputs(lx, ly, theta, allow_nan=errors == "mask"), errors=errors, limits=limits)
+
+
+def _forward(geom: Geometry, lx, ly, theta, *, errors: str = "raise", limits: bool = True,
+             what: str = "forward kinematics") -> np.ndarray:
+    """:func:`forward` of checked, broadcast inputs (NaN rows allowed: they give NaN)."""
+    bad = _check_limits(geom, lx, ly, theta, errors, what) if limits else np.zeros(lx.shape, bool)
     bad |= np.isnan(lx) | np.isnan(ly) | np.isnan(theta)
-    c = sphere_centres(geom, lx, ly, theta)
+    c = _sphere_centres(geom, lx, ly, theta)
     p1, p2, p3 = c[..., 0, :], c[..., 1, :], c[..., 2, :]
     e21 = p2 - p1
     d = np.linalg.norm(e21, axis=-1)
@@ -248,12 +332,12 @@ def forward(geom: Geometry, lx, ly, theta, *, errors: str = "raise", limits: boo
     if errors == "raise":
         if np.any(singular & ~bad):
             raise SingularityError(
-                "3-PRP forward kinematics: the three sphere centres are collinear (singular input): "
+                f"3-PRP {what}: the three sphere centres are collinear (singular input): "
                 + _describe(singular & ~bad, lx=lx, ly=ly, theta=theta)
             )
         if np.any(unreachable & ~bad):
             raise UnreachableError(
-                f"3-PRP forward kinematics: unreachable input, the three rods of length l2={geom.l2:g} cannot meet: "
+                f"3-PRP {what}: unreachable input, the three rods of length l2={geom.l2:g} cannot meet: "
                 + _describe(unreachable & ~bad, lx=lx, ly=ly, theta=theta)
             )
     z = np.sqrt(np.where(unreachable | singular, 0.0, z2))
@@ -264,23 +348,29 @@ def forward(geom: Geometry, lx, ly, theta, *, errors: str = "raise", limits: boo
     return J
 
 
-def mirror_root(geom: Geometry, lx, ly, theta, points=None) -> np.ndarray:
+def mirror_root(geom: Geometry, lx, ly, theta, points=None, *, errors: str = "raise") -> np.ndarray:
     """The other forward-kinematics root: ``J`` reflected through the plane of the sphere centres.
 
     :func:`forward` keeps the root below that plane; this is the one above it
     (same three rod lengths, so it also closes every chain). ``points`` (the
-    forward image, computed if not given) saves a FK call; shape ``(..., 3)``,
-    NaN where ``points`` is NaN. Because the kept root is the lower one, the
-    mirror root is never lower: where ``J`` has ``z >= 0`` both roots do.
+    forward image, computed if not given) saves a FK call; shape ``(..., 3)``
+    (its leading shape broadcasts with the inputs'). Because the kept root is
+    the lower one, the mirror root is never lower: where ``J`` has ``z >= 0``
+    both roots do. An unreachable or singular input raises as in :func:`forward`
+    (without the actuator ranges); with ``errors="mask"`` NaN inputs or
+    ``points`` rows are accepted and give NaN, as do unreachable inputs.
 
     >>> g = Geometry()
     >>> J, M = forward(g, 200.0, 200.0, 0.0), mirror_root(g, 200.0, 200.0, 0.0)
     >>> bool(M[2] > J[2]), bool(np.isclose(np.linalg.norm(M + g.r * V[2] - slider_points(g, 200.0, 200.0, 0.0)[2]), g.l2))
     (True, True)
     """
-    lx, ly, theta = _as_inputs(lx, ly, theta, allow_nan=True)
-    P = forward(geom, lx, ly, theta, errors="mask", limits=False) if points is None else _as_points(points, allow_nan=True)
-    c = sphere_centres(geom, lx, ly, theta)
+    _check_errors_arg(errors)
+    mask = errors == "mask"
+    lx, ly, theta = _as_inputs(lx, ly, theta, allow_nan=mask)
+    P = _forward(geom, lx, ly, theta, errors=errors, limits=False, what="mirror root") if points is None else \
+        _as_points(points, allow_nan=mask, lead=lx.shape)
+    c = _sphere_centres(geom, lx, ly, theta)
     n = np.cross(c[..., 1, :] - c[..., 0, :], c[..., 2, :] - c[..., 0, :])
     with np.errstate(invalid="ignore", divide="ignore"):
         n = n / np.linalg.norm(n, axis=-1, keepdims=True)
@@ -308,6 +398,20 @@ def _ik_parts(geom: Geometry, P: np.ndarray) -> _IKParts:
     return _IKParts(b, disc, np.arctan2(w3[..., 2], w3[..., 0]), ratio)
 
 
+def _check_reach(parts: _IKParts, P, errors, what):
+    """Whether each chain reaches each point; with ``errors="raise"`` the first chain that does not raises."""
+    reach = [parts.disc[..., 0] >= 0, parts.disc[..., 1] >= 0, np.abs(parts.ratio) <= 1.0]
+    names = ("chain 1 (slider lx)", "chain 2 (slider ly)", "chain 3 (crank theta)")
+    if errors == "raise":
+        for ok, nm in zip(reach, names):
+            if not np.all(ok):
+                raise UnreachableError(
+                    f"3-PRP {what}: point out of reach of {nm}: "
+                    + _describe(~ok, x=P[..., 0], y=P[..., 1], z=P[..., 2])
+                )
+    return reach
+
+
 def _wrap(angle):
     """Wrap to (-pi, pi]."""
     return np.pi - np.mod(np.pi - angle, 2.0 * np.pi)
@@ -323,14 +427,20 @@ def _ik_from_parts(parts: _IKParts, mode) -> tuple[np.ndarray, np.ndarray, np.nd
     return lx, ly, theta
 
 
-def _check_mode(mode):
+def _check_mode(mode, paper=False):
+    """A working mode: three signs +1 / -1 (numbers, not bools); with ``paper`` also :data:`PAPER_RULES`."""
+    if paper and isinstance(mode, str) and mode == PAPER_RULES:
+        return mode
     try:
-        m = tuple(int(s) for s in mode)
+        items = list(mode) if not isinstance(mode, (str, bytes)) and np.ndim(mode) == 1 else None
     except (TypeError, ValueError):
-        m = ()
-    if len(m) != 3 or any(s not in (-1, 1) for s in m) or any(float(s) != int(s) for s in mode):
-        raise ParameterError(f"3-PRP working mode must be three signs (+1 or -1), got {mode!r}")
-    return m
+        items = None
+    ok = items is not None and len(items) == 3 and all(
+        isinstance(s, numbers.Real) and not isinstance(s, (bool, np.bool_)) and s in (-1, 1) for s in items)
+    if not ok:
+        raise ParameterError(f"3-PRP working mode must be three signs (+1 or -1)"
+                             + (f" or {PAPER_RULES!r}" if paper else "") + f", got mode={mode!r:.60}")
+    return tuple(int(s) for s in items)
 
 
 class RuleAmbiguityError(RobolibError, ValueError):
@@ -389,20 +499,16 @@ def inverse(geom: Geometry, points, mode=DEFAULT_MODE, *, errors: str = "raise",
     robolib.errors.UnreachableError: 3-PRP inverse kinematics: point out of reach of chain 3 (crank theta): x=0, y=0, z=-100
     """
     _check_errors_arg(errors)
-    paper = isinstance(mode, str) and mode == PAPER_RULES
-    if not paper:
-        mode = _check_mode(mode)
-    P = _as_points(points, allow_nan=errors == "mask")
+    limits = _check_flag("limits", limits)
+    mode = _check_mode(mode, paper=True)
+    return _inverse(geom, _as_points(points, allow_nan=errors == "mask"), mode, errors=errors, limits=limits)
+
+
+def _inverse(geom: Geometry, P, mode, *, errors: str = "raise", limits: bool = True):
+    """:func:`inverse` of checked points (NaN rows allowed) and a checked mode (a sign triple or "paper")."""
+    paper = isinstance(mode, str)
     parts = _ik_parts(geom, P)
-    reach = [parts.disc[..., 0] >= 0, parts.disc[..., 1] >= 0, np.abs(parts.ratio) <= 1.0]
-    names = ("chain 1 (slider lx)", "chain 2 (slider ly)", "chain 3 (crank theta)")
-    if errors == "raise":
-        for ok, nm in zip(reach, names):
-            if not np.all(ok):
-                raise UnreachableError(
-                    f"3-PRP inverse kinematics: point out of reach of {nm}: "
-                    + _describe(~ok, x=P[..., 0], y=P[..., 1], z=P[..., 2])
-                )
+    reach = _check_reach(parts, P, errors, "inverse kinematics")
     bad = ~(reach[0] & reach[1] & reach[2]) | ~np.isfinite(P).all(-1)
     if paper:
         signs, ambiguous = _paper_rule_signs(parts)
@@ -454,6 +560,10 @@ def inverse_all(geom: Geometry, points) -> IKSolutions:
     (8, 4)
     """
     P = _as_points(points)
+    return _inverse_all(geom, P)
+
+
+def _inverse_all(geom: Geometry, P) -> IKSolutions:
     parts = _ik_parts(geom, P)
     q = np.stack([np.stack(_ik_from_parts(parts, m), -1) for m in ALL_MODES], -2)
     real = np.isfinite(q).all(-1)
@@ -466,29 +576,45 @@ def inverse_all(geom: Geometry, points) -> IKSolutions:
 def working_mode(geom: Geometry, lx, ly, theta, points=None) -> np.ndarray:
     """Working mode ``(sigma_1, sigma_2, sigma_3)`` of actuator inputs, shape ``(..., 3)`` int.
 
-    ``points`` (the forward image, computed if not given) saves a FK call.
+    ``points`` (the forward image, computed if not given) saves a FK call; its
+    leading shape broadcasts with the inputs'. An input whose forward
+    kinematics is not defined (unreachable or singular, actuator ranges aside)
+    has no working mode: :class:`UnreachableError` / :class:`SingularityError`.
 
     >>> working_mode(Geometry(), 200.0, 200.0, 0.0).tolist()
     [-1, -1, 1]
     """
-    lx, ly, theta = _as_inputs(lx, ly, theta, allow_nan=True)
-    P = forward(geom, lx, ly, theta, errors="mask", limits=False) if points is None else _as_points(points, allow_nan=True)
+    lx, ly, theta = _as_inputs(lx, ly, theta)
+    P = _forward(geom, lx, ly, theta, limits=False, what="working mode") if points is None else \
+        _as_points(points, lead=lx.shape)
+    return _working_mode(geom, lx, ly, theta, P)
+
+
+def _working_mode(geom: Geometry, lx, ly, theta, P) -> np.ndarray:
+    """:func:`working_mode` of checked inputs and their forward images ``P`` (NaN rows give -1 signs)."""
     parts = _ik_parts(geom, P)
     s12 = np.where(np.stack([lx, ly], -1) >= parts.b, 1, -1)
     s3 = np.where(_wrap(theta - parts.phi) >= 0, 1, -1)
     return np.concatenate([s12, s3[..., None]], -1)
 
 
-def mode_distance(geom: Geometry, points) -> np.ndarray:
+def mode_distance(geom: Geometry, points, *, errors: str = "raise") -> np.ndarray:
     """Distance of each chain from its mode boundary, shape ``(..., 3)``.
 
     Sliders: ``sqrt(disc_k)`` in length units (how far the slider is from the
     point where its two IK roots meet); crank: ``acos(k3/rho)`` in radians.
-    Where it is small the IK is ill-conditioned (inverse singularity).
+    Where it is small the IK is ill-conditioned (inverse singularity). A point
+    that a chain cannot reach has no distance for that chain: it raises
+    :class:`UnreachableError` naming the chain, or gives NaN there with
+    ``errors="mask"`` (which also accepts NaN rows).
     """
-    parts = _ik_parts(geom, _as_points(points))
+    _check_errors_arg(errors)
+    P = _as_points(points, allow_nan=errors == "mask")
+    parts = _ik_parts(geom, P)
+    reach = _check_reach(parts, P, errors, "mode distance")
     with np.errstate(invalid="ignore"):
-        return np.concatenate([np.sqrt(parts.disc), np.arccos(np.clip(parts.ratio, -1, 1))[..., None]], -1)
+        crank = np.where(reach[2], np.arccos(np.clip(parts.ratio, -1, 1)), np.nan)
+        return np.concatenate([np.sqrt(parts.disc), crank[..., None]], -1)
 
 
 # --------------------------------------------------------------------------- paper's rules
@@ -514,11 +640,15 @@ def paper_rule_outcome(geom: Geometry, lx, ly, theta) -> RuleOutcome:
     when both or neither are positive). Rule for the crank: take the root of
     smaller magnitude. A rule is right when its root lies within
     :data:`RULE_MATCH_TOL` times ``l2`` of the slider input (in rad of the crank
-    input). Unreachable samples are dropped.
+    input). Unreachable samples are dropped; if every sample is unreachable there is no rate to
+    give: :class:`UnreachableError`.
     """
     lx, ly, theta = _as_inputs(lx, ly, theta)
-    P = forward(geom, lx, ly, theta, errors="mask", limits=False)
+    P = _forward(geom, lx, ly, theta, errors="mask", limits=False)
     ok = np.isfinite(P).all(-1)
+    if not ok.any():
+        raise UnreachableError(f"3-PRP paper's rules: none of the {ok.size} inputs lx, ly, theta is reachable "
+                               "(the forward kinematics is not defined), so there is no hit rate")
     lx, ly, theta, P = lx[ok], ly[ok], theta[ok], P[ok]
     parts = _ik_parts(geom, P)
     root = np.sqrt(np.maximum(parts.disc, 0.0))
@@ -542,14 +672,25 @@ def paper_rule_outcome(geom: Geometry, lx, ly, theta) -> RuleOutcome:
 
 
 # --------------------------------------------------------------------------- Jacobian
-def closure_matrices(geom: Geometry, lx, ly, theta, points=None):
+def closure_matrices(geom: Geometry, lx, ly, theta, points=None, *, errors: str = "raise"):
     """``A`` ``(..., 3, 3)`` and diagonal of ``Bq`` ``(..., 3)`` of ``A dJ = Bq dq``.
 
     Row k of ``A`` is ``(J + r v_k - C_k)^T``; ``Bq[k,k] = (J + r v_k - C_k) . dC_k/dq_k``.
+    ``points`` (the forward image, computed if not given; leading shape broadcasting with the
+    inputs'). An unreachable or singular input raises as in :func:`forward` (actuator ranges
+    aside); with ``errors="mask"`` NaN inputs, NaN ``points`` rows and unreachable inputs give NaN.
     """
-    lx, ly, theta = _as_inputs(lx, ly, theta)
-    P = forward(geom, lx, ly, theta, errors="mask", limits=False) if points is None else _as_points(points, allow_nan=True)
-    C = slider_points(geom, lx, ly, theta)
+    _check_errors_arg(errors)
+    mask = errors == "mask"
+    lx, ly, theta = _as_inputs(lx, ly, theta, allow_nan=mask)
+    P = None if points is None else _as_points(points, allow_nan=mask, lead=lx.shape)
+    return _closure_matrices(geom, lx, ly, theta, P, errors=errors)
+
+
+def _closure_matrices(geom: Geometry, lx, ly, theta, P=None, *, errors="mask", what="closure matrices"):
+    if P is None:
+        P = _forward(geom, lx, ly, theta, errors=errors, limits=False, what=what)
+    C = _slider_points(geom, lx, ly, theta)
     A = P[..., None, :] + geom.r * V - C
     dC = np.stack(
         [np.broadcast_to(U1, C[..., 0, :].shape), np.broadcast_to(U2, C[..., 0, :].shape),
@@ -570,14 +711,19 @@ def jacobian(geom: Geometry, lx, ly, theta, *, errors: str = "raise") -> np.ndar
     ((3, 3), array([508.488,   0.   , 162.373]))
     """
     _check_errors_arg(errors)
-    A, bq = closure_matrices(geom, lx, ly, theta)
+    return _jacobian(geom, *_as_inputs(lx, ly, theta, allow_nan=errors == "mask"), errors=errors)
+
+
+def _jacobian(geom: Geometry, lx, ly, theta, *, errors: str = "raise", A=None, bq=None) -> np.ndarray:
+    """:func:`jacobian` of checked, broadcast inputs; ``A, bq`` their closure matrices if already computed."""
+    if A is None:
+        A, bq = _closure_matrices(geom, lx, ly, theta)
     det_n = _normalised_det(A)
     singular = ~(np.abs(det_n) > SINGULAR_TOL)
     if errors == "raise" and np.any(singular):
-        lx_, ly_, th_ = _as_inputs(lx, ly, theta)
         raise SingularityError(
             "3-PRP jacobian: forward singularity (rod directions coplanar) or unreachable input: "
-            + _describe(singular, lx=lx_, ly=ly_, theta=th_)
+            + _describe(singular, lx=lx, ly=ly, theta=theta)
         )
     A = np.where(singular[..., None, None], np.eye(3), A)
     Jac = np.linalg.solve(A, bq[..., :, None] * np.eye(3))
@@ -607,12 +753,17 @@ class Singularity(NamedTuple):
 
 
 def singularity_measures(geom: Geometry, lx, ly, theta) -> Singularity:
-    """Forward / inverse singularity measures and Jacobian conditioning (NaN if unreachable)."""
-    A, bq = closure_matrices(geom, lx, ly, theta)
+    """Forward / inverse singularity measures and Jacobian conditioning (NaN if unreachable).
+
+    A map over the inputs (e.g. a grid over the actuator box): finite inputs ``lx, ly, theta``
+    that broadcast together; where the forward kinematics is not defined the measures are NaN.
+    """
+    lx, ly, theta = _as_inputs(lx, ly, theta)
+    A, bq = _closure_matrices(geom, lx, ly, theta)
     fwd = np.abs(_normalised_det(A))
     dq_norm = np.array([1.0, 1.0, geom.l1])
     inv = np.min(np.abs(bq) / (np.linalg.norm(A, axis=-1) * dq_norm), axis=-1)
-    Jac = jacobian(geom, lx, ly, theta, errors="mask")
+    Jac = _jacobian(geom, lx, ly, theta, errors="mask", A=A, bq=bq)
     Js = Jac / dq_norm
     finite = np.isfinite(Js).all((-2, -1))
     cond = np.full(fwd.shape, np.nan)

@@ -6,17 +6,31 @@ import itertools
 from dataclasses import dataclass, field
 from typing import NamedTuple
 import numpy as np
+from ..core import checks
 from ..core.errors import ParameterError, RobolibError, SingularityError, UnreachableError
 from ..core.params import load_yaml, number, text, vector
 from .kinematics import ALL_MODES, DEFAULT_MODE, Geometry, _as_points, _check_mode, _ik_parts, _wrap, forward, inverse, jacobian, working_mode  # noqa: F401
+from .kinematics import _forward, _inverse, _jacobian, _working_mode
+
+
+def _sample_count(n) -> int:
+    """A sample count: an int >= 1 (not a bool, not a float)."""
+    try:
+        return checks.count("n", n)
+    except ParameterError:
+        raise ParameterError(f"sample count n must be a positive integer (an int >= 1), got {n!r:.60} "
+                             f"({type(n).__name__})") from None
+
+
+def _voxel_edge(voxel) -> float:
+    return checks.real("voxel", voxel, low=0.0, open_low=True)
 
 
 # --------------------------------------------------------------------------- workspace
 def sample_inputs(geom: Geometry, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` actuator inputs drawn uniformly from the actuator box (seeded)."""
-    if int(n) != n or n < 1:
-        raise ParameterError(f"sample count n must be a positive integer, got {n!r}")
-    rng = np.random.default_rng(seed)
+    """``n`` actuator inputs drawn uniformly from the actuator box (seeded: ``seed`` an int >= 0)."""
+    n = _sample_count(n)
+    rng = np.random.default_rng(checks.seed("seed", seed))
     lo, hi = geom.actuator_box.T
     q = rng.uniform(lo, hi, size=(int(n), 3))
     return q[:, 0], q[:, 1], q[:, 2]
@@ -47,15 +61,29 @@ class Workspace:
 def voxel_volume(points: np.ndarray, voxel: float) -> float:
     """Volume of the voxels of edge ``voxel`` that contain at least one point.
 
+    ``points`` ``(m, 3)`` finite (``m = 0`` gives 0), ``voxel`` > 0.
+
     >>> voxel_volume(np.array([[0.5, 0.5, 0.5], [0.6, 0.5, 0.5], [1.5, 0.5, 0.5]]), 1.0)
     2.0
     """
-    if voxel <= 0:
-        raise ParameterError(f"voxel edge must be positive, got {voxel!r}")
+    voxel = _voxel_edge(voxel)
+    P = checks.real_array("points", points, shape=(None, 3), allow_empty=True)
+    return _voxel_volume(P, voxel)
+
+
+def _voxel_volume(points: np.ndarray, voxel: float) -> float:
     if len(points) == 0:
         return 0.0
+    try:
+        cube = voxel ** 3
+    except OverflowError:
+        cube = np.inf
+    span = float(np.abs(points).max()) / voxel
+    if not (span < 2.0 ** 62 and np.isfinite(cube)):
+        raise ParameterError(f"voxel = {voxel!r} does not fit points of extent {float(np.abs(points).max()):g}: "
+                             "more than 2**62 voxels per axis, or a voxel volume beyond the float range")
     idx = np.floor(points / voxel).astype(np.int64)
-    return float(len(np.unique(idx, axis=0))) * voxel ** 3
+    return float(len(np.unique(idx, axis=0))) * cube
 
 
 def workspace(geom: Geometry, n: int = 200_000, seed: int = 0, voxel: float = 20.0):
@@ -63,14 +91,16 @@ def workspace(geom: Geometry, n: int = 200_000, seed: int = 0, voxel: float = 20
 
     Returns ``{mode: Workspace}`` for every mode present, plus key ``None``
     for the union of all modes (its ``volume_jacobian`` counts overlapping
-    modes once each, so it is an upper bound of the union's volume).
+    modes once each, so it is an upper bound of the union's volume). ``n`` an
+    int >= 1, ``seed`` an int >= 0, ``voxel`` > 0 (length).
     """
+    voxel = _voxel_edge(voxel)
     lx, ly, theta = sample_inputs(geom, n, seed)
-    P = forward(geom, lx, ly, theta, errors="mask")
+    P = _forward(geom, lx, ly, theta, errors="mask")
     ok = np.isfinite(P).all(-1)
-    modes = working_mode(geom, lx, ly, theta, points=P)
+    modes = _working_mode(geom, lx, ly, theta, P)
     with np.errstate(invalid="ignore"):
-        detJ = np.abs(np.linalg.det(jacobian(geom, lx, ly, theta, errors="mask")))
+        detJ = np.abs(np.linalg.det(_jacobian(geom, lx, ly, theta, errors="mask")))
     detJ[~np.isfinite(detJ)] = 0.0
     box = float(np.prod(np.diff(geom.actuator_box, axis=1)))
     out = {}
@@ -85,7 +115,7 @@ def workspace(geom: Geometry, n: int = 200_000, seed: int = 0, voxel: float = 20
             mode=m,
             points=pts,
             extents=np.stack([pts.min(0), pts.max(0)], -1),
-            volume_voxels=voxel_volume(pts, voxel),
+            volume_voxels=_voxel_volume(pts, voxel),
             voxel=voxel,
             volume_jacobian=box * float(g.mean()),
             volume_jacobian_se=box * float(g.std(ddof=1) / np.sqrt(len(g))),
@@ -99,11 +129,14 @@ def in_workspace(geom: Geometry, points, mode=DEFAULT_MODE, *, tol: float = 1e-6
 
     True where the IK of ``mode`` is real, inside the actuator ranges, and the
     forward kinematics of that input returns the point (it lies on the FK
-    branch, below the plane of the sphere centres).
+    branch, below the plane of the sphere centres). ``points`` finite, ``mode``
+    three signs (or ``"paper"``), ``tol`` >= 0 (times ``l2``).
     """
+    tol = checks.real("tol", tol, low=0.0)
+    mode = _check_mode(mode, paper=True)
     P = _as_points(points)
-    q = np.stack(inverse(geom, P, mode=mode, errors="mask"), -1)
-    back = forward(geom, q[..., 0], q[..., 1], q[..., 2], errors="mask", limits=False)
+    q = np.stack(_inverse(geom, P, mode, errors="mask"), -1)
+    back = _forward(geom, q[..., 0], q[..., 1], q[..., 2], errors="mask", limits=False)
     with np.errstate(invalid="ignore"):
         return np.linalg.norm(back - P, axis=-1) <= tol * geom.l2
 
@@ -121,11 +154,26 @@ def volume_hit_or_miss(geom: Geometry, mode=DEFAULT_MODE, n: int = 200_000, seed
     of a :data:`HIT_OR_MISS_BOUND_SAMPLES`-sample workspace padded by
     :data:`HIT_OR_MISS_PAD` of each extent) and counts those inside
     (:func:`in_workspace`). Independent of the Jacobian route of
-    :func:`workspace`. Returns ``(volume, standard_error)``.
+    :func:`workspace`. Returns ``(volume, standard_error)``. ``mode`` three
+    signs, ``n`` an int >= 1, ``seed`` an int >= 0, ``bounds`` finite
+    ``(min, max)`` rows with min < max.
     """
     mode = _check_mode(mode)
-    if bounds is None:
+    n = _sample_count(n)
+    seed = checks.seed("seed", seed)
+    if bounds is not None:
+        bounds = checks.real_array("bounds", bounds, shape=(3, 2))
+        with np.errstate(over="ignore"):
+            width = bounds[:, 1] - bounds[:, 0]
+            volume = np.prod(width)
+        if not (np.all(width > 0) and np.all(np.isfinite(width)) and np.isfinite(volume)):
+            raise ParameterError(f"bounds must be three (min, max) rows (x, y, z) with min < max and a finite box "
+                                 f"volume, got {bounds.tolist()!r:.80}")
+    else:
         ws = workspace(geom, n=HIT_OR_MISS_BOUND_SAMPLES, seed=seed + 1)
+        if mode not in ws:
+            raise UnreachableError(f"3-PRP hit-or-miss volume: no input of working mode {mode} among the "
+                                   f"{HIT_OR_MISS_BOUND_SAMPLES:,} samples that bound its workspace; give bounds")
         ext = ws[mode].extents
         pad = HIT_OR_MISS_PAD * (ext[:, 1] - ext[:, 0])
         bounds = np.stack([ext[:, 0] - pad, ext[:, 1] + pad], -1)
@@ -139,8 +187,8 @@ def volume_hit_or_miss(geom: Geometry, mode=DEFAULT_MODE, n: int = 200_000, seed
 
 
 def mirror_y(points) -> np.ndarray:
-    """Reflect points in the XZ plane (``y -> -y``); FK(ly, lx, theta) == mirror_y(FK(lx, ly, theta))."""
-    P = np.array(points, dtype=float)
+    """Reflect points ``(..., 3)`` (finite) in the XZ plane (``y -> -y``); FK(ly, lx, theta) == mirror_y(FK(lx, ly, theta))."""
+    P = np.array(_as_points(points), dtype=float)
     P[..., 1] *= -1.0
     return P
 
@@ -171,14 +219,15 @@ def round_trip(geom: Geometry, n: int, seed: int) -> RoundTrip:
     The points are forward images of real inputs, so every chain reaches them:
     a discriminant that rounding makes slightly negative (or a ``|k3/rho|``
     slightly above 1) is clipped to the boundary instead of giving NaN.
-    ``points`` ``(m, 3)`` holds the forward images.
+    ``points`` ``(m, 3)`` holds the forward images. ``n`` an int >= 1,
+    ``seed`` an int >= 0.
     """
     lx, ly, theta = sample_inputs(geom, n, seed)
-    P = forward(geom, lx, ly, theta, errors="mask")
+    P = _forward(geom, lx, ly, theta, errors="mask")
     ok = np.isfinite(P).all(-1)
     q = np.stack([lx, ly, theta], -1)[ok]
     P = P[ok]
-    mode = working_mode(geom, q[:, 0], q[:, 1], q[:, 2], points=P)
+    mode = _working_mode(geom, q[:, 0], q[:, 1], q[:, 2], P)
     parts = _ik_parts(geom, P)
     root = np.sqrt(np.maximum(parts.disc, 0.0))
     acos = np.arccos(np.clip(parts.ratio, -1.0, 1.0))
@@ -219,8 +268,10 @@ class ErrorLaw(NamedTuple):
 def error_law(distance, error, *, draws: int = 20, bins: int = 40, lo: float = 1e-4, seed: int = 0) -> ErrorLaw:
     """Fit the exponent of the largest round-trip error against the distance from a mode boundary.
 
-    ``distance`` and ``error`` are 1-D arrays (e.g. the slider columns of a
-    :class:`RoundTrip`). The distances from ``lo`` to the largest one are cut
+    ``distance`` and ``error`` are arrays of finite non-negative numbers of
+    the same size (raveled; e.g. the slider columns of a :class:`RoundTrip`);
+    ``draws`` and ``bins`` ints >= 1, ``lo`` > 0, ``seed`` an int >= 0. Samples
+    below ``lo`` or with a zero error are left out. The distances from ``lo`` to the largest one are cut
     into ``bins`` logarithmic bins. The largest error of a bin grows with the
     number of samples it holds, and near a boundary the bins hold few samples
     (the count per bin grows like the distance): fitting the plain maxima
@@ -233,8 +284,11 @@ def error_law(distance, error, *, draws: int = 20, bins: int = 40, lo: float = 1
     >>> round(law.exponent, 2)
     -1.0
     """
-    d = np.asarray(distance, dtype=float).ravel()
-    e = np.asarray(error, dtype=float).ravel()
+    d = checks.nonnegative("distance", distance, what="distance (from the mode boundary)").ravel()
+    e = checks.nonnegative("error", error, what="error (round-trip error)").ravel()
+    draws, bins = checks.count("draws", draws), checks.count("bins", bins)
+    lo = checks.real("lo", lo, low=0.0, open_low=True)
+    seed = checks.seed("seed", seed)
     if d.shape != e.shape:
         raise ParameterError(f"error_law: distance and error differ in shape, {d.shape} vs {e.shape}")
     keep = np.isfinite(d) & np.isfinite(e) & (d >= lo) & (e > 0)
