@@ -81,10 +81,16 @@ class _ShortNames(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        return importlib.import_module(MOVED[spec.name.removeprefix(__name__ + ".")])
+        module = importlib.import_module(MOVED[spec.name.removeprefix(__name__ + ".")])
+        self._specs[id(module)] = module.__spec__         # the import system overwrites it with the alias's
+        return module
 
     def exec_module(self, module):
-        """Nothing to run: the target module is already executed."""
+        """Nothing to run: the target module is already executed. Give it back its own ``__spec__``."""
+        module.__spec__ = self._specs.pop(id(module), module.__spec__)
+
+    def __init__(self):
+        self._specs: dict = {}
 
 
 if not any(isinstance(f, _ShortNames) for f in sys.meta_path):

@@ -104,3 +104,12 @@ def test_models_pages_take_their_constants_from_the_code():
     for page in (ROOT / "book").rglob("*.md"):
         for target in re.findall(r"\{robolib-value\}`([^`]+)`", page.read_text()):
             robolib_book.code_value(target)
+
+
+def test_an_aliased_module_keeps_its_own_spec():
+    """``import robolib.rotations`` must not relabel ``robolib.core.rotations`` (its relative imports would warn)."""
+    code = ("import warnings; warnings.simplefilter('error'); import robolib.rotations as r, robolib.core.rotations as c; "
+            "assert r is c and c.__spec__.name == 'robolib.core.rotations', c.__spec__; "
+            "import numpy as np; r.normalize(np.array([0.0, 0.0, 0.0]), 'v')")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert "SingularityError" in res.stderr and "ImportWarning" not in res.stderr, res.stderr[-2000:]

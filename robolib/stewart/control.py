@@ -21,15 +21,17 @@ controller held over each step (zero-order hold).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.checks import real, real_array
 from ..core.errors import ParameterError, UnreachableError
 from ..core.rotations import rpy_rates_to_twist
 from . import _core
 from .dynamics import _method, status_error, status_message
-from .kinematics import as_state, check_limits, inverse_kinematics, leg_motion
+from .kinematics import as_flag, check_limits, inverse_kinematics, leg_motion
 from .model import StewartModel, _check_model
 
 #: Default trajectory when the model has no ``trajectory`` block (spec's reconstruction).
@@ -54,9 +56,13 @@ class Trajectory:
     frequency: np.ndarray
     phase: np.ndarray
 
+    def __post_init__(self):
+        for k in ("home", "amplitude", "frequency", "phase"):
+            object.__setattr__(self, k, real_array(f"Trajectory {k}", getattr(self, k), shape=(6,)))
+
     def __call__(self, t):
-        """Pose, twist and acceleration (base frame, platform origin) at times ``t``: ``(..., 6)`` each."""
-        t = np.asarray(t, dtype=float)[..., None]
+        """Pose, twist and acceleration (base frame, platform origin) at times ``t`` (s, any shape): ``(..., 6)``."""
+        t = real_array("t", t)[..., None]
         arg = self.frequency * t + self.phase
         X = self.home + self.amplitude * np.sin(arg)
         dX = self.amplitude * self.frequency * np.cos(arg)
@@ -90,9 +96,17 @@ def joint_references(model: StewartModel, trajectory: Trajectory, t):
     >>> ld.shape
     (5, 6)
     """
+    _check_model(model)
+    _check_trajectory(trajectory)
     X, V, dV = trajectory(t)
     mo = leg_motion(model, X, V, dV)
     return inverse_kinematics(model, X), mo.dl, mo.ddl
+
+
+def _check_trajectory(trajectory) -> None:
+    if not isinstance(trajectory, Trajectory):
+        raise ParameterError(f"trajectory must be a Trajectory (e.g. from trajectory_from_model), got "
+                             f"{type(trajectory).__name__}")
 
 
 @dataclass
@@ -142,30 +156,36 @@ def simulate(model: StewartModel, controller: str = "newton_euler", *, pid: bool
     >>> stewart.simulate(m, controller="lagrange")
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: method must be one of ['newton_euler', 'newton_euler_nospin', 'virtual_work'], got 'lagrange'
+    robolib.errors.ParameterError: controller must be one of ['newton_euler', 'newton_euler_nospin', 'virtual_work'], got 'lagrange'
     """
     _check_model(model)
-    ctrl_code, plant_code = _method(controller), _method(plant)
+    ctrl_code, plant_code = _method(controller, "controller"), _method(plant, "plant")
+    pid = as_flag(pid, "pid")
     cb = model.controller or {}
     g = dict(DEFAULT_GAINS)
     g.update({k: cb[k] for k in ("kp", "kd", "ki") if k in cb})
     if gains is not None:
+        if not isinstance(gains, Mapping):
+            raise ParameterError(f"gains must be a mapping with keys kp, kd, ki, got {gains!r:.60} "
+                                 f"({type(gains).__name__})")
         unknown = set(gains) - {"kp", "kd", "ki"}
         if unknown:
-            raise ParameterError(f"gains has unknown keys {sorted(unknown)} (known: kp, kd, ki)")
-        g.update({k: float(v) for k, v in gains.items()})
+            raise ParameterError(f"gains has unknown keys {sorted(unknown, key=repr)} (known: kp, kd, ki)")
+        g.update({k: real(f"gains[{k!r}]", v, low=0.0) for k, v in gains.items()})
     if not pid:
         g["ki"] = 0.0
     if any(v < 0 for v in g.values()):
         raise ParameterError(f"gains must be non-negative, got {g}")
     tb = model.trajectory or {}
-    duration = float(tb.get("duration", 15.0) if duration is None else duration)
-    step = float(cb.get("step", 1e-3) if step is None else step)
-    if not duration > 0 or not step > 0:
-        raise ParameterError(f"duration and step must be positive, got duration={duration}, step={step}")
+    duration = real("duration", tb.get("duration", 15.0) if duration is None else duration, low=0.0, open_low=True,
+                    unit="s")
+    step = real("step", cb.get("step", 1e-3) if step is None else step, low=0.0, open_low=True, high=duration,
+                unit="s (at most the duration)")
+    if trajectory is not None:
+        _check_trajectory(trajectory)
     traj = trajectory_from_model(model) if trajectory is None else trajectory
     e0 = tb.get("initial_error", np.zeros(6)) if initial_error is None else initial_error
-    e0 = as_state(e0, "initial_error")
+    e0 = real_array("initial_error", e0, shape=(6,))
     nsteps = int(round(duration / step))
     t = np.arange(nsteps + 1) * step
     Xd, Vd, _ = traj(t)
@@ -221,14 +241,14 @@ def tracking_metrics(t, error, *, window: float, fraction: float = CONVERGENCE_F
     >>> round(m["convergence_time"], 2), round(float(np.log(100)) / 5, 2)   # exp(-5 t) = 0.01
     (0.92, 0.92)
     """
-    t = np.asarray(t, dtype=float)
-    error = np.asarray(error, dtype=float)
-    if t.ndim != 1 or error.shape != (len(t), 6):
-        raise ParameterError(f"tracking_metrics: t must be (n,) and error (n, 6), got {t.shape} and {error.shape}")
-    if not 0 < window <= t[-1] - t[0]:
+    t = real_array("tracking_metrics: t", t, shape=(None,))
+    if len(t) < 2 or not np.all(np.diff(t) > 0):
+        raise ParameterError(f"tracking_metrics: t must be increasing times (s), at least 2, got {t!r:.60}")
+    error = real_array("tracking_metrics: error", error, shape=(len(t), 6))
+    window = real("tracking_metrics: window", window, low=0.0, open_low=True, unit="s")
+    if not window <= t[-1] - t[0]:
         raise ParameterError(f"tracking_metrics: window must be in (0, {t[-1] - t[0]:g}] s, got {window}")
-    if not 0 < fraction < 1:
-        raise ParameterError(f"tracking_metrics: fraction must be in (0, 1), got {fraction}")
+    fraction = real("tracking_metrics: fraction", fraction, low=0.0, high=1.0, open_low=True, open_high=True)
     emax = np.abs(error).max(axis=1)
     tail = t >= t[-1] - window
     above = np.flatnonzero(emax > fraction * emax[0])

@@ -32,7 +32,7 @@ import numpy as np
 from ..core.errors import ParameterError, SingularityError, UnreachableError
 from ..core.rotations import cross, dot
 from . import _core
-from .kinematics import _raise_violation, as_state, leg_geometry, leg_motion
+from .kinematics import _geometry, _motion, _raise_violation, as_flag, as_state, batch_shape, leg_geometry
 from .model import StewartModel, _check_model
 
 #: Method names accepted by the dynamics functions, and their kernel codes.
@@ -64,21 +64,23 @@ def status_error(code: int):
     return UnreachableError if code >= 4 else SingularityError
 
 
-def _method(method: str) -> int:
+def _method(method: str, name: str = "method") -> int:
     try:
         return METHODS[method]
     except (KeyError, TypeError):
-        raise ParameterError(f"method must be one of {sorted(METHODS)}, got {method!r}") from None
+        raise ParameterError(f"{name} must be one of {sorted(METHODS)}, got {method!r:.60}") from None
 
 
-def _batch(*arrays):
-    """Broadcast ``(..., 6)`` arrays to one batch; return the batch shape and writeable (N, 6) copies.
+def _batch(**states):
+    """Broadcast checked ``(..., 6)`` arrays to one batch; return the batch shape and writeable (N, 6) copies.
 
-    (Always fresh C-contiguous writeable arrays: one compiled signature for every call.)
+    (Always fresh C-contiguous writeable arrays: one compiled signature for every call.) Arrays whose
+    batch shapes do not broadcast raise a ``ParameterError`` naming them.
     """
+    arrays = states.values()
     if all(a.shape == (6,) for a in arrays):
         return (), [a.reshape(1, 6).copy() for a in arrays]
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    shape = batch_shape(**states)
     flat = [np.array(np.broadcast_to(a, shape).reshape(-1, 6), dtype=float, order="C") for a in arrays]
     return shape[:-1], flat
 
@@ -108,16 +110,20 @@ def inverse_dynamics(model: StewartModel, pose, twist, accel, method: str = "new
     """
     _check_model(model)
     code = _method(method)
-    shape, (X, V, dV) = _batch(as_state(pose, "pose"), as_state(twist, "twist"), as_state(accel, "accel"))
+    states = dict(pose=as_state(pose, "pose"), twist=as_state(twist, "twist"), accel=as_state(accel, "accel"))
+    if external is not None:
+        Fe = as_state(external, "external")
+        full = batch_shape(**states, external=Fe)
+    shape, (X, V, dV) = _batch(**states)
     F = np.empty_like(X)
     status = np.zeros(len(X), dtype=np.int64)
     _core.inverse_dynamics_batch(model.packed, code, X, V, dV, F, status)
     _check_status(status, "inverse_dynamics", model, X)
     F = F.reshape(shape + (6,))
     if external is not None:
-        Fe = as_state(external, "external")
-        g = leg_geometry(model, pose)
+        g = _geometry(model, states["pose"])
         J = np.concatenate((g.s, cross(g.r, g.s)), axis=-1)
+        F = np.broadcast_to(F, full)
         F = F - np.linalg.solve(np.swapaxes(J, -1, -2), np.broadcast_to(Fe, F.shape)[..., None])[..., 0]
     return F
 
@@ -146,7 +152,7 @@ def dynamics_terms(model: StewartModel, pose, twist, method: str = "newton_euler
     """
     _check_model(model)
     code = _method(method)
-    shape, (X, V) = _batch(as_state(pose, "pose"), as_state(twist, "twist"))
+    shape, (X, V) = _batch(pose=as_state(pose, "pose"), twist=as_state(twist, "twist"))
     n = len(X)
     M, J = np.empty((n, 6, 6)), np.empty((n, 6, 6))
     CV, G, Ff = np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
@@ -174,8 +180,8 @@ def forward_dynamics(model: StewartModel, pose, twist, forces, method: str = "ne
     _check_model(model)
     code = _method(method)
     ext = np.zeros(6) if external is None else as_state(external, "external")
-    shape, (X, V, Fa, E) = _batch(as_state(pose, "pose"), as_state(twist, "twist"),
-                                  as_state(forces, "forces"), ext)
+    shape, (X, V, Fa, E) = _batch(pose=as_state(pose, "pose"), twist=as_state(twist, "twist"),
+                                  forces=as_state(forces, "forces"), external=ext)
     DV = np.empty_like(X)
     status = np.zeros(len(X), dtype=np.int64)
     _core.forward_dynamics_batch(model.packed, code, X, V, Fa, E, DV, status)
@@ -196,9 +202,12 @@ def inverse_dynamics_numpy(model: StewartModel, pose, twist, accel, *, spin: boo
     >>> bool(np.allclose(inverse_dynamics_numpy(m, X, V, dV), inverse_dynamics(m, X, V, dV), rtol=1e-12))
     True
     """
-    g = leg_geometry(model, pose)
-    V, dV = as_state(twist, "twist"), as_state(accel, "accel")
-    mo = leg_motion(model, pose, V, dV, spin=spin)
+    _check_model(model)
+    pose, V, dV = as_state(pose, "pose"), as_state(twist, "twist"), as_state(accel, "accel")
+    spin = as_flag(spin, "spin")
+    batch_shape(pose=pose, twist=V, accel=dV)
+    g = _geometry(model, pose)
+    mo = _motion(model, g, V, dV, spin)
     F = _leg_frames(g)
     l, s = g.length[..., None], g.s
     w, al = mo.omega, mo.alpha
@@ -246,9 +255,12 @@ def kinetic_energy(model: StewartModel, pose, twist, *, spin: bool = True) -> np
     >>> float(kinetic_energy(m, m.home_pose, [1.0, 0, 0, 0, 0, 0])) > 0.5 * 1.5
     True
     """
-    g = leg_geometry(model, pose)
-    V = as_state(twist, "twist")
-    mo = leg_motion(model, pose, V, spin=spin)
+    _check_model(model)
+    pose, V = as_state(pose, "pose"), as_state(twist, "twist")
+    spin = as_flag(spin, "spin")
+    batch_shape(pose=pose, twist=V)
+    g = _geometry(model, pose)
+    mo = _motion(model, g, V, np.zeros_like(V), spin)
     v, w = V[..., :3], V[..., 3:]
     pf = model.platform
     rho = np.einsum("...ij,j->...i", g.R, pf.com)
@@ -276,8 +288,9 @@ def potential_energy(model: StewartModel, pose) -> np.ndarray:
     >>> float(potential_energy(m, m.home_pose)) > 0
     True
     """
-    g = leg_geometry(model, pose)
+    _check_model(model)
     pose = as_state(pose, "pose")
+    g = _geometry(model, pose)
     F = _leg_frames(g)
     x_p = pose[..., :3] + np.einsum("...ij,j->...i", g.R, model.platform.com)
     x_c = model.base_joints + np.einsum("...ij,j->...i", F, model.cylinder.com)
@@ -295,8 +308,10 @@ def dissipation(model: StewartModel, pose, twist) -> np.ndarray:
     >>> float(dissipation(m, m.home_pose, np.ones(6)))
     0.0
     """
-    V = as_state(twist, "twist")
-    mo = leg_motion(model, pose, V)
+    _check_model(model)
+    pose, V = as_state(pose, "pose"), as_state(twist, "twist")
+    batch_shape(pose=pose, twist=V)
+    mo = _motion(model, _geometry(model, pose), V, np.zeros_like(V), True)
     wrel = mo.omega - V[..., None, 3:]
     return (model.ujoint_viscous * dot(mo.omega, mo.omega) + model.sjoint_viscous * dot(wrel, wrel)
             + model.prismatic_viscous * mo.dl ** 2).sum(axis=-1)

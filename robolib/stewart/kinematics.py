@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core.checks import count, real
 from ..core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
 from ..core.rotations import cross, dot, rpy_matrix, rpy_rate_matrix
 from .model import StewartModel, _check_model
@@ -41,18 +42,86 @@ JACOBIAN_RCOND_TOL = 1e-12
 LIMIT_TOL = 1e-12
 
 
+_FLOAT = np.dtype(float)
+
+
+def _what(x) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _not_state(name: str, n: int, got: str) -> ParameterError:
+    return ParameterError(f"{name} must be finite real numbers of shape (..., {n}), {got}")
+
+
 def as_state(x, name: str, n: int = 6) -> np.ndarray:
-    """``x`` as a float array with trailing axis ``n``; ``ParameterError`` naming ``name`` otherwise."""
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
+    """``x`` as a float array of shape ``(..., n)`` (any leading batch shape, not empty, finite).
+
+    Text, ``None``, booleans, object or text arrays, an empty batch, NaN and infinity raise a
+    ``ParameterError`` naming ``name`` and what it must be.
+
+    >>> as_state([[0.0, 1.0]], "twist", 2).shape
+    (1, 2)
+    >>> as_state(np.zeros((0, 6)), "pose")
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: pose must be finite real numbers of shape (..., 6), not empty, got shape (0, 6)
+    """
+    if type(x) is np.ndarray:
+        arr = x
+    else:
+        if x is None or isinstance(x, (str, bytes, bool, np.bool_)):
+            raise _not_state(name, n, f"got {_what(x)} ({type(x).__name__})")
+        try:
+            arr = np.asarray(x)
+        except (TypeError, ValueError) as exc:
+            raise _not_state(name, n, f"got {_what(x)} ({exc})") from None
+    if arr.dtype is not _FLOAT:
+        if arr.dtype.kind not in "fiu":   # bool, complex, text and object arrays
+            raise _not_state(name, n, f"got {_what(x)} (dtype {arr.dtype})")
+        arr = arr.astype(float)
     if arr.ndim == 0 or arr.shape[-1] != n:
         raise ParameterError(f"{name} must have shape (..., {n}), got {arr.shape}")
+    if arr.size == 0:
+        raise _not_state(name, n, f"not empty, got shape {arr.shape}")
     # cheap test first: a sum of finite numbers is finite unless it overflows
     if not math.isfinite(arr.sum()) and not np.all(np.isfinite(arr)):
-        raise ParameterError(f"{name} must be finite, got non-finite entries")
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        where = int(bad[0]) if len(bad) == 1 else tuple(int(i) for i in bad)
+        raise ParameterError(f"{name} must be finite, got {float(arr[tuple(bad)])} at index {where}")
     return arr
+
+
+def as_flag(x, name: str) -> bool:
+    """``x`` as a bool (``True``/``False``, numpy's too); ``ParameterError`` naming ``name`` otherwise.
+
+    >>> as_flag(1, "spin")
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: spin must be True or False, got 1 (int)
+    """
+    if not isinstance(x, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False, got {_what(x)} ({type(x).__name__})")
+    return bool(x)
+
+
+def batch_shape(**states) -> tuple:
+    """The common shape ``(..., n)`` of state arrays that broadcast together; ``ParameterError`` naming them.
+
+    >>> batch_shape(pose=np.zeros((2, 6)), twist=np.zeros((3, 6)))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: pose (2, 6), twist (3, 6) must broadcast over one batch shape (leading axes ...)
+    """
+    shapes = [a.shape for a in states.values()]
+    if all(sh == shapes[0] for sh in shapes):
+        return shapes[0]
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        got = ", ".join(f"{k} {a.shape}" for k, a in states.items())
+        raise ParameterError(f"{got} must broadcast over one batch shape (leading axes of equal length or 1)") \
+            from None
 
 
 class LegGeometry(NamedTuple):
@@ -92,7 +161,11 @@ def leg_geometry(model: StewartModel, pose, *, limits: bool = True) -> LegGeomet
     True
     """
     _check_model(model)
-    pose = as_state(pose, "pose")
+    return _geometry(model, as_state(pose, "pose"), as_flag(limits, "limits"))
+
+
+def _geometry(model: StewartModel, pose: np.ndarray, limits: bool = True) -> LegGeometry:
+    """:func:`leg_geometry` of a checked model and pose array (no input checks: called per Newton step)."""
     R = rpy_matrix(pose[..., 3:])
     r = np.matmul(model.platform_joints, np.swapaxes(R, -1, -2))
     L = pose[..., None, :3] + r - model.base_joints
@@ -173,7 +246,8 @@ def limit_codes(model: StewartModel, pose) -> np.ndarray:
     >>> limit_codes(m, [m.home_pose, m.home_pose + [0, 0, 4.0, 0, 0, 0], m.home_pose + [0.8, 0, 0, 0, 0, 0]])
     array([0, 5, 4])
     """
-    g = leg_geometry(model, pose, limits=False)
+    _check_model(model)
+    g = _geometry(model, as_state(pose, "pose"), limits=False)
     out = np.zeros(g.length.shape[:-1], dtype=int)
     for code, bad in reversed(list(zip((4, 5, 6, 7), _violations(model, g)))):
         out = np.where(bad.any(axis=-1), code, out)
@@ -202,7 +276,10 @@ def check_limits(model: StewartModel, pose, *, mask: bool = False):
     >>> check_limits(m, [m.home_pose, far], mask=True)
     array([ True, False])
     """
-    g = leg_geometry(model, pose, limits=False)
+    _check_model(model)
+    pose = as_state(pose, "pose")
+    mask = as_flag(mask, "mask")
+    g = _geometry(model, pose, limits=False)
     if mask:
         short, long_, uang, sang = _violations(model, g)
         return ~(short | long_ | uang | sang).any(axis=-1)
@@ -234,8 +311,9 @@ def joint_points(model: StewartModel, pose):
     >>> bool(np.allclose(P[0], m.home_pose[:3] + m.platform_joints[0]))
     True
     """
-    g = leg_geometry(model, pose)
+    _check_model(model)
     pose = as_state(pose, "pose")
+    g = _geometry(model, pose)
     return model.base_joints, pose[..., None, :3] + g.r
 
 
@@ -277,9 +355,20 @@ def leg_motion(model: StewartModel, pose, twist, accel=None, *, spin: bool = Tru
     >>> bool(np.allclose(dot(mo.omega, leg_geometry(m, m.home_pose).n), 0))
     True
     """
-    g = leg_geometry(model, pose)
-    V = as_state(twist, "twist")
-    dV = np.zeros_like(V) if accel is None else as_state(accel, "accel")
+    _check_model(model)
+    pose, V = as_state(pose, "pose"), as_state(twist, "twist")
+    spin = as_flag(spin, "spin")
+    if accel is None:
+        batch_shape(pose=pose, twist=V)
+        dV = np.zeros_like(V)
+    else:
+        dV = as_state(accel, "accel")
+        batch_shape(pose=pose, twist=V, accel=dV)
+    return _motion(model, _geometry(model, pose), V, dV, spin)
+
+
+def _motion(model: StewartModel, g: LegGeometry, V: np.ndarray, dV: np.ndarray, spin: bool) -> LegMotion:
+    """:func:`leg_motion` from the leg geometry and checked twist, acceleration arrays (no input checks)."""
     v, w = V[..., None, :3], V[..., None, 3:]
     a, al = dV[..., None, :3], dV[..., None, 3:]
     l = g.length[..., None]
@@ -309,6 +398,7 @@ def pose_rates(pose, twist) -> np.ndarray:
     array([0., 1., 2., 3., 4., 5.])
     """
     pose, twist = as_state(pose, "pose"), as_state(twist, "twist")
+    batch_shape(pose=pose, twist=twist)
     E = rpy_rate_matrix(pose[..., 3:])
     if np.any(np.abs(np.cos(pose[..., 4])) < 1e-9):
         raise SingularityError("pose has pitch = +-90 deg: Euler-angle rates undefined")
@@ -336,12 +426,19 @@ def forward_kinematics(model: StewartModel, lengths, guess=None, *, tol: float =
     _check_model(model)
     target = as_state(lengths, "lengths")
     if np.any(target <= 0):
-        raise ParameterError("lengths must be positive")
-    X = np.broadcast_to(model.home_pose if guess is None else as_state(guess, "guess"), target.shape).copy()
+        k = np.argwhere(target <= 0)[0]
+        raise ParameterError(f"lengths must be positive (m), got {float(target[tuple(k)])} at index "
+                             f"{int(k[0]) if len(k) == 1 else tuple(int(i) for i in k)}")
+    guess = model.home_pose if guess is None else as_state(guess, "guess")
+    shape = batch_shape(lengths=target, guess=guess)
+    target = np.broadcast_to(target, shape)
+    tol = real("tol", tol, low=0.0, open_low=True, unit="m")
+    max_iter = count("max_iter", max_iter)
+    X = np.broadcast_to(guess, shape).copy()
     res = np.inf
     for _ in range(max_iter):
         try:
-            g = leg_geometry(model, X, limits=False)
+            g = _geometry(model, X, limits=False)
         except SingularityError as exc:
             raise ConvergenceError(f"forward_kinematics: Newton iterate became degenerate ({exc})") from None
         r = g.length - target
@@ -368,5 +465,6 @@ def forward_kinematics(model: StewartModel, lengths, guess=None, *, tol: float =
 
 __all__ = [
     "LegGeometry", "LegMotion", "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "jacobian",
-    "leg_motion", "pose_rates", "forward_kinematics", "as_state", "check_limits", "limit_codes", "LIMIT_CODES", "LIMIT_TOL",
+    "leg_motion", "pose_rates", "forward_kinematics", "as_state", "as_flag", "batch_shape", "check_limits",
+    "limit_codes", "LIMIT_CODES", "LIMIT_TOL",
 ]

@@ -24,15 +24,16 @@ and ``R s_i0`` (the socket axis, fixed in the platform).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path, PurePath
 
 import numpy as np
 import yaml
 
-from ..core.errors import ParameterError, ParameterFileError
+from ..core.checks import real, real_array
+from ..core.errors import ParameterError, ParameterFileError, SingularityError
 from ..core.params import number, resolve_data_path, text, validate, vector
-from ..core.rotations import cross, normalize, rpy_matrix
+from ..core.rotations import ZERO_NORM_TOL, cross, dot, rpy_matrix
 
 #: Relative tolerance for the symmetry / positive semi-definiteness of an inertia tensor.
 INERTIA_TOL = 1e-12
@@ -104,6 +105,11 @@ class Body:
     com: np.ndarray
     inertia: np.ndarray
 
+    def __post_init__(self):
+        object.__setattr__(self, "mass", real("Body mass", self.mass, low=0.0, unit="kg"))
+        object.__setattr__(self, "com", real_array("Body com", self.com, shape=(3,)))
+        object.__setattr__(self, "inertia", real_array("Body inertia", self.inertia, shape=(3, 3)))
+
 
 @dataclass(frozen=True)
 class StewartModel:
@@ -113,6 +119,8 @@ class StewartModel:
     base frame (``auto``: ``normalize(e_z x s_i0)`` at ``home_pose``).
     ``limits`` is the ``limits`` block (``length_min, length_max`` m,
     ``ujoint_max_angle, sjoint_max_angle`` rad) or None (no limits checked).
+    A model built directly (or by :meth:`with_`) has its fields checked: a wrong shape, type or
+    sign raises ``ParameterError`` naming the field (:func:`from_dict` names the file's field first).
     """
 
     @property
@@ -145,6 +153,7 @@ class StewartModel:
     packed: np.ndarray = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
+        _check_fields(self)
         object.__setattr__(self, "packed", pack(self))
 
     def with_(self, **changes) -> "StewartModel":
@@ -154,8 +163,11 @@ class StewartModel:
         >>> m.ujoint_viscous
         0.5
         """
-        changes.setdefault("packed", None)
-        return replace(self, **changes)
+        known = {f.name for f in fields(self)} - {"packed"}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise ParameterError(f"with_: unknown field(s) {unknown} of StewartModel (known: {sorted(known)})")
+        return replace(self, **changes, packed=None)
 
 
 # ----------------------------------------------------------------- packed layout
@@ -192,6 +204,62 @@ def pack(m: StewartModel) -> np.ndarray:
     return out
 
 
+_ARRAY_FIELDS = {"gravity": (3,), "base_joints": (6, 3), "platform_joints": (6, 3), "home_pose": (6,),
+                 "ujoint_axes": (6, 3)}
+_VISCOUS_UNITS = {"ujoint_viscous": "N m s", "sjoint_viscous": "N m s", "prismatic_viscous": "N s/m"}
+#: Largest deviation of a U axis' norm from 1 in a model built directly (``from_dict`` normalises them).
+UNIT_AXIS_TOL = 1e-9
+
+
+def _check_fields(m: StewartModel) -> None:
+    """Check (and convert) the fields of a model built directly (``StewartModel(...)``, :meth:`~StewartModel.with_`).
+
+    :func:`from_dict` checks a parameter file first (naming the file's fields); this is the same
+    contract for a model assembled in code: ``ParameterError`` naming the field and what it must be.
+    """
+    for k in ("name", "source"):
+        v = getattr(m, k)
+        if not isinstance(v, str):
+            raise ParameterError(f"StewartModel {k} must be text, got {v!r:.60} ({type(v).__name__})")
+    for k, shape in _ARRAY_FIELDS.items():
+        object.__setattr__(m, k, real_array(f"StewartModel {k}", getattr(m, k), shape=shape))
+    for k in ("platform", "cylinder", "rod"):
+        v = getattr(m, k)
+        if not isinstance(v, Body):
+            raise ParameterError(f"StewartModel {k} must be a Body(mass, com, inertia), got {type(v).__name__}")
+    if not m.platform.mass > 0:
+        raise ParameterError(f"StewartModel platform mass must be positive (kg), got {m.platform.mass!r}")
+    for k, unit in _VISCOUS_UNITS.items():
+        object.__setattr__(m, k, real(f"StewartModel {k}", getattr(m, k), low=0.0, unit=unit))
+    if not isinstance(m.ujoint_axes_auto, (bool, np.bool_)):
+        raise ParameterError(f"StewartModel ujoint_axes_auto must be True or False, got {m.ujoint_axes_auto!r:.60}")
+    norms = np.linalg.norm(m.ujoint_axes, axis=1)
+    if np.abs(norms - 1.0).max() > UNIT_AXIS_TOL:
+        raise ParameterError(f"StewartModel ujoint_axes must be unit vectors (6, 3), got row norms {norms.tolist()}")
+    R = rpy_matrix(m.home_pose[3:])
+    L = m.home_pose[:3] + m.platform_joints @ R.T - m.base_joints
+    lengths = np.linalg.norm(L, axis=1)
+    if np.any(lengths < 1e-9):
+        raise ParameterError(f"StewartModel home_pose gives a zero-length leg ({int(np.argmin(lengths)) + 1})")
+    sin_ua = np.linalg.norm(np.cross(L / lengths[:, None], m.ujoint_axes), axis=1)
+    if np.any(sin_ua < UAXIS_TOL):
+        raise ParameterError(f"StewartModel ujoint_axes: U axis {int(np.argmin(sin_ua))} lies along its leg at "
+                             f"home_pose (U-joint singularity)")
+    for k, schema in (("trajectory", TRAJECTORY_SCHEMA), ("controller", CONTROLLER_SCHEMA), ("limits", LIMITS_SCHEMA)):
+        v = getattr(m, k)
+        if v is not None:
+            object.__setattr__(m, k, validate(v, schema, source="StewartModel", prefix=f"{k}."))
+    lim = m.limits
+    if lim is not None:
+        if not lim["length_min"] < lim["length_max"]:
+            raise ParameterError(f"StewartModel limits.length_max must exceed limits.length_min, got "
+                                 f"{lim['length_max']:g} <= {lim['length_min']:g} m")
+        for k in ("ujoint_max_angle", "sjoint_max_angle"):
+            if lim[k] > np.pi:
+                raise ParameterError(f"StewartModel limits.{k} must be in (0, pi] rad, got {lim[k]:g}")
+        object.__setattr__(m, "limits", {k: float(v) for k, v in lim.items()})
+
+
 def auto_ujoint_axes(base_joints, platform_joints, home_pose) -> np.ndarray:
     """``a_i = normalize(e_z x s_i0)`` with ``s_i0`` the leg direction at ``home_pose``: (6, 3).
 
@@ -202,8 +270,21 @@ def auto_ujoint_axes(base_joints, platform_joints, home_pose) -> np.ndarray:
     home_pose = np.asarray(home_pose, dtype=float)
     R = rpy_matrix(home_pose[3:])
     L = home_pose[:3] + np.asarray(platform_joints) @ R.T - np.asarray(base_joints)
-    s0 = normalize(L, "home leg vector")
-    return normalize(cross(np.array([0.0, 0.0, 1.0]), s0), "e_z x s_i0 (a vertical leg at home)")
+    s0 = _normalize(L, "home leg vector")
+    return _normalize(cross(np.array([0.0, 0.0, 1.0]), s0), "e_z x s_i0 (a vertical leg at home)")
+
+
+def _normalize(v, name):
+    """:func:`robolib.rotations.normalize` (the same arithmetic), without its function-level import.
+
+    (That import warns -- ``ImportWarning: __package__ != __spec__.parent`` -- once ``robolib.rotations``,
+    the short name, has been imported: an error where warnings are errors, as in the fuzzing harness.)
+    """
+    v = np.asarray(v, dtype=float)
+    n = np.sqrt(dot(v, v))
+    if np.any(n <= ZERO_NORM_TOL):
+        raise SingularityError(f"{name} has zero length and no direction")
+    return v / n[..., None]
 
 
 def _check_inertia(I, where: str):
@@ -292,16 +373,21 @@ def load(path: str | Path) -> StewartModel:
     >>> load("stewart/hydraulic.yaml").name
     'hydraulic'
     """
+    if not isinstance(path, (str, PurePath)) or not str(path):
+        raise ParameterError(f"path must be the path of a parameter file (str or Path), got {path!r:.60} "
+                             f"({type(path).__name__})")
     p = resolve_data_path(path)
     try:
         data = yaml.safe_load(p.read_text())
     except yaml.YAMLError as exc:
         raise ParameterFileError(f"{p}: not valid YAML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParameterFileError(f"{p}: cannot be read as a text parameter file ({exc})") from None
     return from_dict(data, source=str(p))
 
 
 def point_mass_legs(m: StewartModel) -> StewartModel:
-    """The same platform with leg bodies reduced to point masses on the leg axis.
+    """The same platform with leg bodies reduced to point masses on the leg axis (``m``: a model).
 
     Used to check that virtual work equals Newton-Euler when leg spin is irrelevant.
 
@@ -309,6 +395,7 @@ def point_mass_legs(m: StewartModel) -> StewartModel:
     >>> float(np.abs(m.cylinder.inertia).max()), m.cylinder.com.tolist()
     (0.0, [0.0, 0.0, 0.5])
     """
+    _check_model(m)
     z = np.zeros((3, 3))
     cyl = Body(m.cylinder.mass, np.array([0.0, 0.0, m.cylinder.com[2]]), z)
     rod = Body(m.rod.mass, np.array([0.0, 0.0, m.rod.com[2]]), z)

@@ -1,0 +1,449 @@
+"""robolib.stewart fuzzed: every public entry point names a bad argument; properties on random valid inputs.
+
+Part 1 (the pattern of tests/test_fuzz.py): for each public entry point of ``robolib.stewart`` a valid
+call and, per argument, the kind of value it takes. Hypothesis draws a bad value of that kind and the
+call must raise a :class:`robolib.RobolibError` naming the argument -- never a bare Python/numpy error,
+a silent NaN or a result. Kinds the harness (tests/fuzzing.py) lacks are :class:`Kind` objects here,
+passed to the harness through :func:`check` (a state ``(..., 6)`` that broadcasts over a batch, a
+flag, a method name, text, an optional argument, a gains mapping, a model's parameter block).
+Arguments that are model objects (the model, a trajectory, a body) are not fuzzed; a wrong type
+for them is checked once. The loaders are checked once on a missing and a malformed file, and
+``from_dict`` field by field.
+
+Part 2: properties on random valid inputs (hypothesis shrinks a failure to the simplest state):
+FK(IK(X)) = X on random reachable poses; the Jacobian against finite differences of the leg
+lengths; Newton-Euler = virtual work at rest with point-mass legs; forward dynamics inverts inverse
+dynamics; the power balance ``f . dl = d/dt (T + U) + dissipation`` at a random state.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import fields
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from fuzzing import SETTINGS, bad_values, cases, check_bad_argument
+from robolib import ParameterError, ParameterFileError, stewart
+from robolib.params import resolve_data_path
+from robolib.rotations import rpy_matrix, rpy_rates_to_twist, matrix_rpy, skew
+
+M = stewart.load("stewart/tsai2000.yaml")
+HYD = stewart.load("stewart/hydraulic.yaml")
+MODELS = {"tsai2000": M, "hydraulic": HYD}
+RAW = yaml.safe_load(resolve_data_path("stewart/tsai2000.yaml").read_text())
+
+# ---- valid arguments: a batch of two reachable states ------------------------------------------------
+X2 = M.home_pose + np.array([[0.01, 0.0, 0.02, 0.0, 0.01, 0.0], [-0.02, 0.01, 0.0, 0.01, 0.0, -0.01]])
+V2 = np.array([[0.1, 0.0, -0.1, 0.2, 0.0, 0.1], [-0.1, 0.2, 0.0, 0.3, 0.0, 0.1]])
+A2 = np.array([[1.0, 0.0, -0.5, 2.0, 0.0, 1.0], [0.0, 1.0, 0.5, 0.0, -1.0, 0.0]])
+E2 = np.array([[0.0, 0.0, -10.0, 0.0, 1.0, 0.0], [5.0, 0.0, 0.0, 0.0, 0.0, 0.5]])
+L2 = stewart.inverse_kinematics(M, X2)
+F2 = stewart.inverse_dynamics(M, X2, V2, A2)
+TR = stewart.trajectory_from_model(M)
+T5, ERR5 = np.linspace(0.0, 1.0, 5), np.exp(-np.linspace(0.0, 4.0, 5))[:, None] * np.ones(6)
+MODEL_FIELDS = {f.name: getattr(M, f.name) for f in fields(stewart.StewartModel) if f.name != "packed"}
+
+
+# ---- kinds the harness lacks -------------------------------------------------------------------------
+class Kind:
+    """A kind of argument: its bad values are ``make(valid value)`` (a hypothesis strategy)."""
+
+    def __init__(self, name, make):
+        self.name, self.make = name, make
+
+    def __repr__(self):
+        return self.name
+
+
+def _fixed(strategy, name):
+    return Kind(name, lambda valid: strategy)
+
+
+def optional(kind) -> Kind:
+    """The same kind for an argument whose default is None (None is valid there)."""
+    make = kind.make if isinstance(kind, Kind) else (lambda valid: bad_values(kind))
+    return Kind(f"optional {kind!r}", lambda valid: make(valid).filter(lambda v: v is not None))
+
+
+def with_bad(kind, strategy) -> Kind:
+    """A kind with more bad values (e.g. a limit that depends on another argument)."""
+    make = kind.make if isinstance(kind, Kind) else (lambda valid: bad_values(kind))
+    return Kind(f"{kind!r}+", lambda valid: st.one_of(make(valid), strategy))
+
+
+#: Arrays that are not real numbers although they have the right shape, or are not arrays at all.
+NOT_REAL_ARRAY = st.sampled_from([np.ones(6, dtype=bool), np.array(["1"] * 6),
+                                  np.array([1.0] * 5 + [None], dtype=object), [[1.0] * 6, [1.0] * 5], np.ones(6) * 1j,
+                                  [1.0] * 5 + ["x"], {}, b"123456"])
+
+
+def _state_bad(valid, batch: bool):
+    """Bad states ``(..., 6)``: the harness's bad (6,) arrays, the same in a batch (2, 6) and (2, 3, 6),
+    non-real arrays and, with ``batch`` (other states in the call), a batch that does not broadcast."""
+    parts = [bad_values((6,)), bad_values((2, 6)), bad_values((2, 3, 6)), NOT_REAL_ARRAY]
+    if batch:
+        rows = np.zeros((2, 6)) if valid is None else np.asarray(valid, dtype=float).reshape(-1, 6)
+        parts.append(st.just(np.concatenate([rows, rows, rows[:1]])))     # batch of 2k + 1: does not broadcast
+    return st.one_of(*parts)
+
+
+STATE = Kind("state (..., 6)", lambda valid: _state_bad(valid, False))
+BSTATE = Kind("state (..., 6) with others", lambda valid: _state_bad(valid, True))
+
+
+def _with_entry(value, i):
+    a = np.array(L2, dtype=float)
+    a.flat[i % a.size] = value
+    return a
+
+
+LENGTHS = with_bad(BSTATE, st.builds(_with_entry, st.sampled_from([0.0, -1e-300, -1.0]), st.integers(0, 11)))
+FLAG = _fixed(st.sampled_from([None, "x", "True", 1, 0, 1.5, float("nan"), [True], np.array([True, False])]), "flag")
+METHOD = _fixed(st.sampled_from(["kane", "", "Newton_Euler", " newton_euler", None, 1.0, True, [], ("virtual_work",)]),
+                "method")
+TEXT = _fixed(st.sampled_from([None, 1.0, True, [], b"x", ("a",)]), "text")
+GAINS = _fixed(st.sampled_from(["x", 1.0, [], [("kp", 1.0)], {"kq": 1.0}, {1: 1.0}, {"kp": float("nan")},
+                                {"kp": "x"}, {"kp": -1.0}, {"kp": True}, {"kd": float("inf")}, {"ki": None},
+                                {"kp": [1.0]}]), "gains")
+FRACTION = with_bad("positive", st.sampled_from([1.0, 1.5, 1e9]))
+BAD_FIELD = st.sampled_from([float("nan"), float("inf"), None, "x", True, -1.0, [], [[1.0]]])
+
+
+def _block_bad(valid: dict):
+    """Bad parameter blocks: not a mapping, empty, one field missing, bad or unknown."""
+    keys = sorted(valid)
+    return st.one_of(
+        st.sampled_from(["x", 1.0, [], True, {}]),
+        st.sampled_from(keys).map(lambda k: {kk: v for kk, v in valid.items() if kk != k}),
+        st.builds(lambda k, bad: {**valid, k: bad}, st.sampled_from(keys), BAD_FIELD),
+        st.just({**valid, "extra": 1.0}),
+    )
+
+
+BLOCK = Kind("parameter block", _block_bad)
+LIMITS = with_bad(BLOCK, st.sampled_from([{**M.limits, "length_min": 2.0}, {**M.limits, "ujoint_max_angle": 4.0},
+                                          {**M.limits, "sjoint_max_angle": 3.2}]))
+
+# ---- the entry points: (callable, valid keyword arguments, {argument: kind}) -------------------------
+S = stewart
+ENTRY_POINTS = {
+    # model
+    "stewart.from_dict": (S.from_dict, dict(data=RAW, source="tsai2000 (dict)"), {"source": TEXT}),
+    "stewart.point_mass_legs": (S.point_mass_legs, dict(m=M), {}),
+    "stewart.Body": (S.Body, dict(mass=1.0, com=np.array([0.0, 0.0, 0.3]), inertia=np.eye(3) * 0.01),
+                     {"mass": "nonnegative", "com": (3,), "inertia": (3, 3)}),
+    "stewart.StewartModel": (S.StewartModel, MODEL_FIELDS,
+                             {"name": TEXT, "gravity": (3,), "base_joints": (6, 3), "platform_joints": (6, 3),
+                              "home_pose": (6,), "ujoint_axes": (6, 3), "ujoint_viscous": "nonnegative",
+                              "sjoint_viscous": "nonnegative", "prismatic_viscous": "nonnegative",
+                              "trajectory": optional(BLOCK), "controller": optional(BLOCK),
+                              "ujoint_axes_auto": FLAG, "source": TEXT, "limits": optional(LIMITS)}),
+    # kinematics
+    "stewart.leg_geometry": (S.leg_geometry, dict(model=M, pose=X2, limits=True), {"pose": STATE, "limits": FLAG}),
+    "stewart.leg_frames": (S.leg_frames, dict(model=M, pose=X2), {"pose": STATE}),
+    "stewart.joint_points": (S.joint_points, dict(model=M, pose=X2), {"pose": STATE}),
+    "stewart.inverse_kinematics": (S.inverse_kinematics, dict(model=M, pose=X2), {"pose": STATE}),
+    "stewart.forward_kinematics": (S.forward_kinematics, dict(model=M, lengths=L2, guess=X2, tol=1e-12, max_iter=50),
+                                   {"lengths": LENGTHS, "guess": optional(BSTATE), "tol": "positive",
+                                    "max_iter": "count"}),
+    "stewart.jacobian": (S.jacobian, dict(model=M, pose=X2), {"pose": STATE}),
+    "stewart.leg_motion": (S.leg_motion, dict(model=M, pose=X2, twist=V2, accel=A2, spin=True),
+                           {"pose": BSTATE, "twist": BSTATE, "accel": optional(BSTATE), "spin": FLAG}),
+    "stewart.pose_rates": (S.pose_rates, dict(pose=X2, twist=V2), {"pose": BSTATE, "twist": BSTATE}),
+    "stewart.check_limits": (S.check_limits, dict(model=M, pose=X2, mask=False), {"pose": STATE, "mask": FLAG}),
+    "stewart.limit_codes": (S.limit_codes, dict(model=M, pose=X2), {"pose": STATE}),
+    # dynamics
+    "stewart.inverse_dynamics": (S.inverse_dynamics, dict(model=M, pose=X2, twist=V2, accel=A2, method="newton_euler",
+                                                          external=E2),
+                                 {"pose": BSTATE, "twist": BSTATE, "accel": BSTATE, "method": METHOD,
+                                  "external": optional(BSTATE)}),
+    "stewart.inverse_dynamics_numpy": (S.inverse_dynamics_numpy, dict(model=M, pose=X2, twist=V2, accel=A2, spin=True),
+                                       {"pose": BSTATE, "twist": BSTATE, "accel": BSTATE, "spin": FLAG}),
+    "stewart.dynamics_terms": (S.dynamics_terms, dict(model=M, pose=X2, twist=V2, method="virtual_work"),
+                               {"pose": BSTATE, "twist": BSTATE, "method": METHOD}),
+    "stewart.forward_dynamics": (S.forward_dynamics, dict(model=M, pose=X2, twist=V2, forces=F2, method="newton_euler",
+                                                          external=E2),
+                                 {"pose": BSTATE, "twist": BSTATE, "forces": BSTATE, "method": METHOD,
+                                  "external": optional(BSTATE)}),
+    "stewart.kinetic_energy": (S.kinetic_energy, dict(model=M, pose=X2, twist=V2, spin=True),
+                               {"pose": BSTATE, "twist": BSTATE, "spin": FLAG}),
+    "stewart.potential_energy": (S.potential_energy, dict(model=M, pose=X2), {"pose": STATE}),
+    "stewart.dissipation": (S.dissipation, dict(model=HYD, pose=HYD.home_pose + X2 - M.home_pose, twist=V2),
+                            {"pose": BSTATE, "twist": BSTATE}),
+    # control
+    "stewart.Trajectory": (S.Trajectory, dict(home=M.home_pose, amplitude=np.full(6, 0.01), frequency=np.ones(6),
+                                              phase=np.zeros(6)),
+                           {"home": (6,), "amplitude": (6,), "frequency": (6,), "phase": (6,)}),
+    "stewart.Trajectory.__call__": (TR, dict(t=np.array([0.0, 0.5])), {"t": "array"}),
+    "stewart.trajectory_from_model": (S.trajectory_from_model, dict(model=M), {}),
+    "stewart.joint_references": (S.joint_references, dict(model=M, trajectory=TR, t=np.array([0.0, 0.5])),
+                                 {"t": "array"}),
+    "stewart.simulate": (S.simulate, dict(model=M, controller="newton_euler", pid=True, gains={"kp": 100.0, "kd": 20.0},
+                                          duration=0.005, step=1e-3, trajectory=TR, initial_error=np.full(6, 1e-3),
+                                          plant="virtual_work"),
+                         {"controller": METHOD, "pid": FLAG, "gains": optional(GAINS),
+                          "duration": optional("positive"), "step": with_bad(optional("positive"), st.just(1.0)),
+                          "initial_error": optional((6,)), "plant": METHOD}),
+    "stewart.tracking_metrics": (S.tracking_metrics, dict(t=T5, error=ERR5, window=0.5, fraction=0.01),
+                                 {"t": (5,), "error": (5, 6), "window": with_bad("positive", st.just(2.0)),
+                                  "fraction": FRACTION}),
+}
+
+#: Names of ``stewart.__all__`` that are not entry points fuzzed here, and why.
+NOT_FUZZED = {
+    "load": "a loader whose bad input is a file: a missing and a malformed file are tested once "
+            "(test_load_refuses_missing_and_malformed_files)",
+    "aswritten": "timing and reference code (plain-numpy derivations), not a public entry point of the model",
+    "LegGeometry": "result container (named tuple returned by leg_geometry)",
+    "LegMotion": "result container (named tuple returned by leg_motion)",
+    "DynamicsTerms": "result container (named tuple returned by dynamics_terms)",
+    "SimResult": "result container (returned by simulate)",
+    "METHODS": "a constant (the method names)",
+}
+
+#: Arguments that are model objects: not fuzzed; a wrong type is refused by name (test_model_objects_are_type_checked).
+OBJECT_ARGS = {name: ["model"] for name, (_, kw, _) in ENTRY_POINTS.items() if "model" in kw}
+OBJECT_ARGS.update({"stewart.point_mass_legs": ["m"], "stewart.StewartModel": ["platform", "cylinder", "rod"]})
+OBJECT_ARGS["stewart.joint_references"].append("trajectory")
+OBJECT_ARGS["stewart.simulate"].append("trajectory")
+#: Arguments tested by their own test instead of a kind.
+TESTED_APART = {"stewart.from_dict": ["data"]}   # test_from_dict_names_a_bad_field: field by field
+
+CASES = cases(ENTRY_POINTS)
+
+
+def check(entry_points: dict, entry: str, arg: str, data) -> None:
+    """:func:`fuzzing.check_bad_argument`, with the bad values of a :class:`Kind` drawn in its place."""
+    fn, kwargs, kinds = entry_points[entry]
+    kind = kinds[arg]
+    if not isinstance(kind, Kind):
+        check_bad_argument(entry_points, entry, arg, data)
+        return
+
+    class Redirect:  # the harness draws ``bad_values(kind)``: hand it this kind's strategy instead
+        def draw(self, _strategy, label=None):
+            return data.draw(kind.make(kwargs.get(arg)), label=label)
+
+    check_bad_argument({entry: (fn, kwargs, {arg: "real"})}, entry, arg, Redirect())
+
+
+# ---- part 1: bad arguments ---------------------------------------------------------------------------
+def test_the_table_covers_the_public_api():
+    covered = {name.split(".")[1] for name in ENTRY_POINTS} | set(NOT_FUZZED)
+    assert sorted(set(stewart.__all__) - covered) == []
+    for name, (fn, kwargs, kinds) in ENTRY_POINTS.items():
+        assert set(kinds) <= set(kwargs), name
+        assert set(kinds) | set(OBJECT_ARGS.get(name, [])) | set(TESTED_APART.get(name, [])) == set(kwargs), \
+            f"{name}: an argument without a kind"
+
+
+def test_every_valid_call_works():
+    for name, (fn, kwargs, _) in ENTRY_POINTS.items():
+        fn(**copy.deepcopy(kwargs))
+
+
+@pytest.mark.parametrize("entry,arg", CASES, ids=[f"{e}:{a}" for e, a in CASES])
+@SETTINGS
+@given(data=st.data())
+def test_a_bad_argument_is_named(entry, arg, data):
+    check(ENTRY_POINTS, entry, arg, data)
+
+
+def _leaves(out):
+    if out is None:
+        return []
+    if isinstance(out, tuple):
+        return [leaf for o in out for leaf in _leaves(o)]
+    return [np.asarray(out)]
+
+
+STATE_ENTRIES = [name for name, (_, _, kinds) in ENTRY_POINTS.items()
+                 if any(k in (STATE, BSTATE, LENGTHS) or repr(k).startswith("optional state") for k in kinds.values())]
+
+
+@pytest.mark.parametrize("entry", STATE_ENTRIES)
+def test_a_state_takes_any_leading_shape(entry):
+    """One state (6,), a batch (2, 6) and the same batch broadcast to (3, 1, 2, 6) give the same numbers."""
+    fn, kwargs, kinds = ENTRY_POINTS[entry]
+    states = [a for a in kinds if isinstance(kwargs[a], np.ndarray) and kwargs[a].shape == (2, 6)]
+    batch = _leaves(fn(**kwargs))
+    deep = _leaves(fn(**{**kwargs, **{a: np.broadcast_to(kwargs[a], (3, 1, 2, 6)) for a in states}}))
+    for k in range(2):
+        single = _leaves(fn(**{**kwargs, **{a: kwargs[a][k] for a in states}}))
+        mixed = _leaves(fn(**{**kwargs, states[0]: kwargs[states[0]][k]}))  # one state, the others a batch
+        for s, b, d, m in zip(single, batch, deep, mixed):
+            bk = b if b.shape == s.shape else b[k]
+            assert np.allclose(bk, s, rtol=1e-12, atol=1e-12 * (1 + np.abs(s).max()))
+            assert np.allclose(d, np.broadcast_to(b, d.shape), rtol=1e-12, atol=1e-12 * (1 + np.abs(b).max()))
+            if len(states) > 1:
+                mk = m if m.shape == s.shape else m[k]
+                assert np.allclose(mk, s, rtol=1e-12, atol=1e-12 * (1 + np.abs(s).max()))
+
+
+@pytest.mark.parametrize("entry", sorted(OBJECT_ARGS))
+def test_model_objects_are_type_checked(entry):
+    fn, kwargs, _ = ENTRY_POINTS[entry]
+    for arg in OBJECT_ARGS[entry]:
+        for bad in ("tsai2000", 1.0, {}, None):
+            if bad is None and entry == "stewart.simulate" and arg == "trajectory":
+                continue  # None: the model's trajectory
+            with pytest.raises(ParameterError) as exc:
+                fn(**{**kwargs, arg: bad})
+            text = str(exc.value)
+            assert arg in text or "StewartModel" in text, f"{entry}({arg}={bad!r}): {text}"
+
+
+def test_with_names_an_unknown_or_bad_field():
+    with pytest.raises(ParameterError, match="gravty"):
+        M.with_(gravty=np.zeros(3))
+    with pytest.raises(ParameterError, match="gravity"):
+        M.with_(gravity=[0.0, 0.0, float("nan")])
+    with pytest.raises(ParameterError, match="cylinder"):
+        M.with_(cylinder=None)
+    assert M.with_(ujoint_viscous=0.5).packed[stewart.model.OFF_FU] == 0.5
+
+
+def test_load_refuses_missing_and_malformed_files(tmp_path):
+    with pytest.raises(ParameterFileError, match="nowhere.yaml"):
+        stewart.load(tmp_path / "nowhere.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: [unclosed\n")
+    with pytest.raises(ParameterFileError, match="not valid YAML"):
+        stewart.load(bad)
+    bad.write_bytes(b"\xff\xfe\x00name")
+    with pytest.raises(ParameterFileError, match="bad.yaml"):
+        stewart.load(bad)
+    bad.write_text("- a list\n- not a mapping\n")
+    with pytest.raises(ParameterFileError, match="top level must be a mapping"):
+        stewart.load(bad)
+    raw = copy.deepcopy(RAW)
+    raw["rod"]["mass"] = float("nan")
+    bad.write_text(yaml.safe_dump(raw))
+    with pytest.raises(ParameterFileError, match=r"bad\.yaml: field 'rod\.mass' must be finite"):
+        stewart.load(bad)
+    for path in (None, 3, ["stewart/tsai2000.yaml"]):
+        with pytest.raises(ParameterError, match="path"):
+            stewart.load(path)
+
+
+def _field_paths(d, prefix=""):
+    for k, v in d.items():
+        yield prefix + k
+        if isinstance(v, dict):
+            yield from _field_paths(v, prefix + k + ".")
+
+
+FIELD_PATHS = sorted(_field_paths(RAW))
+
+
+@SETTINGS
+@given(field=st.sampled_from(FIELD_PATHS), bad=BAD_FIELD)
+def test_from_dict_names_a_bad_field(field, bad):
+    assume(not (field == "name" and isinstance(bad, str)))
+    data = copy.deepcopy(RAW)
+    *path, key = field.split(".")
+    node = data
+    for p in path:
+        node = node[p]
+    node[key] = bad
+    with pytest.raises(ParameterFileError, match=rf"'{re.escape(field)}'|: {re.escape(field)} must be a mapping"):
+        stewart.from_dict(data)
+
+
+# ---- part 2: properties on random valid inputs -------------------------------------------------------
+#: Pose perturbation (m, m, m, rad, rad, rad) around home for random states (as in tests/test_stewart.py).
+SPREAD = np.array([0.1, 0.1, 0.1, 0.15, 0.15, 0.15])
+UNIT6 = st.lists(st.floats(-1.0, 1.0), min_size=6, max_size=6).map(np.array)
+MODEL = st.sampled_from(sorted(MODELS))
+
+
+def reachable(model, *poses) -> bool:
+    return all(bool(stewart.check_limits(model, X, mask=True)) for X in poses)
+
+
+def moved_pose(X, V, h):
+    """Pose after moving for time ``h`` with the constant twist ``V`` (exact rigid motion, base frame)."""
+    w = V[3:]
+    th = np.linalg.norm(w) * h
+    K = skew(w / np.linalg.norm(w)) if np.linalg.norm(w) > 0 else np.zeros((3, 3))
+    dR = np.eye(3) + np.sin(th) * K + (1 - np.cos(th)) * K @ K
+    return np.concatenate((X[:3] + V[:3] * h, matrix_rpy(dR @ rpy_matrix(X[3:]))))
+
+
+@SETTINGS
+@given(name=MODEL, u=UNIT6)
+def test_fk_of_ik_returns_the_pose(name, u):
+    m = MODELS[name]
+    X = m.home_pose + u * SPREAD
+    assume(reachable(m, X))
+    X_fk = stewart.forward_kinematics(m, stewart.inverse_kinematics(m, X))   # Newton from home
+    assert np.abs(X_fk - X).max() < 1e-10
+
+
+@SETTINGS
+@given(name=MODEL, u=UNIT6, v=UNIT6)
+def test_jacobian_matches_finite_differences_of_leg_lengths(name, u, v):
+    m, h = MODELS[name], 1e-6
+    X, V = m.home_pose + u * SPREAD, v * [0.5, 0.5, 0.5, 1.0, 1.0, 1.0]
+    Xp, Xm = moved_pose(X, V, h), moved_pose(X, V, -h)
+    assume(reachable(m, X, Xp, Xm))
+    fd = (stewart.inverse_kinematics(m, Xp) - stewart.inverse_kinematics(m, Xm)) / (2 * h)
+    assert np.abs(stewart.jacobian(m, X) @ V - fd).max() < 1e-8
+
+
+@SETTINGS
+@given(name=MODEL, u=UNIT6, a=UNIT6)
+def test_newton_euler_equals_virtual_work_at_rest_for_point_mass_legs(name, u, a):
+    pm = stewart.point_mass_legs(MODELS[name])
+    X, dV = pm.home_pose + u * SPREAD, a * [3.0, 3.0, 3.0, 5.0, 5.0, 5.0]
+    assume(reachable(pm, X))
+    z = np.zeros(6)
+    f_ne = stewart.inverse_dynamics(pm, X, z, dV)
+    f_vw = stewart.inverse_dynamics(pm, X, z, dV, method="virtual_work")
+    assert np.abs(f_vw - f_ne).max() <= 1e-11 * np.abs(f_ne).max()
+
+
+@SETTINGS
+@given(name=MODEL, method=st.sampled_from(sorted(stewart.METHODS)), u=UNIT6, v=UNIT6, a=UNIT6,
+       e=st.one_of(st.none(), UNIT6))
+def test_inverse_then_forward_dynamics_returns_the_acceleration(name, method, u, v, a, e):
+    m = MODELS[name]
+    X, V, dV = m.home_pose + u * SPREAD, v * [0.5, 0.5, 0.5, 1.0, 1.0, 1.0], a * [3.0, 3.0, 3.0, 5.0, 5.0, 5.0]
+    Fe = None if e is None else e * 20.0
+    assume(reachable(m, X))
+    f = stewart.inverse_dynamics(m, X, V, dV, method=method, external=Fe)
+    assert np.abs(stewart.forward_dynamics(m, X, V, f, method=method, external=Fe) - dV).max() \
+        < 1e-9 * (1 + np.abs(dV).max())
+
+
+@SETTINGS
+@given(name=MODEL, u=UNIT6, v=UNIT6, a=UNIT6)
+def test_power_balance_at_a_random_state(name, u, v, a):
+    """``f . dl = d/dt (T + U) + dissipation`` (U-joint Newton-Euler) at a random state ``(X, V, dV)``.
+
+    The platform moves along ``t -> p + dp t + ddp t^2 / 2``, ``rpy + drpy t + ddrpy t^2 / 2``, whose
+    twist and acceleration at ``t = 0`` are the state's; ``dE/dt`` by central differences along it.
+    """
+    m, h = MODELS[name], 1e-4
+    X0 = m.home_pose + u * SPREAD
+    dX, ddX = v * [0.5, 0.5, 0.5, 1.0, 1.0, 1.0], a * [3.0, 3.0, 3.0, 5.0, 5.0, 5.0]
+
+    def state(t):
+        X, dXt = X0 + dX * t + 0.5 * ddX * t * t, dX + ddX * t
+        w, al = rpy_rates_to_twist(X[3:], dXt[3:], ddX[3:])
+        return X, np.r_[dXt[:3], w], np.r_[ddX[:3], al]
+
+    (Xm, Vm, _), (X, V, dV), (Xp, Vp, _) = state(-h), state(0.0), state(h)
+    assume(reachable(m, Xm, X, Xp))
+    E = [float(stewart.kinetic_energy(m, Xk, Vk) + stewart.potential_energy(m, Xk)) for Xk, Vk in ((Xm, Vm), (Xp, Vp))]
+    dE = (E[1] - E[0]) / (2 * h)
+    P = stewart.inverse_dynamics(m, X, V, dV) @ (stewart.jacobian(m, X) @ V)
+    D = float(stewart.dissipation(m, X, V))
+    # relative to the powers, with a floor for the rounding of E (J) in the difference at a near-rest state
+    assert abs(P - dE - D) < 1e-6 * (abs(P) + abs(dE) + abs(D)) + 1e-8 * (1 + abs(E[0]))
