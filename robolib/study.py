@@ -365,9 +365,20 @@ def run(name: str, **params) -> StudyResult:
 
 # ---- the command line ------------------------------------------------------------------------------
 def _yaml_value(text: str):
+    """A ``-p`` value: YAML (``True``, ``7``, ``[1, 2]``, ``null``), and numbers YAML 1.1 leaves as text (``1e6``).
+
+    >>> _yaml_value("1e6"), _yaml_value("7"), _yaml_value("True"), _yaml_value("B1,C")
+    (1000000.0, 7, True, 'B1,C')
+    """
     import yaml
 
-    return yaml.safe_load(text)
+    value = yaml.safe_load(text)
+    if isinstance(value, str):
+        try:
+            return float(value) if value.strip().lower() not in ("nan", "inf", "-inf", "infinity") else value
+        except ValueError:
+            return value
+    return value
 
 
 def parse_arguments(argv) -> tuple[str, dict, argparse.Namespace]:
