@@ -251,12 +251,9 @@ def _check_fields(m: StewartModel) -> None:
             object.__setattr__(m, k, validate(v, schema, source="StewartModel", prefix=f"{k}."))
     lim = m.limits
     if lim is not None:
-        if not lim["length_min"] < lim["length_max"]:
-            raise ParameterError(f"StewartModel limits.length_max must exceed limits.length_min, got "
-                                 f"{lim['length_max']:g} <= {lim['length_min']:g} m")
-        for k in ("ujoint_max_angle", "sjoint_max_angle"):
-            if lim[k] > np.pi:
-                raise ParameterError(f"StewartModel limits.{k} must be in (0, pi] rad, got {lim[k]:g}")
+        why = _limits_error(lim)
+        if why:
+            raise ParameterError(f"StewartModel {why}")
         object.__setattr__(m, "limits", {k: float(v) for k, v in lim.items()})
 
 
@@ -294,6 +291,17 @@ def _check_inertia(I, where: str):
         raise ParameterFileError(f"{where} must be symmetric, got {I.tolist()}")
     if np.linalg.eigvalsh(I).min() < -INERTIA_TOL * scale:
         raise ParameterFileError(f"{where} must be positive semi-definite, got {I.tolist()}")
+
+
+def _limits_error(lim) -> str | None:
+    """What is wrong with a ``limits`` block (length_min < length_max, joint angles in (0, pi]), or None."""
+    if not lim["length_min"] < lim["length_max"]:
+        return (f"limits.length_max must exceed limits.length_min, got {lim['length_max']:g} <= "
+                f"{lim['length_min']:g} m")
+    for k in ("ujoint_max_angle", "sjoint_max_angle"):
+        if lim[k] > np.pi:
+            return f"limits.{k} must be in (0, pi] rad, got {lim[k]:g}"
+    return None
 
 
 def from_dict(data, source: str = "<dict>") -> StewartModel:
@@ -339,12 +347,9 @@ def from_dict(data, source: str = "<dict>") -> StewartModel:
                                  f"its leg at home (U-joint singularity)")
     limits = p.get("limits")
     if limits is not None:
-        if not limits["length_min"] < limits["length_max"]:
-            raise ParameterFileError(f"{source}: field 'limits.length_max' must exceed 'limits.length_min', got "
-                                     f"{limits['length_max']:g} <= {limits['length_min']:g} m")
-        for k in ("ujoint_max_angle", "sjoint_max_angle"):
-            if limits[k] > np.pi:
-                raise ParameterFileError(f"{source}: field 'limits.{k}' must be at most pi rad, got {limits[k]:g}")
+        why = _limits_error(limits)
+        if why:
+            raise ParameterFileError(f"{source}: field {why}")
         bad = np.flatnonzero((lengths < limits["length_min"]) | (lengths > limits["length_max"]))
         if bad.size:
             i = int(bad[0])
