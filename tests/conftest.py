@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -9,6 +10,13 @@ from pathlib import Path
 import jupytext
 import papermill
 import pytest
+from hypothesis import settings
+
+# The suite draws the same hypothesis examples on every run (CI must not pass one day and fail the next);
+# HYPOTHESIS_PROFILE=explore draws new ones each run, e.g. to look for counterexamples by hand.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDIES = sorted(p.stem for p in (ROOT / "notebooks").glob("*.md"))
