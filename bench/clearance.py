@@ -1,8 +1,10 @@
-"""Benchmark of the gear-shift clearance study (issue 5).
+"""Benchmark of the gear-shift clearance study (issues 5, 11, 20).
 
-Measures the wall time of 1 s of gear-shift motion with one clearance joint at
-the default (converged) tolerance of ``data/gearshift/default.yaml`` (target: at
-most 0.4 s on one core, issue 11) and the steps it takes, the same at rtol 1e-6
+Measures the wall time of 1 s of gear-shift motion with one clearance joint (B1) at
+the default (converged) tolerance of ``data/gearshift/default.yaml`` with the fast
+minimal-coordinate model (:class:`robolib.gearshift.fast.FastClearance`; target: at
+most 0.25 s on one core, issue 20, moonshot 0.1 s) and with the seed's Baumgarte DAE
+(the reference), the steps each takes and their ratio, the DAE at rtol 1e-6
 for comparison, the ideal model, the cost of one right-hand-side evaluation
 (numpy reference vs the compiled kernel), and the speed-up of a small Poincaré
 sweep on 2 joblib processes and on a 2-worker Dask LocalCluster over 1 process.
@@ -18,7 +20,7 @@ import time
 
 import numpy as np
 
-TARGET_CLEARANCE_1S_WALL_S = 0.4
+TARGET_CLEARANCE_1S_WALL_S = 0.25
 
 
 def _median_time(fn, repeats, best=None):
@@ -49,13 +51,26 @@ def run() -> dict:
     from robolib import nonlinear as N
     from robolib.multibody import resolve_backend
 
+    from robolib.gearshift.fast import FastClearance
+
     backend = resolve_backend("auto")
     gs = G.build_gearshift()
     cm = G.clearance_model(gs)
+    fc = FastClearance(gs.params)
     # warm-up: compile / load the cached kernels
     G.simulate_clearance(gs, 0.005, cmodel=cm)
     G.simulate_ideal(gs, 0.01)
+    fc.simulate((0.0, 0.005))
 
+    best_fast, cpu_fast = [], []
+
+    def fast_run():
+        c0 = time.process_time()
+        r = fc.simulate((0.0, 1.0))
+        cpu_fast.append(time.process_time() - c0)
+        return r
+
+    t_fast, res_fast = _median_time(fast_run, 7, best_fast)
     best = []
     t_cl, (_, res) = _median_time(lambda: G.simulate_clearance(gs, 1.0, cmodel=cm), 5, best)
     t_cl6, (_, res6) = _median_time(lambda: G.simulate_clearance(gs, 1.0, cmodel=cm, rtol=1e-6, atol=1e-9), 5)
@@ -98,22 +113,34 @@ def run() -> dict:
         pass
 
     print(f"gear-shift, 1 s of motion, one clearance joint ({backend} kernel):")
-    print(f"  clearance model : {t_cl:8.3f} s wall at rtol {rtol_def:g}  (target <= {TARGET_CLEARANCE_1S_WALL_S:g} s, "
-          f"{t_cl / TARGET_CLEARANCE_1S_WALL_S:.2f} of target; fastest of 5: {best[0]:.3f} s)")
-    print(f"                    {t_cl6:8.3f} s wall at rtol 1e-6 ({res6.n_steps} steps)")
+    print(f"  fast model      : {t_fast:8.3f} s wall at rtol {rtol_def:g}  (target <= {TARGET_CLEARANCE_1S_WALL_S:g} s, "
+          f"{t_fast / TARGET_CLEARANCE_1S_WALL_S:.2f} of target; fastest of 7: {best_fast[0]:.3f} s; "
+          f"CPU {min(cpu_fast):.3f} s)")
+    print(f"                    {res_fast.n_steps} accepted steps, {res_fast.n_rejected} rejected/redone, "
+          f"{res_fast.n_rhs} RHS calls, {len(res_fast.episodes)} contact episodes, "
+          f"{1e6 * t_fast / res_fast.n_rhs:.2f} us per RHS call all-in")
+    print(f"  DAE (reference) : {t_cl:8.3f} s wall at rtol {rtol_def:g}  (fastest of 5: {best[0]:.3f} s; "
+          f"DAE / fast = {t_cl / t_fast:.1f}x median, {best[0] / best_fast[0]:.1f}x fastest; "
+          f"steps DAE / fast = {res.n_steps / res_fast.n_steps:.2f})")
     print(f"                    {res.n_steps} accepted steps, {res.n_rejected} rejected/redone, {res.n_rhs} RHS calls, "
           f"{len(res.episodes[0])} contact episodes, {1e6 * t_cl / res.n_rhs:.1f} us per RHS call all-in")
+    print(f"  DAE             : {t_cl6:8.3f} s wall at rtol 1e-6 ({res6.n_steps} steps)")
     print(f"  ideal model     : {t_id:8.3f} s wall   ({res_id.n_steps} steps; clearance/ideal = {t_cl / t_id:.0f}x)")
     print(f"  one RHS call    : numpy {us_np:7.1f} us   compiled {us_nb:6.1f} us   (ratio {us_np / us_nb:.1f}x)")
     print(f"sweep of {len(freqs)} Poincare runs: 1 process {t_serial:.2f} s, 2 processes {t_par:.2f} s, "
           f"speed-up {t_serial / t_par:.2f}x on {os.cpu_count()} cores (results identical: {same}); "
           f"Dask 2 workers {t_dask:.2f} s, speed-up {t_serial / t_dask:.2f}x (identical: {same_dask})")
     return {
-        "gearshift_clearance_1s_wall_s": float(t_cl),
-        "gearshift_clearance_1s_wall_s_fastest": float(best[0]),
-        "gearshift_clearance_1s_steps": float(res.n_steps),
-        "gearshift_clearance_1s_wall_s_rtol1e-6": float(t_cl6),
-        "gearshift_clearance_1s_steps_rtol1e-6": float(res6.n_steps),
+        "gearshift_clearance_1s_wall_s": float(t_fast),
+        "gearshift_clearance_1s_wall_s_fastest": float(best_fast[0]),
+        "gearshift_clearance_1s_cpu_s_fastest": float(min(cpu_fast)),
+        "gearshift_clearance_1s_steps": float(res_fast.n_steps),
+        "gearshift_clearance_dae_1s_wall_s": float(t_cl),
+        "gearshift_clearance_dae_1s_wall_s_fastest": float(best[0]),
+        "gearshift_clearance_dae_1s_steps": float(res.n_steps),
+        "gearshift_clearance_dae_over_fast": float(t_cl / t_fast),
+        "gearshift_clearance_dae_1s_wall_s_rtol1e-6": float(t_cl6),
+        "gearshift_clearance_dae_1s_steps_rtol1e-6": float(res6.n_steps),
         "gearshift_ideal_1s_wall_s": float(t_id),
         "sweep_speedup_dask_2workers": float(t_serial / t_dask),
         "sweep_speedup_2proc": float(t_serial / t_par),
