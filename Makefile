@@ -17,7 +17,7 @@ OUT_NB     := book/studies
 NAME       ?=
 PARAMS     ?=
 
-.PHONY: help env browser test book notebooks study lab bench bifurcation lock clean
+.PHONY: help env browser test book notebooks study lab bench bifurcation lock clean fuzz mutate
 export SKIP_BROWSER ?= 0
 PAPERMILL  := $(BIN)/papermill --log-level WARNING --execution-timeout 3600
 
@@ -75,6 +75,12 @@ browser:
 test: $(STAMP) browser
 	$(BIN)/python -m pytest
 
+# The fuzz tests (tests/test_fuzz*.py) with a larger budget: FUZZ_EXAMPLES bad values per argument (CI: 30) and
+# property budgets scaled alike; HYPOTHESIS_PROFILE=explore draws fresh examples instead of the fixed CI ones.
+FUZZ_EXAMPLES ?= 500
+fuzz: $(STAMP)
+	ROBOLIB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/test_fuzz*.py -q
+
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
@@ -90,6 +96,12 @@ bifurcation: $(STAMP)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# Mutation testing of the kernel modules (mutmut, config [tool.mutmut] in pyproject.toml; tools/mutate.py):
+# one worker, niced; prints killed / total per module. MODULES="contact stewart" narrows the modules.
+MODULES    ?=
+mutate: $(STAMP)
+	nice -n 10 $(BIN)/python tools/mutate.py $(if $(MODULES),--only $(MODULES)) --survivors
 
 # Re-resolve the pins from requirements.in (needs the package registry).
 lock:

@@ -45,7 +45,6 @@ import numbers
 import importlib
 import inspect
 import io
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,9 +52,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .book.claims import Claim, ClaimsRegister
+from .book.claims import Claim, ClaimsRegister, write_claims
 from .core.errors import ParameterError
-from .core.files import atomic_write_text
 
 #: Study name -> ``"module:function"`` of its study function.
 STUDIES = {
@@ -113,8 +111,9 @@ class StudyResult:
 
     def write_claims(self, out_dir: str | Path = DEFAULT_OUT) -> Path:
         """Write ``<out_dir>/<name>.claims.json`` (a temporary file renamed into place); return its path."""
-        out = Path(out_dir) / f"{self.name}.claims.json"
-        return atomic_write_text(out, json.dumps(self.records(), indent=1, ensure_ascii=False) + "\n")
+        if not isinstance(out_dir, (str, Path)) or not str(out_dir):
+            raise ParameterError(f"out_dir must be a folder name, got {out_dir!r:.60}")
+        return write_claims(self.records(), Path(out_dir) / f"{self.name}.claims.json")
 
     # ---- inside a notebook ---------------------------------------------------------------------
     def glue(self) -> None:
@@ -158,7 +157,9 @@ class Parameter:
     ``"text"``, ``"choice"`` (one of ``choices``), ``"file"`` (a parameter file in ``data/`` or on
     disk) or ``"list"`` (checked by ``check``); ``low``/``high``: bounds of a number or integer,
     inclusive unless ``open_low``/``open_high``; ``allow_none``: ``None`` is valid too (e.g. "from the
-    data file"); ``check(name, value)``: a further check that raises :class:`~robolib.ParameterError`
+    data file"; a ``default`` of ``None`` without ``allow_none`` declares a value that has no default;
+    any other default must be one of the valid values, checked here); ``check(name, value)``: a further
+    check that raises :class:`~robolib.ParameterError`
     (structured values, conditions between parameters are the study's own); ``exclude``: values of
     the range that are not valid (``n_jobs`` in ``[-1, inf)`` but not 0); ``valid``: the valid values
     in words where the kind's own text says too little (a list of cases, a geometry file).
@@ -189,8 +190,40 @@ class Parameter:
     valid: str | None = None
 
     def __post_init__(self):
-        if self.kind not in _KINDS:
+        if not isinstance(self.kind, str) or self.kind not in _KINDS:
             raise ParameterError(f"Parameter kind must be one of {', '.join(_KINDS)}, got {self.kind!r}")
+        if not isinstance(self.meaning, str) or not self.meaning.strip():
+            raise ParameterError(f"Parameter meaning must be a non-empty text, got {self.meaning!r}")
+        if not isinstance(self.unit, str):
+            raise ParameterError(f"Parameter unit must be a text, got {self.unit!r}")
+        for name in ("low", "high"):
+            v = getattr(self, name)
+            if v is not None and not _is_number(v):
+                raise ParameterError(f"Parameter {name} must be None or a finite number, got {v!r}")
+        for name in ("open_low", "open_high", "allow_none"):
+            if not isinstance(getattr(self, name), bool):
+                raise ParameterError(f"Parameter {name} must be True or False, got {getattr(self, name)!r}")
+        if (self.low is not None or self.high is not None) and self.kind not in ("number", "integer"):
+            raise ParameterError(f"Parameter low/high bound a number or an integer, not a {self.kind!r}")
+        if self.low is not None and self.high is not None and (
+                self.low > self.high or (self.low == self.high and (self.open_low or self.open_high))):
+            raise ParameterError(f"Parameter low = {self.low!r} and high = {self.high!r} leave no valid value "
+                                 f"(low must be below high)")
+        if not isinstance(self.choices, tuple) or (self.kind == "choice" and not self.choices):
+            raise ParameterError(f"Parameter choices must be a tuple (non-empty for kind 'choice'), got "
+                                 f"{self.choices!r}")
+        if not isinstance(self.exclude, tuple):
+            raise ParameterError(f"Parameter exclude must be a tuple, got {self.exclude!r}")
+        if self.check is not None and not callable(self.check):
+            raise ParameterError(f"Parameter check must be None or a callable (name, value), got {self.check!r}")
+        if self.valid is not None and (not isinstance(self.valid, str) or not self.valid):
+            raise ParameterError(f"Parameter valid must be None or a non-empty text, got {self.valid!r}")
+        try:
+            if self.default is not None:             # None without allow_none: a value without default (required)
+                self.validate("default", self.default)
+        except ParameterError as exc:
+            raise ParameterError(f"Parameter default {self.default!r} is outside its own declaration (kind, low, high, "
+                                 f"choices, exclude, check): {exc}") from None
 
     def valid_text(self) -> str:
         """The valid values in words, e.g. ``'a number in (0, 5] mm'`` (``valid`` overrides it)."""
@@ -227,13 +260,13 @@ class Parameter:
 
     def validate(self, name: str, value: Any) -> None:
         """Raise :class:`~robolib.ParameterError` naming ``name`` and the valid values if ``value`` is not one."""
-        import math
-
+        if not isinstance(name, str) or not name:
+            raise ParameterError(f"name must be a parameter name (text), got {name!r}")
         if value is None and self.allow_none:
             return
         if self.kind in ("number", "integer"):
             ok_type = isinstance(value, numbers.Integral if self.kind == "integer" else numbers.Real)
-            if isinstance(value, (bool, np.bool_)) or not ok_type or not math.isfinite(value):
+            if isinstance(value, (bool, np.bool_)) or not ok_type or not _is_number(value):
                 self._fail(name, value)
             if self.low is not None and (value < self.low or (self.open_low and value == self.low)):
                 self._fail(name, value)
@@ -245,7 +278,7 @@ class Parameter:
             if not isinstance(value, (bool, np.bool_)):
                 self._fail(name, value)
         elif self.kind == "choice":
-            if value not in self.choices:
+            if not any(type(value) is type(c) and value == c for c in self.choices):
                 self._fail(name, value)
         elif self.kind in ("text", "file"):
             if not isinstance(value, str) or not value:
@@ -269,8 +302,45 @@ class Parameter:
         return f"{unit}{self.meaning} (valid: {self.valid_text()})"
 
 
+def _is_number(value) -> bool:
+    """A finite real number (not a bool; an int too large for a float is not finite)."""
+    import math
+
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _check_spec(spec) -> dict:
+    if not isinstance(spec, dict) or not all(isinstance(k, str) and k for k in spec):
+        raise ParameterError(f"spec must be a dict of parameter name -> Parameter, got {spec!r:.60}")
+    # (duck-typed: under ``python -m robolib.study`` this module's Parameter is __main__.Parameter)
+    bad = [k for k, v in spec.items() if not (isinstance(v, Parameter) or type(v).__name__ == "Parameter"
+                                              and callable(getattr(v, "validate", None)))]
+    if bad:
+        raise ParameterError(f"spec must map every name to a Parameter; {bad} do not")
+    return spec
+
+
 def validate_parameters(spec: dict, params: dict, study: str = "study") -> dict:
-    """Check names and values of ``params`` against ``spec`` (name -> :class:`Parameter`); return ``params``."""
+    """Check names and values of ``params`` against ``spec`` (name -> :class:`Parameter`); return ``params``.
+
+    >>> spec = {"n": Parameter(10, "samples", kind="integer", low=1)}
+    >>> validate_parameters(spec, {"n": 3})
+    {'n': 3}
+    >>> validate_parameters(spec, {"n": True})
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: n = True is not valid: n must be an integer >= 1 (samples)
+    """
+    _check_spec(spec)
+    if not isinstance(params, dict):
+        raise ParameterError(f"params must be a dict of parameter name -> value, got {params!r:.60}")
+    if not isinstance(study, str) or not study:
+        raise ParameterError(f"study must be a study name (text), got {study!r}")
     unknown = sorted(set(params) - set(spec))
     if unknown:
         raise ParameterError(f"unknown parameter(s) {unknown} of study {study!r}; it declares {sorted(spec)}")
@@ -297,6 +367,8 @@ def declare_parameters(spec: dict):
     robolib.errors.ParameterError: seed = -1 is not valid: seed must be an integer >= 0 (seed of the draws)
     """
     import functools
+
+    _check_spec(spec)
 
     def wrap(fn):
         sig = inspect.signature(fn)
@@ -328,8 +400,8 @@ def _same(a, b) -> bool:
 # ---- the registry --------------------------------------------------------------------------------
 def study_function(name: str) -> Callable[..., StudyResult]:
     """The function of study ``name``."""
-    if name not in STUDIES:
-        raise ParameterError(f"no study {name!r}; studies: {', '.join(sorted(STUDIES))}")
+    if not isinstance(name, str) or name not in STUDIES:
+        raise ParameterError(f"no study {name!r}; studies: {', '.join(sorted(STUDIES))} (name must be one of them)")
     module, attr = STUDIES[name].split(":")
     return getattr(importlib.import_module(module), attr)
 
@@ -349,6 +421,8 @@ def check_names(name: str, params: dict) -> None:
     """Raise :class:`~robolib.ParameterError` naming any parameter study ``name`` does not declare, or a value
     outside the declared range (before any work)."""
     known = defaults(name)
+    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+        raise ParameterError(f"params must be a dict of parameter name -> value, got {params!r:.60}")
     unknown = sorted(set(params) - set(known))
     if unknown:
         raise ParameterError(f"unknown parameter(s) {unknown} of study {name!r}; it declares {sorted(known)}")

@@ -12,11 +12,10 @@ the mechanism packages.
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import SETTINGS, cases, check_bad_argument
+from fuzzing import budget, entry_point_tests
 from robolib import constraints, contact, friction
 
 # ---- the entry points: (callable, valid keyword arguments, {argument: kind}) -------------------------
@@ -55,27 +54,15 @@ ENTRY_POINTS = {
                               {"b": (1,), "phi": (1,), "dphi": (1,), "alpha": "nonnegative", "beta": "nonnegative"}),
 }
 
-CASES = cases(ENTRY_POINTS)
-
-
-def test_every_valid_call_works():
-    for name, (fn, kwargs, _) in ENTRY_POINTS.items():
-        fn(**kwargs)
-
-
-@pytest.mark.parametrize("entry,arg", CASES, ids=[f"{e}:{a}" for e, a in CASES])
-@SETTINGS
-@given(data=st.data())
-def test_a_bad_argument_is_named(entry, arg, data):
-    check_bad_argument(ENTRY_POINTS, entry, arg, data)
+test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(ENTRY_POINTS)
 
 
 # ---- properties on random valid inputs ---------------------------------------------------------------------
-from hypothesis import assume, settings  # noqa: E402
+from hypothesis import assume  # noqa: E402
 from scipy.integrate import solve_ivp  # noqa: E402
 
 
-@settings(max_examples=40, deadline=None)
+@budget(40)
 @given(d1=st.floats(1e-9, 1e-3), d2=st.floats(1e-9, 1e-3), K=st.floats(1e8, 1e12), ce=st.floats(0.3, 1.0),
        law=st.sampled_from(list(contact.LAWS)))
 def test_contact_force_grows_with_the_penetration(d1, d2, K, ce, law):
@@ -102,7 +89,7 @@ def _impact(m, K, v_in, ce, law):
     return -sol.y_events[0][0][1], contact.contact_potential(sol.y[0][k], K) + 0.5 * m * sol.y[1][k] ** 2
 
 
-@settings(max_examples=12, deadline=None)
+@budget(12)
 @given(m=st.floats(0.05, 5.0), K=st.floats(1e9, 1e11), v_in=st.floats(0.01, 1.0), law=st.sampled_from(list(contact.LAWS)))
 def test_a_lossless_impact_conserves_energy(m, K, v_in, law):
     """Restitution 1 (no hysteresis): the mass rebounds at its impact speed; at the deepest point the elastic
@@ -112,7 +99,7 @@ def test_a_lossless_impact_conserves_energy(m, K, v_in, law):
     assert abs(e_deep - 0.5 * m * v_in ** 2) < 1e-6 * 0.5 * m * v_in ** 2
 
 
-@settings(max_examples=12, deadline=None)
+@budget(12)
 @given(m=st.floats(0.05, 5.0), K=st.floats(1e9, 1e11), v_in=st.floats(0.01, 1.0), ce=st.floats(0.5, 0.95),
        law=st.sampled_from(["lankarani_nikravesh", "flores"]))
 def test_a_dissipative_impact_loses_energy(m, K, v_in, ce, law):

@@ -22,10 +22,10 @@ import inspect
 
 import numpy as np
 import pytest
-from hypothesis import assume, example, given, settings
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from fuzzing import SETTINGS, bad_values, cases, check_bad_argument
+from fuzzing import bad_values, budget, entry_point_tests
 import robolib
 from robolib import prp3
 from robolib.prp3 import study as s3
@@ -167,29 +167,6 @@ ENTRY_POINTS = {
 #: and the error class): the loader, whose bad input is a file -- tested below, missing and malformed.
 NOT_FUZZED = {"load_geometry"}
 
-CASES = cases(ENTRY_POINTS)
-
-
-class _LocalDraw:
-    """``st.data()`` whose draw for the harness's bad value draws from a local kind's strategy instead."""
-
-    def __init__(self, data, strategy):
-        self._data, self._strategy = data, strategy
-
-    def draw(self, _strategy, label=None):
-        return self._data.draw(self._strategy, label=label)
-
-
-def check(entry: str, arg: str, data) -> None:
-    """:func:`fuzzing.check_bad_argument`, with the bad values of a local kind passed through :class:`_LocalDraw`."""
-    fn, kwargs, kinds = ENTRY_POINTS[entry]
-    kind = kinds[arg]
-    if isinstance(kind, Kind):
-        check_bad_argument({entry: (fn, kwargs, {arg: "real"})}, entry, arg, _LocalDraw(data, kind.bad))
-    else:
-        check_bad_argument(ENTRY_POINTS, entry, arg, data)
-
-
 def test_the_table_covers_every_public_function():
     """Every public callable of robolib.prp3 (``__all__``) except records, errors and the loader is in the table."""
     callables = set()
@@ -205,16 +182,7 @@ def test_the_table_covers_every_public_function():
             assert params == set(kinds), (name, params ^ set(kinds))
 
 
-def test_every_valid_call_works():
-    for name, (fn, kwargs, _) in ENTRY_POINTS.items():
-        fn(**kwargs)
-
-
-@pytest.mark.parametrize("entry,arg", CASES, ids=[f"{e}:{a}" for e, a in CASES])
-@SETTINGS
-@given(data=st.data())
-def test_a_bad_argument_is_named(entry, arg, data):
-    check(entry, arg, data)
+test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(ENTRY_POINTS)
 
 
 # ---- the geometry file: once missing, once malformed ----------------------------------------------------
@@ -269,7 +237,7 @@ def test_unreachable_inputs_get_a_named_error_not_a_result():
 
 
 # ---- properties on random valid inputs ------------------------------------------------------------------
-PROPS = settings(max_examples=25, deadline=None)
+PROPS = budget(25)
 LO, HI = GEOM.actuator_box.T
 #: Inputs inside the actuator box, a millionth of each range away from its ends (an IK solution there may
 #: round to just outside the range).

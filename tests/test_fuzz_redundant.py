@@ -14,8 +14,8 @@ The harness's kinds (tests/fuzzing.py) are extended here, without editing it, by
 argument with a strategy of bad values of its own -- ``batch(n)`` (any leading shape, trailing axis
 ``n``), ``single(n)`` (one configuration: ``(n,)``, a batch of several is wrong), ``choice(...)``
 (one of a few names), ``signs(3)`` (elbow signs), ``gains(2)`` (Baumgarte gains), ``index(3)`` (a
-chain index), ``optional(kind)`` (``None`` is valid) and ``TRAJECTORY``. :func:`check` hands such a
-strategy to the harness's :func:`check_bad_argument` through a small wrapper of hypothesis' ``data``.
+chain index), ``optional(kind)`` (``None`` is valid) and ``TRAJECTORY``. The harness draws a
+:class:`Kind`'s bad values from its ``bad`` strategy (tests/fuzzing.py, :func:`entry_point_tests`).
 
 Part 2: properties on random valid inputs (hypothesis shrinks a failure to the simplest input and
 reports it): the constraint residuals after a Udwadia-Kalaba step, inverse then forward dynamics,
@@ -29,10 +29,10 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fuzzing import SETTINGS, _array_bad, bad_values, cases, check_bad_argument
+from fuzzing import _array_bad, bad_values, budget, entry_point_tests
 from robolib import ParameterError, ParameterFileError
 from robolib import redundant as R
 
@@ -139,26 +139,6 @@ TRAJECTORY = Kind("trajectory", st.one_of(
 ))
 
 
-class _Draw:
-    """Stands in for hypothesis' ``data`` in :func:`check_bad_argument`: draws from an extended kind's strategy."""
-
-    def __init__(self, data, strategy):
-        self._data, self._strategy = data, strategy
-
-    def draw(self, _strategy, label=None):
-        return self._data.draw(self._strategy, label=label)
-
-
-def check(table: dict, entry: str, arg: str, data) -> None:
-    """:func:`check_bad_argument` for the harness's kinds and for :class:`Kind`."""
-    fn, kwargs, kinds = table[entry]
-    kind = kinds[arg]
-    if isinstance(kind, Kind):   # the harness looks up a strategy for the kind it is given; _Draw replaces it
-        check_bad_argument({entry: (fn, kwargs, {arg: "real"})}, entry, arg, _Draw(data, kind.bad))
-    else:
-        check_bad_argument(table, entry, arg, data)
-
-
 # ---- the entry points: (callable, valid keyword arguments, {argument: kind}) -------------------------
 Q, DQ, DDQ = (a[0] for a in R.reference_motion(ROBOT, [0.3]))
 TAU = R.inverse_dynamics(ROBOT, Q, DQ, DDQ).tau
@@ -228,8 +208,6 @@ BLOCKED = {
     "rms": (R.rms, dict(x=np.array([[3.0, -4.0], [0.0, 0.0]])), {"x": "array"}),
 }
 
-CASES = cases(ENTRY_POINTS)
-BLOCKED_CASES = cases(BLOCKED)
 #: Public names deliberately not in the table (see the module docstring).
 NOT_FUZZED = {"load", "simulate", "friction_power", "calibrate_stribeck", "operating_point", "friction_sweep",
               "decoupling_error", "decoupling_map", "friction_comparison", "reference_torque"}
@@ -244,9 +222,7 @@ def test_the_table_covers_every_public_function():
         assert fn is getattr(R, name) and set(kinds) <= set(kwargs), name
 
 
-def test_every_valid_call_works():
-    for name, (fn, kwargs, _) in {**ENTRY_POINTS, **BLOCKED}.items():
-        fn(**kwargs)
+test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests({**ENTRY_POINTS, **BLOCKED})
 
 
 def _leaves(out):
@@ -273,20 +249,6 @@ def test_a_batch_argument_takes_any_leading_shape(entry, arg, lead):
         assert np.allclose(b, a, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("entry,arg", CASES, ids=[f"{e}:{a}" for e, a in CASES])
-@SETTINGS
-@given(data=st.data())
-def test_a_bad_argument_is_named(entry, arg, data):
-    check(ENTRY_POINTS, entry, arg, data)
-
-
-@pytest.mark.parametrize("entry,arg", BLOCKED_CASES, ids=[f"{e}:{a}" for e, a in BLOCKED_CASES])
-@SETTINGS
-@given(data=st.data())
-def test_a_bad_argument_is_named_blocked(entry, arg, data):
-    check(BLOCKED, entry, arg, data)
-
-
 @pytest.mark.parametrize("field", ["active_com", "passive_com"])
 def test_a_centre_of_mass_off_the_link_is_named(field):
     with pytest.raises(ParameterError, match=field):
@@ -306,7 +268,7 @@ def test_load_refuses_a_missing_or_malformed_file(tmp_path):
 
 
 # ---- properties on random valid inputs ---------------------------------------------------------------
-PROPERTY = settings(SETTINGS, max_examples=25)
+PROPERTY = budget(25)
 #: End-effector points within 0.15 m of the base centroid: 0.14 .. 0.44 m from every base point, inside
 #: the 2 l = 0.5 m reach, so every chain stays at least ~30 degrees from stretched or folded.
 POINTS = st.builds(lambda r, th: ROBOT.centroid + r * np.array([math.cos(th), math.sin(th)]),

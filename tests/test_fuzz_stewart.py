@@ -4,7 +4,7 @@ Part 1 (the pattern of tests/test_fuzz.py): for each public entry point of ``rob
 call and, per argument, the kind of value it takes. Hypothesis draws a bad value of that kind and the
 call must raise a :class:`robolib.RobolibError` naming the argument -- never a bare Python/numpy error,
 a silent NaN or a result. Kinds the harness (tests/fuzzing.py) lacks are :class:`Kind` objects here,
-passed to the harness through :func:`check` (a state ``(..., 6)`` that broadcasts over a batch, a
+drawn by the harness from ``Kind.make(valid value)`` (a state ``(..., 6)`` that broadcasts over a batch, a
 flag, a method name, text, an optional argument, a gains mapping, a model's parameter block).
 Arguments that are model objects (the model, a trajectory, a body) are not fuzzed; a wrong type
 for them is checked once. The loaders are checked once on a missing and a malformed file, and
@@ -28,7 +28,7 @@ import yaml
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fuzzing import SETTINGS, bad_values, cases, check_bad_argument
+from fuzzing import SETTINGS, bad_values, entry_point_tests
 from robolib import ParameterError, ParameterFileError, stewart
 from robolib.params import resolve_data_path
 from robolib.rotations import rpy_matrix, rpy_rates_to_twist, matrix_rpy, skew
@@ -215,22 +215,7 @@ OBJECT_ARGS["stewart.simulate"].append("trajectory")
 #: Arguments tested by their own test instead of a kind.
 TESTED_APART = {"stewart.from_dict": ["data"]}   # test_from_dict_names_a_bad_field: field by field
 
-CASES = cases(ENTRY_POINTS)
 
-
-def check(entry_points: dict, entry: str, arg: str, data) -> None:
-    """:func:`fuzzing.check_bad_argument`, with the bad values of a :class:`Kind` drawn in its place."""
-    fn, kwargs, kinds = entry_points[entry]
-    kind = kinds[arg]
-    if not isinstance(kind, Kind):
-        check_bad_argument(entry_points, entry, arg, data)
-        return
-
-    class Redirect:  # the harness draws ``bad_values(kind)``: hand it this kind's strategy instead
-        def draw(self, _strategy, label=None):
-            return data.draw(kind.make(kwargs.get(arg)), label=label)
-
-    check_bad_argument({entry: (fn, kwargs, {arg: "real"})}, entry, arg, Redirect())
 
 
 # ---- part 1: bad arguments ---------------------------------------------------------------------------
@@ -243,16 +228,7 @@ def test_the_table_covers_the_public_api():
             f"{name}: an argument without a kind"
 
 
-def test_every_valid_call_works():
-    for name, (fn, kwargs, _) in ENTRY_POINTS.items():
-        fn(**copy.deepcopy(kwargs))
-
-
-@pytest.mark.parametrize("entry,arg", CASES, ids=[f"{e}:{a}" for e, a in CASES])
-@SETTINGS
-@given(data=st.data())
-def test_a_bad_argument_is_named(entry, arg, data):
-    check(ENTRY_POINTS, entry, arg, data)
+test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(ENTRY_POINTS, copy_kwargs=True)
 
 
 def _leaves(out):

@@ -252,11 +252,13 @@ def test_ladder_verdict_confirmed_irregular_and_not_converged():
     assert N.ladder_verdict(rts, [0, 0, 1], flat) == ("not converged", -1)   # reading changes at the tight end
     with pytest.raises(ParameterError, match="loosest to tightest"):
         N.ladder_verdict(rts[::-1], [0, 0, 0], flat)
-    with pytest.raises(ParameterError, match="one reading and one misfit row"):
+    with pytest.raises(ParameterError, match=r"periods must have shape \(3,\)"):
         N.ladder_verdict(rts, [0, 0], flat)
-    with pytest.raises(ParameterError, match="two or more tolerances"):
+    with pytest.raises(ParameterError, match=r"residuals must have shape \(3, n\)"):
+        N.ladder_verdict(rts, [0, 0, 0], flat[:2])
+    with pytest.raises(ParameterError, match="two or more rtols"):
         N.misfit_slope([1e-9], [1e-3])
-    with pytest.raises(ParameterError, match="distinct positive tolerances"):
+    with pytest.raises(ParameterError, match="rtols must be positive and not all equal"):
         N.misfit_slope([1e-9, 1e-9], [1e-3, 1e-4])
 
 

@@ -1,65 +1,276 @@
-"""Long sweeps survive interruption: a sweep started again with its checkpoint computes only what is missing."""
+"""Long sweeps survive interruption: each finished point is kept on disk as it completes, keyed by its full
+settings, and a sweep started again with the same settings computes only the missing points.
+
+The task logs every point it computes as a file in a log folder (the workers are other processes, so a
+list in this process could not count them). A sweep is interrupted midway -- a point raises in a joblib
+worker, a point raises on a Dask worker, the process running a sweep is killed -- and started again:
+the result equals the uninterrupted sweep's, and the points computed the second time are exactly the
+ones without a file.
+"""
 
 from __future__ import annotations
 
+import functools
+import os
 import pickle
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from robolib import ParameterError
 from robolib import nonlinear as N
 
-CALLS: list = []
+VALUES = list(range(12))
+#: The value at which an interrupted sweep stops.
+STOP_AT = 7
 
 
-def square_or_stop(v):
-    """v**2, recording the call; raises at v == 7 while STOP is set (the interruption)."""
-    CALLS.append(v)
-    if v == 7 and STOP[0]:
-        raise KeyboardInterrupt("killed at 70 %")
-    return v * v
+class Interrupted(Exception):
+    """The interruption of a sweep at ``STOP_AT`` (an exception raised in a worker)."""
 
 
-STOP = [True]
+def logged_point(v, log_dir: str, scale: float = 1.0, delay: float = 0.0):
+    """``{"v": v, "y": scale * [v, v**2]}``, logging the call in ``log_dir`` with the run number it started in
+    (the text of ``RUN`` beside ``log_dir``); raises at STOP_AT while a file ``STOP`` is there (the interruption)."""
+    log = Path(log_dir)
+    run = (log.parent / "RUN").read_text() if (log.parent / "RUN").exists() else "0"
+    if v == STOP_AT and (log.parent / "STOP").exists():
+        raise Interrupted(f"stopped at point {v}")
+    time.sleep(delay)
+    (log / f"{v}-{run}-{uuid.uuid4().hex}").touch()
+    return {"v": v, "y": scale * np.array([v, v * v], float)}
 
 
-def test_an_interrupted_sweep_resumes_from_its_checkpoint(tmp_path, monkeypatch):
-    ckpt = tmp_path / "sweep.ckpt"
-    values = list(range(10))
-    CALLS.clear()
-    STOP[0] = True
-    with pytest.raises(KeyboardInterrupt):
-        N.sweep(square_or_stop, values, checkpoint=ckpt)
-    saved = pickle.loads(ckpt.read_bytes())
-    assert sorted(saved["done"]) == [0, 1, 2, 3, 4, 5], "the finished batches are kept"
-    CALLS.clear()
-    STOP[0] = False
-    got, res = N.sweep(square_or_stop, values, checkpoint=ckpt)
-    assert res == [v * v for v in values] and got == values
-    assert CALLS == [6, 7, 8, 9], "only the missing points are computed again"
-    assert not ckpt.exists(), "a completed sweep removes its checkpoint"
+def computed(log: Path) -> list:
+    """The values computed in the current run (sorted, with repeats); then a new run begins.
+
+    A point that a cancelled sweep had started may still finish on a worker thread after the sweep stopped: it
+    belongs to the run it started in, not to the next one.
+    """
+    tag = log.parent / "RUN"
+    run = tag.read_text() if tag.exists() else "0"
+    out = sorted(int(p.name.split("-")[0]) for p in log.iterdir() if p.name.split("-")[1] == run)
+    tag.write_text(str(int(run) + 1))
+    return out
 
 
-def test_a_checkpoint_of_another_sweep_is_refused(tmp_path):
-    ckpt = tmp_path / "sweep.ckpt"
-    STOP[0] = True
-    with pytest.raises(KeyboardInterrupt):
-        N.sweep(square_or_stop, list(range(10)), checkpoint=ckpt)
-    with pytest.raises(ParameterError, match="belongs to another sweep"):
-        N.sweep(square_or_stop, list(range(12)), checkpoint=ckpt)
-    with pytest.raises(ParameterError, match="belongs to another sweep"):
-        N.sweep(square_or_stop, list(range(10)), checkpoint=ckpt, checkpoint_key="other settings")
-    ckpt.write_bytes(b"\x80\x05truncated")
-    with pytest.raises(ParameterError, match="cannot be read"):
-        N.sweep(square_or_stop, list(range(10)), checkpoint=ckpt)
+def files(ckpt: Path) -> list:
+    return sorted(ckpt.glob("*" + N.POINT_SUFFIX))
 
 
-def test_a_checkpointed_sweep_on_two_processes_gives_the_plain_result(tmp_path):
-    values = [0.5 * k for k in range(9)]
-    assert N.sweep(abs, values, n_jobs=2, checkpoint=tmp_path / "c.ckpt")[1] == N.sweep(abs, values)[1]
+@pytest.fixture
+def work(tmp_path):
+    """``(task, log, checkpoint, stop)``: a task logging into ``log``, its checkpoint folder and stop switch."""
+    log = tmp_path / "log"
+    log.mkdir()
+    stop = tmp_path / "STOP"
+    return functools.partial(logged_point, log_dir=str(log)), log, tmp_path / "points", stop
 
 
-def test_checkpoint_batches_follow_the_workers():
-    from robolib.core.nonlinear import _workers
+def same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert x["v"] == y["v"] and np.array_equal(x["y"], y["y"])
 
-    assert _workers(1, None, None) == 1 and _workers(3, None, None) == 3 and _workers(None, None, None) >= 1
+
+def interrupt_and_resume(work, settle=lambda: None, **engine):
+    """Interrupt the sweep at STOP_AT, let the engine ``settle`` (finish or drop what it had started), resume."""
+    task, log, ckpt, stop = work
+    ref = N.sweep(task, VALUES)[1]
+    computed(log)
+    stop.touch()
+    with pytest.raises(Interrupted):
+        N.sweep(task, VALUES, checkpoint=ckpt, **engine)
+    settle()
+    first = computed(log)
+    kept = files(ckpt)
+    assert 0 < len(kept) < len(VALUES), "the sweep stopped midway with some points kept"
+    assert len(kept) <= len(first), "a kept point was computed"
+    stop.unlink()
+    got, res = N.sweep(task, VALUES, checkpoint=ckpt, **engine)
+    again = computed(log)
+    assert got == VALUES
+    same(res, ref)
+    assert len(again) == len(VALUES) - len(kept) and len(set(again)) == len(again), \
+        f"only the {len(VALUES) - len(kept)} missing points are computed again, got {again}"
+    assert STOP_AT in again and len(files(ckpt)) == len(VALUES), "every point is kept once the sweep completes"
+    N.sweep(task, VALUES, checkpoint=ckpt, **engine)
+    assert computed(log) == [], "a completed sweep started again computes nothing (its files are a cache)"
+
+
+def test_a_joblib_sweep_interrupted_in_a_worker_resumes_to_the_same_result(work):
+    interrupt_and_resume(work, n_jobs=2)
+
+
+def test_a_serial_sweep_interrupted_resumes_to_the_same_result(work):
+    task, log, ckpt, stop = work
+    interrupt_and_resume(work)
+    assert [pickle.loads(p.read_bytes())["value"] for p in files(ckpt)] != [], "a file holds its value"
+
+
+def test_a_dask_sweep_interrupted_on_a_worker_resumes_to_the_same_result(work):
+    pytest.importorskip("distributed")
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+
+        def settle():     # a cancelled task that a worker thread had started runs on: wait until none is left
+            deadline = time.monotonic() + 30
+            while any(client.processing().values()) and time.monotonic() < deadline:
+                time.sleep(0.02)
+
+        interrupt_and_resume(work, settle, backend="dask", client=client)
+
+
+def test_a_killed_sweep_resumes_to_the_same_result(work):
+    """The process running a serial sweep is killed (SIGKILL) after three points: nothing half-written is read."""
+    task, log, ckpt, _ = work
+    here = Path(__file__).parent
+    code = (f"import sys, functools; sys.path.insert(0, {str(here)!r}); import {logged_point.__module__} as T; "
+            f"from robolib import nonlinear as N; "
+            f"N.sweep(functools.partial(T.logged_point, log_dir={str(log)!r}, delay=0.2), T.VALUES, "
+            f"checkpoint={str(ckpt)!r})")
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        deadline = time.monotonic() + 60
+        while len(files(ckpt)) < 3 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the sweep ended before it was killed"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(30)
+    kept = files(ckpt)
+    assert 3 <= len(kept) < len(VALUES)
+    computed(log)
+    slow = functools.partial(logged_point, log_dir=str(log), delay=0.2)
+    res = N.sweep(slow, VALUES, checkpoint=ckpt)[1]
+    assert len(computed(log)) == len(VALUES) - len(kept)
+    same(res, N.sweep(task, VALUES)[1])
+
+
+def test_a_changed_bound_parameter_is_another_point(work):
+    task, log, ckpt, _ = work
+    N.sweep(task, VALUES[:4], checkpoint=ckpt)
+    assert computed(log) == VALUES[:4]
+    res = N.sweep(functools.partial(task, scale=3.0), VALUES[:4], checkpoint=ckpt)[1]
+    assert computed(log) == VALUES[:4], "another scale: every point computed again"
+    assert np.array_equal(res[2]["y"], [6.0, 12.0]) and len(files(ckpt)) == 8
+    N.sweep(functools.partial(task, scale=3.0), VALUES[:6], checkpoint=ckpt)
+    assert computed(log) == [4, 5], "an extended sweep computes only its new points"
+    N.sweep(task, VALUES[:4], checkpoint=ckpt, checkpoint_key="salt")
+    assert computed(log) == VALUES[:4], "another checkpoint_key: other points"
+    N.sweep(task, VALUES[:4], checkpoint=ckpt, keyword="v")
+    assert computed(log) == VALUES[:4], "another keyword: other points"
+
+
+def test_a_damaged_point_file_is_not_trusted(work):
+    task, log, ckpt, _ = work
+    ref = N.sweep(task, VALUES[:5], checkpoint=ckpt)[1]
+    computed(log)
+    f2, f3 = N.point_files(task, [2, 3], ckpt)
+    f2.write_bytes(f2.read_bytes()[:20])                 # truncated
+    f3.write_bytes((ckpt / N.point_files(task, [4], ckpt)[0].name).read_bytes())   # another point's file
+    with pytest.warns(N.CheckpointWarning) as rec:
+        res = N.sweep(task, VALUES[:5], checkpoint=ckpt)[1]
+    named = " ".join(str(w.message) for w in rec)
+    assert f2.name in named and f3.name in named
+    assert computed(log) == [2, 3]
+    same(res, ref)
+    assert pickle.loads(f3.read_bytes())["value"] == 3, "the damaged file is replaced"
+
+
+def test_equal_values_are_computed_once_and_results_keep_the_order(work):
+    task, log, ckpt, _ = work
+    vals = [3, 1, 3, 2, 1]
+    got, res = N.sweep(task, vals, checkpoint=ckpt, n_jobs=2)
+    assert got == vals and [r["v"] for r in res] == vals
+    assert computed(log) == [1, 2, 3]
+
+
+def test_a_checkpoint_must_be_a_directory_and_the_task_named(tmp_path):
+    f = tmp_path / "old.ckpt"
+    f.write_bytes(b"x")
+    with pytest.raises(ParameterError, match="checkpoint must be a directory"):
+        N.sweep(abs, [1, 2], checkpoint=f)
+    with pytest.raises(ParameterError, match="module-level function"):
+        N.sweep(lambda v: v, [1, 2], checkpoint=tmp_path / "d")
+
+    def local(v):
+        return v
+
+    with pytest.raises(ParameterError, match="module-level"):
+        N.sweep(functools.partial(local), [1], checkpoint=tmp_path / "d")
+
+
+def test_point_keys_hold_the_full_settings():
+    p = {"a": 1.0, "b": {"c": np.arange(3.0)}}
+    fun = functools.partial(logged_point, log_dir="x", scale=2.0)
+    k = N.point_key(fun, 1.0)
+    assert k == N.point_key(functools.partial(logged_point, scale=2.0, log_dir="x"), np.float64(1.0))
+    assert k != N.point_key(functools.partial(logged_point, log_dir="x", scale=2.5), 1.0)
+    assert k != N.point_key(fun, 1.0, keyword="v") != N.point_key(fun, 1.0, salt=1)
+    assert k != N.point_key(functools.partial(logged_point, log_dir="y", scale=2.0), 1.0)
+    g = functools.partial(logged_point, p)
+    assert N.point_key(g, 1) == N.point_key(functools.partial(logged_point, {"b": {"c": np.arange(3.0)}, "a": 1.0}), 1)
+    q = {"a": 1.0, "b": {"c": np.array([0.0, 1.0, 2.0 + 1e-15])}}
+    assert N.point_key(g, 1) != N.point_key(functools.partial(logged_point, q), 1), "a changed array entry"
+    assert N.callable_settings(logged_point) == ("callable", logged_point.__module__, "logged_point")
+
+
+def test_the_store_command_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+    """``python -m robolib.gearshift.store --checkpoint DIR``: the checkpoint reaches the sweep, keyed by the code."""
+    from robolib.gearshift import store as B
+
+    seen = {}
+
+    def fake_run_sweep(params, points, **kw):
+        seen.update(kw)
+        return [{k: 0.0 for k in B.FIELDS} for _ in points]
+
+    class FakeClient:
+        def __init__(self, *a, **k):
+            pass
+
+        def scheduler_info(self):
+            return {"workers": {"w": 1}}
+
+        def close(self):
+            pass
+
+    import dask.distributed as dd
+
+    monkeypatch.setattr(B, "run_sweep", fake_run_sweep)
+    monkeypatch.setattr(dd, "Client", FakeClient)
+    monkeypatch.setattr(dd, "LocalCluster", lambda **k: type("C", (), {"close": lambda self: None})())
+    monkeypatch.setattr(B, "save", lambda path, key, records, meta: Path(path))
+    assert B.main(["--workers", "1", "--checkpoint", str(tmp_path / "pts"), "--out", str(tmp_path / "s.npz")]) == 0
+    assert seen["checkpoint"] == str(tmp_path / "pts") and seen["checkpoint_key"] == N.code_fingerprint()
+    assert B.CHECKPOINT_DIR.parent.name == "build"
+
+
+def test_a_gear_shift_sweep_keeps_its_points_keyed_by_the_parameter_set(tmp_path):
+    """:func:`robolib.gearshift.store.run_sweep` with a checkpoint: its files are :func:`checkpoint_files`, a rerun
+    reads them, another parameter set is other points, and the store command's clean-up removes only its own."""
+    from robolib.gearshift import load_parameters, with_changes
+    from robolib.gearshift import store as B
+
+    p, pts, ckpt = load_parameters(), [(12.0, 0.5), (11.0, 0.5)], tmp_path / "pts"
+    first = B.run_sweep(p, pts, n_transient=0, n_samples=2, checkpoint=ckpt)
+    mine = B.checkpoint_files(ckpt, p, pts, n_transient=0, n_samples=2)
+    assert sorted(mine) == files(ckpt)
+    stamps = [f.stat().st_mtime_ns for f in mine]
+    again = B.run_sweep(p, pts, n_transient=0, n_samples=2, checkpoint=ckpt)
+    assert [f.stat().st_mtime_ns for f in mine] == stamps, "a rerun computes nothing"
+    for a, b in zip(first, again):
+        assert np.array_equal(a["samples"], b["samples"])
+    q = with_changes(p, **{"gearbox.damping": p["gearbox"]["damping"] * 1.5})
+    assert set(B.checkpoint_files(ckpt, q, pts, n_transient=0, n_samples=2)).isdisjoint(mine)
+    assert B._remove_points(ckpt, p, pts, None) == 0, "the default sweep's files are other files"

@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..core.errors import ParameterError
+import numpy as np
+
+from ..core.errors import ParameterError, ParameterFileError
 from ..core.files import atomic_write_text
 
 #: MIME type of the machine-readable register embedded in an executed notebook.
@@ -40,6 +42,33 @@ CLAIMS_MIME = "application/vnd.robolib.claims+json"
 
 #: Marks of the summary table.
 HOLDS_MARK, FAILS_MARK = "✓", "✗"
+#: Fields of a claim's JSON record, and those that must be non-empty text.
+RECORD_FIELDS = ("id", "statement", "value", "criterion", "holds", "text", "answers", "source", "study")
+_TEXT_FIELDS = ("id", "statement", "criterion")
+
+
+def _claim_id(name: str, value) -> str:
+    """A claim id: non-empty letters, digits, '_', '-' or '.'; else ParameterError naming ``name``."""
+    if not isinstance(value, str) or not value or not all(ch.isalnum() or ch in "_-." for ch in value):
+        raise ParameterError(f"claim {name} {value!r} must be non-empty letters, digits, '_', '-' or '.'")
+    return value
+
+
+def _text(name: str, value, optional: bool = False) -> str | None:
+    if optional and value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ParameterError(f"{name} must be a non-empty text{' or None' if optional else ''}, got {value!r:.60}")
+    return value
+
+
+def _boolean(name: str, value) -> bool:
+    """True or False (numpy booleans too, a 0-d boolean array); anything else is ParameterError naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.shape == ()
+                                               and value.dtype == bool):
+        return bool(value)
+    raise ParameterError(f"{name} must be a boolean (True or False, computed from the criterion), got "
+                         f"{value!r:.60} ({type(value).__name__})")
 
 
 def _jsonable(value: Any) -> Any:
@@ -85,6 +114,13 @@ def claims_table(headers, rows) -> str:
     |:---|:---|
     | \\|x\\| < 1 | ✓ |
     """
+    if isinstance(headers, (str, bytes)) or not isinstance(headers, (list, tuple)) or not headers:
+        raise ParameterError(f"headers must be a non-empty list of column titles, got {headers!r:.60}")
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, (list, tuple)):
+        raise ParameterError(f"rows must be a list of rows, got {rows!r:.60}")
+    for k, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not isinstance(row, (list, tuple)) or len(row) != len(headers):
+            raise ParameterError(f"rows[{k}] must be a list of {len(headers)} cells (one per header), got {row!r:.60}")
     lines = ["| " + " | ".join(map(_cell, headers)) + " |", "|" + ":---|" * len(headers)]
     lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
@@ -110,6 +146,15 @@ class Claim:
     answers: str | None = None
     source: str | None = None
     study: str | None = None
+
+    def __post_init__(self):
+        _claim_id("id", self.id)
+        _text("statement", self.statement), _text("criterion", self.criterion)
+        self.holds = _boolean("holds", self.holds)
+        if not isinstance(self.text, str):
+            raise ParameterError(f"text must be a text, got {self.text!r:.60}")
+        for name in ("answers", "source", "study"):
+            _text(name, getattr(self, name), optional=True)
 
     def _ipython_display_(self):
         """Show nothing when a cell ends with ``claims.claim(...)``: the prose cites the claim."""
@@ -143,26 +188,34 @@ class ClaimsRegister:
     glue: bool = True
     claims: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        _text("study", self.study)
+        _text("source", self.source, optional=True)
+        _boolean("glue", self.glue)
+        if not isinstance(self.claims, dict):
+            raise ParameterError(f"claims must be a dict of id -> Claim, got {type(self.claims).__name__}")
+
     def claim(self, id: str, statement: str, *, value: Any, criterion: str, holds: Any,
               text: str | None = None, answers: str | None = None) -> Claim:
         """Register a finding and return it (glued under ``id`` for the prose).
 
-        ``holds`` must be a boolean (numpy booleans are accepted); a NaN value
-        never holds. Ids are unique within a study.
+        ``holds`` must be a boolean (numpy booleans are accepted; not a number, a text or None); a NaN
+        value never holds. Ids are unique within a study; ``statement`` and ``criterion`` are non-empty
+        text, ``text`` None or text, ``answers`` None or a claim id.
         """
-        if not id or not all(ch.isalnum() or ch in "_-." for ch in id):
-            raise ParameterError(f"claim id {id!r} must be non-empty letters, digits, '_', '-' or '.'")
+        _claim_id("id", id)
         if id in self.claims:
             raise ParameterError(f"claim id {id!r} is registered twice in study {self.study!r}")
-        if not statement or not criterion:
-            raise ParameterError(f"claim {id!r} needs both a statement and a criterion")
+        _text(f"claim {id!r} needs both a statement and a criterion: statement", statement)
+        _text(f"claim {id!r} needs both a statement and a criterion: criterion", criterion)
         if holds is None:
             raise ParameterError(f"claim {id!r}: holds is None; compute it from the criterion (True or False)")
-        try:
-            ok = bool(holds)
-        except (TypeError, ValueError):
-            raise ParameterError(f"claim {id!r}: holds must be a boolean, got {holds!r}") from None
-        if isinstance(value, float) and math.isnan(value):
+        ok = _boolean(f"claim {id!r}: holds", holds)
+        if text is not None and not isinstance(text, str):
+            raise ParameterError(f"claim {id!r}: text must be None or a text, got {text!r:.60}")
+        if answers is not None:
+            _claim_id("answers", answers)
+        if isinstance(value, (float, np.floating)) and math.isnan(value):
             ok = False
         c = Claim(id, statement, value, criterion, ok, _default_text(value) if text is None else str(text),
                   answers=answers, source=self.source, study=self.study)
@@ -181,7 +234,14 @@ class ClaimsRegister:
         >>> reg.check("n", "ten rows", 10, "n == 10", lambda n: n == 10).holds
         True
         """
-        return self.claim(id, statement, value=value, criterion=criterion, holds=test(value), **kwargs)
+        if not callable(test):
+            raise ParameterError(f"test must be a callable value -> bool, got {test!r:.60}")
+        verdict = test(value)
+        try:
+            _boolean("holds", verdict)
+        except ParameterError:
+            raise ParameterError(f"claim {id!r}: test(value) must return True or False, got {verdict!r:.60}") from None
+        return self.claim(id, statement, value=value, criterion=criterion, holds=verdict, **kwargs)
 
     def __getitem__(self, id: str) -> Claim:
         return self.claims[id]
@@ -214,8 +274,71 @@ class ClaimsRegister:
         display(bundle, raw=True)
 
 
+def check_records(records, where: str = "records") -> list[dict]:
+    """A list of claim records (:meth:`Claim.record`), checked: the fields of :data:`RECORD_FIELDS`, non-empty
+    text ids, statements and criteria, boolean ``holds``, unique ids; else ParameterError naming ``where``.
+
+    >>> check_records([{"id": "a", "statement": "s", "value": 1, "criterion": "c", "holds": "yes", "text": "1",
+    ...                 "answers": None, "source": None, "study": "demo"}])
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: records[0] (a): holds must be a boolean (True or False, computed from the criterion), got 'yes' (str)
+    """
+    if not isinstance(records, list):
+        raise ParameterError(f"{where} must be a list of claim records, got {type(records).__name__}")
+    seen = set()
+    for k, rec in enumerate(records):
+        at = f"{where}[{k}]"
+        if not isinstance(rec, dict) or set(rec) != set(RECORD_FIELDS):
+            got = sorted(rec) if isinstance(rec, dict) else type(rec).__name__
+            raise ParameterError(f"{at} must be a record with the fields {list(RECORD_FIELDS)}, got {got}")
+        _claim_id(f"{at}: id", rec["id"])
+        at = f"{at} ({rec['id']})"
+        for key in _TEXT_FIELDS[1:]:
+            _text(f"{at}: {key}", rec[key])
+        if not isinstance(rec["text"], str):
+            raise ParameterError(f"{at}: text must be a text, got {rec['text']!r:.60}")
+        _boolean(f"{at}: holds", rec["holds"])
+        for key in ("answers", "source", "study"):
+            _text(f"{at}: {key}", rec[key], optional=True)
+        if rec["id"] in seen:
+            raise ParameterError(f"{at}: the id is registered twice")
+        seen.add(rec["id"])
+    return records
+
+
+def write_claims(records, path: str | Path) -> Path:
+    """Write claim records as ``<study>.claims.json`` (a temporary file renamed into place); return the path."""
+    check_records(records, "records")
+    if not isinstance(path, (str, Path)) or not str(path):
+        raise ParameterError(f"path must be a file name, got {path!r:.60}")
+    return atomic_write_text(Path(path), json.dumps(records, indent=1, ensure_ascii=False) + "\n")
+
+
+def read_claims(path: str | Path) -> list[dict]:
+    """The claim records of a ``.claims.json`` file, checked (:func:`check_records`).
+
+    A missing, unreadable or malformed file is a :class:`robolib.ParameterFileError` that names it.
+    """
+    if not isinstance(path, (str, Path)) or not str(path):
+        raise ParameterError(f"path must be a file name, got {path!r:.60}")
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ParameterFileError(f"path: claims file {path} not found") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ParameterFileError(f"path: claims file {path} cannot be read as claims JSON: {exc}") from None
+    try:
+        return check_records(data, f"path {path}")
+    except ParameterError as exc:
+        raise ParameterFileError(str(exc)) from None
+
+
 def from_notebook(nb: dict) -> dict | None:
     """The register embedded in an executed notebook (parsed ``.ipynb`` JSON), or None."""
+    if not isinstance(nb, dict):
+        raise ParameterError(f"nb must be a parsed notebook (a dict), got {type(nb).__name__}")
     for cell in nb.get("cells", []):
         for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
             data = out.get("data", {})
@@ -231,12 +354,24 @@ def extract(ipynb: str | Path, out: str | Path | None = None) -> list[dict]:
     Raises :class:`robolib.ParameterError` if the notebook has no register
     (a study must end with ``claims.summary()``).
     """
+    if not isinstance(ipynb, (str, Path)) or not str(ipynb):
+        raise ParameterError(f"ipynb must be a notebook file name, got {ipynb!r:.60}")
+    if out is not None and (not isinstance(out, (str, Path)) or not str(out)):
+        raise ParameterError(f"out must be None or a file name, got {out!r:.60}")
     ipynb = Path(ipynb)
-    reg = from_notebook(json.loads(ipynb.read_text()))
+    try:
+        nb = json.loads(ipynb.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ParameterFileError(f"ipynb: notebook {ipynb} not found") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ParameterFileError(f"ipynb: {ipynb} cannot be read as a notebook: {exc}") from None
+    if not isinstance(nb, dict):
+        raise ParameterFileError(f"ipynb: {ipynb} is not a notebook (its JSON is a {type(nb).__name__})")
+    reg = from_notebook(nb)
     if reg is None:
         raise ParameterError(f"{ipynb}: no claims register in the executed notebook (missing claims.summary()?)")
     out = Path(out) if out else ipynb.with_suffix(".claims.json")
-    atomic_write_text(out, json.dumps(reg["claims"], indent=1, ensure_ascii=False) + "\n")
+    write_claims(reg["claims"], out)
     return reg["claims"]
 
 
@@ -262,7 +397,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     return status
 
 
-__all__ = ["Claim", "ClaimsRegister", "CLAIMS_MIME", "extract", "from_notebook"]
+__all__ = ["Claim", "ClaimsRegister", "CLAIMS_MIME", "extract", "from_notebook", "check_records", "read_claims",
+           "write_claims", "claims_table"]
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())

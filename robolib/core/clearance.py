@@ -35,6 +35,7 @@ energy ``2/5 K delta^2.5`` is a potential (:meth:`ClearanceModel.contact_energy`
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -43,9 +44,11 @@ import numpy as np
 from scipy.optimize import brentq
 
 from . import contact
+from .checks import real, real_array
 from .errors import ParameterError
 from .multibody import (BAUMGARTE_ALPHA, BAUMGARTE_BETA, GroundPin, Mechanism, Pin, dopri5, integrate_compiled,
                         resolve_backend)
+from .multibody import _checks as chk
 
 #: Default upper duration (s) of one contact episode still called an "impact".
 IMPACT_MAX_DURATION = 1e-3
@@ -93,29 +96,39 @@ class ClearanceSpec:
     ddelta0_floor: float = DDELTA0_FLOOR
 
     def __post_init__(self):
+        chk.text("joint", self.joint)
         nm = f"clearance joint {self.joint!r}"
-        c = self.clearance
-        if not (isinstance(c, (int, float)) and math.isfinite(c) and c > 0):
-            raise ParameterError(f"{nm}: clearance must be positive, got {c!r} (m)")
+
+        def positive(field, unit, optional=False):
+            v = getattr(self, field)
+            if optional and v is None:
+                return None
+            ok = isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and math.isfinite(v) and v > 0
+            if not ok:
+                raise ParameterError(f"{nm}: {field} must be positive and finite, got {v!r} ({unit})")
+            return float(v)
+
+        c = positive("clearance", "m")
         if self.R_bearing is not None:
-            if not (math.isfinite(self.R_bearing) and self.R_bearing > 0):
-                raise ParameterError(f"{nm}: R_bearing must be positive, got {self.R_bearing!r} (m)")
-            if c >= self.R_bearing:
+            if positive("R_bearing", "m") <= c:
                 raise ParameterError(f"{nm}: clearance = {c!r} m must be smaller than the bearing radius "
                                      f"R_bearing = {self.R_bearing!r} m")
-        elif self.R_journal is None or not (math.isfinite(self.R_journal) and self.R_journal > 0):
-            raise ParameterError(f"{nm}: R_journal must be positive, got {self.R_journal!r} (m)")
-        if self.stiffness is not None and not (math.isfinite(self.stiffness) and self.stiffness > 0):
-            raise ParameterError(f"{nm}: stiffness must be positive, got {self.stiffness!r} (N/m^1.5)")
-        if self.law not in contact.LAWS:
+        elif self.R_journal is None:
+            raise ParameterError(f"{nm}: R_journal must be positive (m) when R_bearing is None, got None")
+        else:
+            positive("R_journal", "m")
+        positive("R_journal", "m", optional=True)
+        positive("stiffness", "N/m^1.5", optional=True)
+        positive("E_bearing", "Pa"), positive("E_journal", "Pa")
+        for field in ("nu_bearing", "nu_journal"):
+            real(f"{nm}: {field}", getattr(self, field), low=-1.0, high=0.5, open_low=True, open_high=True)
+        if not isinstance(self.law, str) or self.law not in contact.LAWS:
             raise ParameterError(f"{nm}: law must be one of {list(contact.LAWS)}, got {self.law!r}")
-        contact.hysteresis_factor(self.restitution, self.law)  # validates restitution
-        if not (math.isfinite(self.mu) and self.mu >= 0):
-            raise ParameterError(f"{nm}: mu must be non-negative, got {self.mu!r}")
-        if not (0 <= self.v0 < self.v1):
-            raise ParameterError(f"{nm}: friction speeds must satisfy 0 <= v0 < v1, got {self.v0!r}, {self.v1!r} (m/s)")
-        if not (self.ddelta0_floor > 0):
-            raise ParameterError(f"{nm}: ddelta0_floor must be positive, got {self.ddelta0_floor!r} (m/s)")
+        real(f"{nm}: restitution", self.restitution, low=0.0, open_low=True, high=1.0)
+        real(f"{nm}: mu", self.mu, low=0.0)
+        v0 = real(f"{nm}: v0", self.v0, low=0.0, unit="m/s")
+        real(f"{nm}: v1", self.v1, low=v0, open_low=True, unit="m/s (above v0)")
+        positive("ddelta0_floor", "m/s")
 
     @property
     def R_bearing_value(self) -> float:
@@ -172,18 +185,22 @@ class ClearanceModel:
 
     def __init__(self, mech: Mechanism, specs: Sequence[ClearanceSpec], alpha: float = BAUMGARTE_ALPHA,
                  beta: float = BAUMGARTE_BETA, impact_max_duration: float = IMPACT_MAX_DURATION):
+        mech = chk.mechanism("mech", mech)
+        specs = chk.sequence("specs", specs, (ClearanceSpec,), "ClearanceSpec objects")
         if not specs:
-            raise ParameterError("ClearanceModel needs at least one ClearanceSpec")
+            raise ParameterError("specs must hold at least one ClearanceSpec, got an empty list")
         names = [s.joint for s in specs]
         if len(set(names)) != len(names):
-            raise ParameterError(f"clearance joints must be distinct, got {names}")
+            raise ParameterError(f"specs must name distinct clearance joints, got {names}")
+        for s in specs:
+            if s.joint not in mech._slices:
+                raise ParameterError(f"specs: joint {s.joint!r} is not a joint of mechanism {mech.name!r} "
+                                     f"(joints: {list(mech._slices)})")
         self.mech = mech
         self.specs = list(specs)
         self.names = names
-        self.alpha, self.beta = float(alpha), float(beta)
-        if not impact_max_duration > 0:
-            raise ParameterError(f"impact_max_duration must be positive, got {impact_max_duration!r} (s)")
-        self.impact_max_duration = float(impact_max_duration)
+        self.alpha, self.beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
+        self.impact_max_duration = _impact_max_duration(impact_max_duration)
         rows = []
         for s in self.specs:
             jt = mech.joint(s.joint)  # raises for an unknown name
@@ -214,7 +231,10 @@ class ClearanceModel:
         Returns arrays with a leading joint axis: ``e`` (k, ..., 2) eccentricity (m),
         ``eps``, ``delta`` (m), ``ddelta`` (m/s), ``v_t`` (m/s), ``n`` (k, ..., 2).
         """
-        q, qd = np.asarray(q, float), np.asarray(qd, float)
+        n = self.reduced.n
+        q, qd = chk.state("q", q, n, batch=True), chk.state("qd", qd, n, batch=True)
+        shape = _broadcast_pair("q", q, "qd", qd)
+        q, qd = np.broadcast_to(q, shape), np.broadcast_to(qd, shape)
         out = {k: [] for k in ("e", "eps", "delta", "ddelta", "v_t", "n")}
         for (bi, six, siy, bj, sjx, sjy, RB, RJ, c, *_rest) in self._rows:
             Pi, vi, wi, ri = self._point(q, qd, bi, six, siy)
@@ -248,7 +268,7 @@ class ClearanceModel:
 
     def contact_energy(self, q) -> np.ndarray:
         """Elastic contact energy ``sum 2/5 K delta^2.5`` (J) of sampled ``q`` (..., n)."""
-        q = np.asarray(q, float)
+        q = chk.state("q", q, self.reduced.n, batch=True)
         kin = self.contact_kinematics(q, np.zeros_like(q))
         return sum(contact.contact_potential(kin["delta"][k], self.K[k]) for k in range(len(self._rows)))
 
@@ -257,6 +277,7 @@ class ClearanceModel:
 
         Uses the onset speed of the episode each sample belongs to.
         """
+        _result("result", result, self.reduced.n, len(self._rows))
         kin = self.contact_kinematics(result.q, result.qd)
         Fn = np.zeros_like(kin["delta"])
         Ft = np.zeros_like(kin["delta"])
@@ -406,15 +427,25 @@ class ClearanceModel:
         """Integrate from ``(q0, qd0)`` (reduced coordinates = all body coordinates, n,).
 
         ``t_eval``: sample times (default: every accepted step). ``ddelta0``:
-        onset speeds carried over from a previous run (m/s, per joint).
+        onset speeds carried over from a previous run (m/s, per joint, > 0). ``work0`` (2,): the motor work
+        and the dissipated energy (J) to start from. ``t_span = (t0, t_end)``, ``t_end >= t0`` (s); the
+        tolerances, ``t_eval``, ``h_max`` and ``backend`` as in :func:`robolib.multibody.dopri5` and
+        :func:`robolib.multibody.simulate`.
         """
         red = self.reduced
-        q0, qd0 = np.asarray(q0, float), np.asarray(qd0, float)
-        if q0.shape != (red.n,) or qd0.shape != (red.n,):
-            raise ParameterError(f"q0 and qd0 must have shape ({red.n},), got {q0.shape} and {qd0.shape}")
+        t0, t1 = chk.span_pair("t_span", t_span)
+        q0, qd0 = chk.state("q0", q0, red.n), chk.state("qd0", qd0, red.n)
+        chk.tolerances(rtol, atol, 2 * red.n + 2)
+        chk.sample_times("t_eval", t_eval, t0, t1)
+        chk.step_limit("h_max", h_max)
+        resolve_backend(backend)
+        work0 = real_array("work0", work0, shape=(2,))
         if ddelta0 is not None:
-            self.ddelta0[:] = np.asarray(ddelta0, dtype=float)
-        y0 = np.concatenate([q0, qd0, np.asarray(work0, float)])
+            dd = real_array("ddelta0", ddelta0, shape=(len(self._rows),))
+            if np.any(dd <= 0):
+                raise ParameterError(f"ddelta0 must be positive onset speeds (m/s), got {ddelta0!r}")
+            self.ddelta0[:] = dd
+        y0 = np.concatenate([q0, qd0, work0])
         episodes = [[] for _ in self._rows]
         hook, state = self._make_hook(float(t_span[0]), y0, episodes, keep_ddelta0=ddelta0 is not None)
         wall = time.perf_counter()
@@ -463,6 +494,7 @@ class ClearanceModel:
 
     def accelerations(self, result: ClearanceResult, backend: str = "auto") -> np.ndarray:
         """Accelerations ``qdd`` (T, n) at the samples of ``result`` (re-evaluates the right-hand side)."""
+        _result("result", result, self.reduced.n, len(self._rows))
         n = self.reduced.n
         saved = self.ddelta0.copy()
         f = self.rhs(backend)
@@ -482,6 +514,7 @@ class ClearanceModel:
         from .multibody import driving_torques
 
         red = self.reduced
+        _result("result", result, red.n, len(self._rows))
         saved = self.ddelta0.copy()
         lam = np.empty((len(result.t), red.m))
         dd0 = self._ddelta0_samples(result)
@@ -503,6 +536,7 @@ class ClearanceModel:
         (zero for exact integration and exact constraints).
         """
         red = self.reduced
+        _result("result", result, red.n, len(self._rows))
         E = red.kinetic_energy(result.qd) + red.potential_energy(result.q) + self.contact_energy(result.q)
         res = (E - E[0]) - (result.W_drive - result.W_drive[0]) + (result.W_loss - result.W_loss[0])
         return {"mechanical": E, "W_drive": result.W_drive, "W_loss": result.W_loss, "residual": res}
@@ -514,10 +548,17 @@ def contact_modes(t, episodes, impact_max_duration: float = IMPACT_MAX_DURATION)
     ``episodes`` is a list of ``(t_on, t_off, ddelta0)``; an episode longer than
     ``impact_max_duration`` (s) is continuous contact.
 
+    ``t`` (k,): non-decreasing sample times (s); ``episodes``: in time order, not overlapping, only the last
+    one open (``t_off`` NaN); ``impact_max_duration > 0`` (s). Every sample gets exactly one mode.
+
     >>> contact_modes(np.array([0.0, 1.0, 2.5, 4.0]), [(0.9, 1.1, 0.1), (2.0, 3.0, 0.1)], 0.5).tolist()
     [0, 1, 2, 0]
     """
-    t = np.asarray(t, float)
+    t = real_array("t", t, shape=(None,))
+    if np.any(np.diff(t) < 0):
+        raise ParameterError("t must be non-decreasing sample times (s)")
+    episodes = _episodes("episodes", episodes)
+    impact_max_duration = _impact_max_duration(impact_max_duration)
     mode = np.zeros(t.shape, dtype=int)
     for (t_on, t_off, _d0) in episodes:
         t_end = t[-1] if np.isnan(t_off) else t_off
@@ -529,9 +570,16 @@ def contact_modes(t, episodes, impact_max_duration: float = IMPACT_MAX_DURATION)
 def mode_shares(episodes, t0: float, t1: float, impact_max_duration: float = IMPACT_MAX_DURATION) -> dict:
     """Share of the time window [t0, t1] spent in free flight, impact and continuous contact.
 
+    ``episodes`` as in :func:`contact_modes`; ``t1 > t0`` (s); ``impact_max_duration > 0`` (s). The three
+    shares are in [0, 1] and sum to 1 (to round-off).
+
     >>> mode_shares([(0.9, 1.1, 0.1), (2.0, 3.0, 0.1)], 0.0, 4.0, 0.5)
     {'free flight': 0.7, 'impact': 0.05, 'continuous contact': 0.25, 'n_impacts': 1, 'n_continuous': 1}
     """
+    episodes = _episodes("episodes", episodes)
+    t0 = real("t0", t0, unit="s")
+    t1 = real("t1", t1, low=t0, open_low=True, unit="s (after t0)")
+    impact_max_duration = _impact_max_duration(impact_max_duration)
     imp = cont = 0.0
     n_imp = n_cont = 0
     for (t_on, t_off, _d0) in episodes:
@@ -548,6 +596,51 @@ def mode_shares(episodes, t0: float, t1: float, impact_max_duration: float = IMP
     T = t1 - t0
     return {"free flight": round((T - imp - cont) / T, 12), "impact": round(imp / T, 12),
             "continuous contact": round(cont / T, 12), "n_impacts": n_imp, "n_continuous": n_cont}
+
+
+def _impact_max_duration(value) -> float:
+    return real("impact_max_duration", value, low=0.0, open_low=True, unit="s")
+
+
+def _broadcast_pair(na, a, nb, b) -> tuple:
+    try:
+        return np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise ParameterError(f"{nb} of shape {b.shape} does not broadcast with {na} of shape {a.shape}") from None
+
+
+def _episodes(name: str, episodes) -> list:
+    """Contact episodes ``(t_on, t_off, ddelta0)`` of one joint, checked: in time order, not overlapping,
+    ``t_off >= t_on`` or NaN (still open) for the last one only."""
+    if isinstance(episodes, (str, bytes, dict)) or not hasattr(episodes, "__len__"):
+        raise ParameterError(f"{name} must be a list of (t_on, t_off, ddelta0), got {episodes!r:.60}")
+    if len(episodes) == 0:
+        return []
+    arr = real_array(name, episodes, shape=(None, 3), finite=False)
+    if not np.all(np.isfinite(arr[:, 0])):
+        raise ParameterError(f"{name}: every t_on must be finite, got {arr[:, 0].tolist()!r:.80}")
+    t_off = arr[:, 1]
+    if np.any(np.isinf(t_off)) or np.any(np.isnan(t_off[:-1])):
+        raise ParameterError(f"{name}: t_off must be finite (NaN only for a last episode still open), got "
+                             f"{t_off.tolist()!r:.80}")
+    closed = ~np.isnan(t_off)
+    if np.any(t_off[closed] < arr[closed, 0]):
+        raise ParameterError(f"{name}: an episode ends before it starts (t_off < t_on)")
+    if np.any(arr[1:, 0] < t_off[:-1]):
+        raise ParameterError(f"{name} must be in time order and not overlap (t_on of an episode before the t_off "
+                             "of the previous one)")
+    return [tuple(row) for row in arr.tolist()]
+
+
+def _result(name: str, result, n: int, k: int) -> None:
+    """A :class:`ClearanceResult` of a model with ``n`` coordinates and ``k`` clearance joints, or ParameterError."""
+    if not isinstance(result, ClearanceResult):
+        raise ParameterError(f"{name} must be a ClearanceResult (of ClearanceModel.simulate), got "
+                             f"{type(result).__name__}")
+    T = len(result.t)
+    if np.shape(result.q) != (T, n) or np.shape(result.qd) != (T, n) or len(result.episodes) != k:
+        raise ParameterError(f"{name} is not a run of this model: q and qd must be ({T}, {n}) with {k} episode "
+                             f"lists, got {np.shape(result.q)}, {np.shape(result.qd)}, {len(result.episodes)}")
 
 
 __all__ = ["ClearanceSpec", "ClearanceModel", "ClearanceResult", "contact_modes", "mode_shares",

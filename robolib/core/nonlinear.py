@@ -1,4 +1,7 @@
-"""Nonlinear-dynamics toolkit: Poincaré sampling, parameter sweeps, Lyapunov exponents, spectra.
+"""Nonlinear-dynamics toolkit: Poincaré sampling, parameter sweeps, Lyapunov exponents, spectra, periodic orbits.
+
+Periodic orbits (shooting on a return map, Floquet multipliers) and their continuation in a
+parameter are in :mod:`robolib.core.periodic` and :mod:`robolib.core.continuation`, re-exported here.
 
 The functions are generic: they take a *flow* ``flow(y, t0, t1) -> y(t1)``
 (any integrator) or a picklable function of one parameter value, so they serve
@@ -25,6 +28,11 @@ environment, so that they can import ``robolib``)::
     client = Client(cluster)
     values, results = sweep(run_one, frequencies, backend="dask")
 
+A long sweep keeps each finished point on disk as it completes
+(``checkpoint="points/"``: one atomically written file per point, named by a hash
+of the point's full settings, :func:`point_key`); killed and started again with
+the same settings, on joblib or on Dask, it computes only the missing points.
+
 The task function and its arguments must be picklable (module-level functions,
 :func:`functools.partial` of them, plain dicts/arrays), which is what
 :func:`robolib.gearshift.poincare_run` and friends are.
@@ -37,12 +45,14 @@ The task function and its arguments must be picklable (module-level functions,
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
+from .checks import count, real, real_array
 from .errors import ParameterError
 
 #: Published largest Lyapunov exponent of the Lorenz system (sigma=10, rho=28, beta=8/3),
@@ -57,11 +67,30 @@ def poincare_times(period: float, n_transient: int, n_samples: int, t0: float = 
     >>> poincare_times(0.5, 2, 3).tolist()
     [1.0, 1.5, 2.0]
     """
-    if not period > 0:
-        raise ParameterError(f"period must be positive, got {period!r} (s)")
-    if n_transient < 0 or n_samples < 1:
-        raise ParameterError(f"need n_transient >= 0 and n_samples >= 1, got {n_transient}, {n_samples}")
+    period = real("period", period, low=0.0, open_low=True, unit="s")
+    n_transient, n_samples = count("n_transient", n_transient, low=0), count("n_samples", n_samples)
+    t0, phase = real("t0", t0, unit="s"), real("phase", phase)
     return t0 + (n_transient + np.arange(n_samples) + phase) * period
+
+
+def _samples(name: str, s) -> np.ndarray:
+    """Poincaré samples as a finite (N, d) float array: (N,) is one column; other shapes are refused by name."""
+    s = real_array(name, s)
+    if s.ndim == 1:
+        s = s[:, None]
+    if s.ndim != 2:
+        raise ParameterError(f"{name} must have shape (N,) or (N, d) (one row per sample), got {s.shape}")
+    return s
+
+
+def _time_grid(name: str, t, n_min: int = 2) -> np.ndarray:
+    """Sample times (T,) (s): finite, at least ``n_min`` of them, strictly increasing."""
+    t = real_array(name, t, shape=(None,))
+    if t.size < n_min:
+        raise ParameterError(f"{name} must hold at least {n_min} sample times, got {t.size}")
+    if np.any(np.diff(t) <= 0):
+        raise ParameterError(f"{name} must be strictly increasing (s), got a step of {float(np.diff(t).min()):g} s")
+    return t
 
 
 def poincare_section(t, x, period: float, t_transient: float = 0.0, phase: float = 0.0) -> np.ndarray:
@@ -70,14 +99,13 @@ def poincare_section(t, x, period: float, t_transient: float = 0.0, phase: float
     Samples are linearly interpolated from the time grid ``t`` (T,); only
     instants inside ``[t_transient, t[-1]]`` are returned, (k, d).
     """
-    t = np.asarray(t, float)
-    x = np.asarray(x, float)
-    if x.ndim == 1:
-        x = x[:, None]
+    t = _time_grid("t", t)
+    x = _samples("x", x)
     if x.shape[0] != t.shape[0]:
-        raise ParameterError(f"x must have one row per time sample, got {x.shape[0]} rows for {t.shape[0]} times")
-    if not period > 0:
-        raise ParameterError(f"period must be positive, got {period!r} (s)")
+        raise ParameterError(f"x must have one row per time sample of t, got {x.shape[0]} rows of x for "
+                             f"{t.shape[0]} times in t")
+    period = real("period", period, low=0.0, open_low=True, unit="s")
+    t_transient, phase = real("t_transient", t_transient, unit="s"), real("phase", phase)
     n = int(np.floor((t[-1] - t_transient) / period - phase + 1e-9)) + 1
     ts = t_transient + (np.arange(max(n, 0)) + phase) * period
     ts = ts[(ts >= t[0]) & (ts <= t[-1] + 1e-12)]
@@ -90,9 +118,8 @@ def distinct_points(samples, tol: float) -> int:
     >>> distinct_points(np.array([[0.0], [1.0], [0.0], [1.0 + 1e-9]]), 1e-6)
     2
     """
-    s = np.asarray(samples, float)
-    if s.ndim == 1:
-        s = s[:, None]
+    s = _samples("samples", samples)
+    tol = real("tol", tol, low=0.0)
     reps: list[np.ndarray] = []
     for p in s:
         if not any(np.max(np.abs(p - r)) <= tol for r in reps):
@@ -112,10 +139,9 @@ def repeat_residuals(samples, k_max: int = PERIOD_K_MAX) -> np.ndarray:
     >>> repeat_residuals(np.array([[0.0], [1.0], [0.0], [1.0], [0.0]]), 2).tolist()
     [1.0, 0.0]
     """
-    s = np.asarray(samples, float)
-    if s.ndim == 1:
-        s = s[:, None]
-    if k_max < 1 or s.shape[0] <= k_max:
+    s = _samples("samples", samples)
+    k_max = count("k_max", k_max)
+    if s.shape[0] <= k_max:
         raise ParameterError(f"need at least k_max + 1 = {k_max + 1} samples for lags 1..{k_max}, "
                              f"got {s.shape[0]}")
     return np.array([np.max(np.abs(s[k:] - s[:-k])) for k in range(1, k_max + 1)])
@@ -136,8 +162,7 @@ def period_k(samples, tol: float, k_max: int = PERIOD_K_MAX) -> int:
     >>> period_k(s, 1e-6, 2), period_k(s, 1e-12, 2), period_k(np.arange(6.0)[:, None], 0.5, 2)
     (2, 0, 0)
     """
-    if not tol > 0:
-        raise ParameterError(f"tol must be positive, got {tol!r}")
+    tol = real("tol", tol, low=0.0, open_low=True)
     res = repeat_residuals(samples, k_max)
     for k in range(1, k_max + 1):
         if res[k - 1] <= tol:
@@ -151,7 +176,8 @@ def period_name(k: int) -> str:
     >>> period_name(1), period_name(0)
     ('period-1', 'irregular')
     """
-    return "irregular" if int(k) == 0 else f"period-{int(k)}"
+    k = count("k", k.item() if isinstance(k, np.integer) else k, low=0)
+    return "irregular" if k == 0 else f"period-{k}"
 
 
 #: Tolerance-ladder rule (:func:`ladder_verdict`). A lag's misfit converges when the least-squares
@@ -171,12 +197,14 @@ def misfit_slope(rtols, misfits) -> float:
     >>> round(misfit_slope([1e-9, 1e-10, 1e-11], [1e-3, 1e-4, 1e-5]), 12)
     1.0
     """
-    r, m = np.asarray(rtols, float), np.asarray(misfits, float)
-    if r.ndim != 1 or r.shape != m.shape or len(r) < 2:
-        raise ParameterError(f"misfit_slope needs two or more tolerances with one misfit each, got {r.shape} and {m.shape}")
-    if not (np.all(r > 0) and np.all(m >= 0)) or len(np.unique(r)) < 2:
-        raise ParameterError(f"misfit_slope needs distinct positive tolerances and non-negative misfits, got "
-                             f"{r.tolist()} and {m.tolist()}")
+    r, m = real_array("rtols", rtols, shape=(None,)), real_array("misfits", misfits, shape=(None,))
+    if r.shape != m.shape or len(r) < 2:
+        raise ParameterError(f"misfit_slope needs two or more rtols with one entry of misfits each, got rtols of "
+                             f"shape {r.shape} and misfits of shape {m.shape}")
+    if not np.all(r > 0) or len(np.unique(r)) < 2:
+        raise ParameterError(f"rtols must be positive and not all equal, got {r.tolist()}")
+    if not np.all(m >= 0):
+        raise ParameterError(f"misfits must be non-negative, got {m.tolist()}")
     return float(np.polyfit(np.log10(r), np.log10(np.maximum(m, 1e-300)), 1)[0])
 
 
@@ -209,12 +237,17 @@ def ladder_verdict(rtols, periods, residuals) -> tuple[str, int]:
     >>> ladder_verdict(r, [0, 0, 1, 1], [[0.9, 1e-3], [0.9, 1e-3], [1e-6, 2e-4], [1e-7, 4e-5]])
     ('confirmed', 1)
     """
-    rt = np.asarray(rtols, float)
-    ks = [int(k) for k in periods]
-    R = np.asarray(residuals, float)
-    if rt.ndim != 1 or len(rt) < 2 or len(ks) != len(rt) or R.ndim != 2 or R.shape[0] != len(rt):
-        raise ParameterError(f"ladder_verdict needs L >= 2 tolerances with one reading and one misfit row each, got "
-                             f"{len(rt)} tolerances, {len(ks)} readings, misfits of shape {R.shape}")
+    rt = real_array("rtols", rtols, shape=(None,))
+    if len(rt) < 2 or not np.all(rt > 0):
+        raise ParameterError(f"rtols must be L >= 2 positive tolerances, got {rt.tolist()}")
+    kk = real_array("periods", periods, shape=(len(rt),))
+    if not np.all((kk >= 0) & (kk == np.round(kk))):
+        raise ParameterError(f"periods must be period_k readings (integers >= 0), got {kk.tolist()}")
+    ks = [int(k) for k in kk]
+    R = real_array("residuals", residuals, shape=(len(rt), None))
+    if R.shape[1] < 1 or not np.all(R >= 0):
+        raise ParameterError(f"residuals must be non-negative lag misfits, one row per rtol, shape (L, k_max >= 1), "
+                             f"got shape {R.shape}")
     if np.any(np.diff(rt) >= 0):
         raise ParameterError(f"rtols must go from loosest to tightest, got {rt.tolist()}")
     if ks[-1] >= 1 and ks[-2] == ks[-1]:
@@ -240,6 +273,56 @@ def _show_progress(progress) -> bool:
     return bool(os.environ.get("JPY_SESSION_NAME")) or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
 
 
+def _call_indexed(fun, j, args, kwargs):
+    """``(j, fun(*args, **kwargs))``: a task that carries its index back (results arrive in any order)."""
+    return j, fun(*args, **kwargs)
+
+
+def _dask_client(client):
+    try:
+        from dask.distributed import get_client
+    except ImportError:  # pragma: no cover
+        raise ParameterError("backend='dask' needs dask and distributed (pip install dask distributed)") from None
+    if client is None:
+        try:
+            client = get_client()
+        except ValueError:
+            raise ParameterError("backend='dask' needs a dask.distributed Client: pass client=... or "
+                                 "create one first, e.g. Client(LocalCluster(n_workers=2))") from None
+    return client
+
+
+def _completed(fun, args, n_jobs, backend, verbose, client):
+    """Yield ``(j, result)`` for the calls ``fun(*a, **kw)``, ``(a, kw) = args[j]``, as each one completes.
+
+    Serial in this process (``n_jobs=1``, no backend), joblib processes
+    (``return_as="generator_unordered"``) or Dask futures (``as_completed``). When the consumer stops
+    (an exception, an interruption) the calls not yet started are cancelled.
+    """
+    if not args:
+        return
+    if backend == "dask":
+        from dask.distributed import as_completed
+
+        client = _dask_client(client)
+        futures = {client.submit(fun, *a, pure=False, **kw): j for j, (a, kw) in enumerate(args)}
+        try:
+            for fut in as_completed(futures):
+                yield futures[fut], fut.result()
+        finally:
+            client.cancel([f for f in futures if not f.done()])
+        return
+    if n_jobs == 1 and backend is None:
+        for j, (a, kw) in enumerate(args):
+            yield j, fun(*a, **kw)
+        return
+    import joblib
+
+    with joblib.parallel_config(backend=backend or "loky", n_jobs=n_jobs):
+        yield from joblib.Parallel(verbose=verbose, return_as="generator_unordered")(
+            joblib.delayed(_call_indexed)(fun, j, a, kw) for j, (a, kw) in enumerate(args))
+
+
 def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None = None, verbose: int = 0,
           keyword: str | None = None, client=None, progress: bool | None = None, checkpoint=None,
           checkpoint_key=None):
@@ -260,119 +343,224 @@ def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None 
     a tqdm progress bar (``None``: only in a terminal or a live notebook, so
     papermill logs and the built book stay quiet).
 
-    ``checkpoint``: a file that keeps every finished point (pickle, written
-    whole after each one, see :mod:`robolib.core.files`). A sweep interrupted
-    at 90 % and started again with the same ``checkpoint`` computes only the
-    missing 10 %; the file is removed when the sweep completes. It belongs to
-    one sweep: ``checkpoint_key`` (any picklable value, default ``repr(values)``)
-    must match, otherwise :class:`robolib.ParameterError` says so.
+    ``checkpoint``: a directory that keeps every finished point, one file per
+    point written (atomically, :mod:`robolib.core.files`) as soon as the point
+    completes, on any engine. The file is named by the point's key
+    (:func:`point_key`): a hash of its full settings -- the function (module
+    and qualified name), every bound argument of a :func:`functools.partial`
+    (recursively), the swept value and ``keyword``, robolib's version, and
+    ``checkpoint_key`` (an optional extra salt, any picklable value). A sweep
+    that is interrupted and started again with the same settings computes only
+    the missing points; a point with other settings (another parameter set,
+    tolerance, ...) is another file, so one directory can serve many sweeps.
+    A point file that cannot be read, or that holds another key, is not
+    trusted: it is computed again (with a warning that names it).
+
+    The files are kept when the sweep completes: they are a cache of finished
+    points (a few kB each), so a finished sweep started again costs nothing
+    and a sweep extended by new values computes only those. The key holds the
+    settings, not the code: after a change of the code, delete the directory,
+    or pass ``checkpoint_key=code_fingerprint()`` to tie the points to the
+    source of robolib (what ``python -m robolib.gearshift.store`` does).
 
     >>> sweep(abs, [-1, 2, -3], n_jobs=1)[1]
     [1, 2, 3]
     >>> sweep(round, [1.234, 5.678], keyword="number")[1]
     [1, 6]
+    >>> import tempfile
+    >>> sweep(abs, [-1, 2, -3], checkpoint=tempfile.mkdtemp())[1]
+    [1, 2, 3]
     """
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ParameterError(f"values must be a sequence of parameter values, got {values!r:.60}")
     values = list(values)
-    if checkpoint is not None:
-        return _checkpointed_sweep(fun, values, checkpoint, checkpoint_key, n_jobs=n_jobs, backend=backend,
-                                   verbose=verbose, keyword=keyword, client=client, progress=progress)
+    if backend is not None and not isinstance(backend, str):
+        raise ParameterError(f"backend must be a joblib backend name, 'dask' or None, got {backend!r}")
+    if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
+        raise ParameterError(f"checkpoint must be a directory path or None, got {checkpoint!r:.60}")
+    if keyword is not None and not isinstance(keyword, str):
+        raise ParameterError(f"keyword must be the name of an argument of fun (text) or None, got {keyword!r}")
+    if not callable(fun):
+        raise ParameterError(f"fun must be a callable (a picklable function of one value), got {fun!r:.60}")
+    if backend != "dask" and not (n_jobs is None or (isinstance(n_jobs, int) and not isinstance(n_jobs, bool)
+                                                     and n_jobs != 0)):
+        raise ParameterError(f"n_jobs must be an integer >= 1 (processes) or < 0 (-1: all cores, -2: all but one), "
+                             f"got {n_jobs!r}")
     args = [((v,), {}) if keyword is None else ((), {keyword: v}) for v in values]
-    bar = None
-    if _show_progress(progress) and len(values) > 1:
+    if checkpoint is not None:
+        return values, _checkpointed(fun, values, args, checkpoint, checkpoint_key, keyword, n_jobs=n_jobs,
+                                     backend=backend, verbose=verbose, client=client, progress=progress)
+    out: list = [None] * len(values)
+    with _progress_bar(progress, len(values)) as bar:
+        for j, r in _completed(fun, args, n_jobs, backend, verbose, client):
+            out[j] = r
+            bar.update(1)
+    return values, out
+
+
+class _NoBar:
+    def update(self, n):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _progress_bar(progress, total):
+    if _show_progress(progress) and total > 1:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(values), desc="sweep", leave=False)
+        return tqdm(total=total, desc="sweep", leave=False)
+    return _NoBar()
+
+
+# ---- checkpointed sweeps: one file per finished point, named by the hash of the point's settings
+#: Suffix of a sweep point's file in a checkpoint directory (a pickle of ``{"key", "value", "result"}``).
+POINT_SUFFIX = ".point.pkl"
+
+
+def callable_settings(obj):
+    """A hashable description of everything that determines ``obj``'s result, for :func:`point_key`.
+
+    A function, class or builtin is its module and qualified name (the code itself is not included);
+    a :func:`functools.partial` is its function with every bound positional and keyword argument,
+    recursively; a bound method is its object and method name; a callable object is its class with its
+    pickled state (``__getstate__``); dicts, lists and tuples are described entry by entry, NumPy
+    scalars as the Python numbers they hold; any other value is itself (hashed by :func:`joblib.hash`).
+    A lambda or a function defined inside another function has no name that outlives the process:
+    :class:`robolib.ParameterError`.
+
+    >>> import functools
+    >>> callable_settings(functools.partial(round, ndigits=2))
+    ('partial', ('callable', 'builtins', 'round'), (), (('ndigits', 2),))
+    """
+    import functools
+    import types
+
+    if isinstance(obj, functools.partial):
+        return ("partial", callable_settings(obj.func), tuple(callable_settings(a) for a in obj.args),
+                tuple(sorted((k, callable_settings(v)) for k, v in obj.keywords.items())))
+    if isinstance(obj, types.MethodType):
+        return ("method", callable_settings(obj.__self__), obj.__func__.__name__)
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, dict):
+        return {k: callable_settings(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(callable_settings(v) for v in obj)
+    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)):
+        qual = getattr(obj, "__qualname__", None) or obj.__name__
+        if "<lambda>" in qual or "<locals>" in qual:
+            raise ParameterError(f"a checkpointed sweep needs a module-level function (its key is its module and "
+                                 f"name), got {qual!r} from {obj.__module__!r}: define it at module level")
+        return ("callable", obj.__module__ or type(obj).__module__, qual)
+    if callable(obj) and not isinstance(obj, (str, bytes, np.ndarray)):
+        state = obj.__getstate__() if hasattr(obj, "__getstate__") else getattr(obj, "__dict__", None)
+        return ("object", callable_settings(type(obj)), callable_settings(state))
+    return obj
+
+
+def point_key(fun: Callable, value, keyword: str | None = None, salt=None) -> str:
+    """Key (hex digest, 32 characters) of one sweep point: :func:`joblib.hash` of its full settings.
+
+    The settings are robolib's version, :func:`callable_settings` of ``fun``, the swept ``value`` (NumPy
+    scalars as Python numbers) with its ``keyword``, and ``salt`` (:func:`sweep`'s ``checkpoint_key``).
+    Equal settings give the same key in any process and on any machine with the same versions.
+
+    >>> point_key(abs, 2.0) == point_key(abs, np.float64(2.0)) != point_key(abs, 3.0)
+    True
+    """
+    import joblib
+
+    from .. import __version__
+
+    if keyword is not None and not isinstance(keyword, str):
+        raise ParameterError(f"keyword must be the name of an argument of fun (text) or None, got {keyword!r}")
+    return joblib.hash(("robolib sweep point", __version__, callable_settings(fun), keyword,
+                        callable_settings(value), callable_settings(salt)))
+
+
+def code_fingerprint() -> str:
+    """Hash of the source of the installed robolib package (every ``*.py`` under it, by relative path).
+
+    Passed as a sweep's ``checkpoint_key`` it makes the points of a checkpoint belong to this code: any
+    change of robolib's source gives new keys, so no point computed by older code is reused.
+    """
+    import joblib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    return joblib.hash(sorted((str(p.relative_to(root)), p.read_bytes()) for p in root.rglob("*.py")))
+
+
+def point_files(fun: Callable, values: Sequence, checkpoint, keyword: str | None = None, checkpoint_key=None):
+    """The files (``list[Path]``) that a :func:`sweep` with this checkpoint keeps for ``values`` (existing or not)."""
+    from pathlib import Path
+
+    return [Path(checkpoint) / f"{point_key(fun, v, keyword, checkpoint_key)}{POINT_SUFFIX}" for v in values]
+
+
+class CheckpointWarning(UserWarning):
+    """A point file of a checkpoint directory could not be trusted (it is computed again)."""
+
+
+def _read_point(path, key):
+    """The stored result of the point ``key`` at ``path``, or ``_MISSING`` (absent, damaged or another key)."""
+    import pickle
+    import warnings
+
+    if not path.is_file():
+        return _MISSING
     try:
-        if backend == "dask":
-            try:
-                from dask.distributed import as_completed, get_client
-            except ImportError:  # pragma: no cover
-                raise ParameterError("backend='dask' needs dask and distributed (pip install dask distributed)") \
-                    from None
-            if client is None:
-                try:
-                    client = get_client()
-                except ValueError:
-                    raise ParameterError("backend='dask' needs a dask.distributed Client: pass client=... or "
-                                         "create one first, e.g. Client(LocalCluster(n_workers=2))") from None
-            futures = [client.submit(fun, *a, pure=False, **kw) for a, kw in args]
-            if bar is not None:
-                for _ in as_completed(futures):
-                    bar.update(1)
-            return values, client.gather(futures)
-        if n_jobs == 1 and backend is None:
-            out = []
-            for a, kw in args:
-                out.append(fun(*a, **kw))
-                if bar is not None:
-                    bar.update(1)
-            return values, out
-        import joblib
-
-        with joblib.parallel_config(backend=backend or "loky", n_jobs=n_jobs):
-            gen = joblib.Parallel(verbose=verbose, return_as="generator")(joblib.delayed(fun)(*a, **kw)
-                                                                          for a, kw in args)
-            out = []
-            for r in gen:
-                out.append(r)
-                if bar is not None:
-                    bar.update(1)
-        return values, out
-    finally:
-        if bar is not None:
-            bar.close()
+        saved = pickle.loads(path.read_bytes())
+        if not (isinstance(saved, dict) and saved.get("key") == key and "result" in saved):
+            raise ValueError("it holds another point")
+    except Exception as exc:  # noqa: BLE001  (a damaged file must not be trusted)
+        warnings.warn(f"checkpoint point file {str(path)!r} cannot be used ({type(exc).__name__}: {exc}); "
+                      f"the point is computed again", CheckpointWarning, stacklevel=4)
+        return _MISSING
+    return saved["result"]
 
 
-#: Points per worker computed between two writes of a sweep's checkpoint file (each batch waits for its
-#: slowest point, so larger batches lose less to that and more to an interruption).
-CHECKPOINT_PER_WORKER = 2
+_MISSING = object()
 
 
-def _workers(n_jobs, backend, client) -> int:
-    import os
-
-    if backend == "dask":
-        try:
-            if client is None:
-                from dask.distributed import get_client
-
-                client = get_client()
-            return max(1, len(client.scheduler_info()["workers"]))
-        except Exception:  # noqa: BLE001  (no client yet: sweep() raises the clear error)
-            return 1
-    return (os.cpu_count() or 1) if n_jobs in (-1, None) else max(1, int(n_jobs))
-
-
-def _checkpointed_sweep(fun, values, checkpoint, key, **kw):
-    """:func:`sweep` that keeps finished points in ``checkpoint`` and skips them when started again."""
+def _checkpointed(fun, values, args, checkpoint, salt, keyword, n_jobs, backend, verbose, client, progress):
+    """Results of :func:`sweep` with ``checkpoint``: stored points read, missing ones computed and written as they end."""
     import pickle
     from pathlib import Path
 
     from .files import atomic_write
 
-    path = Path(checkpoint)
-    key = repr(values) if key is None else key
-    done: dict = {}
-    if path.exists():
-        try:
-            saved = pickle.loads(path.read_bytes())
-        except Exception as exc:  # noqa: BLE001  (a damaged file must not be trusted)
-            raise ParameterError(f"checkpoint {str(path)!r} cannot be read ({type(exc).__name__}): delete it to "
-                                 f"start the sweep again") from None
-        if saved.get("key") != key or saved.get("n") != len(values):
-            raise ParameterError(f"checkpoint {str(path)!r} belongs to another sweep (other values or key): delete "
-                                 f"it or pass another checkpoint path")
-        done = dict(saved["done"])
-    todo = [i for i in range(len(values)) if i not in done]
-    chunk = CHECKPOINT_PER_WORKER * _workers(kw.get("n_jobs"), kw.get("backend"), kw.get("client"))
-    for start in range(0, len(todo), chunk):
-        idx = todo[start:start + chunk]
-        _, res = sweep(fun, [values[i] for i in idx], **kw)
-        done.update(zip(idx, res))
-        state = {"key": key, "n": len(values), "done": done}
-        atomic_write(path, lambda f: pickle.dump(state, f, protocol=pickle.HIGHEST_PROTOCOL))
-    path.unlink(missing_ok=True)
-    return values, [done[i] for i in range(len(values))]
+    root = Path(checkpoint)
+    if root.exists() and not root.is_dir():
+        raise ParameterError(f"checkpoint must be a directory (one file per finished point), got the file "
+                             f"{str(root)!r}: delete it or pass a directory")
+    root.mkdir(parents=True, exist_ok=True)
+    paths = point_files(fun, values, root, keyword, salt)
+    first = {}                           # file -> index of its first value (equal values are computed once)
+    for i, path in enumerate(paths):
+        first.setdefault(path, i)
+    results: dict = {}
+    todo = []
+    for path in first:
+        got = _read_point(path, path.name[:-len(POINT_SUFFIX)])
+        if got is _MISSING:
+            todo.append(path)
+        else:
+            results[path] = got
+    with _progress_bar(progress, len(todo)) as bar:
+        for j, r in _completed(fun, [args[first[p]] for p in todo], n_jobs, backend, verbose, client):
+            path = todo[j]
+            rec = {"key": path.name[:-len(POINT_SUFFIX)], "value": values[first[path]], "keyword": keyword,
+                   "result": r}
+            atomic_write(path, lambda f: pickle.dump(rec, f, protocol=pickle.HIGHEST_PROTOCOL))
+            results[path] = r
+            bar.update(1)
+    return [results[p] for p in paths]
 
 
 def bifurcation_points(values, results, key=None):
@@ -385,10 +573,18 @@ def bifurcation_points(values, results, key=None):
     >>> p.tolist(), s.tolist()
     ([1.0, 2.0, 2.0], [0.1, 0.2, 0.3])
     """
+    v = real_array("values", values, shape=(None,))
+    if isinstance(results, (str, bytes)) or not hasattr(results, "__len__") or len(results) != len(v):
+        raise ParameterError(f"results must hold one result per entry of values ({len(v)}), got {results!r:.60}")
     ps, ss = [], []
-    for v, r in zip(values, results):
-        arr = np.ravel(np.asarray(r[key] if key is not None else r, float))
-        ps.append(np.full(arr.shape, float(v)))
+    for i, (vi, r) in enumerate(zip(v, results)):
+        if key is not None:
+            if not hasattr(r, "keys") or key not in r:
+                raise ParameterError(f"key = {key!r}: results[{i}] must be a mapping with that key, got {r!r:.60}")
+            r = r[key]
+        arr = np.ravel(real_array(f"results[{i}]" + (f"[{key!r}]" if key is not None else ""), r,
+                                  allow_empty=True))
+        ps.append(np.full(arr.shape, vi))
         ss.append(arr)
     return np.concatenate(ps), np.concatenate(ss)
 
@@ -445,13 +641,26 @@ def largest_lyapunov(flow: Callable, y0, tau: float, n_renorm: int, t0: float = 
     >>> round(r.exponent, 6), round(r.uncertainty, 6)
     (-0.5, 0.0)
     """
-    y = np.array(y0, dtype=float)
-    if not tau > 0 or n_renorm < 1 or not d0 > 0:
-        raise ParameterError(f"need tau > 0, n_renorm >= 1, d0 > 0; got {tau!r}, {n_renorm!r}, {d0!r}")
-    idx = np.arange(y.size) if indices is None else np.asarray(indices, int)
-    w = np.ones(idx.size) if weights is None else np.asarray(weights, float)
-    if w.shape != idx.shape:
-        raise ParameterError(f"weights must have one entry per index, got {w.shape} for {idx.shape}")
+    if not callable(flow):
+        raise ParameterError(f"flow must be a callable flow(y, t0, t1) -> y(t1), got {flow!r:.60}")
+    if project is not None and not callable(project):
+        raise ParameterError(f"project must be a callable project(y, t) -> y or None, got {project!r:.60}")
+    y = real_array("y0", y0, shape=(None,)).copy()
+    tau = real("tau", tau, low=0.0, open_low=True, unit="s")
+    n_renorm, n_transient = count("n_renorm", n_renorm), count("n_transient", n_transient, low=0)
+    t0, d0 = real("t0", t0, unit="s"), real("d0", d0, low=0.0, open_low=True)
+    seed, batch_unit = count("seed", seed, low=0), count("batch_unit", batch_unit)
+    if indices is None:
+        idx = np.arange(y.size)
+    else:
+        ii = real_array("indices", indices, shape=(None,))
+        if not np.all((ii == np.round(ii)) & (ii >= 0) & (ii < y.size)) or len(np.unique(ii)) != ii.size:
+            raise ParameterError(f"indices must be distinct integers in [0, {y.size - 1}] (entries of y0), got "
+                                 f"{ii.tolist()}")
+        idx = ii.astype(int)
+    w = np.ones(idx.size) if weights is None else real_array("weights", weights, shape=(idx.size,))
+    if not np.all(w > 0):
+        raise ParameterError(f"weights must be positive, one per index, got {w.tolist()}")
     wall = time.perf_counter()
     t = float(t0)
     for _ in range(n_transient):
@@ -460,9 +669,9 @@ def largest_lyapunov(flow: Callable, y0, tau: float, n_renorm: int, t0: float = 
     if direction is None:
         v = np.random.default_rng(seed).normal(size=idx.size)
     else:
-        v = np.asarray(direction, float)
-        if v.shape != idx.shape:
-            raise ParameterError(f"direction must have shape {idx.shape}, got {v.shape}")
+        v = real_array("direction", direction, shape=(idx.size,))
+        if not np.any(v != 0):
+            raise ParameterError("direction must not be the zero vector (the initial separation)")
     if project is not None:
         y = project(y, t)
 
@@ -521,8 +730,9 @@ def rk4_flow(fun: Callable, h: float) -> Callable:
     >>> bool(abs(f(np.array([1.0]), 0.0, 1.0)[0] - math.exp(-1)) < 1e-9)
     True
     """
-    if not h > 0:
-        raise ParameterError(f"step h must be positive, got {h!r}")
+    if not callable(fun):
+        raise ParameterError(f"fun must be a callable fun(t, y) -> dy/dt, got {fun!r:.60}")
+    h = real("h", h, low=0.0, open_low=True, unit="s")
 
     def flow(y, t0, t1):
         y = np.array(y, dtype=float)
@@ -558,6 +768,9 @@ def damped_oscillator(omega: float, zeta: float):
     >>> damped_oscillator(2.0, 0.1)(0.0, np.array([1.0, 0.0])).tolist()
     [0.0, -4.0]
     """
+    omega = real("omega", omega, low=0.0, open_low=True, unit="rad/s")
+    zeta = real("zeta", zeta, low=0.0)
+
     def f(t, y):
         return np.array([y[1], -2.0 * zeta * omega * y[1] - omega * omega * y[0]])
 
@@ -565,6 +778,10 @@ def damped_oscillator(omega: float, zeta: float):
 
 
 # --------------------------------------------------------------------------- spectrum
+#: Relative spread of the time steps that :func:`spectrum` still counts as uniform sampling.
+UNIFORM_RTOL = 1e-6
+
+
 def spectrum(t, x, window: str = "hann"):
     """One-sided amplitude spectrum of a uniformly sampled signal ``x`` (T,) at times ``t`` (T,).
 
@@ -576,19 +793,20 @@ def spectrum(t, x, window: str = "hann"):
     >>> float(f[np.argmax(a)]), round(float(a.max()), 6)
     (50.0, 0.3)
     """
-    t = np.asarray(t, float)
-    x = np.asarray(x, float)
-    if t.ndim != 1 or x.shape != t.shape or t.size < 4:
-        raise ParameterError(f"t and x must be 1-D of equal length >= 4, got {t.shape} and {x.shape}")
+    t = _time_grid("t", t, n_min=4)
+    x = real_array("x", x, shape=t.shape)
     dt = np.diff(t)
-    if not np.allclose(dt, dt[0], rtol=1e-6, atol=0):
-        raise ParameterError("spectrum needs uniformly sampled t")
+    if not np.allclose(dt, dt[0], rtol=UNIFORM_RTOL, atol=0):
+        raise ParameterError(f"spectrum needs uniformly sampled t (steps equal within {UNIFORM_RTOL:g}), got steps "
+                             f"from {dt.min():g} to {dt.max():g} s")
+    if not isinstance(window, str):
+        raise ParameterError(f"window must be 'hann' or 'none' (or 'rect'), got {window!r}")
     if window == "hann":
         wdw = np.hanning(t.size + 1)[:-1]  # periodic Hann
     elif window in ("none", "rect"):
         wdw = np.ones(t.size)
     else:
-        raise ParameterError(f"window must be 'hann' or 'none', got {window!r}")
+        raise ParameterError(f"window must be 'hann' or 'none' (or 'rect'), got {window!r}")
     X = np.fft.rfft((x - x.mean()) * wdw)
     amp = 2.0 * np.abs(X) / wdw.sum()
     amp[0] /= 2.0
@@ -597,7 +815,18 @@ def spectrum(t, x, window: str = "hann"):
 
 __all__ = [
     "LORENZ_LYAPUNOV", "poincare_times", "poincare_section", "distinct_points", "sweep", "bifurcation_points",
+    "POINT_SUFFIX", "callable_settings", "point_key", "code_fingerprint", "point_files", "CheckpointWarning",
     "PERIOD_K_MAX", "repeat_residuals", "period_k", "period_name", "LADDER_FIT", "LADDER_MIN_SLOPE",
     "LADDER_GAP", "LADDER_MIN_FIT", "misfit_slope", "ladder_verdict",
-    "LYAPUNOV_BATCHES", "LyapunovResult", "largest_lyapunov", "rk4_flow", "lorenz", "damped_oscillator", "spectrum",
+    "LYAPUNOV_BATCHES", "LyapunovResult", "largest_lyapunov", "rk4_flow", "lorenz", "damped_oscillator",
+    "UNIFORM_RTOL", "spectrum",
 ]
+
+# Periodic orbits by shooting and their continuation live in robolib.core.periodic / .continuation
+# (module size); they are part of this toolkit's public names.
+from .periodic import *  # noqa: E402,F401,F403
+from .periodic import __all__ as _periodic_all  # noqa: E402
+from .continuation import *  # noqa: E402,F401,F403
+from .continuation import __all__ as _continuation_all  # noqa: E402
+
+__all__ += list(_periodic_all) + list(_continuation_all)

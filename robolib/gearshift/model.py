@@ -61,7 +61,8 @@ from ..core.errors import ParameterError, SingularityError, UnreachableError
 from ..core.multibody import (GROUND, AngleLock, Body, ConstantSpeed, Driver, GroundPin, Mechanism, Pin,
                         PointSpringDamper, Constant, driving_torques, inverse_dynamics, kinematic_state,
                         simulate)
-from ..core.params import load_yaml, number, text, vector
+from ..core.checks import count, real, real_array
+from ..core.params import load_yaml, number, text, validate, vector
 from ..study import Parameter
 
 #: |sin(theta2 - theta1)| below which a two-link chain is at its singular (straight) pose.
@@ -196,6 +197,13 @@ def load_slider_crank(path: str | Path = "gearshift/slider_crank.yaml") -> dict:
     return load_yaml(path, SLIDER_CRANK_SCHEMA)
 
 
+def check_params(params, schema=None, name: str = "params") -> None:
+    """Raise a :class:`robolib.RobolibError` naming ``params`` and the field when ``params`` is not a valid
+    parameter set of ``schema`` (default :data:`SCHEMA`, the gear-shift's): not a mapping, a field missing,
+    unknown, mistyped or out of range."""
+    validate(params, SCHEMA if schema is None else schema, source=name)
+
+
 def with_changes(params: dict, **changes) -> dict:
     """Copy of ``params`` with dotted-path changes, e.g. ``with_changes(p, **{"motion.frequency": 6.0})``.
 
@@ -206,21 +214,28 @@ def with_changes(params: dict, **changes) -> dict:
     """
     import copy
 
+    if not isinstance(params, dict):
+        raise ParameterError(f"params must be a parameter set (a dict, e.g. load_parameters()), got {params!r:.60}")
     out = copy.deepcopy(params)
     for path, value in changes.items():
         keys = path.split(".")
         d = out
         for k in keys[:-1]:
             if not isinstance(d, dict) or k not in d:
-                raise ParameterError(f"unknown parameter {path!r}")
+                raise ParameterError(f"unknown parameter {path!r} (params has no such field)")
             d = d[k]
         if not isinstance(d, dict) or keys[-1] not in d:
-            raise ParameterError(f"unknown parameter {path!r}")
+            raise ParameterError(f"unknown parameter {path!r} (params has no such field)")
         d[keys[-1]] = value
     return out
 
 
 # --------------------------------------------------------------------------- two-link chain IK
+def _pair(name: str, v) -> tuple:
+    a = real_array(name, v, shape=(2,))
+    return float(a[0]), float(a[1])
+
+
 def chain_ik(A, E, Ed, Edd, l1: float, l2: float, sign: float):
     """Inverse kinematics of a 2R chain from ``A`` to the end point ``E`` (with rates).
 
@@ -233,7 +248,19 @@ def chain_ik(A, E, Ed, Edd, l1: float, l2: float, sign: float):
     >>> th = chain_ik((0, 0), (0.12, 0.12), (0, 0), (0, 0), 0.12, 0.12, 1.0)
     >>> [round(math.degrees(x), 9) for x in th[:2]]
     [90.0, 0.0]
+
+    Points are pairs (2,) of finite numbers (m, m/s, m/s^2), ``l1``, ``l2`` > 0 m and ``sign`` +1 or -1;
+    anything else raises :class:`robolib.ParameterError` naming it.
     """
+    A, E, Ed, Edd = _pair("A", A), _pair("E", E), _pair("Ed", Ed), _pair("Edd", Edd)
+    l1, l2 = real("l1", l1, low=0.0, open_low=True, unit="m"), real("l2", l2, low=0.0, open_low=True, unit="m")
+    if real("sign", sign) not in (-1.0, 1.0):
+        raise ParameterError(f"sign must be +1 or -1 (the elbow branch), got {sign!r}")
+    return _chain_ik(A, E, Ed, Edd, l1, l2, float(sign))
+
+
+def _chain_ik(A, E, Ed, Edd, l1: float, l2: float, sign: float):
+    """:func:`chain_ik` without the argument checks (inner loops: the stroke and the built chains are valid)."""
     dx, dy = E[0] - A[0], E[1] - A[1]
     d = math.hypot(dx, dy)
     if d <= 0.0:
@@ -271,7 +298,8 @@ class ShiftStroke:
 
     def __init__(self, E0, amplitude: float, frequency: float):
         _validate("frequency", frequency, _FREQUENCY)
-        self.E0 = (float(E0[0]), float(E0[1]))
+        self.E0 = _pair("E0", E0)
+        real("amplitude", amplitude, low=0.0, unit="m")
         self.a, self.w = float(amplitude), 2.0 * math.pi * float(frequency)
 
     def __call__(self, t):
@@ -316,7 +344,7 @@ class ChainDrive:
         r = _drive_angle(float(t), *self._args)
         if r[0] != r[0]:  # NaN: let the checked version raise the informative error
             E, Ed, Edd = self.stroke(t)
-            th = chain_ik(self.A, E, Ed, Edd, self.l1, self.l2, self.sign)
+            th = _chain_ik(self.A, E, Ed, Edd, self.l1, self.l2, self.sign)
             return th[0], th[2], th[4]
         return r
 
@@ -341,7 +369,7 @@ class GearShift:
         l, h = self.l, self.l / 2
         q, qd, qdd = np.zeros(21), np.zeros(21), np.zeros(21)
         for i in range(3):
-            th1, th2, w1, w2, a1, a2 = chain_ik(self.A[i], E, Ed, Edd, l, l, self.signs[i])
+            th1, th2, w1, w2, a1, a2 = _chain_ik(self.A[i], E, Ed, Edd, l, l, self.signs[i])
             for k, (th, w, a, base, bw, ba) in enumerate((
                 (th1, w1, a1, (self.A[i][0], self.A[i][1]), (0.0, 0.0), (0.0, 0.0)),
                 (th2, w2, a2, None, None, None),
@@ -404,8 +432,10 @@ def build_gearshift(params: dict | None = None) -> GearShift:
     mechanism does not assemble for the stroke.
     """
     p = load_parameters() if params is None else params
+    if isinstance(p, dict) and isinstance(p.get("motion"), dict) and "frequency" in p["motion"]:
+        _validate("motion.frequency", p["motion"]["frequency"], _FREQUENCY)   # the drive's own range first
+    check_params(p)
     g, mo, gb = p["geometry"], p["motion"], p["gearbox"]
-    _validate("motion.frequency", mo["frequency"], _FREQUENCY)
     A = np.array([g["A1"], g["A2"], g["A3"]], dtype=float)
     l, lpc = g["link_length"], g["lever_length"]
     signs = tuple(1.0 if s >= 0 else -1.0 for s in np.asarray(g["elbow"], float))
@@ -444,6 +474,8 @@ def clearance_specs(params: dict, joints=None, clearance: float | None = None) -
     names = joints if joints is not None else [s.strip() for s in c["joints"].split(",") if s.strip()]
     if isinstance(names, str):
         names = [s.strip() for s in names.split(",") if s.strip()]
+    if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) and n for n in names):
+        raise ParameterError(f"joints must be joint names (a non-empty list of text, or 'B1, C'), got {joints!r:.60}")
     cc = c["radial_clearance"] if clearance is None else clearance
     return [ClearanceSpec(nm, clearance=cc, R_journal=c["journal_radius"], E_bearing=c["youngs_modulus"],
                           nu_bearing=c["poisson_ratio"], E_journal=c["youngs_modulus"],
@@ -466,7 +498,9 @@ def ideal_motion(model, t) -> dict:
     form seeds Newton); driving torques from the multipliers. Returns ``q, qd,
     qdd`` (T, n), ``lam`` (T, m), ``torques`` {driver: (T,)}.
     """
-    t = np.atleast_1d(np.asarray(t, float))
+    t = np.atleast_1d(real_array("t", t))
+    if t.ndim != 1:
+        raise ParameterError(f"t must be a time or a 1-D array of times (s), got shape {t.shape}")
     mech = model.mech
     Q, QD, QDD = (np.empty((len(t), mech.n)) for _ in range(3))
     L = np.empty((len(t), mech.m))
@@ -519,12 +553,25 @@ def _link_vars(rho, rhod, rhodd):
     return L, th, Ld, thd, Ldd, thdd
 
 
+def _states(gs, **arrays) -> list:
+    """States (..., n) of the mechanism, finite and of one shape; a bad one raises ParameterError naming it."""
+    n = gs.mech.n
+    out = [real_array(k, v, shape=(n,), batch=True) for k, v in arrays.items()]
+    shapes = {k: a.shape for k, a in zip(arrays, out)}
+    if len(set(shapes.values())) > 1:
+        first = next(iter(shapes))
+        k = next(k for k in shapes if shapes[k] != shapes[first])
+        raise ParameterError(f"{k} must have the shape of {first}, {shapes[first]}, got {shapes[k]}")
+    return out
+
+
 def chain1_variables(gs: GearShift, q, qd, qdd) -> dict:
     """Effective link lengths and angles of chain 1 (``l_1k``, ``theta_1k`` and rates, (..., 2) each).
 
     Effective link 11 runs from A1 to the start of link 12 (the journal centre
     when B1 has clearance), effective link 12 from there to the end point E.
     """
+    q, qd, qdd = _states(gs, q=q, qd=qd, qdd=qdd)
     mech, h = gs.mech, gs.l / 2
     P = mech.point_position(q, "l12", (-h, 0.0))
     E = mech.point_position(q, "l12", (h, 0.0))
@@ -555,6 +602,7 @@ def end_effector_errors(gs: GearShift, q, qd, qdd, q_id, qd_id, qdd_id) -> dict:
     page's printed Eq. 22 omits). Returns (T, 2) arrays ``dp, dv, da`` and
     ``dp_lin, dv_lin, da_lin``, plus ``dl, dtheta`` (T, 2).
     """
+    q, qd, qdd, q_id, qd_id, qdd_id = _states(gs, q=q, qd=qd, qdd=qdd, q_id=q_id, qd_id=qd_id, qdd_id=qdd_id)
     c = chain1_variables(gs, q, qd, qdd)
     i = chain1_variables(gs, q_id, qd_id, qdd_id)
     dl = c["l"] - i["l"]
@@ -625,7 +673,10 @@ def slider_closed_form(phi, omega, r: float, L: float):
     >>> round(x, 12), round(xdd, 9), round(-0.05 * 100 * (1 + 0.05 / 0.12), 9)
     (0.17, -7.083333333, -7.083333333)
     """
-    phi = np.asarray(phi, float)
+    phi = real_array("phi", phi)
+    omega = real("omega", omega, unit="rad/s")
+    r = real("r", r, low=0.0, open_low=True, unit="m")
+    L = real("L", L, low=r, open_low=True, unit="m")
     s, c = np.sin(phi), np.cos(phi)
     S = np.sqrt(L * L - r * r * s * s)
     Sp = -r * r * s * c / S

@@ -25,6 +25,9 @@ def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> dict:
     the bearing body's frame (global for a ground bearing), ``e_dot`` (T, 2),
     ``eps`` and ``delta`` (T,) (m, m/s).
     """
+    from ..core.checks import count
+
+    joint = count("joint", joint, low=0, high=len(cm.specs) - 1)
     kin = cm.contact_kinematics(q, qd)
     e = kin["e"][joint]
     bi = int(cm.table[joint, 0])

@@ -21,7 +21,12 @@ or the integrator, remake the store::
     python -m robolib.gearshift.store --workers 2         # LocalCluster, 2 Dask workers
     python -m robolib.gearshift.store --scheduler tcp://host:8786   # an existing Dask cluster
 
-(``make bifurcation`` runs the first line.) The command prints the wall time
+(``make bifurcation`` runs the first line.) Each finished point is kept in
+``build/bifurcation_points/`` (``--checkpoint DIR``) as soon as it completes,
+keyed by its full settings and by a fingerprint of robolib's source: an
+interrupted run started again computes only the missing points (never reusing
+points of older code), and the point files are removed once the store is
+written. The command prints the wall time
 and writes it, with the machine, the number of workers and the summed
 single-process integration time, into the store's metadata.
 
@@ -65,6 +70,9 @@ N_TRANSIENT = 20
 N_SAMPLES = 60
 #: Where the default sweep is stored (relative to the data folder).
 STORE = "gearshift/bifurcation.npz"
+#: Where ``python -m robolib.gearshift.store`` keeps each finished point while it runs (``--checkpoint``):
+#: ``make bifurcation`` interrupted and started again resumes from there.
+CHECKPOINT_DIR = DATA_DIR.parent / "build" / "bifurcation_points"
 #: Bumped when the stored layout changes.
 STORE_FORMAT = 1
 #: Per-point fields kept in the store (arrays of :func:`robolib.gearshift.poincare_run`).
@@ -79,12 +87,37 @@ def sweep_points(frequencies=DEFAULT_FREQUENCIES, freq_clearance_mm: float = FRE
     >>> sweep_points([2.0, 4.0], 0.5, [0.1], 6.0)
     [(2.0, 0.5), (4.0, 0.5), (6.0, 0.1)]
     """
-    pts = [(float(f), float(freq_clearance_mm)) for f in frequencies]
-    pts += [(float(clearance_frequency), float(c)) for c in clearances_mm]
-    for f, c in pts:
+    from ..core.checks import real
+
+    fs = real_array_1d("frequencies", frequencies)
+    cs = real_array_1d("clearances_mm", clearances_mm)
+    fc = real("freq_clearance_mm", freq_clearance_mm, unit="mm")
+    cf = real("clearance_frequency", clearance_frequency, unit="Hz")
+    pts = [(float(f), fc) for f in fs] + [(cf, float(c)) for c in cs]
+    names = [("frequencies" if not f > 0 else "freq_clearance_mm") for f in fs] + \
+            [("clearances_mm" if not c > 0 else "clearance_frequency") for c in cs]
+    for (f, c), name in zip(pts, names):
         if not (f > 0 and c > 0):
-            raise ParameterError(f"sweep point (f = {f!r} Hz, c = {c!r} mm): frequency and clearance must be positive")
+            raise ParameterError(f"{name}: sweep point (f = {f!r} Hz, c = {c!r} mm): frequency and clearance must be "
+                                 f"positive")
     return pts
+
+
+def real_array_1d(name: str, values):
+    """``values`` as a finite 1-D float array (empty allowed), or ParameterError naming ``name``."""
+    from ..core.checks import real_array
+
+    return real_array(name, values, shape=(None,), allow_empty=True)
+
+
+def _check_points(points) -> list:
+    """Sweep points ``[(f [Hz] > 0, c [mm] > 0), ...]`` as float pairs, or ParameterError naming ``points``."""
+    from ..core.checks import real_array
+
+    a = real_array("points", points, shape=(None, 2))
+    if not np.all(a > 0):
+        raise ParameterError(f"points must be pairs (frequency Hz > 0, clearance mm > 0), got {a.tolist()!r:.80}")
+    return [(float(f), float(c)) for f, c in a]
 
 
 def sweep_key(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
@@ -93,6 +126,11 @@ def sweep_key(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: i
 
     ``rtol``/``atol`` default to the parameter set's solver values.
     """
+    from .model import check_arguments, check_params
+
+    check_params(params)
+    check_arguments(n_transient=n_transient, n_samples=n_samples, rtol=rtol, atol=atol)
+    points = _check_points(points)
     s = params["solver"]
     return {"format": STORE_FORMAT, "params": _plain(params),
             "points": [[float(f), float(c)] for f, c in points], "n_transient": int(n_transient),
@@ -114,24 +152,42 @@ def _point(fc, params, n_transient, n_samples, rtol, atol):
     return {k: r[k] for k in FIELDS}
 
 
+def _sweep_task(params, points, n_transient, n_samples, rtol, atol):
+    """``(task, points)``: the picklable function of one point ``(f, c_mm)`` with every other setting bound."""
+    key = sweep_key(params, points, n_transient, n_samples, rtol, atol)
+    task = functools.partial(_point, params=params, n_transient=key["n_transient"], n_samples=key["n_samples"],
+                             rtol=key["rtol"], atol=key["atol"])
+    return task, [tuple(p) for p in key["points"]]
+
+
+def checkpoint_files(checkpoint, params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
+                     rtol: float | None = None, atol: float | None = None, checkpoint_key=None) -> list[Path]:
+    """The files in which :func:`run_sweep` with ``checkpoint`` keeps the points (one per point, existing or not)."""
+    from ..core.nonlinear import point_files
+
+    task, pts = _sweep_task(params, points, n_transient, n_samples, rtol, atol)
+    return point_files(task, pts, checkpoint, checkpoint_key=checkpoint_key)
+
+
 def run_sweep(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
               rtol: float | None = None, atol: float | None = None, n_jobs: int = 1, backend: str | None = None,
-              client=None, progress: bool | None = None) -> list[dict]:
+              client=None, progress: bool | None = None, checkpoint=None, checkpoint_key=None) -> list[dict]:
     """Run every point (:func:`robolib.gearshift.poincare_run`) through :func:`robolib.nonlinear.sweep`.
 
     Returns one dict per point with the fields ``FIELDS`` (``samples`` (N, 4)
     in the units e/c and de/dt/(c omega), ``period`` k >= 1 or 0 for
     irregular, ``wall_s`` the point's integration wall time on one process).
     Longer runs start first (lower frequency = more simulated time).
+    ``checkpoint``: a directory that keeps each finished point as it completes, keyed by its full settings
+    (the parameter set, the point, transient, samples and tolerances; see :func:`robolib.nonlinear.sweep`;
+    ``checkpoint_key`` an extra salt): an interrupted sweep started again computes only the missing points.
     """
     from ..core.nonlinear import sweep
 
-    key = sweep_key(params, points, n_transient, n_samples, rtol, atol)
-    pts = [tuple(p) for p in key["points"]]
+    task, pts = _sweep_task(params, points, n_transient, n_samples, rtol, atol)
     order = sorted(range(len(pts)), key=lambda i: pts[i][0])
-    task = functools.partial(_point, params=params, n_transient=key["n_transient"], n_samples=key["n_samples"],
-                             rtol=key["rtol"], atol=key["atol"])
-    _, out = sweep(task, [pts[i] for i in order], n_jobs=n_jobs, backend=backend, client=client, progress=progress)
+    _, out = sweep(task, [pts[i] for i in order], n_jobs=n_jobs, backend=backend, client=client, progress=progress,
+                   checkpoint=checkpoint, checkpoint_key=checkpoint_key)
     res = [None] * len(pts)
     for i, r in zip(order, out):
         res[i] = r
@@ -220,9 +276,26 @@ def study_run(job, params: dict, seed: int = 0):
     ``atol_factor``. Returns the Poincaré fields ``FIELDS`` or a
     :class:`StoredLyapunov`.
     """
+    from ..core.checks import real, seed as check_seed
     from . import lyapunov_run, poincare_run
 
+    if not isinstance(job, (list, tuple)) or len(job) != 8:
+        raise ParameterError(f"job must be (kind, f Hz, c mm, rtol, a, b, alpha, atol_factor), got {job!r:.80}")
     kind, f, c_mm, rt, a, b, alpha, afac = job
+    if kind not in ("poincare", "lyapunov"):
+        raise ParameterError(f"job kind must be 'poincare' or 'lyapunov', got {kind!r}")
+    c_mm = real("job clearance c", c_mm, low=0.0, open_low=True, unit="mm")
+    afac = real("job atol_factor", afac, low=0.0, open_low=True)
+    seed = check_seed("seed", seed)
+    from .model import check_arguments
+
+    try:   # the run's own checks, before any work, with the job named
+        if kind == "poincare":
+            check_arguments(frequency=f, rtol=rt, n_transient=a, n_samples=b)
+        else:
+            check_arguments(frequency=f, rtol=rt, n_transient=a, n_renorm=b, alpha=alpha)
+    except ParameterError as exc:
+        raise ParameterError(f"job = {job!r}: {exc}") from None
     s = params["solver"]
     at = s["atol"] if rt == s["rtol"] else s["atol"] * (rt / s["rtol"])
     if kind == "poincare":
@@ -319,14 +392,20 @@ def main(argv=None) -> int:
                     help="LocalCluster workers (one thread each); ignored with --scheduler")
     ap.add_argument("--scheduler", default=None, help="address of a running Dask scheduler, e.g. tcp://host:8786")
     ap.add_argument("--out", default=str(DATA_DIR / STORE), help="where to write the store")
+    ap.add_argument("--checkpoint", default=str(CHECKPOINT_DIR),
+                    help="directory that keeps each finished point as it completes, so that an interrupted run "
+                         "started again computes only the missing points (default: %(default)s)")
     a = ap.parse_args(argv)
     if a.workers < 1:
         ap.error(f"--workers must be at least 1, got {a.workers}")
     from dask.distributed import Client, LocalCluster
 
+    from ..core.nonlinear import code_fingerprint
+
     params = default_params()
     points = sweep_points()
     key = sweep_key(params, points)
+    salt = code_fingerprint()          # points of older code are never reused (the store is remade after a change)
     cluster = None
     if a.scheduler:
         client = Client(a.scheduler)
@@ -336,7 +415,8 @@ def main(argv=None) -> int:
     try:
         n_workers = len(client.scheduler_info()["workers"])
         t0 = time.perf_counter()
-        records = run_sweep(params, points, backend="dask", client=client, progress=True)
+        records = run_sweep(params, points, backend="dask", client=client, progress=True, checkpoint=a.checkpoint,
+                            checkpoint_key=salt)
         wall = time.perf_counter() - t0
     finally:
         client.close()
@@ -349,15 +429,34 @@ def main(argv=None) -> int:
             "command": "python -m robolib.gearshift.store" + (f" --workers {a.workers}" if not a.scheduler
                                                                      else " --scheduler ...")}
     p = save(a.out, key, records, meta)
+    removed = _remove_points(a.checkpoint, params, points, salt)
     print(f"{len(points)} points in {wall:.0f} s wall on {n_workers} Dask workers "
-          f"({integ:.0f} s of single-process integration); wrote {p}")
+          f"({integ:.0f} s of single-process integration); wrote {p}"
+          + (f"; removed its {removed} point files from {a.checkpoint}" if removed else ""))
     return 0
+
+
+def _remove_points(checkpoint, params, points, salt) -> int:
+    """Delete the point files of the default sweep from ``checkpoint`` once the store holds them; their number.
+
+    The store keeps the points; their files served only to resume an interrupted run, and with the code
+    fingerprint in their key no later code would read them. Other files in the directory are left alone.
+    """
+    n = 0
+    for f in checkpoint_files(checkpoint, params, points, checkpoint_key=salt):
+        if f.is_file():
+            f.unlink()
+            n += 1
+    if Path(checkpoint).is_dir() and not any(Path(checkpoint).iterdir()):
+        Path(checkpoint).rmdir()
+    return n
 
 
 __all__ = ["STUDY_STORE", "STUDY_STORE_ENV", "LYAPUNOV_FIELDS", "StoredLyapunov", "study_run", "stored_jobs",
            "load_or_run_study",
            "DEFAULT_FREQUENCIES", "FREQ_SWEEP_CLEARANCE_MM", "DEFAULT_CLEARANCES_MM", "CLEARANCE_SWEEP_FREQUENCY",
-           "N_TRANSIENT", "N_SAMPLES", "STORE", "FIELDS", "sweep_points", "sweep_key", "run_sweep", "save", "load",
+           "N_TRANSIENT", "N_SAMPLES", "STORE", "CHECKPOINT_DIR", "FIELDS", "sweep_points", "sweep_key", "checkpoint_files",
+           "run_sweep", "save", "load",
            "load_or_run", "default_params", "main"]
 
 if __name__ == "__main__":  # pragma: no cover

@@ -48,16 +48,19 @@ def reading_bar(r: dict) -> tuple[int, bool]:
     return (int(r["period"]) if r["period"] >= 1 else 0), False
 
 
-def bifurcation_study(s: StudySettings, v, reg) -> dict:
+def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
     """Load (or run) the sweeps; claims ``clearance_store_current``, ``clearance_bif_resolution``, ``clearance_bif_cost``.
 
     ``v``: the :class:`~robolib.gearshift.verdicts.VerdictStudy` whose default-rung runs the stored points are
     compared with. Returns ``points``, ``runs`` (one :func:`robolib.gearshift.store.run_sweep` record per point),
     ``f_runs``, ``c_runs`` (the two sweeps), ``info`` (stored or computed, with its metadata) and the cost figures
     ``sim_s`` (simulated s), ``integration_s`` (single-process s), ``rate``, ``wall_s``, ``workers``.
+    ``checkpoint``: a directory that keeps each computed point as it completes (:func:`robolib.nonlinear.sweep`),
+    so that a sweep the store does not hold, interrupted and run again, computes only its missing points.
     """
     points = B.sweep_points(s.freqs, s.freq_sweep_clearance_mm, s.clearances_mm, s.clearance_sweep_frequency)
-    runs, info = B.load_or_run(s.base, points, s.n_transient, s.n_poincare, s.rtol, s.atol, n_jobs=s.n_jobs)
+    runs, info = B.load_or_run(s.base, points, s.n_transient, s.n_poincare, s.rtol, s.atol, n_jobs=s.n_jobs,
+                               checkpoint=checkpoint)
     same = [(i, fc) for i, fc in enumerate(points) if fc in s.cases and s.rt_default(*fc) == s.rtol]
     gaps = [float(np.max(np.abs(runs[i]["samples"] - v.pk(*fc, s.rtol)["samples"]))) for i, fc in same]
     reg.claim("clearance_store_current", "the sweep's points that coincide with this run's verdict runs at the default "

@@ -1,6 +1,7 @@
 """Planar multibody core in absolute coordinates (x, y, theta per body).
 
-* :mod:`.mechanism` -- bodies, joints, drivers, the :class:`Mechanism` (constraints, Jacobian, gamma,
+* :mod:`.elements` -- bodies, joints, drivers, force elements (data);
+* :mod:`.mechanism` -- the :class:`Mechanism` (constraints, Jacobian, gamma,
   Baumgarte-stabilised augmented solve);
 * :mod:`.solvers` -- assembly, kinematic state, inverse dynamics, driving torques, energy terms;
 * :mod:`.integrator` -- Dormand-Prince 5(4), the compiled stepping loop, :func:`simulate`, :func:`project`.

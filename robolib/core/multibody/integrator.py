@@ -9,7 +9,8 @@ from typing import Callable, Sequence
 import numpy as np
 from .. import _kernels
 from ..errors import ConvergenceError, ParameterError, SingularityError
-from .mechanism import BAUMGARTE_ALPHA, BAUMGARTE_BETA, Mechanism, _numba  # noqa: F401
+from .mechanism import BAUMGARTE_ALPHA, BAUMGARTE_BETA, Mechanism, _numba, contact_arrays  # noqa: F401
+from . import _checks as chk
 from .solvers import assemble  # noqa: F401
 
 
@@ -31,9 +32,20 @@ _E = _B - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200,
 
 
 def hermite(t0, y0, f0, t1, y1, f1, t):
-    """Cubic Hermite interpolant of an accepted step at time(s) ``t`` (scalar -> (d,), array -> (k, d))."""
+    """Cubic Hermite interpolant of an accepted step at time(s) ``t`` (scalar -> (d,), array -> (k, d)).
+
+    ``y0, f0, y1, f1`` (d,): states and derivatives at the ends ``t0 < t1`` (s). Exact for a cubic.
+
+    >>> hermite(0.0, [0.0], [0.0], 1.0, [1.0], [3.0], 0.5).tolist()   # y = t^3
+    [0.125]
+    """
+    t0, t1 = chk.time("t0", t0), chk.time("t1", t1)
+    if not t1 > t0:
+        raise ParameterError(f"t1 must be after t0 = {t0:g} s, got {t1!r}")
+    y0 = chk.real_array("y0", y0, shape=(None,))
+    f0, y1, f1 = (chk.state(nm, v, len(y0)) for nm, v in (("f0", f0), ("y1", y1), ("f1", f1)))
     h = t1 - t0
-    s = (np.asarray(t, float) - t0) / h
+    s = (chk.real_array("t", t) - t0) / h
     s = s[..., None]
     s2, s3 = s * s, s * s * s
     return ((2 * s3 - 3 * s2 + 1) * y0 + (s3 - 2 * s2 + s) * h * f0
@@ -57,10 +69,17 @@ class IntegrationResult:
 def dense_output(t0, y0, K, h, t):
     """Dormand--Prince 4th-order dense output of a step ``[t0, t0 + h]`` with stages ``K`` (7, d) at ``t``.
 
+    ``t0``, ``h > 0`` (s), ``y0`` (d,), ``K`` (7, d), ``t`` a time in the step (s).
+
     >>> K = np.ones((7, 1)); round(float(dense_output(0.0, np.zeros(1), K, 1.0, 1.0)[0]), 12)  # y' = 1: y(1) = 1
     1.0
     """
-    x = (float(t) - t0) / h
+    t0, h = chk.time("t0", t0), chk.positive_tol("h", h, "s")
+    y0 = chk.real_array("y0", y0, shape=(None,))
+    if not (type(K) is np.ndarray and K.shape == (7, len(y0)) and K.dtype.kind == "f" and np.isfinite(K).all()):
+        K = chk.real_array("K", K, shape=(7, len(y0)))
+    t = chk.real("t", t, low=t0, high=t0 + h, unit="s (inside the step)")
+    x = (t - t0) / h
     Q = K.T @ _kernels.P_DENSE
     return y0 + h * (Q @ np.array([x, x * x, x ** 3, x ** 4]))
 
@@ -79,18 +98,33 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
     twin of this loop is :func:`robolib._kernels.integrate_py` (same tableau,
     error norm and step-size rule).
 
+    Arguments are checked before the first step: ``fun`` callable, ``t0`` and ``t_end >= t0`` (s), ``y0`` (d,)
+    finite, ``rtol > 0``, ``atol > 0`` (a number or (d,)), ``h0`` None or > 0, ``t_eval`` None or
+    non-decreasing times in ``[t0, t_end]``, ``max_steps >= 1``, ``h_max > 0`` (inf allowed), ``step_hook``
+    None or callable; ``fun(t0, y0)`` must return d finite numbers.
+
     >>> r = dopri5(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e-10, atol=1e-12, t_eval=[1.0])
     >>> bool(abs(r.y[0, 0] - np.exp(-1.0)) < 1e-8)
     True
     """
-    y = np.array(y0, dtype=float)
-    atol = np.broadcast_to(np.asarray(atol, float), y.shape)
-    t = float(t0)
-    f = fun(t, y)
+    if not callable(fun):
+        raise ParameterError(f"fun must be a callable (t, y) -> dy/dt, got {fun!r:.60}")
+    t = chk.time("t0", t0)
+    t_end = chk.time_span("t_end", t, t_end)
+    y = np.array(chk.real_array("y0", y0, shape=(None,)), dtype=float)
+    rtol, atol = chk.tolerances(rtol, atol, len(y))
+    h0 = chk.optional_step("h0", h0)
+    t_eval = chk.sample_times("t_eval", t_eval, t, t_end)
+    max_steps = chk.iterations("max_steps", max_steps)
+    h_max = chk.step_limit("h_max", h_max)
+    chk.optional_callable("step_hook", step_hook)
+    f = np.asarray(fun(t, y), dtype=float)
+    if f.shape != y.shape or not np.all(np.isfinite(f)):
+        raise ParameterError(f"fun(t0, y0) must return {len(y)} finite numbers (the shape of y0), got "
+                             f"{f!r:.80}")
     n_rhs = 1
-    h = initial_step(y, f, rtol, atol, t_end - t0, h_max) if h0 is None else h0
+    h = initial_step(y, f, rtol, atol, t_end - t, h_max) if h0 is None else h0
     if t_eval is not None:
-        t_eval = np.asarray(t_eval, float)
         out_y = np.empty((len(t_eval), len(y)))
         k_eval = 0
         while k_eval < len(t_eval) and t_eval[k_eval] <= t:
@@ -151,11 +185,23 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
 
 
 def initial_step(y, f, rtol, atol, span, h_max=np.inf) -> float:
-    """Starting step (s) of the adaptive loop: 1 % of ``|y| / |f|`` in the error norm (1e-6 s if tiny)."""
+    """Starting step (s) of the adaptive loop: 1 % of ``|y| / |f|`` in the error norm (1e-6 s if tiny).
+
+    ``y``, ``f`` (d,) the state and its derivative, ``rtol > 0``, ``atol > 0`` (number or (d,)),
+    ``span`` the remaining time (s), ``h_max > 0`` (inf allowed).
+
+    >>> round(initial_step(np.array([1.0]), np.array([-1.0]), 1e-6, 1e-9, 10.0), 12)
+    0.01
+    """
+    y = chk.real_array("y", y, shape=(None,))
+    f = chk.state("f", f, len(y))
+    rtol, atol = chk.tolerances(rtol, atol, len(y))
+    span = chk.real("span", span, unit="s")
+    h_max = chk.step_limit("h_max", h_max)
     sc = atol + rtol * np.abs(y)
     d0, d1 = np.sqrt(np.mean((y / sc) ** 2)), np.sqrt(np.mean((f / sc) ** 2))
     h = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-    return min(h, abs(span), h_max)
+    return float(min(h, abs(span), h_max))
 
 
 #: Episode-buffer and step-output chunk sizes of :func:`integrate_compiled` (it resumes when one fills).
@@ -176,17 +222,33 @@ def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: fl
     :class:`robolib.SingularityError` / :class:`robolib.ConvergenceError`;
     a driver that leaves its reachable range raises that driver's own error.
     """
+    mech = chk.mechanism("mech", mech)
+    t0 = chk.time("t0", t0)
+    t_end = chk.time_span("t_end", t0, t_end)
+    y = np.array(chk.state("y0", y0, 2 * mech.n + 2), dtype=float)
+    alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
+    rtol, atol = chk.tolerances(rtol, atol, len(y))
+    t_eval = chk.sample_times("t_eval", t_eval, t0, t_end)
+    h_max = chk.step_limit("h_max", h_max)
+    max_steps = chk.iterations("max_steps", max_steps)
+    C, dd0 = contact_arrays(contacts, ddelta0)
+    if cstate is None:
+        cst = np.full((len(C), 4), np.nan)
+    elif type(cstate) is np.ndarray and cstate.dtype == np.float64 and cstate.shape == (len(C), 4) \
+            and cstate.flags.c_contiguous and not np.any(np.isinf(cstate)):
+        cst = cstate
+    else:
+        raise ParameterError(f"cstate must be None or a float64 array of shape ({len(C)}, 4) (NaN = no contact, "
+                             f"updated in place), got {cstate!r:.60}")
+    if not _kernels.available():
+        raise ParameterError("backend 'numba' requested but numba is not installed (pip install numba)")
     _, integ, drive = _kernels.get()
     Mi, Mf, dtab = mech.kernel_model()
     if dtab is None:
         raise ParameterError(f"mechanism {mech.name!r}: a driver motion has no compiled form (kernel_row)")
     W = mech.kernel_work()
-    C = np.zeros((0, 15)) if contacts is None else np.ascontiguousarray(contacts, dtype=float)
-    dd0 = np.zeros(0) if ddelta0 is None else ddelta0
-    cst = np.full((len(C), 4), np.nan) if cstate is None else cstate
-    y = np.array(y0, dtype=float)
     d = len(y)
-    atol = np.ascontiguousarray(np.broadcast_to(np.asarray(atol, float), y.shape), dtype=float)
+    atol = np.ascontiguousarray(atol, dtype=float)
     rhs_k = _kernels.rhs_c
     f = np.empty(d)
     fv = np.empty((3, len(dtab)))
@@ -258,7 +320,7 @@ def resolve_backend(backend: str) -> str:
     >>> resolve_backend("numpy")
     'numpy'
     """
-    if backend not in ("auto", "numpy", "numba"):
+    if not isinstance(backend, str) or backend not in ("auto", "numpy", "numba"):
         raise ParameterError(f"backend must be 'auto', 'numpy' or 'numba', got {backend!r}")
     if backend == "auto":
         if os.environ.get("ROBOLIB_BACKEND", "").strip().lower() == "numpy":
@@ -276,28 +338,38 @@ def simulate(mech: Mechanism, t_span, q0, qd0, t_eval=None, alpha: float = BAUMG
     With ``backend`` numba (and no ``extra`` forces or ``step_hook``) the whole
     step loop is compiled (:func:`integrate_compiled`); otherwise the reference
     loop :func:`dopri5` calls the right-hand side from Python.
+
+    ``t_span = (t0, t_end)`` with ``t_end >= t0`` (s); ``q0``, ``qd0`` (n,) finite; ``alpha, beta >= 0``
+    (1/s); the tolerances, ``t_eval`` and ``h_max`` as in :func:`dopri5`; ``extra`` and ``step_hook`` None
+    or callables; ``backend`` one of ``"auto"``, ``"numpy"``, ``"numba"``.
     """
-    q0 = np.asarray(q0, float)
-    qd0 = np.asarray(qd0, float)
-    if q0.shape != (mech.n,) or qd0.shape != (mech.n,):
-        raise ParameterError(f"q0 and qd0 must have shape ({mech.n},), got {q0.shape} and {qd0.shape}")
+    mech = chk.mechanism("mech", mech)
+    t0, t1 = chk.span_pair("t_span", t_span)
+    q0, qd0 = chk.state("q0", q0, mech.n), chk.state("qd0", qd0, mech.n)
+    alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
+    chk.tolerances(rtol, atol, 2 * mech.n + 2)
+    chk.sample_times("t_eval", t_eval, t0, t1)
+    chk.step_limit("h_max", h_max)
+    chk.optional_callable("extra", extra), chk.optional_callable("step_hook", step_hook)
+    backend = resolve_backend(backend)
     y0 = np.concatenate([q0, qd0, [0.0, 0.0]])
-    if (extra is None and step_hook is None and resolve_backend(backend) == "numba"
-            and mech.kernel_model()[2] is not None):
-        return integrate_compiled(mech, float(t_span[0]), y0, float(t_span[1]), alpha, beta, rtol, atol,
-                                  t_eval=t_eval, h_max=h_max)[0]
-    f = mech.compiled_rhs(alpha, beta) if extra is None and resolve_backend(backend) == "numba" \
-        else mech.rhs(alpha, beta, extra)
-    return dopri5(f, float(t_span[0]), y0, float(t_span[1]), rtol=rtol, atol=atol, t_eval=t_eval,
-                  step_hook=step_hook, h_max=h_max)
+    if extra is None and step_hook is None and backend == "numba" and mech.kernel_model()[2] is not None:
+        return integrate_compiled(mech, t0, y0, t1, alpha, beta, rtol, atol, t_eval=t_eval, h_max=h_max)[0]
+    f = mech.compiled_rhs(alpha, beta) if extra is None and backend == "numba" else mech.rhs(alpha, beta, extra)
+    return dopri5(f, t0, y0, t1, rtol=rtol, atol=atol, t_eval=t_eval, step_hook=step_hook, h_max=h_max)
 
 
 def project(mech: Mechanism, q, qd, t: float = 0.0):
-    """Project a state onto the constraint manifold: ``H(q) = 0`` (Newton) and ``J qd = -H_t`` (least change)."""
-    q = assemble(mech, q, t)
+    """Project a state onto the constraint manifold: ``H(q) = 0`` (Newton) and ``J qd = -H_t`` (least change).
+
+    ``q``, ``qd`` (n,) finite, ``t`` (s). Returns the projected ``(q, qd)``.
+    """
+    mech = chk.mechanism("mech", mech)
+    qd = chk.state("qd", qd, mech.n)
+    q = assemble(mech, chk.state("q", q, mech.n), t)
     J = mech.jacobian(q)
     r = J @ qd + mech.time_derivative(t)
-    qd = np.asarray(qd, float) - np.linalg.lstsq(J, r, rcond=None)[0]
+    qd = qd - np.linalg.lstsq(J, r, rcond=None)[0]
     return q, qd
 
 

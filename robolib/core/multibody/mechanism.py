@@ -55,20 +55,16 @@ against physics and against each other.
 
 from __future__ import annotations
 
-import math
-import os
-from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from .. import _kernels
-from ..errors import ConvergenceError, ParameterError, SingularityError
+from ..errors import ParameterError, SingularityError
+from . import _checks as chk
 
 _numba = _kernels._numba  # None when numba is not installed
 
-#: Name of the fixed ground frame in joint definitions.
-GROUND = "ground"
 #: Newton assembly stops when ``max|H| <`` this (m or rad).
 ASSEMBLY_TOL = 1e-12
 #: Maximum Newton iterations in :func:`assemble`.
@@ -79,143 +75,67 @@ SINGULAR_TOL = 1e-12
 BAUMGARTE_ALPHA = 5.0
 BAUMGARTE_BETA = 5.0
 
-_COORD = {"x": 0, "y": 1, "theta": 2}
+from .elements import (  # noqa: E402,F401  (the elements are part of this module's names)
+    _COORD, AngleLock, Body, Constant, ConstantSpeed, Driver, GROUND, GroundPin, Pin, PointSpringDamper,
+)
 
 
-# --------------------------------------------------------------------------- data
-@dataclass(frozen=True)
-class Body:
-    """A rigid body: ``mass`` (kg) and centroidal ``inertia`` (kg m^2).
-
-    >>> Body("link", 0.25, 0.25 * 0.12**2 / 12).inertia > 0
-    True
-    """
-
-    name: str
-    mass: float
-    inertia: float
-
-    def __post_init__(self):
-        for what in ("mass", "inertia"):
-            v = getattr(self, what)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-                unit = "kg" if what == "mass" else "kg m^2"
-                raise ParameterError(f"body {self.name!r}: {what} must be positive, got {v!r} ({unit})")
-
-
-@dataclass(frozen=True)
-class GroundPin:
-    """Revolute joint of ``body`` to ground: point ``point`` (body frame, m) stays at ``ground`` (global, m)."""
-
-    name: str
-    body: str
-    point: tuple
-    ground: tuple
-
-
-@dataclass(frozen=True)
-class Pin:
-    """Revolute joint: ``point_i`` of ``body_i`` coincides with ``point_j`` of ``body_j`` (body frames, m)."""
-
-    name: str
-    body_i: str
-    point_i: tuple
-    body_j: str
-    point_j: tuple
-
-
-@dataclass(frozen=True)
-class AngleLock:
-    """``theta_j - theta_i - offset = 0`` (rad); ``body_i`` may be :data:`GROUND` (theta = 0)."""
-
-    name: str
-    body_i: str
-    body_j: str
-    offset: float = 0.0
-
-
-@dataclass(frozen=True)
-class Driver:
-    """Prescribed motion ``q[body, coord] - f(t) = 0``.
-
-    ``motion(t)`` returns ``(f, df/dt, d2f/dt2)`` (rad or m). ``coord`` is
-    ``"theta"`` (a motor), ``"x"`` or ``"y"``; ``motor=False`` marks a row that
-    is a guide (e.g. a slider held on a line), not an actuator.
-    """
-
-    name: str
-    body: str
-    motion: Callable[[float], tuple]
-    coord: str = "theta"
-    motor: bool = True
-
-
-class Constant:
-    """A constant motion ``f(t) = value`` for :class:`Driver` (picklable).
-
-    >>> Constant(0.3)(1.0)
-    (0.3, 0.0, 0.0)
-    """
-
-    def __init__(self, value: float = 0.0):
-        self.value = float(value)
-
-    def __call__(self, t):
-        return (self.value, 0.0, 0.0)
-
-    def kernel_row(self):
-        """Compiled form for the step loop: kind 0, value."""
-        return (0.0, self.value)
-
-
-class ConstantSpeed:
-    """``f(t) = phi0 + omega t`` (rad, rad/s), picklable.
-
-    >>> ConstantSpeed(0.0, 2.0)(0.5)
-    (1.0, 2.0, 0.0)
-    """
-
-    def __init__(self, phi0: float, omega: float):
-        self.phi0, self.omega = float(phi0), float(omega)
-
-    def __call__(self, t):
-        return (self.phi0 + self.omega * t, self.omega, 0.0)
-
-    def kernel_row(self):
-        """Compiled form for the step loop: kind 1, phi0, omega."""
-        return (1.0, self.phi0, self.omega)
-
-
-@dataclass(frozen=True)
-class PointSpringDamper:
-    """Isotropic planar spring--damper pulling ``point`` (body frame) of ``body`` to ``anchor`` (global).
-
-    Force ``F = -k (p - anchor) - c dp/dt`` (N) with ``k`` in N/m, ``c`` in N s/m;
-    potential ``k |p - anchor|^2 / 2``; dissipated power ``c |dp/dt|^2``.
-    """
-
-    name: str
-    body: str
-    point: tuple
-    anchor: tuple
-    stiffness: float
-    damping: float = 0.0
-
-    def __post_init__(self):
-        if not (math.isfinite(self.stiffness) and self.stiffness >= 0):
-            raise ParameterError(f"force {self.name!r}: stiffness must be non-negative, got {self.stiffness!r} (N/m)")
-        if not (math.isfinite(self.damping) and self.damping >= 0):
-            raise ParameterError(f"force {self.name!r}: damping must be non-negative, got {self.damping!r} (N s/m)")
+# Bodies, joints, drivers and force elements: robolib.core.multibody.elements.
 
 
 # --------------------------------------------------------------------------- helpers
+def _broadcast(*named) -> tuple:
+    """The broadcast shape of named arrays, or ParameterError naming the pair that does not broadcast."""
+    shape = named[0][1].shape
+    for name, x in named[1:]:
+        try:
+            shape = np.broadcast_shapes(shape, x.shape)
+        except ValueError:
+            raise ParameterError(f"{name} of shape {x.shape} does not broadcast with {named[0][0]} of shape "
+                                 f"{named[0][1].shape}") from None
+    return shape
+
+
+#: Columns of a contact table (:class:`robolib.clearance.ClearanceModel`): bodies and points, radii, clearance,
+#: stiffness, hysteresis factor, friction, floor.
+CONTACT_COLUMNS = 15
+
+
+def contact_arrays(contacts, ddelta0):
+    """A contact table ``(k, 15)`` and its onset speeds ``(k,)`` for the compiled kernels, checked.
+
+    ``ddelta0`` is read (and updated in place) by the kernels, so with ``k > 0`` contacts it must be a
+    float array of shape ``(k,)``, finite and positive; ``None`` only without contacts.
+    """
+    if contacts is None:
+        C = np.zeros((0, CONTACT_COLUMNS))
+    else:
+        C = np.ascontiguousarray(chk.real_array("contacts", contacts, shape=(None, CONTACT_COLUMNS),
+                                                allow_empty=True))
+    k = len(C)
+    if ddelta0 is None and k == 0:
+        return C, np.zeros(0)
+    if not (type(ddelta0) is np.ndarray and ddelta0.dtype == np.float64 and ddelta0.shape == (k,)
+            and ddelta0.flags.c_contiguous):
+        raise ParameterError(f"ddelta0 must be a float64 array of shape ({k},) (one onset speed per contact, "
+                             f"updated in place), got {ddelta0!r:.60}")
+    if not (np.all(np.isfinite(ddelta0)) and np.all(ddelta0 > 0)):
+        raise ParameterError(f"ddelta0 must be finite and positive (m/s), got {ddelta0!r:.60}")
+    return C, ddelta0
+
+
 def rotate(s, theta):
     """Rotate body-frame vectors ``s`` (..., 2) by ``theta`` (...): ``A(theta) s``.
 
     >>> np.round(rotate(np.array([1.0, 0.0]), np.pi / 2), 12).tolist()
     [0.0, 1.0]
     """
-    s = np.asarray(s, dtype=float)
+    s = chk.real_array("s", s, shape=(2,), batch=True)
+    theta = chk.real_array("theta", theta)
+    try:
+        np.broadcast_shapes(s.shape[:-1], theta.shape)
+    except ValueError:
+        raise ParameterError(f"theta of shape {theta.shape} does not broadcast with s of shape {s.shape}") from None
     c, sn = np.cos(theta), np.sin(theta)
     return np.stack([c * s[..., 0] - sn * s[..., 1], sn * s[..., 0] + c * s[..., 1]], axis=-1)
 
@@ -287,18 +207,20 @@ class Mechanism:
     """
 
     def __init__(self, bodies: Sequence[Body], joints: Sequence, forces: Sequence = (), name: str = "mechanism"):
-        self.name = name
-        self.bodies = list(bodies)
-        self.joints = list(joints)
-        self.forces = list(forces)
+        self.name = chk.text("name", name)
+        self.bodies = chk.sequence("bodies", bodies, (Body,), "Body objects")
+        self.joints = chk.sequence("joints", joints, (GroundPin, Pin, AngleLock, Driver),
+                                   "joints (GroundPin, Pin, AngleLock, Driver)")
+        self.forces = chk.sequence("forces", forces, (PointSpringDamper,), "PointSpringDamper objects")
         if not self.bodies:
-            raise ParameterError(f"mechanism {name!r}: needs at least one body")
+            raise ParameterError(f"mechanism {name!r}: bodies must hold at least one Body, got []")
         names = [b.name for b in self.bodies]
         if len(set(names)) != len(names) or GROUND in names:
-            raise ParameterError(f"mechanism {name!r}: body names must be unique and not {GROUND!r}, got {names}")
+            raise ParameterError(f"mechanism {name!r}: the names of the bodies must be unique and not {GROUND!r}, "
+                                 f"got {names}")
         jnames = [j.name for j in self.joints]
         if len(set(jnames)) != len(jnames):
-            raise ParameterError(f"mechanism {name!r}: joint names must be unique, got {jnames}")
+            raise ParameterError(f"mechanism {name!r}: joint names must be unique (joints), got {jnames}")
         self.body_index = {b: k for k, b in enumerate(names)}
         self.nb = len(names)
         self.n = 3 * self.nb
@@ -309,9 +231,11 @@ class Mechanism:
     def _body(self, name: str, joint: str, allow_ground: bool = False) -> int:
         if allow_ground and name == GROUND:
             return self.nb  # index of the virtual ground body
-        if name not in self.body_index:
+        if not isinstance(name, str) or name not in self.body_index:
+            where = "body" if joint in ("point_position", "point_velocity", "coordinate") else \
+                f"joints/forces: {joint!r}"
             raise ParameterError(
-                f"mechanism {self.name!r}: joint/force {joint!r} names body {name!r}, which does not exist "
+                f"mechanism {self.name!r}: {where} names body {name!r}, which does not exist "
                 f"(bodies: {list(self.body_index)})"
             )
         return self.body_index[name]
@@ -415,13 +339,15 @@ class Mechanism:
     # ---------------------------------------------------------------- lookup
     def row_slice(self, joint: str) -> slice:
         """Rows of ``H`` that belong to joint ``joint``; unknown name -> ParameterError."""
-        if joint not in self._slices:
+        if not isinstance(joint, str) or joint not in self._slices:
             raise ParameterError(f"mechanism {self.name!r}: no joint named {joint!r} (joints: {list(self._slices)})")
         return self._slices[joint]
 
     def joint(self, name: str):
         """The joint object called ``name``; unknown name -> ParameterError."""
-        self.row_slice(name)
+        if not isinstance(name, str) or name not in self._slices:
+            raise ParameterError(f"mechanism {self.name!r}: name must be one of its joints {list(self._slices)}, "
+                                 f"got {name!r}")
         return next(j for j in self.joints if j.name == name)
 
     def coordinate(self, body: str, coord: str = "theta") -> int:
@@ -430,7 +356,7 @@ class Mechanism:
         >>> Mechanism([Body("a", 1, 1), Body("b", 1, 1)], []).coordinate("b", "y")
         4
         """
-        if coord not in _COORD:
+        if not isinstance(coord, str) or coord not in _COORD:
             raise ParameterError(f"coord must be one of {list(_COORD)}, got {coord!r}")
         return 3 * self._body(body, "coordinate") + _COORD[coord]
 
@@ -441,8 +367,12 @@ class Mechanism:
 
     def without(self, names: Sequence[str]) -> "Mechanism":
         """The same mechanism with the joints ``names`` removed (unknown name -> ParameterError)."""
+        if isinstance(names, str) or not isinstance(names, (list, tuple, set, frozenset)):
+            raise ParameterError(f"names must be a list of joint names, got {names!r} ({type(names).__name__})")
         for nm in names:
-            self.row_slice(nm)
+            if not isinstance(nm, str) or nm not in self._slices:
+                raise ParameterError(f"mechanism {self.name!r}: names holds {nm!r}, not one of its joints "
+                                     f"{list(self._slices)}")
         return Mechanism(self.bodies, [j for j in self.joints if j.name not in set(names)], self.forces, self.name)
 
     # ---------------------------------------------------------------- kinematics
@@ -469,7 +399,8 @@ class Mechanism:
 
     def residual(self, q, t: float = 0.0) -> np.ndarray:
         """Constraint vector ``H(q, t)`` (m,), metres for pin rows, radians for angle rows."""
-        q = np.asarray(q, dtype=float)
+        q = chk.state("q", q, self.n)
+        t = chk.time("t", t)
         qe = self._ext(q)
         th = qe[2::3]
         H = np.empty(self.m)
@@ -488,7 +419,7 @@ class Mechanism:
 
     def jacobian(self, q) -> np.ndarray:
         """``J = dH/dq`` (m, n)."""
-        th = self._ext(np.asarray(q, dtype=float))[2::3]
+        th = self._ext(chk.state("q", q, self.n))[2::3]
         J = self._J0.copy()
         self._fill_jacobian(J, th)
         return J
@@ -503,6 +434,7 @@ class Mechanism:
 
     def time_derivative(self, t: float) -> np.ndarray:
         """``H_t = dH/dt`` at fixed q (m,) (only driver rows are non-zero)."""
+        t = chk.time("t", t)
         Ht = np.zeros(self.m)
         if len(self._dcol):
             Ht[self._drows] = -self._drivers(t)[1]
@@ -510,9 +442,10 @@ class Mechanism:
 
     def gamma(self, q, qd, t: float = 0.0) -> np.ndarray:
         """Right-hand side of ``J qdd = gamma`` (m,): ``-(J qd)_q qd - 2 J_t qd - H_tt``."""
-        qe = self._ext(np.asarray(q, dtype=float))
+        qe = self._ext(chk.state("q", q, self.n))
         th = qe[2::3]
-        wd = self._ext(np.asarray(qd, dtype=float))[2::3]
+        wd = self._ext(chk.state("qd", qd, self.n))[2::3]
+        t = chk.time("t", t)
         g = np.zeros(self.m)
         if len(self._pi):
             Ai, Aj = self._pin_vectors(th)
@@ -533,23 +466,26 @@ class Mechanism:
         >>> np.round(m.point_position([1.0, 2.0, np.pi / 2], "a", (0.5, 0.0)), 12).tolist()
         [1.0, 2.5]
         """
-        q = np.asarray(q, dtype=float)
+        q = chk.state("q", q, self.n, batch=True)
         k = 3 * self._body(body, "point_position")
-        return q[..., k : k + 2] + rotate(np.asarray(point, float), q[..., k + 2])
+        return q[..., k : k + 2] + rotate(chk.vector2("point", point), q[..., k + 2])
 
     def point_velocity(self, q, qd, body: str, point) -> np.ndarray:
         """Global velocity (m/s) of body-frame ``point`` of ``body``; q, qd may be (..., n)."""
-        q, qd = np.asarray(q, float), np.asarray(qd, float)
+        q, qd = chk.state("q", q, self.n, batch=True), chk.state("qd", qd, self.n, batch=True)
+        _broadcast(("q", q), ("qd", qd))
         k = 3 * self._body(body, "point_velocity")
-        As = rotate(np.asarray(point, float), q[..., k + 2])
+        As = rotate(chk.vector2("point", point), q[..., k + 2])
         w = qd[..., k + 2][..., None]
         return qd[..., k : k + 2] + w * np.stack([-As[..., 1], As[..., 0]], axis=-1)
 
     def applied_forces(self, q, qd, t: float = 0.0) -> np.ndarray:
         """Generalised applied force ``g_c`` (n,) of the force elements (N, N m)."""
+        q, qd = chk.state("q", q, self.n), chk.state("qd", qd, self.n)
+        chk.time("t", t)
         g = np.zeros(self.n)
         if len(self._fb):
-            self._add_applied(g, np.asarray(q, float), np.asarray(qd, float))
+            self._add_applied(g, q, qd)
         return g
 
     def _add_applied(self, g, q, qd):
@@ -567,12 +503,12 @@ class Mechanism:
 
     def kinetic_energy(self, qd) -> np.ndarray:
         """``T = qd^T M qd / 2`` (J); qd may be (..., n)."""
-        qd = np.asarray(qd, float)
+        qd = chk.state("qd", qd, self.n, batch=True)
         return 0.5 * np.sum(self.mass_diag * qd * qd, axis=-1)
 
     def potential_energy(self, q) -> np.ndarray:
         """Potential energy of the springs (J); q may be (..., n)."""
-        q = np.asarray(q, float)
+        q = chk.state("q", q, self.n, batch=True)
         V = np.zeros(q.shape[:-1])
         for fe in self.forces:
             d = self.point_position(q, fe.body, fe.point) - np.asarray(fe.anchor, float)
@@ -581,7 +517,8 @@ class Mechanism:
 
     def dissipated_power(self, q, qd) -> np.ndarray:
         """Power (W) dissipated by the dampers of the force elements; q, qd may be (..., n)."""
-        P = np.zeros(np.asarray(q).shape[:-1])
+        q, qd = chk.state("q", q, self.n, batch=True), chk.state("qd", qd, self.n, batch=True)
+        P = np.zeros(_broadcast(("q", q), ("qd", qd))[:-1])
         for fe in self.forces:
             v = self.point_velocity(q, qd, fe.body, fe.point)
             P = P + fe.damping * np.sum(v * v, axis=-1)
@@ -595,10 +532,10 @@ class Mechanism:
         ``g`` (n,) is the total generalised force; default: the force elements.
         Raises :class:`robolib.SingularityError` if the augmented matrix is singular.
         """
-        q = np.asarray(q, float)
-        qd = np.asarray(qd, float)
-        if g is None:
-            g = self.applied_forces(q, qd, t)
+        q, qd = chk.state("q", q, self.n), chk.state("qd", qd, self.n)
+        t = chk.time("t", t)
+        alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
+        g = self.applied_forces(q, qd, t) if g is None else chk.state("g", g, self.n)
         J = self.jacobian(q)
         Hd = J @ qd + self.time_derivative(t)
         rhs_c = self.gamma(q, qd, t) - 2.0 * alpha * Hd
@@ -627,6 +564,8 @@ class Mechanism:
         is ``None`` or a callable ``(t, q, qd, g) -> P_loss`` that adds its
         generalised forces into ``g`` in place and returns its dissipated power.
         """
+        alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
+        chk.optional_callable("extra", extra)
         n, m = self.n, self.m
         J0 = self._J0
         have_pins, have_drv, have_f = len(self._pi) > 0, len(self._dcol) > 0, len(self._fb) > 0
@@ -778,9 +717,9 @@ class Mechanism:
         """
         if not _kernels.available():
             raise ParameterError("backend 'numba' requested but numba is not installed (pip install numba)")
+        alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
+        C, dd0 = contact_arrays(contacts, ddelta0)
         rhs_k, _, _ = _kernels.get()
-        C = np.zeros((0, 15)) if contacts is None else np.ascontiguousarray(contacts, dtype=float)
-        dd0 = np.zeros(0) if ddelta0 is None else ddelta0
         Mi, Mf, _ = self.kernel_model()
         W = self.kernel_work()
         motions = self._dmotion
