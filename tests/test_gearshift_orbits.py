@@ -1,0 +1,142 @@
+"""Periodic orbits of the gear-shift on the fast model (robolib.gearshift.orbits): independent routes.
+
+The case is 10 Hz / 0.5 mm (a period-2 orbit; one return ~0.07 s at rtol 1e-11), shared by the tests.
+"""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+from robolib.core.periodic import monodromy, floquet_multipliers
+from robolib.errors import ParameterError
+from robolib.gearshift import orbits as O
+from robolib.gearshift.fast import FastClearance
+
+F, C = 10.0, 5e-4
+#: Two tolerances of the same orbit: the orbit points agree within this factor times the looser shooting tol.
+RTOL_AGREE_FACTOR = 3.0
+#: Largest |mu| from two difference steps / two rtols agree to this (absolute).
+MU_AGREE = 0.05
+#: The exponent's uncertainty (1/s) over 30 periods must be informative: below the Floquet exponent's size (~4.5 /s)
+#: plus a margin (measured 3.4 /s over 40 periods from the centred start).
+LYAP_U_MAX = 6.0
+
+
+@pytest.fixture(scope="module")
+def case():
+    return O.periodic_orbit_at(None, F, C, k=2, n_transient=30, n_samples=12)
+
+
+def test_orbit_exists_is_stable_period_two(case):
+    assert case.orbit is not None, case.reason
+    assert case.residual <= case.tol
+    assert case.orbit.minimal_period == 2
+    assert case.stable and case.max_mu < 1 - O.STABILITY_MARGIN
+    assert case.lyapunov == pytest.approx(math.log(case.max_mu) / (2 / F))
+
+
+def test_orbit_equals_long_simulation_samples(case):
+    """A run from the chapter's initial state lands on the orbit points (independent of shooting)."""
+    assert case.converges, case.sim_distances
+    fc = FastClearance(None, clearance=C, frequency=F)
+    T = 1 / F
+    r = fc.simulate((0.0, 44 * T), t_eval=[42 * T, 43 * T, 44 * T], rtol=O.ORBIT_RTOL)
+    s = np.hstack([r.e, r.ed])
+    P = O.stroboscopic_map(None, F, C)
+    d = O._distances(s, case.orbit.points, P.scale)
+    assert np.all(d <= O.CONVERGE_FACTOR * case.tol), d
+    # consecutive samples sit on different orbit points (period 2, not 1)
+    near = [int(np.argmin(np.max(np.abs(case.orbit.points - v) / P.scale, axis=1))) for v in s]
+    assert near[0] != near[1] and near[0] == near[2]
+
+
+def test_residual_at_noise_level_and_shrinks_with_rtol(case):
+    """At rtol 1e-10 the orbit is the same within its (larger) tolerance; the noise falls with rtol."""
+    r10 = O.periodic_orbit_at(None, F, C, k=2, x0=case.orbit.x, samples=case.orbit.points, rtol=1e-10)
+    assert r10.orbit is not None, r10.reason
+    assert case.noise < r10.noise
+    assert case.residual <= case.tol < r10.tol
+    P = O.stroboscopic_map(None, F, C)
+    gap = float(np.max(np.abs(r10.orbit.x - case.orbit.x) / P.scale))
+    assert gap <= RTOL_AGREE_FACTOR * r10.tol
+
+
+@pytest.fixture(scope="module")
+def smooth():
+    """10 Hz / 0.1 mm: a period-1 orbit whose map is smooth at the difference step (complex pair |mu| ~ 0.15)."""
+    return O.periodic_orbit_at(None, F, 1e-4, k=1, n_transient=30, n_samples=6)
+
+
+def test_multipliers_agree_between_difference_steps(smooth):
+    assert smooth.orbit is not None, smooth.reason
+    P = O.stroboscopic_map(None, F, 1e-4)
+    mu = floquet_multipliers(monodromy(P, smooth.orbit.x, k=1, step=3 * P.step, scale=P.scale))
+    assert abs(abs(mu[0]) - smooth.max_mu) <= MU_AGREE
+    assert np.allclose(np.sort(np.abs(mu))[::-1][:2], np.sort(np.abs(smooth.multipliers))[::-1][:2], atol=MU_AGREE)
+
+
+def test_det_monodromy_against_liouville(case):
+    """det D P^2 = exp(integral of div f): damping makes it far below 1; the differenced det agrees (both tiny)."""
+    P = O.stroboscopic_map(None, F, C)
+    log_det = O.liouville_log_determinant(P, case.orbit.x, k=2)
+    assert log_det < math.log(1e-6)
+    assert abs(case.det) < 1e-6
+    # |det| <= product of the moduli: consistent with the multipliers
+    assert abs(case.det) <= np.prod(np.abs(case.multipliers)) * (1 + 1e-6) + 1e-300
+
+
+def test_memory_reset_small_against_orbit_size(case):
+    """The onset-speed memory reset at phase 0 changes P^2 at the orbit by < 1e-3 c (phase 0 is in contact)."""
+    assert case.memory < 1e-3
+
+
+def test_map_picklable_and_bad_input():
+    P = O.stroboscopic_map(None, F, C)
+    x = np.array([-0.14468, 0.99001, 1.10206, 0.16508]) * P.scale
+    Q = pickle.loads(pickle.dumps(P))
+    assert np.array_equal(P(x), Q(x))
+    with pytest.raises(ParameterError, match="k = 0 is not valid"):
+        O.periodic_orbit_at(None, F, C, k=0)
+    with pytest.raises(ParameterError, match="frequency = -1.0 is not valid"):
+        O.periodic_orbit_at(None, -1.0, C)
+    with pytest.raises(ParameterError, match="clearance"):
+        O.stroboscopic_map(None, F, 0.0)
+    with pytest.raises(ParameterError, match="x0"):
+        O.periodic_orbit_at(None, F, C, x0=np.zeros(3))
+    with pytest.raises(ParameterError, match="memory"):
+        O.stroboscopic_map(None, F, C, memory="forget")
+    with pytest.raises(ParameterError):
+        P(np.zeros(5))
+
+
+def test_orbit_claims_say_what_the_words_say(case):
+    from robolib.book.claims import ClaimsRegister
+
+    reg = ClaimsRegister(study="orbits_test", glue=False)
+    bad = O.OrbitResult(**{**case.__dict__, "orbit": None, "reason": "no decrease"})
+    O.orbit_claims(reg, {(F, 0.5): {"orbit": case, "lyapunov": None}, (F, 0.25): {"orbit": bad, "lyapunov": None}})
+    assert reg.claims["gs_orbit_exists_10_0p5"].holds and reg.claims["gs_orbit_converges_10_0p5"].holds
+    assert not reg.claims["gs_orbit_exists_10_0p25"].holds
+    assert "gs_orbit_routes_10_0p5" not in reg.claims
+
+
+def test_exponent_routes_agree(case):
+    """ln max|mu| / (kT) from the differenced monodromy = the renormalised time-series exponent within u."""
+    L = O.fast_lyapunov(None, F, C, x0=case.orbit.x, n_transient=2, n_renorm=30)
+    assert 0 < L.uncertainty < LYAP_U_MAX
+    assert L.spread <= L.uncertainty
+    assert abs(L.exponent - case.lyapunov) <= L.uncertainty, (L, case.lyapunov)
+
+
+def test_first_pd_claim_criterion():
+    from robolib.book.claims import ClaimsRegister
+    from robolib.core.continuation import Bifurcation
+
+    pd = Bifurcation("period-doubling", 3.2132, (3.21316, 3.21399), 1e-3, None)
+    for brute, holds in (({"below": (3.19, 1), "above": (3.25, 4)}, True),
+                         ({"below": (3.19, 1), "above": (3.25, 1)}, False), (None, False)):
+        reg = ClaimsRegister(study="orbits_test", glue=False)
+        O.orbit_claims(reg, {}, {"pd": pd, "clearance_mm": 0.5, "brute": brute})
+        assert reg.claims["gs_orbit_first_pd"].holds is holds
