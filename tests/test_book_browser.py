@@ -250,3 +250,258 @@ def test_exercise_solutions_stay_hidden_until_opened(built_quick_book, browser):
             problems[page.stem] = bad
         tab.close()
     assert not problems, problems
+
+
+# ---- layout: figures that are images, alt text, equations and numbers that fit ------------------------------
+
+#: Pixels a display equation may exceed its box by (sub-pixel rounding of MathJax's CHTML layout).
+EQUATION_SLACK_PX = 1.0
+#: A pattern for a number in a table cell that must not be split over two lines.
+NUMBER_RE = r"[-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+−]?\d+)?(?:[×x]10[-+−⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)?%?"
+
+LAYOUT_JS = r"""([slack, numberRe]) => {
+    const main = document.querySelector('main') || document.body;
+    const short = s => s.replace(/\s+/g, ' ').trim().slice(0, 120);
+    // 1. a figure output that is only its text/plain repr
+    const figureText = [...main.querySelectorAll('.cell_output .output, .cell_output pre')]
+        .filter(o => !(o.tagName === 'PRE' && o.parentElement.closest('.cell_output .output')))
+        .filter(o => !o.querySelector('img, svg, canvas') && /<Figure size [\d.]+x[\d.]+ with \d+ Axes>/.test(o.textContent))
+        .map(o => short(o.textContent));
+    // 2. images without alt text
+    const noAlt = [...main.querySelectorAll('img')].filter(i => !(i.getAttribute('alt') || '').trim())
+        .map(i => (i.closest('[id]') || {}).id + ': ' + (i.getAttribute('src') || '').slice(0, 60));
+    // 3. display equations wider than their box, or running under their number
+    const tex = new Map();
+    if (window.MathJax && MathJax.startup && MathJax.startup.document)
+        for (const item of MathJax.startup.document.math) tex.set(item.typesetRoot, item.math);
+    const wide = [];
+    for (const c of main.querySelectorAll('mjx-container[display="true"]')) {
+        if (!c.getClientRects().length) continue;               // inside a closed dropdown
+        const m = c.querySelector('mjx-math');
+        const w = m.getBoundingClientRect().width;
+        const box = c.closest('div.math') || c.parentElement;
+        const eqno = box.querySelector(':scope > .eqno');
+        const avail = Math.min(c.clientWidth || 1e9, box.clientWidth - (eqno ? eqno.getBoundingClientRect().width : 0));
+        let under = false;
+        if (eqno) {
+            const a = m.getBoundingClientRect(), b = eqno.getBoundingClientRect();
+            under = a.right > b.left + slack && a.left < b.right && a.bottom > b.top && a.top < b.bottom;
+        }
+        if (w > avail + slack || under)
+            wide.push({width: Math.round(w), avail: Math.round(avail), eqno: eqno ? eqno.textContent.trim() : '',
+                       under, tex: short(tex.get(c) || c.textContent).slice(0, 90)});
+    }
+    // 4. numbers split over two lines inside a table cell
+    const split = [];
+    const re = new RegExp(numberRe, 'g');
+    for (const cell of main.querySelectorAll('td, th')) {
+        if (!cell.getClientRects().length) continue;
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+            if (t.parentElement.closest('mjx-container')) continue;
+            for (const hit of t.data.matchAll(re)) {
+                if (hit[0].length < 3) continue;
+                const r = document.createRange();
+                r.setStart(t, hit.index); r.setEnd(t, hit.index + hit[0].length);
+                const tops = new Set([...r.getClientRects()].filter(q => q.width > 0).map(q => Math.round(q.top)));
+                if (tops.size > 1) split.push(hit[0] + ' in "' + short(cell.textContent).slice(0, 60) + '"');
+            }
+        }
+    }
+    return {figureText, noAlt, wide, split};
+}"""
+
+
+def book_layout(tab):
+    """The layout report of the page open in ``tab``: figure texts, images without alt, wide equations, split numbers."""
+    return tab.evaluate(LAYOUT_JS, [EQUATION_SLACK_PX, NUMBER_RE])
+
+
+def open_page(browser, page, width=1280):
+    """A tab at ``width`` px with ``page`` loaded, math typeset and saved widgets rendered."""
+    tab = browser.new_page(viewport={"width": width, "height": 900})
+    tab.goto(page.as_uri(), wait_until="load")
+    if tab.evaluate("() => !!document.querySelector('script[src*=\"tex-mml-chtml\"]')"):
+        tab.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=30_000)
+        tab.evaluate("() => MathJax.startup.promise")
+    tab.wait_for_timeout(1200)
+    return tab
+
+
+def layout_problems(browser, html, kinds=("figureText", "noAlt", "wide", "split")):
+    """``{page: {kind: [...]}}`` over every content page of the built book at ``html``."""
+    problems = {}
+    for page in pages(html):
+        name = str(page.relative_to(html))
+        if name in ("search.html", "genindex.html", "py-modindex.html") or 'http-equiv="Refresh"' in page.read_text()[:2000]:
+            continue
+        tab = open_page(browser, page)
+        report = book_layout(tab)
+        tab.close()
+        bad = {k: report[k] for k in kinds if report[k]}
+        if bad:
+            problems[name] = bad
+    return problems
+
+
+@pytest.fixture(scope="module")
+def book_html(request):
+    """The built book's HTML directory: ``ROBOLIB_BOOK_HTML`` (a book already built) or the quick book."""
+    from pathlib import Path
+
+    given = os.environ.get("ROBOLIB_BOOK_HTML")
+    if given:
+        return Path(given).resolve()
+    book, failures, res = request.getfixturevalue("built_quick_book")
+    assert res.returncode == 0, res.stdout[-2000:]
+    return book / "_build" / "html"
+
+
+@pytest.fixture(scope="module")
+def layout(book_html, browser):
+    """The layout report of every page (one pass over the book, shared by the tests below)."""
+    return layout_problems(browser, book_html)
+
+
+def _only(report, kinds):
+    return {page: {k: v for k, v in r.items() if k in kinds} for page, r in report.items() if set(r) & set(kinds)}
+
+
+def test_every_figure_is_an_image_with_alt_text(layout):
+    """No figure cell shows only ``<Figure size ...>``; every ``<img>`` (widgets and animations too) has alt text."""
+    problems = _only(layout, ("figureText", "noAlt"))
+    assert not problems, problems
+
+
+def test_display_equations_fit_the_column(layout):
+    """At 1280 px no display equation is wider than its box or runs under its number."""
+    problems = _only(layout, ("wide",))
+    assert not problems, problems
+
+
+def test_table_cells_do_not_split_numbers(layout):
+    """No number in a table cell is broken over two lines (``4.92e+`` / ``03``)."""
+    problems = _only(layout, ("split",))
+    assert not problems, problems
+
+
+if __name__ == "__main__":  # python tests/test_book_browser.py book/_build/html: the layout report of a built book
+    import json
+    import sys
+    from pathlib import Path
+
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        print(json.dumps(layout_problems(b, Path(sys.argv[1]).resolve()), indent=1, ensure_ascii=False))
+        b.close()
+
+
+def _synthetic_page(tmp_path):
+    """A page with one of each defect the layout check looks for (and MathJax from the vendored copy)."""
+    from pathlib import Path
+
+    mathjax = (Path(__file__).resolve().parent.parent / "book" / "_extra" / "vendor" / "mathjax" / "tex-mml-chtml.js")
+    page = tmp_path / "defects.html"
+    page.write_text(f"""<!DOCTYPE html><html><head><meta charset="utf-8">
+<script>MathJax = {{tex: {{displayMath: [['\\\\[', '\\\\]']]}}}};</script>
+<script defer src="{mathjax.as_uri()}"></script></head><body><main style="width: 400px">
+<div class="cell_output"><div class="output text_plain"><pre>&lt;Figure size 860x540 with 2 Axes&gt;</pre></div></div>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
+<div class="math">\\[ a_1 + a_2 + a_3 + a_4 + a_5 + a_6 + a_7 + a_8 + a_9 + a_{{10}} + a_{{11}} + a_{{12}} + a_{{13}} + a_{{14}}
+ + a_{{15}} + a_{{16}} + a_{{17}} + a_{{18}} \\]</div>
+<table style="width: 60px"><tr><td style="overflow-wrap: anywhere">4.92e+03 and 1e-09</td></tr></table>
+</main></body></html>""")
+    return page
+
+
+def test_layout_check_sees_each_defect(tmp_path, browser):
+    """The layout check is not blind: a figure shown as text, an image without alt, an equation wider than
+    its box and a number split in a cell are each reported (and a clean page reports nothing)."""
+    page = _synthetic_page(tmp_path)
+    tab = open_page(browser, page)
+    report = book_layout(tab)
+    tab.close()
+    assert report["figureText"] == ["<Figure size 860x540 with 2 Axes>"], report
+    assert len(report["noAlt"]) == 1, report
+    assert len(report["wide"]) == 1 and report["wide"][0]["width"] > report["wide"][0]["avail"], report
+    assert any(s.startswith("4.92e+03") for s in report["split"]), report
+    clean = tmp_path / "clean.html"
+    clean.write_text('<html><body><main><img alt="a dot" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
+                     '<table><tr><td>4.92e+03</td></tr></table></main></body></html>')
+    tab = open_page(browser, clean)
+    report = book_layout(tab)
+    tab.close()
+    assert not any(report.values()), report
+
+
+#: Characters of the found page's Chinese quotations (any would do; these are in the 3-PRP paper's).
+ZH_SAMPLE = "由表可知"
+
+FONT_JS = """async () => {
+    await document.fonts.ready;
+    const spans = [...document.querySelectorAll('[lang="zh"]')];
+    return {
+        spans: spans.length,
+        family: spans.length ? getComputedStyle(spans[0]).fontFamily : '',
+        loaded: [...document.fonts].filter(f => /Noto Sans SC/.test(f.family) && f.status === 'loaded').length,
+        faces: [...document.fonts].filter(f => /Noto Sans SC/.test(f.family)).length,
+        check: document.fonts.check('16px "Noto Sans SC"', spans.length ? spans[0].textContent : ''),
+    };
+}"""
+
+
+def test_chinese_quotes_render_in_the_vendored_font_offline(book_html, browser):
+    """The found page marks its Chinese quotations lang="zh" and Chromium renders them with the book's own
+    Noto Sans SC (woff2 subsets from the site), every request outside the site refused."""
+    page = book_html / "found.html"
+    tab = browser.new_page(viewport={"width": 1280, "height": 900})
+    outside = []
+
+    def only_the_book(route):
+        url = route.request.url
+        if url.startswith("file:") or url.startswith("data:") or url.startswith("blob:"):
+            return route.continue_()
+        outside.append(url)
+        return route.abort()
+
+    tab.route("**/*", only_the_book)
+    fonts = []
+    tab.on("requestfinished", lambda r: fonts.append(r.url) if r.url.endswith(".woff2") and "noto-sans-sc" in r.url else None)
+    tab.goto(page.as_uri(), wait_until="load")
+    for span in tab.query_selector_all('[lang="zh"]')[:3]:
+        span.scroll_into_view_if_needed()
+    info = tab.evaluate(FONT_JS)
+    tab.close()
+    assert info["spans"] >= 3, info
+    assert info["family"].startswith('"Noto Sans SC"'), info
+    assert info["loaded"] >= 1 and info["check"], info
+    assert fonts and len(fonts) < info["faces"], f"{len(fonts)} of {info['faces']} subsets loaded: {fonts[:3]}"
+    assert not outside, outside
+
+
+def test_the_book_carries_its_sources_and_claims(book_html):
+    """downloads/ holds the source archive (code, data, notebooks) and every study's claims JSON; the intro
+    and each chapter's rerun note link them."""
+    import json
+    import tarfile
+
+    from conftest import STUDIES
+
+    dl = book_html / "downloads"
+    with tarfile.open(dl / "robolib-workbench-source.tar.gz") as tar:
+        names = set(tar.getnames())
+    for must in ("robolib-workbench/robolib/__init__.py", "robolib-workbench/Makefile",
+                 "robolib-workbench/data/prp3/paper.yaml", *(f"robolib-workbench/notebooks/{s}.md" for s in STUDIES)):
+        assert must in names, must
+    assert "commit" in (dl / "SOURCE.txt").read_text()
+    intro = (book_html / "intro.html").read_text()
+    assert 'href="downloads/robolib-workbench-source.tar.gz"' in intro
+    for study in STUDIES:
+        claims = json.loads((dl / "claims" / f"{study}.claims.json").read_text())
+        assert claims and all({"id", "statement", "criterion", "holds"} <= set(c) for c in claims)
+        page = (book_html / "studies" / f"{study}.html").read_text()
+        assert 'href="../downloads/robolib-workbench-source.tar.gz"' in page, study
+        assert f'href="../downloads/claims/{study}.claims.json"' in page, study
+        assert f'href="downloads/claims/{study}.claims.json"' in intro, study

@@ -117,7 +117,10 @@ def test_static_explore_panel_precomputes_the_grid_and_links_sliders_to_stacks()
     assert isinstance(outer, widgets.Stack) and len(outer.children) == 3 and outer.selected_index == 1
     inner = outer.children[2]
     leaf = inner.children[0]
-    assert "a [m] = 3, b = 1" in leaf.children[0].value and isinstance(leaf.children[1], widgets.Image)
+    assert "a [m] = 3, b = 1" in leaf.children[0].value
+    img = leaf.children[1]
+    assert isinstance(img, widgets.HTML) and img.value.startswith('<img src="data:image/png;base64,'), "an image"
+    assert 'alt="' in img.value and "a [m] = 3, b = 1" in img.value.split('alt="')[1], "alt text names the values"
     assert "Precomputed for a [m] ∈ {1, 2, 3}; b ∈ {1, 2}" in note.value and "make lab" in note.value
     from ipywidgets.widgets.widget import _instances
 

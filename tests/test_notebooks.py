@@ -111,3 +111,51 @@ def test_book_is_self_contained_and_publishes_its_parameters(built_quick_book):
         assert f"{study}.html" in found, f"the found page lists no finding of {study}"
     index = (html / "intro.html").read_text()
     assert "found.html" in index and "models/" in index, "found page and Models part in the table of contents"
+
+
+def _book_extension():
+    import importlib.util
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("robolib_book_ext", ROOT / "book" / "_ext" / "robolib_book.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_source_archive_names_its_commit_and_uncommitted_changes(tmp_path):
+    """The book's source archive is ``git archive HEAD``; its note names the commit and any changed file."""
+    import tarfile
+
+    ext = _book_extension()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "a.txt").write_text("one\n")
+    subprocess.run([*git, "add", "a.txt"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "c"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    note = ext.source_archive(tmp_path / "src.tar.gz", repo)
+    assert commit in note and "clean" in note
+    (repo / "a.txt").write_text("two\n")
+    note = ext.source_archive(tmp_path / "src.tar.gz", repo)
+    assert "uncommitted changes in 1 file" in note and "a.txt" in note
+    with tarfile.open(tmp_path / "src.tar.gz") as tar:   # the commit, not the change
+        assert tar.extractfile("robolib-workbench/a.txt").read() == b"one\n"
+
+
+def test_table_numbers_are_wrapped_unbreakable():
+    """Numbers in table cells go in nowrap spans; text around them and code stay as they are."""
+    from docutils import nodes
+
+    ext = _book_extension()
+    entry = nodes.entry("", nodes.paragraph("", "error < 1e-09 mm, 4.92e+03 and 7"),
+                        nodes.paragraph("", "", nodes.literal("1e-06", "1e-06")))
+    tree = nodes.document(None, None)
+    tree += nodes.table("", nodes.tgroup("", nodes.tbody("", nodes.row("", entry))))
+    ext._numbers_unbroken(None, tree, "x")
+    nums = [n.astext() for n in tree.findall(nodes.inline) if "robolib-num" in n["classes"]]
+    assert nums == ["1e-09", "4.92e+03"]            # "7" has nothing a line could break at
+    assert entry.astext() == "error < 1e-09 mm, 4.92e+03 and 7\n\n1e-06"

@@ -90,6 +90,9 @@ def test_tables_values_and_figures(res):
         assert text.startswith(f"**Table {k}** — ")
         assert len([ln for ln in text.splitlines() if ln.startswith("| ")]) == n + 1, name  # header + rows
     assert res["rd_err_M"].text in res.tables["kernels"] and res["rd_dev_kkt"].text in res.tables["routes"]
+    key, _, full = res.tables["parameters"].partition("<details")         # key parameters first, all of them folded
+    assert key.count("\n| `") == len(sd.KEY_ROWS) and "| `link_length` | 0.25 | m," in key and "`friction.mu`" in full
+    assert "ROUNDOFF" in res.tables["criteria"] and "ROUNDOFF" not in full   # criterion constants beside the claims
     assert res.values["rd_n_checks"] == str(sd.QUICK_N_CHECKS) and res.values["rd_t_drift"] == f"{sd.QUICK_T_DRIFT:g}"
     red = res.data["redundancy"]
     # independent: at the centroid of the equilateral base every chain carries the same load per N m of preload

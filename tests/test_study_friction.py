@@ -33,7 +33,7 @@ CLAIM_IDS = [
     "rf_preload_dev_sign", "rf_dec_ref", "rf_dec_est", "rf_dec_bound", "rf_dec_1pct", "rf_dec_speed", "rf_dec_preload",
     "rf_dec_mu", "rf_preload_best", "rf_preload_large", "rf_geared_free", "rf_geared_breakaway", "rf_geared_covered",
     "rf_geared_stribeck_dev", "rf_geared_coulomb_dev", "rf_geared_dec_sim", "rf_own_coulomb", "rf_own_stribeck",
-    "rf_own_decoupled", "rf_balance", "rf_power", "rf_geared_energy", "rf_eps_covered", "rf_eps_change",
+    "rf_own_decoupled", "rf_balance", "rf_power", "rf_geared_energy", "rf_ex1_agree", "rf_ex2_preload", "rf_eps_covered", "rf_eps_change",
     "rf_eps_converges",
 ]
 
@@ -76,6 +76,9 @@ def test_tables_figures_and_values(res):
     assert "| `t_sim` | 4 | s: length of the geared-joint simulations" in table and "(valid: a number > 0 s)" in table
     assert "consistent-Coulomb contraction factor" in table
     assert "3.112e-4" in table or "0.0003112" in table                     # the data file's T_c is listed
+    key = table.partition("<details")[0]                                   # a short table opens the chapter
+    assert key.count("\n| `") == 15 and "| `run: mu, R, eps` | 0.1, 0.01 m, 0.01 rad/s |" in key
+    assert "DIFF" in res.tables["criteria"] and "DIFF" not in table        # criterion constants beside the claims
     assert res.values["rf_radius"] == "0.05" and res.values["rf_period"] == "2"
     assert res.values["rf_t_sim"] == "1"                                     # a quick run simulates 1 s
 

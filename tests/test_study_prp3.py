@@ -141,6 +141,9 @@ def test_quick_caps_the_samples_and_the_parameter_table_says_so(res):
     for name, spec in s3.PARAMETERS.items():  # the run's rows: meaning and valid values of the declaration
         assert re.search(rf"^\| `{name}` \| [^|]+ \| {re.escape(spec.note())} \|$", table, re.M), name
     assert "`l2` | 500 |" in table  # the geometry file's fields are listed
+    key = table.partition("<details")[0]                                   # the short table opens the chapter
+    assert key.count("\n| `") == len(s3.KEY_ROWS) and "| `l2` | 500 | mm, rod length" in key
+    assert "TOL_LEN" in res.tables["criteria"] and "TOL_LEN" not in table  # criterion constants beside the claims
 
 
 # ---- tables and figures ---------------------------------------------------------------------------------

@@ -282,6 +282,7 @@ def test_tables_and_values(res):
     for name in ("parameters_data", "parameters_other", "parameters_run"):
         assert "unit / meaning" in res.tables[name]
     assert "`ki`" in res.tables["parameters_run"] and "`stewart.CONVERGENCE_FRACTION`" in res.tables["parameters_run"]
+    assert "MUCH_LARGER" in res.tables["criteria"] and "MUCH_LARGER" not in res.tables["parameters_run"]
     # the run's parameters are described by their declarations: unit, meaning, valid values
     assert "| notebook parameter |" not in res.tables["parameters_run"]
     assert "| `step` | 0.001 | s: controller period and RK4 step;" in res.tables["parameters_run"]

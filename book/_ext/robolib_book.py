@@ -5,6 +5,11 @@
   twice, which throws "Identifier ... has already been declared" in the browser.
 * Loads ``vendor/mathjax_hub_shim.js`` after MathJax 3: the widget manager that
   renders saved widget state still calls the MathJax 2 API (``MathJax.Hub.Queue``).
+* Puts what the book cites into the site (``downloads/``): a source archive of the
+  workbench at the built commit (``git archive HEAD``, with a note when the working tree
+  had uncommitted changes) and every study's claims JSON.
+* Loads the vendored Noto Sans SC font CSS (``vendor/fonts/noto-sans-sc``) so Chinese
+  quotations (``lang="zh"``) read on a machine without a CJK font.
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ def setup(app):
     app.connect("html-page-context", _dedup, priority=900)
     # after MathJax (deferred scripts run in document order) and before the widgets render on 'load'
     app.add_js_file("../vendor/mathjax_hub_shim.js", priority=999, defer="defer")
+    app.add_css_file("../vendor/fonts/noto-sans-sc/index.css")
+    app.connect("build-finished", _downloads)
+    app.connect("doctree-resolved", _numbers_unbroken)
     _setup_claims(app)
     _setup_found(app)
     app.add_role("robolib-value", value_role)
@@ -150,8 +158,8 @@ class FoundDirective(SphinxDirective):
         used = set()
         for sc in source.get("claims", []):
             lines += [f"**{sc['id']}** ({sc.get('where', '')}):", "", f"> {sc['quote']}", ""]
-            if sc.get("original"):
-                lines += [f"> *{sc['original']}*", ""]
+            if sc.get("original"):   # the source's own words: Chinese, set in the vendored Noto Sans SC
+                lines += [f'> <span lang="zh">{sc["original"]}</span>', ""]
             mine = [c for c in findings if c.get("answers") == sc["id"]]
             used.update(c["id"] for c in mine)
             if mine:
@@ -203,3 +211,101 @@ def value_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     except Exception as exc:  # noqa: BLE001  (reported as a build error: the page names a constant that is gone)
         msg = inliner.reporter.error(f"robolib-value: {text!r}: {type(exc).__name__}: {exc}", line=lineno)
         return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+
+
+# ---- what the book cites, in the site: source archive and claims JSON ------------------------------------
+
+#: Site paths of the downloads (the chapters link them: robolib.book.notebook.SOURCE_ARCHIVE, CLAIMS_DIR).
+DOWNLOADS = "downloads"
+
+
+def _repo_root():
+    """The workbench's repository: the checkout robolib is imported from (not the book's source dir,
+    which the tests copy elsewhere)."""
+    from pathlib import Path
+
+    import robolib
+
+    return Path(robolib.__file__).resolve().parent.parent
+
+
+def source_archive(dest, repo=None) -> str:
+    """Write ``git archive`` of ``HEAD`` of ``repo`` to ``dest`` (a .tar.gz); return the note on what it holds.
+
+    The note names the commit and, when the working tree differs from it, the files that do
+    (the archive holds the commit, not those changes).
+    """
+    import subprocess
+
+    repo = repo or _repo_root()
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+    commit = git("rev-parse", "HEAD").strip()
+    subprocess.run(["git", "-C", str(repo), "archive", "--format=tar.gz", "--prefix=robolib-workbench/",
+                    "-o", str(dest), "HEAD"], check=True, capture_output=True)
+    dirty = [line for line in git("status", "--porcelain", "--untracked-files=no").splitlines() if line.strip()]
+    note = (f"{dest.name}: the robolib workbench (code, data, notebooks, book sources, tests) at commit {commit}, "
+            f"made by `git archive HEAD` when this book was built.\n")
+    if dirty:
+        note += (f"\nThe working tree had uncommitted changes in {len(dirty)} file(s) when the book was built; the "
+                 f"archive holds the commit, not these changes:\n" + "\n".join(dirty) + "\n")
+    else:
+        note += "The working tree was clean: the book was built from exactly this commit.\n"
+    return note
+
+
+def _downloads(app, exception):
+    """``downloads/`` in the built site: the source archive, its note, and ``claims/<study>.claims.json``."""
+    import shutil
+    from pathlib import Path
+
+    from sphinx.util import logging
+
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir) / DOWNLOADS
+    (out / "claims").mkdir(parents=True, exist_ok=True)
+    for f in sorted((Path(app.srcdir) / "studies").glob("*.claims.json")):
+        shutil.copyfile(f, out / "claims" / f.name)
+    try:
+        note = source_archive(out / "robolib-workbench-source.tar.gz")
+    except Exception as exc:  # noqa: BLE001  (no git, not a clone: the book says so in the note)
+        logging.getLogger(__name__).warning(f"source archive: {exc}")
+        note = f"No source archive: this book was not built from a git clone ({exc}).\n"
+    (out / "SOURCE.txt").write_text(note)
+
+
+# ---- numbers in table cells are never split over two lines ("4.92e+" / "03") -----------------------------
+
+import re as _re  # noqa: E402
+
+#: A number as tables print it: sign, digits with separators, decimals, exponent, percent.
+NUMBER_IN_CELL = _re.compile(r"[-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+−]?\d+)?%?")
+
+
+def _numbers_unbroken(app, doctree, docname):
+    """Wrap every number in a table cell in ``<span class="robolib-num">`` (CSS: ``white-space: nowrap``).
+
+    Browsers may break a line after the ``-``/``+`` of an exponent (``1e-`` / ``06``) when a column
+    is narrow; inside the span they cannot, and the table scrolls sideways instead.
+    """
+    for entry in doctree.findall(nodes.entry):
+        for text in list(entry.findall(nodes.Text)):
+            parent = text.parent
+            if parent is None or isinstance(parent, (nodes.literal, nodes.math, nodes.raw, nodes.FixedTextElement)):
+                continue
+            s = str(text)
+            hits = [m for m in NUMBER_IN_CELL.finditer(s) if len(m.group()) >= 3 and any(c in m.group() for c in "eE-+−.,%")]
+            if not hits:
+                continue
+            pieces, pos = [], 0
+            for m in hits:
+                if m.start() > pos:
+                    pieces.append(nodes.Text(s[pos:m.start()]))
+                pieces.append(nodes.inline(m.group(), m.group(), classes=["robolib-num"]))
+                pos = m.end()
+            if pos < len(s):
+                pieces.append(nodes.Text(s[pos:]))
+            parent.replace(text, pieces)

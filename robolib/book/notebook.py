@@ -69,13 +69,15 @@ def check_parameters(namespace: Mapping[str, Any], declared: Iterable[str]) -> d
 def markdown_table(headers, rows, fmt: str = "{:.6g}"):
     """A Markdown table (for ``IPython.display.Markdown``) from rows of values.
 
-    >>> print(markdown_table(["a", "b"], [[1.0, "x"]]))
+    >>> print(markdown_table(["a", "b"], [[1.0, True]]))
     | a | b |
     |---:|---:|
-    | 1 | x |
+    | 1 | true |
     """
     def cell(v):
-        return fmt.format(v) if isinstance(v, (float, int)) and not isinstance(v, bool) else str(v)
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return fmt.format(v) if isinstance(v, (float, int)) else str(v)
 
     lines = ["| " + " | ".join(map(str, headers)) + " |", "|" + "---:|" * len(headers)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
@@ -149,7 +151,8 @@ def yaml_parameter_rows(path) -> list[tuple[str, str, str]]:
 
 
 def parameter_table(files=(), run: Mapping[str, Any] | None = None, extra=(), *, title: str | None = None,
-                    spec: Mapping[str, Any] | None = None) -> str:
+                    spec: Mapping[str, Any] | None = None, key: Iterable[str] | None = None,
+                    key_title: str = "Key parameters") -> str:
     """Markdown table of every parameter a chapter ran with.
 
     ``files``: parameter files (``data/`` paths) whose every field is listed with
@@ -158,42 +161,95 @@ def parameter_table(files=(), run: Mapping[str, Any] | None = None, extra=(), *,
     note)`` rows for settings fixed in the notebook or derived from the run
     (solver, integrator, controller gains, trajectory); ``spec``: the study's declared
     parameters (:class:`robolib.study.Parameter`), whose unit, meaning and valid values
-    describe the ``run`` rows.
+    describe the ``run`` rows. Booleans read ``true``/``false``.
 
-    >>> print(parameter_table(run={"seed": 7}, extra=[("rtol", 1e-8, "solver relative tolerance")]))
+    ``key``: names of rows (as in the first column, e.g. ``"mu"``, ``"robot.m_a"``) for a
+    short table of the key parameters, in that order, shown first (titled ``key_title``);
+    the full table then follows folded in a ``<details>`` block the reader opens.
+
+    >>> print(parameter_table(run={"seed": 7, "quick": False}, extra=[("rtol", 1e-8, "solver relative tolerance")]))
+    | parameter | value | unit / meaning |
+    |:---|:---|:---|
+    | `seed` | 7 | notebook parameter |
+    | `quick` | false | notebook parameter |
+    | `rtol` | 1e-08 | solver relative tolerance |
+    >>> print(parameter_table(run={"seed": 7}, extra=[("rtol", 1e-8, "solver relative tolerance")], key=["rtol"]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    **Key parameters**
+    <BLANKLINE>
+    | parameter | value | unit / meaning |
+    |:---|:---|:---|
+    | `rtol` | 1e-08 | solver relative tolerance |
+    <BLANKLINE>
+    <details class="robolib-all-parameters">
+    <summary>All 2 parameters of this run, with units and meaning</summary>
+    <BLANKLINE>
     | parameter | value | unit / meaning |
     |:---|:---|:---|
     | `seed` | 7 | notebook parameter |
     | `rtol` | 1e-08 | solver relative tolerance |
+    <BLANKLINE>
+    </details>
+    >>> parameter_table(run={"seed": 7}, key=["sede"])
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: parameter_table: key names ['sede'] are not rows of the table; rows: ['seed']
     """
     if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
         files = [files]
     rows = []
     for f in files:
         for name, value, note in yaml_parameter_rows(f):
-            rows.append((f"`{name}`", value, note + (f" (`{f}`)" if not note else "")))
+            rows.append((name, value, note + (f" (`{f}`)" if not note else "")))
     for name, value in (run or {}).items():
         note = spec[name].note() if spec and name in spec else "notebook parameter"
-        rows.append((f"`{name}`", _fmt_value(value), note))
+        rows.append((name, _fmt_value(value), note))
     for name, value, note in extra:
-        rows.append((f"`{name}`", _fmt_value(value), note))
+        rows.append((name, _fmt_value(value), note))
+    full = _rows_table(rows)
+    if key is None:
+        return (f"**{title}**\n\n" if title else "") + full
+    key = list(key)
+    by_name = {r[0]: r for r in rows}
+    missing = [k for k in key if k not in by_name]
+    if missing:
+        raise ParameterError(f"parameter_table: key names {missing} are not rows of the table; "
+                             f"rows: {[r[0] for r in rows]}")
+    summary = title or f"All {len(rows)} parameters of this run, with units and meaning"
+    return (f"**{key_title}**\n\n{_rows_table([by_name[k] for k in key])}\n\n"
+            f'<details class="robolib-all-parameters">\n<summary>{summary}</summary>\n\n{full}\n\n</details>')
+
+
+def _rows_table(rows) -> str:
+    """``(name, value, note)`` rows as the Markdown parameter table (``|`` in a cell becomes ``/``)."""
     text = "| parameter | value | unit / meaning |\n|:---|:---|:---|\n"
-    text += "\n".join(f"| {a} | {str(b).replace('|', '/')} | {str(c).replace('|', '/')} |" for a, b, c in rows)
-    return (f"**{title}**\n\n" if title else "") + text
+    return text + "\n".join(f"| `{a}` | {str(b).replace('|', '/')} | {str(c).replace('|', '/')} |" for a, b, c in rows)
+
+
+#: Where the built book keeps the source archive of the workbench and the studies' claims (site paths).
+SOURCE_ARCHIVE = "downloads/robolib-workbench-source.tar.gz"
+CLAIMS_DIR = "downloads/claims"
 
 
 def rerun_note(study: str, example: str) -> str:
-    """The one rerun instruction every chapter shows (Markdown).
+    """The one rerun instruction every chapter shows (Markdown), naming the source archive the book carries.
+
+    The links are relative to a chapter page (``studies/<study>.html``); the book's build
+    puts the archive and the claims files there (``book/_ext/robolib_book.py``).
 
     >>> print(rerun_note("prp3_roundtrip", "-p seed 7"))  # doctest: +ELLIPSIS
-    Rerun this study with other parameters from a clone of the repository: ...
+    Rerun this study with other parameters from the workbench's source, which this book carries: ...
     """
-    return (f"Rerun this study with other parameters from a clone of the repository: "
-            f"`make study NAME={study} PARAMS=\"{example}\"` "
+    archive = f'<a href="../{SOURCE_ARCHIVE}"><code>{SOURCE_ARCHIVE.rpartition("/")[2]}</code></a>'
+    claims = f'<a href="../{CLAIMS_DIR}/{study}.claims.json"><code>{study}.claims.json</code></a>'
+    return (f"Rerun this study with other parameters from the workbench's source, which this book carries: "
+            f"download the source archive {archive} (code, data, notebooks, at the commit this book was built "
+            f"from), unpack it and run `make study NAME={study} PARAMS=\"{example}\"` in it "
             f"(or, after that, `.venv/bin/papermill build/notebooks/{study}.ipynb out.ipynb {example}`; "
             f"`-f params.yaml` reads them from a file). Then `.venv/bin/jupyter-book build book` shows the "
-            f"new run in the book. The parameters are listed in the cell below; every other value the run "
-            f"used is in the table that follows it.")
+            f"new run in the book. The claims of the run shown here, with their values and criteria, are in "
+            f"{claims}. The parameters are listed in the cell below; every other value the run used is in the "
+            f"table that follows it.")
 
 
 # ---- Explore panels that respond in the static book ---------------------------------
@@ -202,8 +258,13 @@ def rerun_note(study: str, example: str) -> str:
 MAX_EXPLORE_OUTPUTS = 200
 
 
-def _figure_image(fig, dpi: float):
-    """A matplotlib figure as an ipywidgets Image: PNG or SVG, whichever is smaller."""
+def _figure_image(fig, dpi: float, alt: str):
+    """A matplotlib figure as an ``<img>`` with alt text in an ipywidgets HTML: PNG or SVG, whichever is smaller.
+
+    (ipywidgets' ``Image`` has no alt attribute; an HTML widget holding a data URI does.)
+    """
+    import base64
+    import html
     import io
 
     import ipywidgets as widgets
@@ -212,9 +273,17 @@ def _figure_image(fig, dpi: float):
     fig.savefig(png, format="png", dpi=dpi)
     svg = io.BytesIO()
     fig.savefig(svg, format="svg")
-    if len(svg.getvalue()) < len(png.getvalue()):
-        return widgets.Image(value=svg.getvalue(), format="svg+xml")
-    return widgets.Image(value=png.getvalue(), format="png")
+    data, mime = (svg.getvalue(), "image/svg+xml") if len(svg.getvalue()) < len(png.getvalue()) else \
+        (png.getvalue(), "image/png")
+    uri = f"data:{mime};base64,{base64.b64encode(data).decode()}"
+    return widgets.HTML(f'<img src="{uri}" alt="{html.escape(alt, quote=True)}" style="max-width:100%">')
+
+
+def _caption_html(kind: str, caption: str | None) -> str:
+    """``<p class="robolib-caption">`` for an Explore panel or an animation ('' without a caption)."""
+    if not caption:
+        return ""
+    return f'<p class="robolib-caption"><span class="caption-number">{kind}.</span> {caption}</p>'
 
 
 def _live_control(name, values, label, initial):
@@ -230,7 +299,8 @@ def _live_control(name, values, label, initial):
 
 def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str, str] | None = None,
             initial: Mapping[str, Any] | None = None, fmt: Mapping[str, Any] | None = None,
-            live: Mapping[str, Any] | None = None, dpi: float = 72, mode: str = "auto", **controls):
+            live: Mapping[str, Any] | None = None, dpi: float = 72, mode: str = "auto",
+            caption: str | None = None, alt: str | None = None, **controls):
     """An *Explore* panel: controls that redraw a figure, in the static book and live.
 
     ``draw(**values)`` returns a matplotlib ``Figure`` (or an HTML string) for
@@ -239,7 +309,9 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
     precomputes the product, at most :data:`MAX_EXPLORE_OUTPUTS` outputs).
     ``labels`` are the controls' descriptions (with units), ``initial`` their
     starting values (default: the middle of each grid), ``fmt`` a format string
-    or function per name for the slider readouts.
+    or function per name for the slider readouts. ``caption`` is shown under the
+    panel ("Explore panel. <caption>"); ``alt`` (default: the caption) is the alt text of
+    every precomputed image, followed by the control values it shows.
 
     Static mode (papermill runs, the published book): one ``SelectionSlider`` per
     control over its grid, and nested ``Stack`` widgets holding every
@@ -268,6 +340,8 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
         if initial[n] not in values[n] and mode != "live":
             raise ParameterError(f"explore: initial value {initial[n]!r} of {n!r} is not in its grid {values[n]}")
     fmt = dict(fmt or {})
+    alt = alt or caption or "figure of the Explore panel"
+    caption_html = _caption_html("Explore panel", caption)
 
     def show(n, v):
         f = fmt.get(n, "{:g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else "{}")
@@ -278,11 +352,11 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
     if mode not in ("live", "static"):
         raise ParameterError(f"explore: mode must be 'auto', 'live' or 'static', got {mode!r}")
 
-    def render(vals):
+    def render(vals, state):
         fig = draw(**vals)
         if isinstance(fig, str):
             return widgets.HTML(fig)
-        w = _figure_image(fig, dpi)
+        w = _figure_image(fig, dpi, f"{alt} ({state})")
         plt.close(fig)
         return w
 
@@ -306,7 +380,7 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
             c.observe(redraw, names="value")
         redraw()
         note = widgets.HTML("<i>Live panel: the kernel recomputes for any value.</i>")
-        box = widgets.VBox([note, *controls.values(), out])
+        box = widgets.VBox([note, *controls.values(), out] + ([widgets.HTML(caption_html)] if caption else []))
         display(box)
         return box
 
@@ -333,7 +407,7 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
             else:
                 state = ", ".join(f"{labels[k]} = {show(k, vals[k])}" for k in names)
                 children.append(widgets.VBox([widgets.HTML(f'<span class="explore-state">shown: {state}</span>'),
-                                              render(vals)]))
+                                              render(vals, state)]))
         stack = widgets.Stack(children, selected_index=values[n].index(initial[n]))
         widgets.jslink((sliders[n], "index"), (stack, "selected_index"))
         return stack
@@ -344,7 +418,7 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
         f'<p class="explore-note" style="font-size:90%">Precomputed for {grids} '
         f"({n_out} figures, switched in the page with no kernel; the sliders also move with the arrow keys). "
         f"Open the notebook in JupyterLab (<code>make lab</code>) to recompute for any value.</p>")
-    box = widgets.VBox([note, *sliders.values(), view])
+    box = widgets.VBox([note, *sliders.values(), view] + ([widgets.HTML(caption_html)] if caption else []))
     box.add_class("robolib-explore")
     display(box)
     return box
@@ -386,27 +460,35 @@ _PLAYER_ICONS = {
 }
 
 
-def animation_html(anim, **kwargs):
+def animation_html(anim, *, caption: str | None = None, alt: str | None = None, **kwargs):
     """A matplotlib animation as a self-contained HTML player (``IPython.display.HTML``).
 
     Same as ``HTML(anim.to_jshtml(**kwargs))`` except that the player does not
     load Font Awesome from a CDN (the book must read offline): its icons are
-    replaced by plain symbols (triangles and bars, present in common fonts).
+    replaced by plain symbols (triangles and bars, present in common fonts). The frame
+    image gets ``alt`` (default: the caption) as its alt text, and ``caption`` is shown
+    under the player ("Animation. <caption>").
 
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt
     >>> from matplotlib.animation import FuncAnimation
     >>> fig, ax = plt.subplots(); line, = ax.plot([0, 1], [0, 1])
-    >>> html = animation_html(FuncAnimation(fig, lambda k: (line,), frames=2)).data
-    >>> "font-awesome" in html or "https://" in html, "&#x25B6;" in html
-    (False, True)
+    >>> html = animation_html(FuncAnimation(fig, lambda k: (line,), frames=2), caption="A line.").data
+    >>> "font-awesome" in html or "https://" in html, "&#x25B6;" in html, 'alt="A line."' in html
+    (False, True, True)
+    >>> "Animation.</span> A line." in html
+    True
     """
+    import html as _html
     import re
 
     from IPython.display import HTML
 
-    html = anim.to_jshtml(**kwargs)
-    html = re.sub(r'<link rel="stylesheet"\s+href="https?://[^"]*font-awesome[^"]*">', "", html)
-    for icon, text in _PLAYER_ICONS.items():
-        html = html.replace(icon, f'<span aria-hidden="true">{text}</span>')
-    return HTML(html)
+    text = anim.to_jshtml(**kwargs)
+    text = re.sub(r'<link rel="stylesheet"\s+href="https?://[^"]*font-awesome[^"]*">', "", text)
+    for icon, symbol in _PLAYER_ICONS.items():
+        text = text.replace(icon, f'<span aria-hidden="true">{symbol}</span>')
+    alt = alt or caption or "animation of the mechanism"
+    text = re.sub(r'<img id="(_anim_img[0-9a-f]*)"', lambda m: f'<img id="{m.group(1)}" alt="{_html.escape(alt, quote=True)}"',
+                  text)
+    return HTML(f'<div class="robolib-animation">{text}{_caption_html("Animation", caption)}</div>')

@@ -34,7 +34,7 @@ EASY_ITER = 3
 @dataclass
 class Bifurcation:
     """A bifurcation located on a branch: ``kind`` ``"period-doubling"`` (a real multiplier through -1),
-    ``"fold"`` (through +1) or ``"Neimark-Sacker"`` (a complex pair through |mu| = 1).
+    ``"fold"`` (through +1) or ``"Neimark-Sacker"`` (a complex pair through ``|mu| = 1``).
 
     ``parameter`` the located value, inside ``bracket`` (lo, hi) of width at most
     the stated accuracy ``accuracy`` (unless ``note`` says otherwise); ``orbit``
@@ -97,7 +97,7 @@ def _test_fold(o: PeriodicOrbit) -> float:
 
 
 def _test_ns(o: PeriodicOrbit) -> float:
-    """|mu|^2 - 1 of the complex pair of largest modulus (-1 when none is complex)."""
+    """``|mu|^2 - 1`` of the complex pair of largest modulus (-1 when none is complex)."""
     mu = o.multipliers
     c = _is_complex(mu)
     return float(np.max(np.abs(mu[c])) ** 2 - 1.0) if np.any(c) else -1.0

@@ -93,7 +93,7 @@ SHOOTING_TOL = 1e-10
 SHOOTING_MAX_ITER = 25
 #: Smallest damping factor of the line search before it gives up (reason ``"no decrease"``).
 LINE_SEARCH_MIN = 2.0 ** -10
-#: Sufficient-decrease constant of the line search (Armijo): accept when |G| falls by ``ARMIJO * lambda``.
+#: Sufficient-decrease constant of the line search (Armijo): accept when ``|G|`` falls by ``ARMIJO * lambda``.
 ARMIJO = 1e-4
 #: Newton stops as singular (a multiplier at +1) when the smallest singular value of ``G' = M - I`` (scaled
 #: variables) is below ``SINGULAR_TOL * max(1, |M|_2)``: a multiplier that close to +1 cannot be told from +1

@@ -20,9 +20,9 @@ The onset-speed memory
 
 Accuracy of the multipliers
     The differenced monodromy is good where P is smooth on the scale of the difference step: at
-    10 Hz / 0.1 mm the largest |mu| is the same to 1e-4 for steps rtol^(1/3) and 3 rtol^(1/3). At
+    10 Hz / 0.1 mm the largest ``|mu|`` is the same to 1e-4 for steps rtol^(1/3) and 3 rtol^(1/3). At
     0.5 mm the map is rough on that scale (impacts near grazing, contact onsets at phase 0): at
-    10 Hz / 0.5 mm max|mu| reads 0.40-0.47 for the steps 2e-4..5e-4 and rtols 1e-11..1e-10, 0.29 at
+    10 Hz / 0.5 mm ``max|mu|`` reads 0.40-0.47 for the steps 2e-4..5e-4 and rtols 1e-11..1e-10, 0.29 at
     a step of 3e-2 and a complex pair 0.9 at 1e-2. Such multipliers are stated with that spread;
     the orbit itself (residual, simulated convergence) does not depend on it.
 
@@ -85,7 +85,7 @@ LYAP_D0 = 1e-4
 LYAP_RENORM = 40
 LYAP_TRANSIENT = 20
 #: Renormalisations per drive period of :func:`fast_lyapunov`: a strongly contracting orbit (2 Hz / 0.1 mm:
-#: |mu| ~ 1e-4 per period) would shrink a separation below the integration error within one period.
+#: ``|mu| ~ 1e-4`` per period) would shrink a separation below the integration error within one period.
 LYAP_SUBSTEPS = 8
 #: The second tolerance of the exponent's tolerance spread: rtol divided by this.
 LYAP_RTOL_DIVISOR = 10.0
@@ -472,9 +472,9 @@ def orbit_claims(reg, cases: dict, branch: dict | None = None) -> None:
     """Register the orbit findings in ``reg`` (a :class:`robolib.book.claims.ClaimsRegister`).
 
     ``cases``: ``{(f [Hz], c [mm]): {"orbit": OrbitResult, "lyapunov": FastLyapunov or None}}``; per case the claims
-    ``gs_orbit_exists_*`` (residual at most the shooting tolerance, stated, and max|mu| < 1 - STABILITY_MARGIN),
+    ``gs_orbit_exists_*`` (residual at most the shooting tolerance, stated, and ``max|mu| < 1 - STABILITY_MARGIN``),
     ``gs_orbit_converges_*`` (the last simulated Poincaré samples within ``CONVERGE_FACTOR`` times the tolerance
-    of the orbit points) and, with an exponent, ``gs_orbit_routes_*`` (|ln max|mu| / (kT) - lambda_ts| <= u).
+    of the orbit points) and, with an exponent, ``gs_orbit_routes_*`` (``|ln max|mu| / (kT) - lambda_ts| <= u``).
     ``branch``: the dict of :func:`frequency_branch` with ``clearance_mm`` and optionally ``brute`` =
     ``{"below": (f, period-k), "above": (f, period-k)}`` from Poincaré runs (k = 0: irregular); claim
     ``gs_orbit_first_pd``.

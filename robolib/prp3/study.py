@@ -400,22 +400,55 @@ def exercise_3(geom: kin.Geometry, seed: int) -> dict:
 
 # ---- the study ------------------------------------------------------------------------------------------
 def parameter_rows(sizes: dict, quick: bool, explore_grid: dict) -> list[tuple[str, str, str]]:
-    """The ``extra`` rows of the chapter's parameter table: every setting the run used besides its parameters."""
+    """The ``extra`` rows of the chapter's full parameter table: every setting the run used besides its parameters."""
     return [
         ("n_samples, n_workspace (this run)", f"{sizes['n_samples']:,}, {sizes['n_workspace']:,}",
          f"after the quick cap of {QUICK_CAP:,}" if quick else "as given"),
-        ("FAR_LEN, FAR_ANG", f"{FAR_LEN:g} mm, {FAR_ANG:g} rad", "distance from a mode boundary counted as far"),
-        ("TOL_LEN, TOL_ANG", f"{TOL_LEN:g} mm, {TOL_ANG:g} rad", "round-trip targets far from a boundary"),
         ("error-law fit", f"{LAW_BINS} log bins from {LAW_LO:g} mm, {LAW_DRAWS} samples drawn per bin",
          "largest error per bin against distance (see the error law)"),
-        ("predicted exponent, tolerance", f"{PREDICTED_EXPONENT:g} ± {EXPONENT_TOL:g}", "criterion of the error-law claim"),
         ("voxel edges", ", ".join(f"{v:g}" for v in VOXELS), "mm"),
         ("N_RULES", sizes["n_rules"], "inputs for the paper's-rules statistics"),
         ("N_HIT_OR_MISS", sizes["n_hit_or_miss"], "task-space points of the hit-or-miss volume"),
-        ("root match tolerance", f"{ROOT_MATCH_TOL:g}·l2 for a slider, {ROOT_MATCH_TOL:g} rad for the crank",
-         "a rule 'picks the true root' within this"),
         ("Explore grid", "; ".join(f"{k} ∈ {v}" for k, v in explore_grid.items()), "precomputed figures"),
         ("seeds", f"SeedSequence(seed).generate_state({len(STREAMS)})", "one independent seed per experiment"),
+    ]
+
+
+#: Rows of the chapter's short table of key parameters (names of rows of the full table).
+KEY_ROWS = ("l0", "l1", "l2", "r", "h", "lx_range", "ly_range", "theta_range", "n_samples, n_workspace (this run)",
+            "seed", "quick")
+
+
+def geometry_rows(geometry: str) -> list[tuple[str, str, str]]:
+    """Every field of the geometry file as ``(name, value, unit, meaning)`` rows: lengths in mm, angles in deg.
+
+    >>> [r for r in geometry_rows("prp3/paper.yaml") if r[0] == "l2"]
+    [('l2', '500', 'mm, rod length (all three chains)')]
+    """
+    from ..book.notebook import yaml_parameter_rows
+
+    unit = {"l0": "mm", "l1": "mm", "l2": "mm", "r": "mm", "h": "mm", "lx_range": "mm", "ly_range": "mm",
+            "theta_range": "deg"}
+    return [(name, value, f"{unit[name]}, {note}" if name in unit else note)
+            for name, value, note in yaml_parameter_rows(geometry)]
+
+
+def criteria_rows() -> list[tuple[str, str, str]]:
+    """The constants of the claims' criteria, fixed before the runs: ``(name, value, meaning)`` rows."""
+    return [
+        ("FAR_LEN, FAR_ANG", f"{FAR_LEN:g} mm, {FAR_ANG:g} rad", "prp3_rt_far: distance from a mode boundary counted as far"),
+        ("TOL_LEN, TOL_ANG", f"{TOL_LEN:g} mm, {TOL_ANG:g} rad", "prp3_table_error, prp3_rt_far: round-trip targets"),
+        ("ALL_SLIDER_TOL", f"{ALL_SLIDER_TOL:g} mm", "prp3_rt_all: slider error over the whole sample"),
+        ("PREDICTED_EXPONENT ± EXPONENT_TOL", f"{PREDICTED_EXPONENT:g} ± {EXPONENT_TOL:g}", "prp3_error_exponent"),
+        ("RAW_EXPONENT_MAX", f"{RAW_EXPONENT_MAX:g}", "prp3_error_raw_exponent"),
+        ("PREFACTOR_SPAN", f"{PREFACTOR_SPAN:g}", "prp3_error_prefactor: factor about eps·l2²"),
+        ("RULES_ALL_HIT_MAX", f"{RULES_ALL_HIT_MAX:g}", "prp3_rules_fail: share of inputs all three rules get right"),
+        ("root match tolerance", f"{ROOT_MATCH_TOL:g}·l2 for a slider, {ROOT_MATCH_TOL:g} rad for the crank",
+         "prp3_rules_fail: a rule 'picks the true root' within this"),
+        ("N_SIGMA", f"{N_SIGMA:g}", "prp3_volume, prp3_voxel_coarse, prp3_voxel_none: standard errors of agreement"),
+        ("SYMMETRY_TOL", f"{SYMMETRY_TOL:g} mm", "prp3_symmetry"),
+        ("FINE_SPV_MAX, FINE_GROWTH_MIN", f"{FINE_SPV_MAX:g}, {FINE_GROWTH_MIN:.0%}",
+         "prp3_voxel_fine, prp3_voxel_none: samples per voxel, growth from half to all samples"),
     ]
 
 
@@ -427,7 +460,7 @@ def roundtrip_study(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace
     ``n_samples``: inputs of the large round trip; ``n_workspace``: inputs sampled
     for the workspace; ``seed``: seed of every random draw (one stream per
     experiment, :func:`stream_seeds`); ``quick``: cap both samples at
-    :data:`QUICK_CAP` (tests). Tables ``table1``-``table5`` and ``parameters``;
+    :data:`QUICK_CAP` (tests). Tables ``table1``-``table5``, ``parameters`` (the key parameters, then every parameter folded) and ``criteria``;
     figures ``mechanism``, ``errors``, ``workspace``, ``condition``; ``data`` holds
     the geometry, the round trip, the error law, the workspace and the exercises'
     results; ``values`` the numbers the prose glues that are not claims. The parameters are checked
@@ -589,8 +622,10 @@ def roundtrip_study(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace
                "workspace": drawing.workspace_figure(wall.points, w0.points),
                "condition": drawing.condition_figure(LX, LY, maps, inverse_level=INVERSE_LEVEL)}
     data["explore_grid"] = EXPLORE_GRID_QUICK if quick else EXPLORE_GRID
-    tables["parameters"] = parameter_table([geometry], run=params, extra=parameter_rows(sizes, quick, data["explore_grid"]),
-                                           title="Parameters of this run", spec=PARAMETERS)
+    tables["parameters"] = parameter_table(run=params, extra=geometry_rows(geometry) + parameter_rows(
+        sizes, quick, data["explore_grid"]), spec=PARAMETERS, key=KEY_ROWS, key_title="Key parameters of this run",
+        title="Every parameter of this run, with units and meaning")
+    tables["criteria"] = parameter_table(extra=criteria_rows(), title="Constants of the claims' criteria")
     from ..study import StudyResult
 
     return StudyResult("prp3_roundtrip", params, reg, tables=tables, figures=figures, data=data, values=values)
@@ -609,4 +644,6 @@ def explore_panel(res):
                                              + fig.axes[0].get_title().replace("\n", "; "))
 
     return explore(draw, res.data["explore_grid"], labels={"lx": "lx [mm]", "ly": "ly [mm]", "theta_deg": "θ [deg]"},
-                   initial={"lx": 200.0, "ly": 200.0, "theta_deg": 0.0})
+                   initial={"lx": 200.0, "ly": 200.0, "theta_deg": 0.0},
+                   caption="The 3-PRP robot at the chosen slider positions and orientation (forward kinematics).",
+                   alt="3-PRP robot at the chosen pose")

@@ -257,7 +257,11 @@ def motion_animation(res):
     frames = np.linspace(0, len(d["t_id"]), d["settings"]["n_frames"], endpoint=False).astype(int)
     anim = animate_motion(d["robot"], d["q_id"][frames], reactions=d["ids"]["none"].reactions[frames], force_scale=0.25,
                           title="bearing reactions (0.25 m/N),", figsize=(5.0, 4.6))
-    return animation_html(anim, default_mode="loop")
+    return animation_html(anim, default_mode="loop",
+                          caption="The robot on its circle (ideal motion) with the friction-free bearing reactions "
+                                  "drawn at 0.25 m/N.",
+                          alt="animation of the 2-DOF redundant robot moving on its circle, with arrows of the "
+                              "bearing reactions at each joint")
 
 
 def explore_draw(robot, period_s: float, payload: float, preload_Nm: float, samples: int = 100) -> Figure:
@@ -297,7 +301,10 @@ def explore_panel(res):
                 "preload_Nm": [-0.2, -0.1, 0.0, 0.1, 0.2]}
     return explore(lambda period_s, payload, preload_Nm: explore_draw(robot, period_s, payload, preload_Nm), grid,
                    labels={"period_s": "circle period [s]", "payload": "payload m_e [kg]", "preload_Nm": "preload p [N m]"},
-                   initial={"period_s": 2.0, "payload": 0.2, "preload_Nm": 0.0}, fmt={"preload_Nm": "{:+g}"})
+                   initial={"period_s": 2.0, "payload": 0.2, "preload_Nm": 0.0}, fmt={"preload_Nm": "{:+g}"},
+                   caption="Path deviation and friction torques of the circle for the chosen period, payload "
+                           "and preload (precomputed grid).",
+                   alt="tracking deviation and friction torques of the redundant robot")
 
 
 __all__ = ["figures", "motion_animation", "explore_draw", "explore_panel", "laws_figure", "waveforms_figure",

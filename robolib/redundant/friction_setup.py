@@ -41,6 +41,10 @@ LINEAR_FROM = 2.0 / 3.0
 LINEAR_TOL = 0.01
 #: Largest residual (J) of the energy balance of the geared-joint simulations.
 BALANCE_TOL = 1e-6
+#: Exercise 1: the hand estimate mu R max|F| and the consistent model's largest friction torque agree within 1 %.
+EX1_AGREE = 0.01
+#: Exercise 2: "a few tens of N m" of preload (N m).
+EX2_PRELOAD_BAND = (10.0, 100.0)
 
 # --- grids and fixed settings (full run; the quick run uses QUICK) ----------------------------------
 #: s, speed sweep (circle period).

@@ -35,7 +35,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..book.claims import ClaimsRegister
-from ..book.notebook import markdown_table
+from ..book.notebook import markdown_table, parameter_table
 from ..core.errors import ParameterError
 from ..study import Parameter, StudyResult, declare_parameters
 from . import derivation_checks as checks
@@ -165,9 +165,28 @@ def settings_rows() -> list[tuple[str, object, str]]:
         ("random torques", f"U[-{TAU_RANGE:g}, {TAU_RANGE:g}]", "N m, motor torques of the identity check"),
         ("quick caps", f"n_checks ≤ {QUICK_N_CHECKS}, t_free ≤ {QUICK_T_FREE:g} s, t_drift ≤ {QUICK_T_DRIFT:g} s",
          "applied when quick is true"),
-        ("ROUNDOFF, AGREE, DIFFERS", f"{ROUNDOFF:g}, {AGREE:g}, {DIFFERS:g}", "claim criteria (round-off, route agreement, N)"),
-        ("KE_TOL, TRACK_TOL, MIN_TRAVEL", f"{KE_TOL:g}, {TRACK_TOL:g} m, {MIN_TRAVEL:g} m", "claim criteria of the time integration"),
     ]
+
+
+def criteria_rows() -> list[tuple[str, str, str]]:
+    """The constants of the claims' criteria, fixed before the runs: ``(name, value, claims that use it)`` rows."""
+    lo, hi = STEP_RATIO_BAND
+    return [
+        ("ROUNDOFF", f"{ROUNDOFF:g}", "rd_err_M, rd_err_C, rd_err_h, rd_err_le, rd_err_layers (SI units of each entry)"),
+        ("AGREE", f"{AGREE:g}", "rd_dev_*, rd_n_routes, rd_tau_routes, rd_tau_min_perp, rd_preload_reactions"),
+        ("DIFFERS", f"{DIFFERS:g} N", "rd_layer2_not_reaction: clearly not round-off"),
+        ("MIN_TRAVEL", f"{MIN_TRAVEL:g} m", "rd_travel"),
+        ("KE_TOL", f"{KE_TOL:g}", "rd_ke_stab, rd_ke_raw (relative energy error)"),
+        ("STEP_RATIO_BAND", f"{lo:g}–{hi:g}", "rd_ke_step: error(dt) / error(dt/2) of a fourth-order method"),
+        ("redundant.DRIFT_BOUND", f"{DRIFT_BOUND:g} m", "rd_drift_stab"),
+        ("MIN_GROWTH", f"{MIN_GROWTH:g}", "rd_drift_raw_grows"),
+        ("TRACK_TOL", f"{TRACK_TOL:g} m", "rd_track"),
+    ]
+
+
+#: Rows of the chapter's short table of key parameters (names of rows of the full table).
+KEY_ROWS = ("link_length", "active.mass", "passive.mass", "end_effector_mass", "base", "friction.smooth_eps",
+            "n_checks", "t_free", "t_drift", "reference circle", "redundant.DT", "redundant.BAUMGARTE", "seed", "quick")
 
 
 # ---- the claims, experiment by experiment --------------------------------------------------------
@@ -342,7 +361,7 @@ def derivation_study(data_file="redundant/default.yaml", n_checks=300, t_free=3.
     driven run along the circle (drift); ``seed``: of every random draw;
     ``quick``: cap the checks and runs at the ``QUICK_*`` values. Returns a
     :class:`robolib.study.StudyResult` with 26 claims, tables ``kernels``,
-    ``layers``, ``routes``, ``redundancy``, figures ``mechanism``, ``energy``,
+    ``layers``, ``routes``, ``redundancy``, ``parameters`` (key rows first), ``criteria``, figures ``mechanism``, ``energy``,
     the LaTeX displays in ``data["latex"]`` and the glued settings in ``values``.
     The first call spends ~15 s in sympy (cached for later calls). Every call is
     checked against :data:`PARAMETERS` and the robot against :func:`check_model` first.
@@ -370,7 +389,11 @@ def derivation_study(data_file="redundant/default.yaml", n_checks=300, t_free=3.
     ex2 = preload_exercise(robot)
 
     tables = {"kernels": kernel_table(err, n), "layers": layer_table(layers, n), "routes": routes_table(dev, n),
-              "redundancy": redundancy_table(red)}
+              "redundancy": redundancy_table(red),
+              "parameters": parameter_table([data_file], run=params, extra=settings_rows(), spec=PARAMETERS,
+                                            key=KEY_ROWS, key_title="Key parameters of this run",
+                                            title="Every parameter of this run, with units and meaning"),
+              "criteria": parameter_table(extra=criteria_rows(), title="Constants of the claims' criteria")}
     figures = {"mechanism": redundant_mechanism(robot), "energy": energy_figure(runs)}
     data = {"robot": robot, "latex": sym.displays(), "kernel_errors": err, "layer_errors": layers, "deviations": dev,
             "redundancy": red, "runs": runs, "identity_states": (times, qs, dqs, taus), "settings": settings_rows(),
@@ -446,7 +469,10 @@ def explore_panel(res, mode: str = "auto"):
     robot, grid = res.data["robot"], res.data["explore_grid"]
     draw = partial(preload_figure, robot, limits=explore_limits(robot, grid))
     return explore(draw, grid, labels=EXPLORE_LABELS, initial={"dx_mm": 0.0, "dy_mm": 0.0, "preload": 0.0},
-                   fmt={"dx_mm": "{:+g}", "dy_mm": "{:+g}", "preload": "{:+g}"}, mode=mode)
+                   fmt={"dx_mm": "{:+g}", "dy_mm": "{:+g}", "preload": "{:+g}"}, mode=mode,
+                   caption="The robot at the chosen end-effector offset with its actuator torques for the "
+                           "chosen preload.",
+                   alt="drawing of the redundant robot at an offset pose with its torques")
 
 
 # ---- exercises ------------------------------------------------------------------------------------

@@ -234,7 +234,7 @@ def _coefficient_latex(c: sp.Expr) -> str:
 
 
 @lru_cache(maxsize=None)
-def lagrangian_latex(per_line: int = 2) -> str:
+def lagrangian_latex(per_line: int = 1) -> str:
     r"""LaTeX (``aligned``) of the expanded Lagrangian ``L_i = T_i`` of chains 2 and 3, ``per_line`` terms a line.
 
     ``sin^2`` is replaced by ``1 - cos^2`` and ``cos a cos(a+b) + sin a sin(a+b)`` by

@@ -177,7 +177,9 @@ def animation_panel(res):
         return []
 
     with matplotlib.rc_context({"animation.frame_format": "jpeg"}):  # about a third of the PNG size per frame
-        return animation_html(FuncAnimation(fig, frame, frames=len(t_anim), interval=150, blit=False))
+        return animation_html(FuncAnimation(fig, frame, frames=len(t_anim), interval=150, blit=False),
+                              caption="The platform along its trajectory with the Newton-Euler leg forces.",
+                              alt="animation of the 6-UPS Stewart platform moving, with leg force arrows")
 
 
 def _message(ax, text: str) -> None:
@@ -244,7 +246,10 @@ def explore_pose(res):
     return explore(lambda dz, yaw_deg: pose_forces(model, dz, yaw_deg), grid,
                    labels={"dz": "height offset dz [m]", "yaw_deg": "yaw [deg]"},
                    initial={"dz": 0.15 if not quick else 0.0, "yaw_deg": 15 if not quick else 0},
-                   fmt={"dz": "{:+g}", "yaw_deg": "{:+g}"})
+                   fmt={"dz": "{:+g}", "yaw_deg": "{:+g}"},
+                   caption="Leg forces of the Newton-Euler and virtual-work models at the chosen pose while "
+                           "turning about the vertical.",
+                   alt="bar chart of the six leg forces of both models at a pose")
 
 
 def explore_gains(res):
@@ -257,7 +262,9 @@ def explore_gains(res):
             else {"kp": [600.0, 1200.0], "ki": [0.0, 8000.0]})
     return explore(lambda kp, ki: gains_runs(d["model"], d["traj"], kp, kd, ki, step, T), grid,
                    labels={"kp": "K_p [1/s²]", "ki": "K_i [1/s³]"},
-                   initial={"kp": 1200.0, "ki": 8000.0 if not quick else 0.0})
+                   initial={"kp": 1200.0, "ki": 8000.0 if not quick else 0.0},
+                   caption="Tracking error of both controllers on the U-joint plant for the chosen gains.",
+                   alt="tracking error over time of the two inverse-dynamics controllers")
 
 
 __all__ = ["chapter_figures", "spin_figure", "forces_figure", "reach_figure", "tracking_figure", "ratios_figure",
