@@ -140,3 +140,93 @@ def test_first_pd_claim_criterion():
         reg = ClaimsRegister(study="orbits_test", glue=False)
         O.orbit_claims(reg, {}, {"pd": pd, "clearance_mm": 0.5, "brute": brute})
         assert reg.claims["gs_orbit_first_pd"].holds is holds
+
+
+# --- multipliers: accuracy, the direct route, the smooth scale (issue 20 item 2 follow-up) ---------------------------
+
+#: Direct route (perturbation ratios, no differencing): amplitude (scaled), returns of P^k and the tolerance.
+DIRECT_AMPLITUDE = 1e-4
+DIRECT_RTOL = 1e-12
+#: A stencil wider than the section's contact depth reads max|mu| off the direct route by more than this.
+WIDE_STENCIL_OFF = 0.5
+WIDE_STEP = 1e-3
+#: 2 Hz / 0.1 mm: the previous Floquet reading (max|mu| ~ 1e-4, ln|mu|/T = -19 /s) and the perturbation size of the
+#: direct route there (scaled; a smaller one shrinks into the noise at once).
+READ_2HZ = 1e-4
+DIRECT_AMPLITUDE_2HZ = 3e-2
+
+
+def test_multiplier_error_direct_route_and_smooth_scale(case):
+    """10 Hz: max|mu(P^2)| resolved (0.409 ± 0.013), the direct route agrees, the stencil is inside the contact depth
+    and the orbit's contact onsets are far from grazing."""
+    assert case.resolved and case.mu_error < 0.1 and case.mu_upper < 1 - O.STABILITY_MARGIN
+    assert case.mu_error >= case.mu_floor > 0
+    assert case.lyapunov_lower <= case.lyapunov <= case.lyapunov_upper
+    cm = case.contact
+    assert cm["smooth_at_step"] and cm["stencil"] < cm["depth"] < 1e-2
+    assert cm["n_onsets"] > 10 and cm["min_onset_speed"] > 0.05
+    P = O.stroboscopic_map(None, F, C, rtol=DIRECT_RTOL)
+    ratios = O.perturbation_ratios(P, case.orbit.x, k=2, amplitude=DIRECT_AMPLITUDE, n_returns=3)
+    assert np.all(np.diff(ratios) < 0)
+    assert abs(O.contraction_per_return(ratios) - case.max_mu) <= MU_AGREE
+
+
+def test_stencil_wider_than_contact_depth_misreads(case):
+    """A step whose e-stencil crosses the contact boundary at the section reads a wrong multiplier (the neighbour
+    starts in free flight: a new onset and memory), so the smooth scale is a real limit, not a precaution."""
+    assert WIDE_STEP > case.contact["depth"]
+    P = O.stroboscopic_map(None, F, C)
+    mu = floquet_multipliers(monodromy(P, case.orbit.x, k=2, step=WIDE_STEP, scale=P.scale))
+    assert abs(abs(mu[0]) - case.max_mu) > WIDE_STENCIL_OFF
+
+
+@pytest.fixture(scope="module")
+def strong():
+    """2 Hz / 0.1 mm: a period-1 orbit contracting far below the differencing noise."""
+    return O.periodic_orbit_at(None, 2.0, 1e-4, k=1, n_transient=30, n_samples=6)
+
+
+def test_contraction_below_noise_is_a_bound(strong):
+    """The differenced max|mu| is below its error (noise / step): only a bound; the direct route shows the true
+    contraction is below the old reading 1e-4; the time-series exponent lies within the bound, and the claim says
+    'within the bound', not 'agree'."""
+    from robolib.book.claims import ClaimsRegister
+
+    r = strong
+    assert r.orbit is not None and r.residual <= r.tol and r.converges
+    assert not r.resolved and r.mu_floor > READ_2HZ and r.lyapunov_lower == -math.inf
+    assert r.contact["smooth_at_step"]
+    P = O.stroboscopic_map(None, 2.0, 1e-4, rtol=DIRECT_RTOL)
+    ratio = O.perturbation_ratios(P, r.orbit.x, k=1, amplitude=DIRECT_AMPLITUDE_2HZ, n_returns=1)[0]
+    assert ratio < READ_2HZ / 10
+    L = O.fast_lyapunov(None, 2.0, 1e-4, x0=r.orbit.x, n_transient=1, n_renorm=4)
+    assert L.exponent + L.uncertainty < math.log(READ_2HZ) * 2.0   # below the old Floquet reading's -19 /s
+    assert L.exponent - L.uncertainty <= r.lyapunov_upper
+    reg = ClaimsRegister(study="orbits_test", glue=False)
+    O.orbit_claims(reg, {(2.0, 0.1): {"orbit": r, "lyapunov": L}})
+    c = reg.claims["gs_orbit_routes_2_0p1"]
+    assert c.holds and "within the Floquet bound" in c.statement and "bounded by" in c.text
+    ex = reg.claims["gs_orbit_exists_2_0p1"]
+    assert ex.holds and "a bound, not a value" in ex.text
+
+
+def test_routes_claim_fails_outside_interval_or_bound(case):
+    """The routes claim can fail: a resolved interval missing lambda_ts ± u, and a bound below lambda_ts - u."""
+    from robolib.book.claims import ClaimsRegister
+
+    far = O.FastLyapunov(case.lyapunov + 5.0, 0.1, case.lyapunov + 5.0, 0.1, 0.0, 0.2, 1e-11, 1e-12, 4, 0.0)
+    near = O.FastLyapunov(case.lyapunov, 0.1, case.lyapunov, 0.1, 0.0, 0.2, 1e-11, 1e-12, 4, 0.0)
+    unres = O.OrbitResult(**{**case.__dict__, "resolved": False})
+    for res, L, holds in ((case, far, False), (case, near, True), (unres, far, False), (unres, near, True)):
+        reg = ClaimsRegister(study="orbits_test", glue=False)
+        O.orbit_claims(reg, {(F, 0.5): {"orbit": res, "lyapunov": L}})
+        assert reg.claims["gs_orbit_routes_10_0p5"].holds is holds, (res.resolved, L.exponent)
+
+
+def test_multiplier_helpers_reject_bad_input():
+    with pytest.raises(ParameterError, match="step"):
+        O.multiplier_floor(1e-7, 0.0)
+    with pytest.raises(ParameterError, match="ratios"):
+        O.contraction_per_return([1.0, 0.5])
+    with pytest.raises(ParameterError, match="amplitude"):
+        O.perturbation_ratios(O.stroboscopic_map(None, F, C), np.zeros(4), amplitude=-1.0)
