@@ -91,7 +91,7 @@ def test_the_writers_of_robolib_write_atomically(tmp_path, monkeypatch):
         res.write_claims(tmp_path)
     nb = tmp_path / "demo.ipynb"
     nb.write_text(json.dumps({"cells": [{"cell_type": "code", "outputs": [{"data": {claims.CLAIMS_MIME: {
-        "study": "demo", "claims": [{"id": "demo_b"}]}}}]}]}))
+        "study": "demo", "claims": [dict(reg.records()[0], id="demo_b")]}}}]}]}))
     with pytest.raises(KeyboardInterrupt):
         claims.extract(nb, tmp_path / "demo.claims.json")
     after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name != "demo.ipynb"}
