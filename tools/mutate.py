@@ -99,13 +99,22 @@ def select_modules(only: list[str]) -> list[str]:
     return chosen
 
 
+def module_tests(module: str) -> list[str]:
+    """The test files run against the mutants of ``module``: those of ``[tool.robolib.mutate.tests]`` that exist,
+    plus ``tests/test_mutants_<package>_<module>.py`` (e.g. tests/test_mutants_prp3_kinematics.py for
+    robolib/prp3/kinematics.py) when it exists and is not listed: the survivor-killing tests of a module."""
+    listed = pyproject()["tool"]["robolib"]["mutate"]["tests"].get(module, [])
+    own = "tests/test_mutants_" + "_".join(Path(module).with_suffix("").parts[1:]) + ".py"
+    return [t for t in [*listed, *([own] if own not in listed else [])] if (ROOT / t).exists()]
+
+
 def write_work_tree(module: str, fresh: bool = True) -> Path:
     """Lay out the work tree of one module: links + a pyproject.toml mutating that module with its tests.
 
     ``fresh=False`` keeps the mutants and verdicts of the last run (to re-run its survivors).
     """
     cfg = pyproject()["tool"]
-    tests = [t for t in cfg["robolib"]["mutate"]["tests"][module] if (ROOT / t).exists()]
+    tests = module_tests(module)
     work = work_dir(module)
     if fresh:
         if work.exists():
