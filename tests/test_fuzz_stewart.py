@@ -197,6 +197,7 @@ ENTRY_POINTS = {
 
 #: Names of ``stewart.__all__`` that are not entry points fuzzed here, and why.
 NOT_FUZZED = {
+    "LIMIT_CODES": "a constant (the meaning of each limit code), not a function",
     "load": "a loader whose bad input is a file: a missing and a malformed file are tested once "
             "(test_load_refuses_missing_and_malformed_files)",
     "aswritten": "timing and reference code (plain-numpy derivations), not a public entry point of the model",

@@ -238,3 +238,16 @@ def test_non_finite_state_is_named_by_its_index():
         K.as_state(X, "pose")
     with pytest.raises(ParameterError, match=r"^twist must be finite, got nan at index 4$"):
         K.as_state([0, 0, 0, 0, np.nan, 0], "twist")
+
+
+def test_forward_kinematics_names_lengths_too_large_to_solve():
+    """Leg lengths beyond FK_LENGTH_MAX_FACTOR times the model's size are refused by name, not by an overflow."""
+    import robolib.stewart as S
+    from robolib.errors import ParameterError
+    from robolib.stewart.kinematics import FK_LENGTH_MAX_FACTOR
+
+    m = S.load("stewart/tsai2000.yaml")
+    with pytest.raises(ParameterError, match=r"lengths must be at most 1e\+06 times the model's size"):
+        S.forward_kinematics(m, np.full(6, 1e200))
+    assert FK_LENGTH_MAX_FACTOR == 1e6
+    assert "LIMIT_CODES" in S.__all__ and S.LIMIT_CODES is S.kinematics.LIMIT_CODES

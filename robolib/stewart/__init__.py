@@ -27,13 +27,13 @@ from . import aswritten
 from .control import SimResult, Trajectory, joint_references, simulate, tracking_metrics, trajectory_from_model
 from .dynamics import (METHODS, DynamicsTerms, dissipation, dynamics_terms, forward_dynamics,
                        inverse_dynamics, inverse_dynamics_numpy, kinetic_energy, potential_energy)
-from .kinematics import (LegGeometry, LegMotion, check_limits, forward_kinematics, limit_codes, inverse_kinematics, jacobian,
+from .kinematics import (LIMIT_CODES, LegGeometry, LegMotion, check_limits, forward_kinematics, limit_codes, inverse_kinematics, jacobian,
                          joint_points, leg_frames, leg_geometry, leg_motion, pose_rates)
 from .model import Body, StewartModel, from_dict, load, point_mass_legs
 
 __all__ = [
     "Body", "StewartModel", "load", "from_dict", "point_mass_legs",
-    "LegGeometry", "LegMotion", "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "forward_kinematics",
+    "LIMIT_CODES", "LegGeometry", "LegMotion", "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "forward_kinematics",
     "jacobian", "leg_motion", "pose_rates", "check_limits", "limit_codes",
     "METHODS", "DynamicsTerms", "inverse_dynamics", "inverse_dynamics_numpy", "dynamics_terms", "forward_dynamics",
     "kinetic_energy", "potential_energy", "dissipation",

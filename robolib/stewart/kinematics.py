@@ -35,6 +35,9 @@ UJOINT_SINGULAR_TOL = 1e-9
 #: Forward-kinematics Newton tolerance on the leg lengths (m) and iteration budget.
 FK_TOL = 1e-12
 FK_MAX_ITER = 50
+#: Longest leg length forward_kinematics accepts, in units of the model's size (the largest joint radius plus
+#: the home height): far beyond any actuator stroke, and well below where the Newton iteration would overflow.
+FK_LENGTH_MAX_FACTOR = 1e6
 #: Reciprocal condition number of J below which a pose counts as singular.
 JACOBIAN_RCOND_TOL = 1e-12
 #: Relative slack of the limit checks (rounding only: a leg exactly at a limit is allowed);
@@ -211,7 +214,7 @@ def _raise_violation(model: StewartModel, pose, g: LegGeometry, what: str = "pos
         return
     k = np.unravel_index(int(np.flatnonzero(bad)[0]), bad.shape)
     *state, i = k
-    state = tuple(state)
+    state = tuple(int(j) for j in state)
     where = f"{what} {list(state) if len(state) > 1 else state[0]} of the batch" if state else what
     lim = model.joint_limits
     cos_u, cos_s = _limit_values(model, g)
@@ -429,6 +432,12 @@ def forward_kinematics(model: StewartModel, lengths, guess=None, *, tol: float =
         k = np.argwhere(target <= 0)[0]
         raise ParameterError(f"lengths must be positive (m), got {float(target[tuple(k)])} at index "
                              f"{int(k[0]) if len(k) == 1 else tuple(int(i) for i in k)}")
+    size = float(np.max(np.linalg.norm(model.base_joints, axis=-1)) + np.max(np.linalg.norm(model.platform_joints,
+                                                                                          axis=-1))
+                 + abs(model.home_pose[2]))
+    if np.any(target > FK_LENGTH_MAX_FACTOR * size):
+        raise ParameterError(f"lengths must be at most {FK_LENGTH_MAX_FACTOR:g} times the model's size "
+                             f"({FK_LENGTH_MAX_FACTOR * size:g} m), got max {float(np.max(target)):g} m")
     guess = model.home_pose if guess is None else as_state(guess, "guess")
     shape = batch_shape(lengths=target, guess=guess)
     target = np.broadcast_to(target, shape)
