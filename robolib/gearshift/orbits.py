@@ -28,7 +28,7 @@ Accuracy of the multipliers
     noise does (5.2e-5, 2.6e-5, 2.6e-6, 3e-6, 5e-7 for steps 3e-4, 1e-3, 3e-3, 1e-2, 3e-2; 1.7e-5 .. 4.4e-7 at rtol
     1e-12), and a perturbation of 1e-2..1e-1 shrinks in one period to the noise (ratio 8e-7..2e-5): the multipliers
     are below the noise, so the Floquet exponent is only bounded (``<= ln(err) / T`` = -13 /s); the time-series
-    exponent -33.3 /s (|mu| = 6e-8 per period; the same for d0 1e-5..1e-3, rtol 1e-11/1e-12, 4..16 renormalisations per
+    exponent -33.3 /s (``|mu| = 6e-8`` per period; the same for d0 1e-5..1e-3, rtol 1e-11/1e-12, 4..16 renormalisations per
     period; 2 per period is noise-limited, -22.9 /s) lies below that bound. Liouville's formula gives
     ``sum ln|mu_i| = -3422`` per period there (contact damping), so the differenced det (1e-22) is noise as well.
 
