@@ -10,6 +10,7 @@ import dataclasses
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
 
 from ..core import friction as _fr
 from ..core.errors import RobolibError
@@ -106,6 +107,10 @@ def sweep_figure(d: dict, name: str) -> Figure:
         if name == "period":
             ax.set_xscale("log")
             ax.set_yscale("log")
+            for axis in (ax.xaxis, ax.yaxis):  # minor labels (2x10^0, 3x10^0, ...) collide on a short decade
+                axis.set_minor_formatter(NullFormatter())
+            ticks = [v for v in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0) if x.min() <= v <= x.max()]
+            ax.set_xticks(ticks, [f"{v:g}" for v in ticks])  # octaves of the period, in seconds
             ax.axvline(CIRCLE_PERIOD, color="0.6", ls=":", lw=1)
         else:
             ax.axvline({"end_effector_mass": d["robot"].end_effector_mass, "preload": 0.0}[name], color="0.6", ls=":", lw=1)
