@@ -25,7 +25,7 @@ from .settings import StudySettings
 NEAR_PERIOD = 1e-2
 #: Normalised units: stored sweep points vs this run's verdict runs of the same point.
 STORE_AGREE = 1e-12
-#: The resolution a reviewer accepts: frequency step [Hz], clearances, samples per point.
+#: Resolution the bifurcation diagrams must have: frequency step [Hz], clearances, samples per point.
 BIF_MAX_STEP = 0.25
 BIF_MIN_CLEARANCES = 25
 BIF_MIN_SAMPLES = 60
@@ -71,7 +71,8 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
                     f"{max(gaps):.0e}" if same else "no sweep point coincides with a verdict run"))
     freqs, cls = s.freqs, s.clearances_mm
     step = float(np.max(np.diff(freqs))) if len(freqs) > 1 else None
-    reg.claim("clearance_bif_resolution", "the bifurcation diagrams have the resolution a reviewer accepts",
+    reg.claim("clearance_bif_resolution", f"the bifurcation diagrams sample the frequency at most every {BIF_MAX_STEP:g} Hz, at {BIF_MIN_CLEARANCES} or more "
+              f"clearances, with {BIF_MIN_SAMPLES} or more Poincaré samples per point",
               value={"freq_step": step, "n_clearance": len(cls), "n_samples": s.n_poincare},
               criterion=f"frequency step <= {BIF_MAX_STEP:g} Hz, >= {BIF_MIN_CLEARANCES} clearances, "
                         f">= {BIF_MIN_SAMPLES} samples per point",
@@ -84,7 +85,8 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
     integ_s = float(sum(r["wall_s"] for r in runs))
     rate = integ_s / sim_s
     wall_s, workers = info.get("wall_s"), info.get("workers", s.n_jobs)
-    reg.claim("clearance_bif_cost", "measured cost of this sweep", value={"wall_s": wall_s, "workers": workers,
+    reg.claim("clearance_bif_cost", "the run that made the sweep recorded its wall time and its single-process "
+              "integration time", value={"wall_s": wall_s, "workers": workers,
               "integration_s": integ_s, "rate": rate},
               criterion="wall time and single-process integration time recorded by the run that made the points",
               holds=wall_s is not None and integ_s > 0,
