@@ -251,3 +251,14 @@ def test_forward_kinematics_names_lengths_too_large_to_solve():
         S.forward_kinematics(m, np.full(6, 1e200))
     assert FK_LENGTH_MAX_FACTOR == 1e6
     assert "LIMIT_CODES" in S.__all__ and S.LIMIT_CODES is S.kinematics.LIMIT_CODES
+
+
+def test_pose_rates_broadcasts_a_single_twist_over_a_batch_of_poses():
+    """A (2, 3, 6) batch of poses with one (6,) twist: every pose gets that twist's rates (at zero angles: the twist)."""
+    poses = np.zeros((2, 3, 6))
+    poses[1, 2, 3:] = [0.1, -0.2, 0.3]
+    twist = np.arange(1.0, 7.0)
+    out = stewart.pose_rates(poses, twist)
+    assert out.shape == (2, 3, 6)
+    assert np.allclose(out[0, 0], twist, rtol=0, atol=0)
+    assert np.allclose(out[1, 2], stewart.pose_rates(poses[1, 2], twist), rtol=0, atol=1e-15)

@@ -401,7 +401,8 @@ def pose_rates(pose, twist) -> np.ndarray:
     array([0., 1., 2., 3., 4., 5.])
     """
     pose, twist = as_state(pose, "pose"), as_state(twist, "twist")
-    batch_shape(pose=pose, twist=twist)
+    shape = batch_shape(pose=pose, twist=twist)
+    pose, twist = np.broadcast_to(pose, shape), np.broadcast_to(twist, shape)
     E = rpy_rate_matrix(pose[..., 3:])
     if np.any(np.abs(np.cos(pose[..., 4])) < 1e-9):
         raise SingularityError("pose has pitch = +-90 deg: Euler-angle rates undefined")
