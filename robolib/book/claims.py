@@ -315,6 +315,16 @@ def write_claims(records, path: str | Path) -> Path:
     return atomic_write_text(Path(path), json.dumps(records, indent=1, ensure_ascii=False) + "\n")
 
 
+def _read_json(path: Path, what: str, kind: str):
+    """The JSON in ``path``; ParameterFileError starting with ``what`` when it is missing or not ``kind``."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ParameterFileError(f"{what} not found") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ParameterFileError(f"{what} cannot be read as {kind}: {exc}") from None
+
+
 def read_claims(path: str | Path) -> list[dict]:
     """The claim records of a ``.claims.json`` file, checked (:func:`check_records`).
 
@@ -323,12 +333,7 @@ def read_claims(path: str | Path) -> list[dict]:
     if not isinstance(path, (str, Path)) or not str(path):
         raise ParameterError(f"path must be a file name, got {path!r:.60}")
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ParameterFileError(f"path: claims file {path} not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ParameterFileError(f"path: claims file {path} cannot be read as claims JSON: {exc}") from None
+    data = _read_json(path, f"path: claims file {path}", "claims JSON")
     try:
         return check_records(data, f"path {path}")
     except ParameterError as exc:
@@ -359,12 +364,7 @@ def extract(ipynb: str | Path, out: str | Path | None = None) -> list[dict]:
     if out is not None and (not isinstance(out, (str, Path)) or not str(out)):
         raise ParameterError(f"out must be None or a file name, got {out!r:.60}")
     ipynb = Path(ipynb)
-    try:
-        nb = json.loads(ipynb.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ParameterFileError(f"ipynb: notebook {ipynb} not found") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ParameterFileError(f"ipynb: {ipynb} cannot be read as a notebook: {exc}") from None
+    nb = _read_json(ipynb, f"ipynb: notebook {ipynb}", "a notebook")
     if not isinstance(nb, dict):
         raise ParameterFileError(f"ipynb: {ipynb} is not a notebook (its JSON is a {type(nb).__name__})")
     reg = from_notebook(nb)
