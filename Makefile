@@ -92,7 +92,7 @@ bifurcation: $(STAMP)
 	$(BIN)/python -m robolib.gearshift.store --workers 2
 	rm -f data/gearshift/verdict_runs.json
 	@mkdir -p build/studies
-	ROBOLIB_WRITE_STUDY_STORE=1 $(BIN)/python -m robolib.study clearance_dynamics --out build/studies
+	ROBOLIB_WRITE_STUDY_STORE=1 $(BIN)/python -m robolib.study clearance_dynamics -p engine dae --out build/studies
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)

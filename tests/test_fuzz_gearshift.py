@@ -43,6 +43,7 @@ NOT_PARAMS = st.sampled_from([None, 1.0, "x", [], {"geometry": {}}])
 JOB = st.sampled_from([("poincare", 0.0, 0.5, 1e-6, 0, 2, None, 1.0), ("poincare", 12.0, 0.5, 0.0, 0, 2, None, 1.0),
                        ("poincare", 12.0, 0.5, 1e-6, -1, 2, None, 1.0), ("other", 12.0, 0.5, 1e-6, 0, 2, None, 1.0),
                        ("poincare", 12.0, float("nan"), 1e-6, 0, 2, None, 1.0), "job", None, (1, 2)])
+ENGINE = st.sampled_from(["x", "DAE", "", None, 1, True, ["fast"]])
 POINTS = st.sampled_from([[(0.0, 0.5)], [(12.0, -0.1)], [(float("nan"), 0.5)], [(12.0,)], None, "x", [12.0]])
 
 ENTRY_POINTS = {
@@ -51,12 +52,13 @@ ENTRY_POINTS = {
                                           rtol=1e-6, atol=1e-9, k_max=1),
                      {"frequency": OPT_POS, "clearance": OPT_POS, "n_transient": "seed",
                       "n_samples": st.one_of(st.just(1), st.sampled_from([0, -1, 1.5, True, "3", None])),
-                      "rtol": OPT_RTOL, "atol": OPT_POS, "k_max": OPT_COUNT, "params": NOT_PARAMS}),
+                      "rtol": OPT_RTOL, "atol": OPT_POS, "k_max": OPT_COUNT, "params": NOT_PARAMS,
+                      "engine": ENGINE}),
     "lyapunov_run": (G.lyapunov_run, dict(params=P, frequency=12.0, clearance=5e-4, n_transient=0, n_renorm=1,
                                           tau_periods=1.0, d0=1e-6, seed=0, rtol=1e-6, atol=1e-9, alpha=None),
                      {"frequency": OPT_POS, "clearance": OPT_POS, "n_transient": "seed", "n_renorm": "count",
                       "tau_periods": "positive", "d0": OPT_POS, "seed": "seed", "rtol": OPT_RTOL, "atol": OPT_POS,
-                      "alpha": st.sampled_from([-1.0, float("nan"), float("inf"), "x", True])}),
+                      "alpha": st.sampled_from([-1.0, float("nan"), float("inf"), "x", True]), "engine": ENGINE}),
     "orbit_run": (G.orbit_run, dict(params=P, frequency=12.0, clearance=5e-4, n_transient=0, n_periods=1,
                                     samples_per_period=5),
                   {"frequency": OPT_POS, "clearance": OPT_POS, "n_transient": "seed", "n_periods": "count",
@@ -67,6 +69,9 @@ ENTRY_POINTS = {
                     {"case": CASE, "seconds": "positive", "samples_per_second": "positive"}),
     "ClearanceFlow": (G.ClearanceFlow, dict(params=P, clearance=5e-4, rtol=1e-6, atol=1e-9),
                       {"clearance": OPT_POS, "rtol": OPT_RTOL, "atol": OPT_POS}),
+    "FastFlow": (G.runs.FastFlow, dict(params=P, joints=["B1"], clearance=5e-4, rtol=1e-6, atol=1e-9),
+                 {"clearance": OPT_POS, "rtol": OPT_RTOL, "atol": OPT_POS}),
+    "check_engine": (G.runs.check_engine, dict(engine="fast", joints="B1"), {"engine": ENGINE}),
     # model
     "build_gearshift": (G.build_gearshift, dict(params=P), {"params": st.sampled_from([1.0, "x", [], {"geometry": {}}])}),
     "clearance_model": (G.clearance_model, dict(model=GS, clearance=5e-4), {"clearance": OPT_POS}),
@@ -103,13 +108,13 @@ ENTRY_POINTS = {
                                     atol=1e-9),
                   {"points": POINTS, "n_transient": "seed",
                    "n_samples": st.one_of(st.just(1), st.sampled_from([0, -1, 1.5, True, "3"])),
-                   "rtol": OPT_RTOL, "atol": OPT_POS}),
+                   "rtol": OPT_RTOL, "atol": OPT_POS, "engine": ENGINE}),
     "sweep_key": (B.sweep_key, dict(params=P, points=[(12.0, 0.5)], n_transient=0, n_samples=2, rtol=1e-6, atol=1e-9),
                   {"params": NOT_PARAMS, "points": POINTS, "n_transient": "seed", "n_samples": "count",
-                   "rtol": OPT_RTOL, "atol": OPT_POS}),
+                   "rtol": OPT_RTOL, "atol": OPT_POS, "engine": ENGINE}),
     "check_params": (G.model.check_params, dict(params=P), {"params": NOT_PARAMS}),
     "study_run": (B.study_run, dict(job=("poincare", 12.0, 0.5, 1e-6, 0, 2, None, 1.0), params=P, seed=0),
-                  {"job": JOB, "seed": "seed"}),
+                  {"job": JOB, "seed": "seed", "engine": ENGINE}),
 }
 
 #: Public names of the three modules that are not in the table, and why.

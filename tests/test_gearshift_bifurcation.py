@@ -2,7 +2,8 @@
 
 * the store is current: a stored point recomputed now is identical (a change of
   the model or the integrator without ``make bifurcation`` fails here);
-* its key is the book's default request, so the chapter takes it and does not recompute;
+* its key is the book's default request on the seed's DAE (engine "dae"), so a DAE run of the chapter takes it
+  and does not recompute; a request on the fast engine (the chapter's default) is never served from it;
 * save/load round trip; another request (other settings) is not served from the store.
 """
 
@@ -25,9 +26,10 @@ def stored():
 
 def test_store_answers_the_books_default_request(stored):
     records, meta = stored
-    key = B.sweep_key(B.default_params(), B.sweep_points())
+    key = B.sweep_key(B.default_params(), B.sweep_points(), engine="dae")
     assert meta["key"] == B._plain(key)
     assert B.load(key=key) is not None
+    assert B.load(key=B.sweep_key(B.default_params(), B.sweep_points(), engine="fast")) is None
     assert len(records) == len(B.DEFAULT_FREQUENCIES) + len(B.DEFAULT_CLEARANCES_MM) == 45 + 25
     assert np.max(np.diff(B.DEFAULT_FREQUENCIES)) <= 0.25 + 1e-12 and len(B.DEFAULT_CLEARANCES_MM) >= 25
     for r in records:
@@ -41,7 +43,8 @@ def test_stored_point_is_what_the_code_computes_now(stored):
     pts = [tuple(p) for p in meta["key"]["points"]]
     i = max(range(len(pts)), key=lambda j: pts[j][0] if pts[j][1] == B.FREQ_SWEEP_CLEARANCE_MM else -1)  # 12 Hz
     key = meta["key"]
-    now = B.run_sweep(B.default_params(), [pts[i]], key["n_transient"], key["n_samples"], key["rtol"], key["atol"])[0]
+    now = B.run_sweep(B.default_params(), [pts[i]], key["n_transient"], key["n_samples"], key["rtol"], key["atol"],
+                      engine=key["engine"])[0]
     for k in B.FIELDS:
         if k != "wall_s":
             assert np.array_equal(np.asarray(now[k]), np.asarray(records[i][k])), \
@@ -87,9 +90,9 @@ def test_verdict_study_store_is_current():
     for kind in ("poincare", "lyapunov"):
         run = min((r for r in runs if r["job"][0] == kind), key=lambda r: cost(r["job"]))
         job, seed = tuple(run["job"][:-1]), run["job"][-1]
-        got, info = B.load_or_run_study(B.default_params(), [job], seed=seed)
+        got, info = B.load_or_run_study(B.default_params(), [job], seed=seed, engine="dae")
         assert info["stored"] == 1
-        now = B.study_run(job, B.default_params(), seed=seed)
+        now = B.study_run(job, B.default_params(), seed=seed, engine="dae")
         if kind == "poincare":
             for k in B.FIELDS:
                 if k != "wall_s":

@@ -32,8 +32,12 @@ IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumga
        "clearance_lin_v", "clearance_lin_a", "clearance_dp_size", "clearance_conv_detail", "clearance_verdict_10_0p5",
        "clearance_rung_scatter", "clearance_verdict_6_0p5", "clearance_verdict_2_0p1", "clearance_loose",
        "clearance_transient", "clearance_lyap_10_0p5", "clearance_lyap_6_0p5", "clearance_lyap_2_0p1",
-       "clearance_lyap_not_alpha", "clearance_lyap_tol", "clearance_lyap_alpha", "clearance_store_current",
-       "clearance_bif_resolution", "clearance_bif_cost", "clearance_sc_acc", "clearance_sc_ratio", "clearance_sc_level"]
+       "clearance_lyap_not_alpha", "clearance_lyap_tol", "clearance_lyap_alpha", "clearance_orbit_10_0p5",
+       "clearance_orbit_routes_10_0p5", "clearance_orbit_ladder", "clearance_orbit_study_exponent", "clearance_orbit_6_0p5",
+       "clearance_orbit_routes_6_0p5", "clearance_orbit_2_0p1", "clearance_orbit_routes_2_0p1",
+       "clearance_store_current",
+       "clearance_bif_resolution", "clearance_bif_cost", "clearance_orbit_first_pd", "clearance_orbit_crossings",
+       "clearance_orbit_onsets", "clearance_orbit_brute", "clearance_sc_acc", "clearance_sc_ratio", "clearance_sc_level"]
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -64,6 +68,7 @@ BAD_VALUES = {
     "n_transient": [-1, 20.0, 0.5, NAN, INF, True, False, "20", None],
     "n_poincare": [1, 0, -60, 60.0, NAN, INF, True, "60", None],
     "lyapunov_span": [-1e-9, -2.4, NAN, INF, True, "2.4", None],
+    "engine": ["DAE", "", 1, None, True, ["fast"]],
     "n_jobs": [0, -2, 2.0, NAN, True, "2", None],
     "seed": [-1, 0.5, 1.0, NAN, INF, True, "0", None],
     "quick": [1, 0, "True", None, NAN],
@@ -88,6 +93,7 @@ EDGE_VALUES = {
     "n_transient": [0, 1],
     "n_poincare": [2, 3],
     "lyapunov_span": [0.0, 0, 1e-9],
+    "engine": ["fast", "dae"],
     "n_jobs": [-1, 1, 64],
     "seed": [0, 2**64],
     "quick": [True, False],
@@ -286,14 +292,14 @@ def test_tables_figures_and_explore_data(quick_study):
     from matplotlib.figure import Figure
 
     res = quick_study(NAME)
-    names = ["modes", "convergence", "readings", "replicate", "transient", "lyapunov", "sweep_readings",
+    names = ["modes", "convergence", "orbits", "readings", "replicate", "transient", "lyapunov", "sweep_readings",
              "slider_crank"]
     assert list(res.tables) == names
     for i, name in enumerate(names):
         head, _, table = res.tables[name].partition("\n\n")
         assert head.startswith(f"**Table {i + 1}** — ") and table.startswith("| ")
     assert "no 'limit' verdict in this run" in res.tables["replicate"]
-    assert set(res.figures) == {"mechanism", "ideal", "orbit", "errors", "bifurcation", "slider"}
+    assert set(res.figures) == {"mechanism", "ideal", "orbit", "errors", "orbits", "bifurcation", "branch", "slider"}
     for fig in res.figures.values():
         assert isinstance(fig, Figure) and fig.canvas.manager is None     # made without pyplot
     png = res.figure("bifurcation")

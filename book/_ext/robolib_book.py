@@ -176,8 +176,45 @@ class FoundDirective(SphinxDirective):
         return [container]
 
 
+class FoundSummaryDirective(SphinxDirective):
+    """```{robolib-found-summary} 003 000 001 004``` -- one row per source claim with the verdict its findings give.
+
+    The verdict is computed by :func:`robolib.book.sources.source_verdict` from the rules in
+    ``data/sources/<seed>.yaml`` and the findings of every ``studies/*.claims.json`` of this build.
+    """
+
+    required_arguments = 1
+    optional_arguments = 10
+
+    def run(self):
+        import json
+        from pathlib import Path
+
+        from robolib.book.sources import summary_rows
+        from robolib.claims import claims_table
+        from robolib.params import DATA_DIR
+
+        findings = {}
+        for f in sorted((Path(self.env.srcdir) / "studies").glob("*.claims.json")):
+            self.env.note_dependency(str(f))
+            findings.update({c["id"]: c for c in json.loads(f.read_text())})
+        for seed in self.arguments:
+            self.env.note_dependency(str(DATA_DIR / "sources" / f"{seed}.yaml"))
+        rows = []
+        for cid, title, short, verdict, ids in summary_rows(self.arguments, findings):
+            studies = list(dict.fromkeys(findings[i]["study"] for i in ids if i in findings))
+            where = " ".join(f"({{doc}}`/studies/{st}`)" for st in studies) if title else ""
+            rows.append([f"**{cid}**" + (f" ({title})" if title else ""), short, verdict,
+                         (", ".join(f"`{i}`" for i in ids) or "—") + (f" {where}" if where else "")])
+        text = claims_table(["source claim", "what it says (short)", "verdict", "findings that decide it"], rows)
+        container = nodes.container(classes=["robolib-found-summary"])
+        self.state.nested_parse(text.splitlines(), self.content_offset, container)
+        return [container]
+
+
 def _setup_found(app):
     app.add_directive("robolib-found", FoundDirective)
+    app.add_directive("robolib-found-summary", FoundSummaryDirective)
 
 
 # ---- constants of the code in the prose: {robolib-value}`robolib.core.nonlinear.LADDER_MIN_SLOPE` -----------

@@ -69,17 +69,21 @@ def check_parameters(namespace: Mapping[str, Any], declared: Iterable[str]) -> d
 def markdown_table(headers, rows, fmt: str = "{:.6g}"):
     """A Markdown table (for ``IPython.display.Markdown``) from rows of values.
 
+    A ``|`` inside a cell is escaped (``max|mu|`` stays one cell).
+
     >>> print(markdown_table(["a", "b"], [[1.0, True]]))
     | a | b |
     |---:|---:|
     | 1 | true |
+    >>> print(markdown_table(["|x|"], [["max|mu| = 0.4"]]).splitlines()[2])
+    | max\\|mu\\| = 0.4 |
     """
     def cell(v):
         if isinstance(v, bool):
             return "true" if v else "false"
-        return fmt.format(v) if isinstance(v, (float, int)) else str(v)
+        return (fmt.format(v) if isinstance(v, (float, int)) else str(v)).replace("|", "\\|")
 
-    lines = ["| " + " | ".join(map(str, headers)) + " |", "|" + "---:|" * len(headers)]
+    lines = ["| " + " | ".join(str(h).replace("|", "\\|") for h in headers) + " |", "|" + "---:|" * len(headers)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 

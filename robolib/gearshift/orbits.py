@@ -561,9 +561,11 @@ BRANCH_TOL = 3e-4
 
 
 def frequency_branch(params, clearance, f0=1.0, f1=12.0, joint="B1", rtol=None, ds=BRANCH_DS, p_tol=BRANCH_P_TOL,
-                     tol=BRANCH_TOL, x0=None, n_transient=ORBIT_TRANSIENT, pd_span=0.5, update="broyden") -> dict:
+                     tol=BRANCH_TOL, x0=None, n_transient=ORBIT_TRANSIENT, pd_span=0.5, update="broyden",
+                     ds_min=None) -> dict:
     """The period-1 branch in frequency from ``f0`` to ``f1`` (Hz) at ``clearance`` (m), its first doubling, the
-    period-2 branch born there (continued ``pd_span`` Hz on).
+    period-2 branch born there (continued ``pd_span`` Hz on). ``ds`` the frequency step (Hz), halved after a failed
+    solve down to ``ds_min`` (default ``p_tol / 2``).
 
     Returns ``branch`` (:class:`robolib.core.continuation.Branch`), ``pd`` the first period-doubling
     :class:`Bifurcation` or None, ``branch2`` (period 2) or None, ``wall_s``, ``evaluations``.
@@ -579,15 +581,15 @@ def frequency_branch(params, clearance, f0=1.0, f1=12.0, joint="B1", rtol=None, 
     om = 2 * math.pi * math.sqrt(f0 * f1)
     newton = dict(tol=tol, scale=np.array([clearance, clearance, clearance * om, clearance * om]), step=P0.step,
                   update=update, max_iter=15)
-    br = continue_orbits(fam, x0, f0, f1, ds, k=1, p_tol=p_tol, **newton)
+    br = continue_orbits(fam, x0, f0, f1, ds, k=1, p_tol=p_tol, ds_min=ds_min, **newton)
     pds = br.of_kind("period-doubling")
     pd, br2 = (pds[0] if pds else None), None
     if pd is not None and pd.orbit is not None:
         fpd = pd.parameter
         fa = min(pd.bracket[1] + 0.05 * pd_span, f1) if f1 > f0 else fpd
         Pa, _ = fam(fa)
-        o1 = periodic_orbit(Pa, pd.orbit.x, k=1, period=Pa.period, **newton)
         try:
+            o1 = periodic_orbit(Pa, pd.orbit.x, k=1, period=Pa.period, **newton)
             o2 = period_doubling_start(Pa, o1, h=1e-2, **newton)
             br2 = continue_orbits(fam, o2.x, fa, min(fa + pd_span, f1) if fa + pd_span <= f1 else f1, ds / 2, k=2,
                                   p_tol=p_tol, **newton)

@@ -57,6 +57,48 @@ PERIOD_TOL_FACTOR = 20.0
 PERIOD_TOL_FLOOR = 1e-12
 #: The noise is measured by redoing one return with rtol divided by this.
 NOISE_RTOL_DIVISOR = 100.0
+#: The models a Poincaré run or a Lyapunov estimate can integrate: ``"fast"`` the minimal-coordinate formulation
+#: (:class:`robolib.gearshift.fast.FastClearance`, one clearance joint), ``"dae"`` the seed's Baumgarte DAE (the
+#: reference, any number of clearance joints).
+ENGINES = ("fast", "dae")
+#: The engine of the clearance chapter's verdict ladders and sweeps (the default of
+#: :attr:`robolib.gearshift.settings.StudySettings.engine` and of the study's ``engine`` parameter): the DAE, read
+#: from the stores at the defaults. On the fast model the ladders' tightest rungs are limited by its larger
+#: one-return noise at rtol <= 1e-11, and five of the chapter's ladder and exponent claims read differently (issue 20,
+#: item 4, not done). The functions of this module and of :mod:`.store` default to ``REFERENCE_ENGINE``: called
+#: without an engine they are the seed's model (other modules' tests use them as the independent DAE route).
+DEFAULT_ENGINE = "dae"
+#: The reference model: the seed's Baumgarte DAE.
+REFERENCE_ENGINE = "dae"
+
+
+def check_engine(engine, joints=None, params: dict | None = None) -> list:
+    """Check ``engine`` (one of :data:`ENGINES`) against the clearance joints; return the joint names.
+
+    ``joints``: names (list, or text ``"B1, C"``) or None for the parameter set's ``clearance.joints``. The fast
+    engine models one clearance joint: several are a :class:`robolib.ParameterError` naming ``engine`` and
+    ``clearance_joint``.
+
+    >>> check_engine("fast", "B1")
+    ['B1']
+    >>> check_engine("fast", "B1, E2")
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: engine = 'fast' is not valid with clearance_joint = 'B1, E2': the fast engine models one clearance joint (2 named); use engine = 'dae' for several
+    """
+    if not isinstance(engine, str) or engine not in ENGINES:
+        raise ParameterError(f"engine = {engine!r} is not valid: engine must be one of {', '.join(map(repr, ENGINES))} "
+                             f"(the fast minimal-coordinate model or the seed's Baumgarte DAE)")
+    if joints is None and params is not None:
+        joints = params["clearance"]["joints"]
+    if joints is None:
+        return []
+    names = [x.strip() for x in joints.split(",") if x.strip()] if isinstance(joints, str) else list(joints)
+    if engine == "fast" and len(names) != 1:
+        shown = joints if isinstance(joints, str) else ", ".join(map(str, names))
+        raise ParameterError(f"engine = 'fast' is not valid with clearance_joint = {shown!r}: the fast engine models "
+                             f"one clearance joint ({len(names)} named); use engine = 'dae' for several")
+    return names
 
 
 def _solver(p, rtol=None, atol=None):
@@ -69,13 +111,15 @@ def _solver(p, rtol=None, atol=None):
 def poincare_run(params: dict, frequency: float | None = None, clearance: float | None = None,
                  n_transient: int = POINCARE_TRANSIENT, n_samples: int = POINCARE_SAMPLES, joints=None,
                  backend: str = "auto", rtol: float | None = None, atol: float | None = None,
-                 k_max: int | None = None) -> dict:
+                 k_max: int | None = None, engine: str = REFERENCE_ENGINE) -> dict:
     """Stroboscopic Poincaré samples and period verdict of the gear-shift clearance response (picklable).
 
     Simulates ``n_transient + n_samples`` drive periods from the ideal state
     (journal centred) and samples once per period after the transient, from the
     integrator's dense output. The samples of clearance joint 0 are normalised,
-    ``s = (e_local / c, e_dot / (c omega))`` (N, 4), and tested for a period
+    ``s = (e_local / c, e_dot / (c omega))`` (N, 4) (``e_local`` in the bearing
+    body's frame, ``e_dot`` the rate of ``e = P_j - P_i`` in the global frame),
+    and tested for a period
     (:func:`robolib.nonlinear.period_k`, lags 1..``k_max``, default
     ``min(8, n_samples // 3)``) within a tolerance tied to the integration
     noise: one more period is integrated from the final state at ``rtol`` and
@@ -83,60 +127,92 @@ def poincare_run(params: dict, frequency: float | None = None, clearance: float 
     states is the noise of one return, and the tolerance is
     ``max(PERIOD_TOL_FACTOR * noise, PERIOD_TOL_FLOOR)``.
 
+    ``engine``: ``"fast"`` (the chapter's default) integrates :class:`robolib.gearshift.fast.FastClearance` (one
+    clearance joint; the body coordinates of the end-point errors reconstructed from ``e``), ``"dae"`` (the default
+    here) the seed's Baumgarte DAE (:func:`robolib.gearshift.simulate_clearance`, any joints). Both return the same
+    fields, measured the same way; their samples agree to the integration error (tests/test_gearshift_engine.py).
+
     Returns the parameter values, sample times ``t``, ``e_local``, ``e_dot``
     (N, 2), ``eps`` (N,), ``samples`` (N, 4), end-point errors ``dE``, ``dvE``
-    (N, 2), ``period`` (k >= 1, or 0 for irregular), ``noise``,
+    (N, 2) (m, m/s), ``period`` (k >= 1, or 0 for irregular), ``noise``,
     ``period_tol``, ``residuals`` (k_max,) (:func:`robolib.nonlinear.repeat_residuals`),
-    ``n_impacts`` (contact episodes in the sampled window), ``peak_force`` (N,
-    largest normal force at the samples), the integrator counters and the wall
-    time (s). ``rtol``/``atol`` default to the parameter file's solver values.
+    ``n_episodes`` (contact episodes that start in the sampled window), ``peak_force`` (largest
+    normal force at the samples, N), ``rtol``, ``n_steps``, the integration wall time ``wall_s`` (s) and
+    ``engine``. ``rtol``/``atol`` default to the parameter file's solver values.
 
     Bad arguments raise :class:`robolib.ParameterError` naming the argument and its valid values
     (:data:`robolib.gearshift.model.ARGUMENTS`: frequency > 0 Hz, clearance > 0 m, 0 < rtol < 1, atol > 0,
-    n_transient >= 0, n_samples >= 2, k_max >= 1) before any integration.
+    n_transient >= 0, n_samples >= 2, k_max >= 1; engine in :data:`ENGINES`, one joint for ``"fast"``) before any
+    integration.
     """
     from ..core.nonlinear import PERIOD_K_MAX, period_k, poincare_times, repeat_residuals
 
     check_arguments(frequency=frequency, clearance=clearance, n_transient=n_transient, n_samples=n_samples,
                     rtol=rtol, atol=atol, k_max=k_max)
     p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
+    check_engine(engine, joints, p)
     rt, at = _solver(p, rtol, atol)
-    gs = build_gearshift(p)
-    cm = clearance_model(gs, joints, clearance)
     f = p["motion"]["frequency"]
     T = 1.0 / f
     ts = poincare_times(T, n_transient, n_samples)
-    _, r = simulate_clearance(gs, float(ts[-1]), t_eval=ts, cmodel=cm, backend=backend, rtol=rt, atol=at)
-    orb = journal_orbit(cm, r.q, r.qd)
+    run = (_fast_poincare if engine == "fast" else _dae_poincare)(p, joints, clearance, ts, T, rt, at, backend)
+    gs, c, w = run["gs"], run["c"], 2 * np.pi * f
     ideal = [gs.ideal_state(t) for t in ts]
     q_id = np.array([s[0] for s in ideal])
     qd_id = np.array([s[1] for s in ideal])
-    dE = gs.end_point(r.q) - gs.end_point(q_id)
+    q, qd = run["q"], run["qd"]
+    dE = gs.end_point(q) - gs.end_point(q_id)
     vE = lambda q, qd: gs.mech.point_velocity(q, qd, "l12", (gs.l / 2, 0.0))  # noqa: E731
-    dvE = vE(r.q, r.qd) - vE(q_id, qd_id)
-    c = cm.specs[0].clearance
-    w = 2 * np.pi * f
-    scale = np.concatenate([orb["e_local"] / c, orb["e_dot"] / (c * w)], axis=-1)
-    # one more return at rtol and at rtol / NOISE_RTOL_DIVISOR from the same final state
-    n = cm.reduced.n
-    y_end, dd_end = r.y_final.copy(), r.ddelta0_final.copy()
-    ends = []
-    for tol_div in (1.0, NOISE_RTOL_DIVISOR):
-        rr = cm.simulate((ts[-1], ts[-1] + T), y_end[:n], y_end[n:2 * n], t_eval=[ts[-1] + T], ddelta0=dd_end,
-                         rtol=rt / tol_div, atol=at / tol_div, backend=backend)
-        o = journal_orbit(cm, rr.q, rr.qd)
-        ends.append(np.concatenate([o["e_local"][0] / c, o["e_dot"][0] / (c * w)]))
+    dvE = vE(q, qd) - vE(q_id, qd_id)
+    scale = np.concatenate([run["e_local"] / c, run["e_dot"] / (c * w)], axis=-1)
+    ends = [np.concatenate([el / c, ed / (c * w)]) for el, ed in run["ends"]]
     noise = float(np.max(np.abs(ends[0] - ends[1])))
     tol = max(PERIOD_TOL_FACTOR * noise, PERIOD_TOL_FLOOR)
     km = min(PERIOD_K_MAX, n_samples // 3) if k_max is None else int(k_max)
     km = max(1, min(km, n_samples - 1))
-    F = cm.contact_forces(r)["F_n"][0]
-    n_imp = sum(1 for (t_on, t_off, _d) in r.episodes[0] if t_on >= ts[0])
-    return {"frequency": f, "clearance": c, "t": ts, "e_local": orb["e_local"], "e_dot": orb["e_dot"],
-            "eps": orb["eps"], "samples": scale, "dE": dE, "dvE": dvE,
+    n_imp = sum(1 for (t_on, _t_off, _d) in run["episodes"] if t_on >= ts[0])
+    return {"frequency": f, "clearance": c, "t": ts, "e_local": run["e_local"], "e_dot": run["e_dot"],
+            "eps": run["eps"], "samples": scale, "dE": dE, "dvE": dvE,
             "period": period_k(scale, tol, km), "noise": noise, "period_tol": tol,
-            "residuals": repeat_residuals(scale, km), "n_episodes": n_imp, "peak_force": float(F.max()),
-            "rtol": rt, "n_steps": r.n_steps, "wall_s": r.wall_s}
+            "residuals": repeat_residuals(scale, km), "n_episodes": n_imp, "peak_force": run["peak_force"],
+            "rtol": rt, "n_steps": run["n_steps"], "wall_s": run["wall_s"], "engine": engine}
+
+
+def _dae_poincare(p, joints, clearance, ts, T, rt, at, backend) -> dict:
+    """The seed's DAE over ``ts``: journal orbit of joint 0, body coordinates, the two noise returns' end states."""
+    gs = build_gearshift(p)
+    cm = clearance_model(gs, joints, clearance)
+    _, r = simulate_clearance(gs, float(ts[-1]), t_eval=ts, cmodel=cm, backend=backend, rtol=rt, atol=at)
+    orb = journal_orbit(cm, r.q, r.qd)
+    n = cm.reduced.n
+    y_end, dd_end = r.y_final.copy(), r.ddelta0_final.copy()
+    ends = []
+    for tol_div in (1.0, NOISE_RTOL_DIVISOR):   # one more return at rtol and at rtol / NOISE_RTOL_DIVISOR
+        rr = cm.simulate((ts[-1], ts[-1] + T), y_end[:n], y_end[n:2 * n], t_eval=[ts[-1] + T], ddelta0=dd_end,
+                         rtol=rt / tol_div, atol=at / tol_div, backend=backend)
+        o = journal_orbit(cm, rr.q, rr.qd)
+        ends.append((o["e_local"][0], o["e_dot"][0]))
+    return {"gs": gs, "c": cm.specs[0].clearance, "q": r.q, "qd": r.qd, "e_local": orb["e_local"],
+            "e_dot": orb["e_dot"], "eps": orb["eps"], "ends": ends, "episodes": r.episodes[0],
+            "peak_force": float(cm.contact_forces(r)["F_n"][0].max()), "n_steps": r.n_steps, "wall_s": r.wall_s}
+
+
+def _fast_poincare(p, joints, clearance, ts, T, rt, at, backend) -> dict:
+    """:class:`FastClearance` over ``ts`` (``backend`` unused, the loop is compiled): :func:`_dae_poincare`'s fields."""
+    from .fast import FastClearance
+
+    joint = check_engine("fast", joints, p)[0]
+    fc = FastClearance(p, joint=joint, clearance=clearance)
+    r = fc.simulate((0.0, float(ts[-1])), t_eval=ts, rtol=rt, atol=at, full=True)
+    ends = []
+    for tol_div in (1.0, NOISE_RTOL_DIVISOR):   # one more return at rtol and at rtol / NOISE_RTOL_DIVISOR
+        rr = fc.simulate((ts[-1], ts[-1] + T), r.y_final[:2], r.y_final[2:4], t_eval=[ts[-1] + T],
+                         ddelta0=r.ddelta0_final, rtol=rt / tol_div, atol=at / tol_div)
+        q_end = fc.full_state(rr.e[0], rr.ed[0], ts[-1] + T)[0]
+        ends.append((fc.e_local(q_end, rr.e[0]), rr.ed[0]))
+    return {"gs": fc.gs, "c": fc.clearance, "q": r.q, "qd": r.qd, "e_local": fc.e_local(r.q, r.e), "e_dot": r.ed,
+            "eps": np.hypot(r.e[:, 0], r.e[:, 1]), "ends": ends, "episodes": r.episodes,
+            "peak_force": float(fc.contact_forces(r)["F_n"].max()), "n_steps": r.n_steps, "wall_s": r.wall_s}
 
 
 class ClearanceFlow:
@@ -152,6 +228,9 @@ class ClearanceFlow:
         self.params, self.joints, self.clearance, self.backend = params, joints, clearance, backend
         self.rtol, self.atol = _solver(params, rtol, atol)
         self._gs = self._cm = None
+        w = np.tile([1.0, 1.0, params["geometry"]["link_length"]], 7)
+        #: distance weights of ``(q, qd)`` (42,): angles times the link length, velocities over omega (metres)
+        self.weights = np.concatenate([w, w / (2 * np.pi * params["motion"]["frequency"])])
 
     def _build(self):
         if self._cm is None:
@@ -185,6 +264,53 @@ class ClearanceFlow:
         return np.concatenate([r.y_final[:2 * n], cm.ddelta0])
 
 
+class FastFlow:
+    """Picklable flow ``flow(y, t0, t1)`` of :class:`robolib.gearshift.fast.FastClearance` for Lyapunov estimates.
+
+    ``y = (e_x, e_y, ed_x, ed_y, ddelta0)`` (m, m/s): the minimal coordinates of the one clearance joint and the
+    impact onset speed in force (carried as state, copied from the reference trajectory by
+    :func:`robolib.nonlinear.largest_lyapunov`). ``weights`` (4,) = ``(1, 1, 1/omega, 1/omega)``: the distance in
+    metres, as :class:`ClearanceFlow`'s. ``project`` is None: minimal coordinates have no constraint manifold.
+    ``backend`` is accepted for the signature of :class:`ClearanceFlow` and not used (the loop is compiled).
+
+    >>> fl = FastFlow(load_parameters(), ["B1"], 5e-4, rtol=1e-6, atol=1e-9)
+    >>> y1 = fl(fl.initial_state(), 0.0, 0.01)
+    >>> y1.shape, bool(np.hypot(*y1[:2]) < 5e-4 + 1e-5)
+    ((5,), True)
+    """
+
+    project = None
+
+    def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
+                 rtol: float | None = None, atol: float | None = None):
+        check_arguments(clearance=clearance, rtol=rtol, atol=atol)
+        self.joint = check_engine("fast", joints, params)[0]
+        self.params, self.clearance = params, clearance
+        self.rtol, self.atol = _solver(params, rtol, atol)
+        om = 2 * np.pi * params["motion"]["frequency"]
+        self.weights = np.array([1.0, 1.0, 1.0 / om, 1.0 / om])
+        self._fc = None
+
+    def _model(self):
+        if self._fc is None:
+            from .fast import FastClearance
+
+            self._fc = FastClearance(self.params, joint=self.joint, clearance=self.clearance)
+        return self._fc
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_fc"} | {"_fc": None}
+
+    def initial_state(self, t0: float = 0.0):
+        """``y`` (5,) at ``t0``: the journal centred and at rest relative to its bearing, onset speed at its floor."""
+        return np.array([0.0, 0.0, 0.0, 0.0, self._model().spec.ddelta0_floor])
+
+    def __call__(self, y, t0, t1):
+        fc = self._model()
+        r = fc.simulate((t0, t1), y[:2], y[2:4], t_eval=[t1], ddelta0=float(y[4]), rtol=self.rtol, atol=self.atol)
+        return np.array([*r.e[-1], *r.ed[-1], r.ddelta0_final])
+
+
 #: Converged Lyapunov defaults: transient (drive periods), renormalisations, interval (drive periods).
 LYAPUNOV_TRANSIENT = 20
 LYAPUNOV_RENORM = 24
@@ -195,7 +321,7 @@ def lyapunov_run(params: dict, frequency: float | None = None, clearance: float 
                  n_transient: int = LYAPUNOV_TRANSIENT, n_renorm: int = LYAPUNOV_RENORM,
                  tau_periods: float = LYAPUNOV_TAU, d0: float | None = None, joints=None, seed: int = 0,
                  backend: str = "auto", rtol: float | None = None, atol: float | None = None,
-                 alpha: float | None = None):
+                 alpha: float | None = None, engine: str = REFERENCE_ENGINE):
     """Largest Lyapunov exponent (1/s) of the gear-shift clearance response, with its uncertainty (picklable).
 
     Benettin renormalisation every ``tau_periods`` drive periods after
@@ -213,30 +339,34 @@ def lyapunov_run(params: dict, frequency: float | None = None, clearance: float 
     rounded up to whole units. Bad arguments raise :class:`robolib.ParameterError` naming the argument and its
     valid values (frequency > 0 Hz, clearance > 0 m, n_transient >= 0, n_renorm >= 1, tau_periods > 0, d0 > 0 m,
     seed >= 0, 0 < rtol < 1, atol > 0, alpha >= 0 1/s) before any integration.
+
+    ``engine="fast"`` (the chapter's default; here the default is ``"dae"``) runs the same renormalisation (same
+    transient, interval, rounding to units, d0, seed) on :class:`FastFlow`, the minimal-coordinate model: the
+    distance is over ``(e, ed / omega)`` (m), no projection is needed (there is no constraint and no Baumgarte
+    term), and ``alpha`` is refused (it has no meaning there). ``engine="dae"``: the seed's DAE as described above.
     """
     from ..core.nonlinear import largest_lyapunov
 
     check_arguments(frequency=frequency, clearance=clearance, n_transient=n_transient, n_renorm=n_renorm,
                     tau_periods=tau_periods, d0=d0, seed=seed, rtol=rtol, atol=atol, alpha=alpha)
     p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
+    joints = check_engine(engine, joints, p)
+    if engine == "fast" and alpha is not None:
+        raise ParameterError(f"alpha = {alpha!r} is not valid with engine = 'fast': the minimal-coordinate model has "
+                             f"no Baumgarte terms (alpha must be None; use engine = 'dae' to vary it)")
     if alpha is not None:
         p = with_changes(p, **{"solver.baumgarte_alpha": float(alpha), "solver.baumgarte_beta": float(alpha)})
-    flow = ClearanceFlow(p, joints, clearance, backend, rtol, atol)
+    flow = (FastFlow if engine == "fast" else ClearanceFlow)(p, joints, clearance, backend, rtol, atol)
     if d0 is None:
         d0 = 1e-2 * (clearance if clearance is not None else p["clearance"]["radial_clearance"])
     y0 = flow.initial_state(0.0)
     T = 1.0 / p["motion"]["frequency"]
     y0 = flow(y0, 0.0, n_transient * T)
-    n = 21
-    l = p["geometry"]["link_length"]
-    w = np.tile([1.0, 1.0, l], 7)
-    om = 2 * np.pi * p["motion"]["frequency"]
-    weights = np.concatenate([w, w / om])
     unit = max(1, int(round(2.0 / tau_periods)))          # renormalisations per two drive periods
     n_renorm = unit * -(-int(n_renorm) // unit)            # whole units: a periodic stretch pattern averages out
     return largest_lyapunov(flow, y0, tau_periods * T, n_renorm, t0=n_transient * T, d0=d0,
-                            indices=np.arange(2 * n), weights=weights, project=flow.project, seed=seed,
-                            batch_unit=unit)
+                            indices=np.arange(len(flow.weights)), weights=flow.weights, project=flow.project,
+                            seed=seed, batch_unit=unit)
 
 
 

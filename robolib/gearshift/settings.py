@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.errors import ParameterError
 from .model import build_gearshift, clearance_model, load_parameters, with_changes
-from .runs import LYAPUNOV_TAU
+from .runs import DEFAULT_ENGINE, ENGINES, LYAPUNOV_TAU, check_engine as _check_engine_joints
 
 #: The contact laws of ``contact_law`` (:mod:`robolib.core.contact`).
 CONTACT_LAWS = ("lankarani_nikravesh", "flores", "hertz")
@@ -81,6 +81,8 @@ class StudySettings:
     n_frames: int = N_FRAMES
     tr_study: list = field(default_factory=lambda: list(TRANSIENT_STUDY))
     ns_study: list = field(default_factory=lambda: list(SAMPLE_STUDY))
+    #: the model of the Poincaré runs and Lyapunov estimates of the verdict study and the sweeps (:data:`ENGINES`)
+    engine: str = DEFAULT_ENGINE
 
     def __getattr__(self, name):
         """The study parameters by name (``s.seed``, ``s.n_jobs``, ``s.quick``, ...)."""
@@ -121,6 +123,8 @@ VALID_LADDERS = ("a non-empty list of tolerance ladders, one per verdict case, e
                  "in (0, 1), strictly decreasing (loosest first)")
 VALID_RANGE = "a pair [low, high] of numbers with 0 < low <= high"
 VALID_JOBS = "-1 (all cores) or an integer >= 1"
+VALID_ENGINE = ("'fast' (the minimal-coordinate model, one clearance joint) or 'dae' (the seed's Baumgarte DAE, "
+                "any clearance joints)")
 
 
 def _refuse(name: str, value, valid: str, why: str):
@@ -238,6 +242,20 @@ def check_range(name: str, value) -> None:
         _refuse(name, value, VALID_RANGE, f"low {value[0]:g} > high {value[1]:g}")
 
 
+def check_engine(name: str, value) -> None:
+    """``engine``: the model of the verdict runs and the sweeps, one of :data:`ENGINES` (alone; with the joints:
+    :func:`check_conditions`).
+
+    >>> check_engine("engine", "fast")
+    >>> check_engine("engine", "DAE")
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: engine = 'DAE' is not valid: engine must be 'fast' (the minimal-coordinate model, one clearance joint) or 'dae' (the seed's Baumgarte DAE, any clearance joints) (not one of 'fast', 'dae')
+    """
+    if not isinstance(value, str) or value not in ENGINES:
+        _refuse(name, value, VALID_ENGINE, f"not one of {', '.join(map(repr, ENGINES))}")
+
+
 def check_n_jobs(name: str, value: int) -> None:
     """``n_jobs``: ``-1`` or a positive count (the declaration's ``low = -1`` leaves out only 0)."""
     if value == 0:
@@ -252,10 +270,16 @@ def check_conditions(p: dict) -> None:
     Traceback (most recent call last):
         ...
     robolib.errors.ParameterError: case_rtols must have one ladder per verdict case: 2 ladders for 1 cases (verdict_cases)
+    >>> check_conditions({"quick": True, "verdict_cases": [[10.0, 0.5]], "case_rtols": [], "clearance_joint": "B1,E2",
+    ...                   "engine": "fast"})
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: engine = 'fast' is not valid with clearance_joint = 'B1,E2': the fast engine models one clearance joint (2 named); use engine = 'dae' for several
     """
     if not p["quick"] and len(p["case_rtols"]) != len(p["verdict_cases"]):
         raise ParameterError(f"case_rtols must have one ladder per verdict case: {len(p['case_rtols'])} ladders for "
                              f"{len(p['verdict_cases'])} cases (verdict_cases)")
+    _check_engine_joints(p.get("engine", DEFAULT_ENGINE), p["clearance_joint"])
 
 
 def run_clearances_mm(p: dict) -> list:
@@ -293,9 +317,9 @@ def study_settings(**params) -> StudySettings:
     """Check the study's parameters and derive its :class:`StudySettings` (``quick``: the tiny test settings).
 
     ``params``: keyword parameters of :func:`robolib.gearshift.study.clearance_study`; the others take its
-    defaults. Raises :class:`robolib.ParameterError` before any run: for an unknown name or a value outside its
-    declared range (:data:`robolib.gearshift.study.PARAMETERS`), for parameters that do not fit together
-    (:func:`check_conditions`) and for a run the parameter file cannot carry (:func:`check_model`).
+    defaults (``engine``: :data:`DEFAULT_ENGINE` while the study's parameters do not declare it). Raises
+    :class:`robolib.ParameterError` before any run: for an unknown name or a value outside its declared range
+    (:data:`robolib.gearshift.study.PARAMETERS`), for parameters that do not fit together (:func:`check_conditions`) and for a run the parameter file cannot carry (:func:`check_model`).
     """
     from ..study import validate_parameters
     from .study import PARAMETERS
@@ -326,7 +350,8 @@ def study_settings(**params) -> StudySettings:
                       freqs=np.round(np.arange(f_lo, f_hi + 1e-9, p["freq_step"]), 6),
                       clearances_mm=np.round(np.linspace(c_lo, c_hi, p["n_clearance"]), 6),
                       n_transient=int(p["n_transient"]), n_poincare=int(p["n_poincare"]),
-                      n_renorm_min=N_RENORM_MIN, lyapunov_span=float(p["lyapunov_span"]))
+                      n_renorm_min=N_RENORM_MIN, lyapunov_span=float(p["lyapunov_span"]),
+                      engine=p.get("engine", DEFAULT_ENGINE))
     if p["quick"]:
         s.detail_duration = min(s.detail_duration, 0.2)
         s.cases = sorted(s.cases, key=lambda fc: -fc[0])[:1]
@@ -345,5 +370,6 @@ def study_settings(**params) -> StudySettings:
 __all__ = ["CONTACT_LAWS", "CLEARANCE_JOINTS", "CITED_CASES", "N_RENORM_MIN", "SLIDER_CLEARANCES_MM",
            "EXPLORE_CLEARANCES_MM", "EXPLORE_FREQUENCIES", "N_FRAMES", "TRANSIENT_STUDY", "SAMPLE_STUDY",
            "DETAIL_SAMPLE_RATE", "VALID_JOINTS", "VALID_CASES", "VALID_LADDER", "VALID_LADDERS", "VALID_RANGE",
-           "VALID_JOBS", "StudySettings", "check_clearance_joint", "check_cases", "check_ladder", "check_ladders",
-           "check_range", "check_n_jobs", "check_conditions", "run_clearances_mm", "check_model", "study_settings"]
+           "VALID_JOBS", "VALID_ENGINE", "StudySettings", "check_clearance_joint", "check_cases", "check_ladder",
+           "check_ladders", "check_range", "check_engine", "check_n_jobs", "check_conditions", "run_clearances_mm",
+           "check_model", "study_settings"]

@@ -2,15 +2,20 @@
 
 A bifurcation diagram is a list of independent :func:`robolib.gearshift.poincare_run`
 points: drive frequency at one clearance, and clearance at one drive
-frequency. At the resolution of the book's default (0.25 Hz steps over
-1--12 Hz, 25 clearances from 0.02 to 0.5 mm, 20 transient periods and 60
-samples at the converged tolerance) a sweep costs tens of minutes on two
-cores, more than a build of the book can spend. So the default sweep is
-stored in ``data/gearshift/bifurcation.npz`` together with its *key*: every
-setting that determines its numbers (the whole parameter set, the points,
-transient, samples and tolerances). :func:`load_or_run` returns the stored
+frequency, each on an *engine* (:data:`robolib.gearshift.runs.ENGINES`): the
+fast minimal-coordinate model (the default) or the seed's Baumgarte DAE. At the
+resolution of the book's default (0.25 Hz steps over 1--12 Hz, 25 clearances
+from 0.02 to 0.5 mm, 20 transient periods and 60 samples at the converged
+tolerance) a DAE sweep costs tens of minutes on two cores, more than a build
+of the book can spend; on the fast model it costs a few minutes and the book
+computes it. So the default sweep *of the DAE* is stored in
+``data/gearshift/bifurcation.npz`` together with its *key*: every setting that
+determines its numbers (the whole parameter set, the points, transient,
+samples, tolerances and the engine; a store written before keys had an engine,
+:data:`LEGACY_ENGINE`, is the DAE's). :func:`load_or_run` returns the stored
 points when the request has the same key, and runs the sweep otherwise (a
-study rerun with other parameters computes its own points).
+study rerun with other parameters, or on the other engine, computes its own
+points).
 
 The store can go stale only through a change of the code, not of the
 settings. The test suite therefore recomputes stored points and requires
@@ -33,13 +38,14 @@ single-process integration time, into the store's metadata.
 The chapter's verdict study (tolerance ladders down to rtol 1e-12, the
 transient study and the Lyapunov estimates) is stored the same way, one run
 at a time: :func:`study_run` is one run, :func:`load_or_run_study` returns
-the stored result of every run whose parameter set and settings match and
-computes the others. ``make bifurcation`` remakes that store
+the stored result of every run whose parameter set, settings and engine match
+and computes the others (a stored run without an engine in its key is a DAE
+run). ``make bifurcation`` remakes that store
 (``data/gearshift/verdict_runs.json``) too, by running the chapter's study at its
-defaults with ``ROBOLIB_WRITE_STUDY_STORE=1``::
+defaults on the DAE with ``ROBOLIB_WRITE_STUDY_STORE=1``::
 
     rm -f data/gearshift/verdict_runs.json
-    ROBOLIB_WRITE_STUDY_STORE=1 python -m robolib.study clearance_dynamics --out build/studies
+    ROBOLIB_WRITE_STUDY_STORE=1 python -m robolib.study clearance_dynamics -p engine dae --out build/studies
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from ..core.files import atomic_write, atomic_write_text
 from ..core.params import DATA_DIR
+from .runs import REFERENCE_ENGINE, check_engine
 
 #: The book's default sweep: drive frequencies (Hz) at ``FREQ_SWEEP_CLEARANCE_MM``,
 #: and clearances (mm) at ``CLEARANCE_SWEEP_FREQUENCY``.
@@ -75,6 +82,9 @@ STORE = "gearshift/bifurcation.npz"
 CHECKPOINT_DIR = DATA_DIR.parent / "build" / "bifurcation_points"
 #: Bumped when the stored layout changes.
 STORE_FORMAT = 1
+#: The engine of the runs in a store written before runs had an engine (the seed's DAE was the only model then):
+#: a stored key without ``engine`` and a stored verdict job without it are read as this engine's.
+LEGACY_ENGINE = REFERENCE_ENGINE
 #: Per-point fields kept in the store (arrays of :func:`robolib.gearshift.poincare_run`).
 FIELDS = ("frequency", "clearance", "samples", "period", "noise", "period_tol", "residuals", "n_episodes",
           "peak_force", "rtol", "n_steps", "wall_s")
@@ -121,21 +131,32 @@ def _check_points(points) -> list:
 
 
 def sweep_key(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
-              rtol: float | None = None, atol: float | None = None) -> dict:
+              rtol: float | None = None, atol: float | None = None, engine: str = REFERENCE_ENGINE) -> dict:
     """Every setting that determines the sweep's numbers, as a JSON-able dict (compared by :func:`load`).
 
-    ``rtol``/``atol`` default to the parameter set's solver values.
+    ``rtol``/``atol`` default to the parameter set's solver values; ``engine`` (:data:`robolib.gearshift.runs.ENGINES`)
+    is the model that integrates the points: a store made by one engine never answers a request for the other.
+
+    >>> k = sweep_key(default_params(), [(12.0, 0.5)], engine="dae")
+    >>> k["engine"], k == sweep_key(default_params(), [(12.0, 0.5)], engine="fast")
+    ('dae', False)
     """
     from .model import check_arguments, check_params
 
     check_params(params)
     check_arguments(n_transient=n_transient, n_samples=n_samples, rtol=rtol, atol=atol)
+    check_engine(engine, None, params)
     points = _check_points(points)
     s = params["solver"]
     return {"format": STORE_FORMAT, "params": _plain(params),
             "points": [[float(f), float(c)] for f, c in points], "n_transient": int(n_transient),
             "n_samples": int(n_samples), "rtol": float(s["rtol"] if rtol is None else rtol),
-            "atol": float(s["atol"] if atol is None else atol)}
+            "atol": float(s["atol"] if atol is None else atol), "engine": engine}
+
+
+def _stored_sweep_key(stored: dict) -> dict:
+    """A stored sweep key with its engine (:data:`LEGACY_ENGINE` for a store written before keys had one)."""
+    return stored if "engine" in stored else stored | {"engine": LEGACY_ENGINE}
 
 
 def _plain(obj):
@@ -143,55 +164,60 @@ def _plain(obj):
     return json.loads(json.dumps(obj, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
 
 
-def _point(fc, params, n_transient, n_samples, rtol, atol):
+def _point(fc, params, n_transient, n_samples, rtol, atol, engine=LEGACY_ENGINE):
     from . import poincare_run
 
     f, c_mm = fc
     r = poincare_run(params, f, c_mm * 1e-3, n_transient=n_transient, n_samples=n_samples, rtol=rtol,
-                     atol=atol)
+                     atol=atol, engine=engine)
     return {k: r[k] for k in FIELDS}
 
 
-def _sweep_task(params, points, n_transient, n_samples, rtol, atol):
-    """``(task, points)``: the picklable function of one point ``(f, c_mm)`` with every other setting bound."""
-    key = sweep_key(params, points, n_transient, n_samples, rtol, atol)
+def _sweep_task(params, points, n_transient, n_samples, rtol, atol, engine=REFERENCE_ENGINE):
+    """``(task, points)``: the picklable function of one point ``(f, c_mm)`` with every other setting bound.
+
+    The DAE's task binds no ``engine`` (its default): the checkpoint files of DAE points keep the names they had
+    before runs had an engine."""
+    key = sweep_key(params, points, n_transient, n_samples, rtol, atol, engine)
+    extra = {} if engine == LEGACY_ENGINE else {"engine": engine}
     task = functools.partial(_point, params=params, n_transient=key["n_transient"], n_samples=key["n_samples"],
-                             rtol=key["rtol"], atol=key["atol"])
+                             rtol=key["rtol"], atol=key["atol"], **extra)
     return task, [tuple(p) for p in key["points"]]
 
 
 def checkpoint_files(checkpoint, params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
-                     rtol: float | None = None, atol: float | None = None, checkpoint_key=None) -> list[Path]:
+                     rtol: float | None = None, atol: float | None = None, checkpoint_key=None,
+                     engine: str = REFERENCE_ENGINE) -> list[Path]:
     """The files in which :func:`run_sweep` with ``checkpoint`` keeps the points (one per point, existing or not)."""
     from ..core.nonlinear import point_files
 
-    task, pts = _sweep_task(params, points, n_transient, n_samples, rtol, atol)
+    task, pts = _sweep_task(params, points, n_transient, n_samples, rtol, atol, engine)
     return point_files(task, pts, checkpoint, checkpoint_key=checkpoint_key)
 
 
 def run_sweep(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
               rtol: float | None = None, atol: float | None = None, n_jobs: int = 1, backend: str | None = None,
-              client=None, progress: bool | None = None, checkpoint=None, checkpoint_key=None) -> list[dict]:
-    """Run every point (:func:`robolib.gearshift.poincare_run`) through :func:`robolib.nonlinear.sweep`.
+              client=None, progress: bool | None = None, checkpoint=None, checkpoint_key=None,
+              engine: str = REFERENCE_ENGINE) -> list[dict]:
+    """Run every point (:func:`robolib.gearshift.poincare_run` with ``engine``) through :func:`robolib.nonlinear.sweep`.
 
     Returns one dict per point with the fields ``FIELDS`` (``samples`` (N, 4)
     in the units e/c and de/dt/(c omega), ``period`` k >= 1 or 0 for
     irregular, ``wall_s`` the point's integration wall time on one process).
-    Longer runs start first (lower frequency = more simulated time).
+    Longer runs start first (lower frequency = more simulated time); a point listed twice (the frequency sweep's
+    and the clearance sweep's crossing) is run once and returned at both places (a run is deterministic).
     ``checkpoint``: a directory that keeps each finished point as it completes, keyed by its full settings
     (the parameter set, the point, transient, samples and tolerances; see :func:`robolib.nonlinear.sweep`;
     ``checkpoint_key`` an extra salt): an interrupted sweep started again computes only the missing points.
     """
     from ..core.nonlinear import sweep
 
-    task, pts = _sweep_task(params, points, n_transient, n_samples, rtol, atol)
-    order = sorted(range(len(pts)), key=lambda i: pts[i][0])
-    _, out = sweep(task, [pts[i] for i in order], n_jobs=n_jobs, backend=backend, client=client, progress=progress,
+    task, pts = _sweep_task(params, points, n_transient, n_samples, rtol, atol, engine)
+    unique = sorted(dict.fromkeys(pts), key=lambda fc: fc[0])
+    _, out = sweep(task, unique, n_jobs=n_jobs, backend=backend, client=client, progress=progress,
                    checkpoint=checkpoint, checkpoint_key=checkpoint_key)
-    res = [None] * len(pts)
-    for i, r in zip(order, out):
-        res[i] = r
-    return res
+    got = dict(zip(unique, out))
+    return [got[fc] if i == pts.index(fc) else copy.deepcopy(got[fc]) for i, fc in enumerate(pts)]
 
 
 def save(path, key: dict, records: list[dict], meta: dict | None = None) -> Path:
@@ -208,14 +234,15 @@ def load(path=None, key: dict | None = None):
     """``(records, meta)`` of the sweep stored at ``path`` (default: the book's store), or ``None``.
 
     ``None`` when there is no store or, with ``key``, when its key differs
-    from ``key`` (another parameter set, other points or settings).
+    from ``key`` (another parameter set, other points or settings, another engine; a key without an engine,
+    stored or asked for, is :data:`LEGACY_ENGINE`'s).
     """
     p = Path(path) if path is not None else DATA_DIR / STORE
     if not p.is_file():
         return None
     with np.load(p, allow_pickle=False) as z:
-        stored = json.loads(str(z["key"]))
-        if key is not None and stored != _plain(key):
+        stored = _stored_sweep_key(json.loads(str(z["key"])))
+        if key is not None and stored != _stored_sweep_key(_plain(key)):
             return None
         meta = json.loads(str(z["meta"]))
         cols = {k: z[k] for k in FIELDS}
@@ -231,21 +258,23 @@ def load(path=None, key: dict | None = None):
 
 
 def load_or_run(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
-                rtol: float | None = None, atol: float | None = None, path=None, **run_kw):
-    """The stored sweep if its key matches the request, else a fresh :func:`run_sweep`.
+                rtol: float | None = None, atol: float | None = None, path=None, engine: str = REFERENCE_ENGINE,
+                **run_kw):
+    """The stored sweep if its key (engine included) matches the request, else a fresh :func:`run_sweep`.
 
     Returns ``(records, info)``; ``info["source"]`` is ``"stored"`` (with the
     store's metadata: when, where and how long it took) or ``"computed"`` (with
-    this run's wall time).
+    this run's wall time); ``info["engine"]`` the engine of the points.
     """
-    key = sweep_key(params, points, n_transient, n_samples, rtol, atol)
+    key = sweep_key(params, points, n_transient, n_samples, rtol, atol, engine)
     got = load(path, key)
     if got is not None:
         records, meta = got
-        return records, meta | {"source": "stored", "path": str(Path(path) if path else Path("data") / STORE)}
+        return records, meta | {"source": "stored", "engine": engine,
+                                "path": str(Path(path) if path else Path("data") / STORE)}
     t0 = time.perf_counter()
-    records = run_sweep(params, points, n_transient, n_samples, rtol, atol, **run_kw)
-    return records, {"source": "computed", "wall_s": time.perf_counter() - t0,
+    records = run_sweep(params, points, n_transient, n_samples, rtol, atol, engine=engine, **run_kw)
+    return records, {"source": "computed", "engine": engine, "wall_s": time.perf_counter() - t0,
                      "integration_s": float(sum(r["wall_s"] for r in records))}
 
 
@@ -264,8 +293,8 @@ class StoredLyapunov:
         self.__dict__.update(fields)
 
 
-def study_run(job, params: dict, seed: int = 0):
-    """One run of the clearance chapter's verdict study.
+def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
+    """One run of the clearance chapter's verdict study, on ``engine`` (:data:`robolib.gearshift.runs.ENGINES`).
 
     ``job = (kind, f [Hz], c [mm], rtol, a, b, alpha, atol_factor)``: kind
     ``"poincare"`` runs :func:`robolib.gearshift.poincare_run` with ``a``
@@ -274,7 +303,8 @@ def study_run(job, params: dict, seed: int = 0):
     ``b`` renormalisations (``alpha``: Baumgarte factor or None). atol is the
     parameter set's atol scaled with rtol (exactly its atol at its rtol), times
     ``atol_factor``. Returns the Poincaré fields ``FIELDS`` or a
-    :class:`StoredLyapunov`.
+    :class:`StoredLyapunov`. With ``engine="fast"`` a Lyapunov job must have ``alpha = None`` (the
+    minimal-coordinate model has no Baumgarte factor): the renormalisation settings are the DAE job's.
     """
     from ..core.checks import real, seed as check_seed
     from . import lyapunov_run, poincare_run
@@ -290,6 +320,9 @@ def study_run(job, params: dict, seed: int = 0):
     from .model import check_arguments
 
     try:   # the run's own checks, before any work, with the job named
+        check_engine(engine, None, params)
+        if engine == "fast" and kind == "lyapunov" and alpha is not None:
+            raise ParameterError(f"alpha = {alpha!r} is not valid with engine = 'fast' (no Baumgarte terms)")
         if kind == "poincare":
             check_arguments(frequency=f, rtol=rt, n_transient=a, n_samples=b)
         else:
@@ -299,17 +332,23 @@ def study_run(job, params: dict, seed: int = 0):
     s = params["solver"]
     at = s["atol"] if rt == s["rtol"] else s["atol"] * (rt / s["rtol"])
     if kind == "poincare":
-        r = poincare_run(params, f, c_mm * 1e-3, n_transient=a, n_samples=b, rtol=rt, atol=at * afac)
+        r = poincare_run(params, f, c_mm * 1e-3, n_transient=a, n_samples=b, rtol=rt, atol=at * afac, engine=engine)
         return {k: r[k] for k in FIELDS}
     if kind == "lyapunov":
         L = lyapunov_run(params, f, c_mm * 1e-3, n_transient=a, n_renorm=b, rtol=rt, atol=at * afac, alpha=alpha,
-                         seed=seed)
+                         seed=seed, engine=engine)
         return StoredLyapunov(**{k: getattr(L, k) for k in LYAPUNOV_FIELDS})
     raise ParameterError(f"job kind must be 'poincare' or 'lyapunov', got {kind!r}")
 
 
-def _job_key(job, seed):
-    return _plain(list(job) + [int(seed)])
+def _job_key(job, seed, engine):
+    """The store's key of a run: the job, the seed and the engine."""
+    return _plain(list(job) + [int(seed), engine])
+
+
+def _stored_job_key(key: list) -> list:
+    """A stored run's key with its engine (:data:`LEGACY_ENGINE` for a run stored before keys had one)."""
+    return key if len(key) == 10 else key + [LEGACY_ENGINE]
 
 
 def _to_json(r):
@@ -327,23 +366,22 @@ def _from_json(d):
     return out
 
 
-def stored_jobs(params: dict, jobs, seed: int = 0, path=None) -> list:
-    """The jobs among ``jobs`` that the verdict store holds for ``params`` and ``seed`` (nothing is computed).
-
-    A default build of the book must find every job of the chapter here (it cannot afford to compute them).
-    """
+def stored_jobs(params: dict, jobs, seed: int = 0, path=None, engine: str = REFERENCE_ENGINE) -> list:
+    """The jobs among ``jobs`` that the verdict store holds for ``params``, ``seed`` and ``engine`` (nothing is
+    computed)."""
     p = Path(path) if path is not None else DATA_DIR / STUDY_STORE
     if not p.is_file():
         return []
     got = json.loads(p.read_text())
     if got.get("format") != STORE_FORMAT or got.get("params") != _plain(params):
         return []
-    keys = {json.dumps(r["job"]) for r in got["runs"]}
-    return [tuple(j) for j in jobs if json.dumps(_job_key(tuple(j), seed)) in keys]
+    keys = {json.dumps(_stored_job_key(r["job"])) for r in got["runs"]}
+    return [tuple(j) for j in jobs if json.dumps(_job_key(tuple(j), seed, engine)) in keys]
 
 
-def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, **sweep_kw):
-    """Results of the verdict-study ``jobs`` (:func:`study_run`): stored where the store has them, else computed.
+def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, engine: str = REFERENCE_ENGINE, **sweep_kw):
+    """Results of the verdict-study ``jobs`` (:func:`study_run` on ``engine``): stored where the store has them
+    for this engine, else computed (a run of one engine is never served for the other).
 
     Returns ``(dict job -> result, info)`` with ``info["stored"]`` and
     ``info["computed"]`` the numbers of runs of each kind and
@@ -360,20 +398,21 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, **sweep_kw):
         got = json.loads(p.read_text())
         if got.get("format") == STORE_FORMAT and got.get("params") == plain:
             store = got
-    index = {json.dumps(r["job"]): r["result"] for r in store["runs"]}
+    check_engine(engine, None, params)
+    index = {json.dumps(_stored_job_key(r["job"])): r["result"] for r in store["runs"]}
     out, todo = {}, []
     for job in dict.fromkeys(tuple(j) for j in jobs):
-        hit = index.get(json.dumps(_job_key(job, seed)))
+        hit = index.get(json.dumps(_job_key(job, seed, engine)))
         if hit is not None:
             out[job] = _from_json(hit)
         else:
             todo.append(job)
     t0 = time.perf_counter()
     if todo:
-        _, res = sweep(functools.partial(study_run, params=params, seed=seed), todo, **sweep_kw)
+        _, res = sweep(functools.partial(study_run, params=params, seed=seed, engine=engine), todo, **sweep_kw)
         out.update(zip(todo, res))
         if os.environ.get(STUDY_STORE_ENV, "") == "1":
-            store["runs"] += [{"job": _job_key(j, seed), "result": _to_json(r)} for j, r in zip(todo, res)]
+            store["runs"] += [{"job": _job_key(j, seed, engine), "result": _to_json(r)} for j, r in zip(todo, res)]
             atomic_write_text(p, json.dumps(store))
     return out, {"stored": len(out) - len(todo), "computed": len(todo), "wall_s": time.perf_counter() - t0}
 
@@ -404,7 +443,7 @@ def main(argv=None) -> int:
 
     params = default_params()
     points = sweep_points()
-    key = sweep_key(params, points)
+    key = sweep_key(params, points, engine="dae")      # the store is the seed's DAE model's (the reference)
     salt = code_fingerprint()          # points of older code are never reused (the store is remade after a change)
     cluster = None
     if a.scheduler:
@@ -416,7 +455,7 @@ def main(argv=None) -> int:
         n_workers = len(client.scheduler_info()["workers"])
         t0 = time.perf_counter()
         records = run_sweep(params, points, backend="dask", client=client, progress=True, checkpoint=a.checkpoint,
-                            checkpoint_key=salt)
+                            checkpoint_key=salt, engine="dae")
         wall = time.perf_counter() - t0
     finally:
         client.close()
@@ -443,7 +482,7 @@ def _remove_points(checkpoint, params, points, salt) -> int:
     fingerprint in their key no later code would read them. Other files in the directory are left alone.
     """
     n = 0
-    for f in checkpoint_files(checkpoint, params, points, checkpoint_key=salt):
+    for f in checkpoint_files(checkpoint, params, points, checkpoint_key=salt, engine="dae"):
         if f.is_file():
             f.unlink()
             n += 1
@@ -452,8 +491,8 @@ def _remove_points(checkpoint, params, points, salt) -> int:
     return n
 
 
-__all__ = ["STUDY_STORE", "STUDY_STORE_ENV", "LYAPUNOV_FIELDS", "StoredLyapunov", "study_run", "stored_jobs",
-           "load_or_run_study",
+__all__ = ["LEGACY_ENGINE", "STUDY_STORE", "STUDY_STORE_ENV", "LYAPUNOV_FIELDS", "StoredLyapunov", "study_run",
+           "stored_jobs", "load_or_run_study",
            "DEFAULT_FREQUENCIES", "FREQ_SWEEP_CLEARANCE_MM", "DEFAULT_CLEARANCES_MM", "CLEARANCE_SWEEP_FREQUENCY",
            "N_TRANSIENT", "N_SAMPLES", "STORE", "CHECKPOINT_DIR", "FIELDS", "sweep_points", "sweep_key", "checkpoint_files",
            "run_sweep", "save", "load",

@@ -38,11 +38,11 @@ from ..core import contact
 from ..core import nonlinear as N
 from ..core.clearance import mode_shares
 from ..study import Parameter, StudyResult, declare_parameters
-from . import checks, figures, sweeps, verdicts
+from . import checks, figures, orbit_study, sweeps, verdicts
 from .drawing import gearshift_mechanism
 from .model import build_gearshift, clearance_model, simulate_clearance, with_changes
-from .runs import LYAPUNOV_TAU, NOISE_RTOL_DIVISOR, PERIOD_TOL_FACTOR, explore_run
-from .settings import (CONTACT_LAWS, DETAIL_SAMPLE_RATE, VALID_CASES, VALID_JOBS, VALID_JOINTS, VALID_LADDER,
+from .runs import DEFAULT_ENGINE, ENGINES, LYAPUNOV_TAU, NOISE_RTOL_DIVISOR, PERIOD_TOL_FACTOR, explore_run
+from .settings import (CONTACT_LAWS, DETAIL_SAMPLE_RATE, VALID_CASES, VALID_ENGINE, VALID_JOBS, VALID_JOINTS, VALID_LADDER,
                        VALID_LADDERS, VALID_RANGE, StudySettings, check_cases, check_clearance_joint, check_ladder,
                        check_ladders, check_n_jobs, check_range, study_settings)
 
@@ -87,6 +87,9 @@ PARAMETERS = {
                             "period test compares at least two", kind="integer", low=2),
     "lyapunov_span": Parameter(2.4, "simulated time renormalised over per Lyapunov estimate: one renormalisation "
                                "per half period, at least 8", unit="s", low=0.0),
+    "engine": Parameter(DEFAULT_ENGINE, f"the model of the verdict ladders, their Lyapunov estimates and the sweeps: "
+                        f"{VALID_ENGINE}; 'dae' reads the stored runs at the defaults, 'fast' computes them (the "
+                        f"orbits and the branch always use the fast model)", kind="choice", choices=ENGINES),
     "n_jobs": Parameter(2, f"parallel processes of the sweeps, joblib: {VALID_JOBS}, not 0", kind="integer",
                         low=-1, check=check_n_jobs),
     "seed": Parameter(0, "seed of the random initial separation of the Lyapunov estimates", kind="integer", low=0),
@@ -98,6 +101,10 @@ TABLE_CAPTIONS = {
     "modes": "Motion modes of the detailed run: share of the run and number of contact episodes.",
     "convergence": "The detailed run at each tolerance of `convergence_rtols` (atol = rtol/1000): integrator "
                    "steps, contact episodes, impacts, peak normal force, largest end-point error and wall time.",
+    "orbits": "Periodic orbits found by shooting per case, on the fast model at rtol "
+              f"{orbit_study.O.ORBIT_RTOL:g}: period, residual and shooting tolerance (scaled max norm), the largest "
+              "Floquet multiplier with its differencing error, stability, the distance of the simulated motion's last "
+              "samples from the stable orbit, and the two Lyapunov exponents.",
     "readings": "Poincaré reading per case and tolerance: the measured one-return noise, the test's tolerance "
                 f"({PERIOD_TOL_FACTOR:g} × noise) and the misfit of the sample sequence with itself at lags 1–4 "
                 "(normalised units).",
@@ -126,7 +133,8 @@ def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1
                                 [1e-6, 1e-9, 1e-10]],
                     freq_range=[1.0, 12.0], freq_step=0.25,  # noqa: B006
                     freq_sweep_clearance_mm=0.5, clearance_range_mm=[0.02, 0.5], n_clearance=25,  # noqa: B006
-                    clearance_sweep_frequency=6.0, n_transient=20, n_poincare=60, lyapunov_span=2.4, n_jobs=2,
+                    clearance_sweep_frequency=6.0, n_transient=20, n_poincare=60, lyapunov_span=2.4, engine=DEFAULT_ENGINE,
+                    n_jobs=2,
                     seed=0, quick=False) -> StudyResult:
     """Every experiment of the clearance chapter; the claims, tables, figures and data.
 
@@ -137,13 +145,15 @@ def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1
     ``convergence_rtols`` of the detailed run;
     the sweeps ``freq_range`` [Hz] in ``freq_step`` steps at ``freq_sweep_clearance_mm`` [mm] and
     ``n_clearance`` clearances over ``clearance_range_mm`` [mm] at ``clearance_sweep_frequency`` [Hz];
-    ``n_transient`` periods before ``n_poincare`` samples; ``lyapunov_span`` [s]; ``n_jobs`` processes;
+    ``n_transient`` periods before ``n_poincare`` samples; ``lyapunov_span`` [s]; ``engine`` the model of the
+    ladders and sweeps (``"dae"``: the seed's, from the stores at the defaults; ``"fast"``: computed); ``n_jobs`` processes;
     ``seed`` of the Lyapunov separations; ``quick``: tiny runs for tests (about a minute).
 
-    Returns a :class:`robolib.study.StudyResult` with the tables ``modes``, ``convergence``, ``readings``,
+    Returns a :class:`robolib.study.StudyResult` with the tables ``modes``, ``convergence``, ``orbits``, ``readings``,
     ``replicate``, ``transient``, ``lyapunov``, ``sweep_readings``, ``slider_crank``; the figures
-    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``bifurcation``, ``slider``; ``data`` with the settings
-    and every experiment's data (``ideal``, ``drift``, ``detail``, ``convergence``, ``verdicts``,
+    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbits``, ``bifurcation``, ``branch``, ``slider``; ``data``
+    with the settings and every experiment's data (``ideal``, ``drift``, ``detail``, ``convergence``, ``verdicts``,
+    ``orbits`` and ``branch`` (:mod:`.orbit_study`),
     ``bifurcation``, ``slider_crank``, ``explore_runs``); ``values`` the text the prose glues.
     Raises :class:`robolib.ParameterError` naming a bad parameter and its valid values before any run
     (:data:`PARAMETERS`; conditions between parameters and those of the parameter file in :mod:`.settings`).
@@ -158,20 +168,35 @@ def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1
     detail = checks.detail_run(s, reg)
     conv = checks.detail_convergence(s, reg)
     v = verdicts.run_verdict_study(s, reg)
+    orb, branch = orbit_study.orbit_study(s, v, reg)
     bif = sweeps.bifurcation_study(s, v, reg)
+    if branch is not None:
+        orbit_study.register_branch(reg, branch, bif["f_runs"], s.freqs)
+        orbit_study.register_crossings(reg, branch)
+        orbit_study.register_onsets(reg, branch)
+        orbit_study.register_brute_agreement(reg, branch, bif["f_runs"], s.freqs, s.n_transient)
+    else:
+        for cid in ("clearance_orbit_first_pd", "clearance_orbit_crossings", "clearance_orbit_onsets",
+                    "clearance_orbit_brute"):
+            if cid not in reg.claims:
+                reg.claim(cid, "the period-1 branch", value=None, criterion="the branch is computed (not in quick "
+                          "runs, and with one clearance joint only)", holds=False, text="not computed in this run")
     sc = checks.slider_crank_check(s, reg)
     grid = [(f, c) for c in s.explore_c for f in s.explore_f]
     _, ex_out = N.sweep(functools.partial(explore_run, s.base), grid, n_jobs=s.n_jobs)
     tables = {"modes": checks.modes_table(detail), "convergence": checks.convergence_table(conv),
-              "readings": verdicts.readings_table(v), "replicate": verdicts.replicate_table(v),
+              "orbits": orbit_study.orbit_table(orb), "readings": verdicts.readings_table(v),
+              "replicate": verdicts.replicate_table(v),
               "transient": verdicts.transient_table(v), "lyapunov": verdicts.lyapunov_table(v),
               "sweep_readings": sweeps.sweep_readings_table(s, bif), "slider_crank": checks.slider_table(sc)}
     tables = {name: _captioned(name, i + 1, t) for i, (name, t) in enumerate(tables.items())}
     figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
-            "bifurcation": figures.bifurcation_figure(s, bif), "slider": figures.slider_figure(sc)}
+            "orbits": orbit_study.orbits_figure(orb), "bifurcation": figures.bifurcation_figure(s, bif),
+            "slider": figures.slider_figure(sc)}
+    figs["branch"] = orbit_study.branch_figure(branch, bif["f_runs"], s.freqs)
     data = {"settings": s, "ideal": ideal, "drift": drift, "detail": detail, "convergence": conv, "verdicts": v,
-            "bifurcation": bif, "slider_crank": sc, "explore_runs": dict(zip(grid, ex_out)),
+            "orbits": orb, "branch": branch, "bifurcation": bif, "slider_crank": sc, "explore_runs": dict(zip(grid, ex_out)),
             "wall_s": time.perf_counter() - t_start}
     return StudyResult("clearance_dynamics", params, reg, tables=tables, figures=figs, data=data,
                        values=glue_values(s, ideal, detail, conv, v, bif))
@@ -195,7 +220,10 @@ def glue_values(s: StudySettings, ideal: dict, detail: dict, conv: dict, v, bif:
             "clearance_case_rt_lo": f"{min(min(r) for r in s.rtols.values()):g}",
             "clearance_csweep_f": f"{s.clearance_sweep_frequency:g}", "clearance_tau_max": f"{ideal['tau_max']:.3g}",
             "clearance_K": f"{detail['K']:.3g}",
-            "clearance_detail_steps_def": f"{conv['at_default']['n_steps']:,}"}
+            "clearance_detail_steps_def": f"{conv['at_default']['n_steps']:,}",
+            "clearance_orbit_rtol": f"{orbit_study.O.ORBIT_RTOL:g}", "clearance_engine": s.engine,
+            "clearance_fast_d0": f"{orbit_study.O.LYAP_D0:g}", "clearance_fast_substeps": str(orbit_study.O.LYAP_SUBSTEPS),
+            "clearance_orbit_transient": str(orbit_study.O.ORBIT_TRANSIENT)}
 
 
 # --------------------------------------------------------------------------- the parameter tables
@@ -256,6 +284,15 @@ def criteria_rows() -> list:
          "sweep reading and stored-sweep check (normalised units)"),
         ("BIF_MAX_STEP, BIF_MIN_CLEARANCES, BIF_MIN_SAMPLES", f"{S.BIF_MAX_STEP:g} Hz, {S.BIF_MIN_CLEARANCES}, "
          f"{S.BIF_MIN_SAMPLES}", "resolution of the bifurcation diagrams"),
+        ("SHOOT_TOL_FACTOR, CONVERGE_FACTOR", f"{orbit_study.O.SHOOT_TOL_FACTOR:g}, {orbit_study.O.CONVERGE_FACTOR:g}",
+         "shooting tolerance (× one-return noise); the motion converges within this × the tolerance"),
+        ("STABILITY_MARGIN, STEP_SPREAD_FACTOR, MU_RESOLVED_FACTOR",
+         f"{orbit_study.STABILITY_MARGIN:g}, {orbit_study.O.STEP_SPREAD_FACTOR:g}, {orbit_study.O.MU_RESOLVED_FACTOR:g}",
+         "stable: max|μ| + error < 1 − margin; the error's second stencil; a reading below this × error is a bound"),
+        ("DIRECT_AMPLITUDE, DIRECT_RETURNS", f"{orbit_study.DIRECT_AMPLITUDE:g}, {orbit_study.DIRECT_RETURNS}",
+         "direct route at the branch's loss of stability (scaled perturbation, periods)"),
+        ("BRANCH_DS, BRANCH_P_TOL, BRANCH_F_MAX", f"{orbit_study.BRANCH_DS:g} Hz, {orbit_study.BRANCH_P_TOL:g} Hz, "
+         f"{orbit_study.BRANCH_F_MAX:g} Hz", "continuation step, bracket of a located crossing, end of the branch"),
         ("SC_ACC_REL, SC_RATIO, SC_LEVEL", f"{C.SC_ACC_REL:g}, {C.SC_RATIO[0]:g}–{C.SC_RATIO[1]:g}, {C.SC_LEVEL:g}",
          "slider-crank"),
     ]

@@ -2,9 +2,12 @@
 
 A frequency sweep at ``freq_sweep_clearance_mm`` and a clearance sweep at
 ``clearance_sweep_frequency``, each point a :func:`robolib.gearshift.poincare_run` with
-the settings of the verdict runs at the default tolerance. The book's default sweep
-is stored (:func:`robolib.gearshift.store.load_or_run`); the points that coincide
-with the verdict study's own runs must agree with them.
+the settings of the verdict runs at the default tolerance, on the study's engine. On the
+seed's DAE (engine ``"dae"``) the book's default sweep is stored
+(:func:`robolib.gearshift.store.load_or_run`, keyed with the engine); on the fast model
+(the default) it is computed. The points that coincide with the verdict study's own runs
+must agree with them: two independent computations (or stored copies) of one point with
+the settings of the sweep and of the verdict study.
 
 >>> sweep_reading({"period": 0, "residuals": [0.8, 0.004, 0.9]})
 'near period-2'
@@ -60,15 +63,8 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
     """
     points = B.sweep_points(s.freqs, s.freq_sweep_clearance_mm, s.clearances_mm, s.clearance_sweep_frequency)
     runs, info = B.load_or_run(s.base, points, s.n_transient, s.n_poincare, s.rtol, s.atol, n_jobs=s.n_jobs,
-                               checkpoint=checkpoint)
-    same = [(i, fc) for i, fc in enumerate(points) if fc in s.cases and s.rt_default(*fc) == s.rtol]
-    gaps = [float(np.max(np.abs(runs[i]["samples"] - v.pk(*fc, s.rtol)["samples"]))) for i, fc in same]
-    reg.claim("clearance_store_current", "the sweep's points that coincide with this run's verdict runs at the default "
-              "tolerance have the same Poincaré samples", value=gaps,
-              criterion=f"at least one coinciding point, and max |difference| <= {STORE_AGREE:g} (normalised units)",
-              holds=len(same) >= 1 and max(gaps, default=np.inf) <= STORE_AGREE,
-              text=(f"{len(same)} points ({', '.join(f'{f:g} Hz / {c:g} mm' for _, (f, c) in same)}) agree to "
-                    f"{max(gaps):.0e}" if same else "no sweep point coincides with a verdict run"))
+                               checkpoint=checkpoint, engine=s.engine)
+    register_store_current(s, v, reg, points, runs, info)
     freqs, cls = s.freqs, s.clearances_mm
     step = float(np.max(np.diff(freqs))) if len(freqs) > 1 else None
     reg.claim("clearance_bif_resolution", f"the bifurcation diagrams sample the frequency at most every {BIF_MAX_STEP:g} Hz, at {BIF_MIN_CLEARANCES} or more "
@@ -96,6 +92,33 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
             "sim_s": sim_s, "integration_s": integ_s, "rate": rate, "wall_s": wall_s, "workers": workers}
 
 
+def _source_text(source: str, engine: str, n: int) -> str:
+    return f"{'stored' if source == 'stored' else 'computed in this run'} ({n} {engine.upper()} runs)"
+
+
+def register_store_current(s: StudySettings, v, reg, points, runs, info) -> None:
+    """Claim ``clearance_store_current``: the sweep's points that are also verdict runs have the same samples.
+
+    Both are runs of one point on one engine: the sweep's and the verdict study's at the default rung. Computed,
+    they are two separate runs with the settings of the sweep and of the verdict study, so agreement checks that
+    those settings are the same (transient, samples, tolerances, parameter set, engine); stored (engine "dae" at
+    the defaults), it checks that the two stores hold the same model's runs. The text says which.
+    """
+    same = [(i, fc) for i, fc in enumerate(points) if fc in s.cases and s.rt_default(*fc) == s.rtol]
+    gaps = [float(np.max(np.abs(runs[i]["samples"] - v.pk(*fc, s.rtol)["samples"]))) for i, fc in same]
+    n_verdict_stored = v.info.get("stored", 0)
+    v_src = "stored" if n_verdict_stored and not v.info.get("computed", 0) else "computed"
+    srcs = (f"sweep {_source_text(info['source'], s.engine, len(runs))}, verdict runs "
+            f"{_source_text(v_src, s.engine, len(v.runs))}")
+    reg.claim("clearance_store_current", "the sweep's points that coincide with this run's verdict runs at the default "
+              "tolerance have the same Poincaré samples (the sweep and the verdict study run one model with the same "
+              "settings)", value=gaps,
+              criterion=f"at least one coinciding point, and max |difference| <= {STORE_AGREE:g} (normalised units)",
+              holds=len(same) >= 1 and max(gaps, default=np.inf) <= STORE_AGREE,
+              text=(f"{len(same)} points ({', '.join(f'{f:g} Hz / {c:g} mm' for _, (f, c) in same)}) agree to "
+                    f"{max(gaps):.0e}; {srcs}" if same else "no sweep point coincides with a verdict run"))
+
+
 def _listing(vals, runs, want) -> str:
     sel = [f"{x:g}" for x, r in zip(vals, runs) if want(sweep_reading(r))]
     return (f"{len(sel)}: " + ", ".join(sel)) if sel else "none"
@@ -114,4 +137,4 @@ def sweep_readings_table(s: StudySettings, d: dict) -> str:
 
 
 __all__ = ["NEAR_PERIOD", "STORE_AGREE", "BIF_MAX_STEP", "BIF_MIN_CLEARANCES", "BIF_MIN_SAMPLES",
-           "sweep_reading", "reading_bar", "bifurcation_study", "sweep_readings_table"]
+           "sweep_reading", "reading_bar", "bifurcation_study", "register_store_current", "sweep_readings_table"]

@@ -10,6 +10,12 @@ where it has them, computes the rest, reads each case's ladder with
 times ``REPLICATE_ATOL`` and registers the claims. The criteria are the module
 constants, fixed before the runs.
 
+Every job runs on the study's ``engine`` (:attr:`StudySettings.engine`, part of each stored run's key):
+``"fast"`` the minimal-coordinate model, ``"dae"`` the seed's Baumgarte DAE (whose runs at the defaults are
+stored). The fast model has no Baumgarte factor, so on it the alpha-independence check of the DAE becomes
+a check against the DAE: the fast exponent of the first case must agree with the DAE's at both Baumgarte
+factors (two DAE runs, from the store where it has them).
+
 >>> job_cost(("poincare", 10.0, 0.5, 1e-9, 20, 60, None, 1.0))
 8.0
 >>> case_id("clearance_verdict", 10.0, 0.5)
@@ -74,19 +80,42 @@ def long_run_window(s: StudySettings) -> tuple[int, int]:
 
 
 def verdict_jobs(s: StudySettings) -> list:
-    """Every job of the verdict study except the replicates, each once, longest first.
+    """Every job of the verdict study on ``s.engine`` except the replicates, each once, longest first.
 
     The ladders of every case, the long run of the transient study (first case, default rung), the Lyapunov
-    estimates at the default rung, at ``ALPHA_HIGH`` (first case) and at the tightest rung of each ladder.
+    estimates at the default rung, at ``ALPHA_HIGH`` (first case; engine "dae" only, see :func:`alpha_jobs`) and at
+    the tightest rung of each ladder.
     """
     f0, c0 = s.case0
     jobs = [poincare_job(s, f, c, rt) for (f, c) in s.cases for rt in s.rtols[(f, c)]]
     jobs.append(poincare_job(s, f0, c0, s.rt_default(f0, c0), *long_run_window(s)))
     jobs += [lyapunov_job(s, f, c) for (f, c) in s.cases]
-    jobs.append(lyapunov_job(s, f0, c0, alpha=ALPHA_HIGH))
+    if s.engine == "dae":
+        jobs.append(lyapunov_job(s, f0, c0, alpha=ALPHA_HIGH))
     jobs += [lyapunov_job(s, f, c, rt=s.rtols[(f, c)][-1]) for (f, c) in s.cases
              if s.rtols[(f, c)][-1] != s.rt_default(f, c)]
     return sorted(dict.fromkeys(jobs), key=job_cost, reverse=True)
+
+
+def readings_text(rts, ks) -> str:
+    """The period test's readings along a ladder in words, runs of equal readings merged.
+
+    >>> readings_text([1e-9, 1e-10, 1e-11], [0, 0, 0])
+    'irregular at every rtol'
+    >>> readings_text([1e-9, 1e-10, 1e-11, 1e-12], [0, 0, 0, 2])
+    'irregular at rtol 1e-09–1e-11 and period-2 at 1e-12'
+    """
+    if len(set(ks)) == 1:
+        return f"{N.period_name(ks[0])} at every rtol"
+    runs = []
+    for rt, k in zip(rts, ks):
+        if runs and runs[-1][0] == k:
+            runs[-1][2] = rt
+        else:
+            runs.append([k, rt, rt])
+    parts = [f"{N.period_name(k)} at " + (f"{a:g}" if a == b else f"{a:g}–{b:g}") for k, a, b in runs]
+    parts[0] = parts[0].replace(" at ", " at rtol ", 1)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def stepwise_rule(rts, misfits, fall: float = STEPWISE_FALL) -> bool:
@@ -117,6 +146,8 @@ class VerdictStudy:
     window_tol: float = float("nan")
     lag0: int = 1
     lyapunov_rows: list = field(default_factory=list)
+    #: engine "fast": the DAE's Lyapunov runs of the first case at the file's alpha and at ALPHA_HIGH (job -> result)
+    dae_runs: dict = field(default_factory=dict)
 
     def pk(self, f, c, rt, tr=None, ns=None, afac=1.0) -> dict:
         """The Poincaré run of case ``(f, c)`` at rtol ``rt``."""
@@ -143,8 +174,8 @@ def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
     this run lacks, ``clearance_loose``, ``clearance_transient``, then the Lyapunov claims
     (:func:`register_lyapunov`).
     """
-    runs, info = B.load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs)
-    v = VerdictStudy(s, runs, info)
+    runs, info = B.load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=s.engine)
+    v = VerdictStudy(s, runs, info | {"engine": s.engine})
     for (f, c) in s.cases:
         rts = s.rtols[(f, c)]
         got = [v.pk(f, c, rt) for rt in rts]
@@ -154,9 +185,13 @@ def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
            for rt in s.rtols[(f, c)][-N.LADDER_FIT:]]
     if rep:
         rep_runs, rep_info = B.load_or_run_study(s.base, sorted(rep, key=job_cost, reverse=True), seed=s.seed,
-                                                 n_jobs=s.n_jobs)
+                                                 n_jobs=s.n_jobs, engine=s.engine)
         v.runs.update(rep_runs)
-        v.info = {k: v.info[k] + rep_info[k] for k in ("stored", "computed", "wall_s")}
+        v.info = v.info | {k: v.info[k] + rep_info[k] for k in ("stored", "computed", "wall_s")}
+    if s.engine != "dae":
+        v.dae_runs, dae_info = B.load_or_run_study(s.base, alpha_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine="dae")
+        v.info = v.info | {"dae_stored": dae_info["stored"], "dae_computed": dae_info["computed"],
+                           "dae_wall_s": dae_info["wall_s"]}
     for fc in s.cases:
         register_case_verdict(v, reg, *fc)
     register_rung_scatter(v, reg)
@@ -169,6 +204,12 @@ def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
     transient_study(v, reg)
     register_lyapunov(v, reg)
     return v
+
+
+def alpha_jobs(s: StudySettings) -> list:
+    """The DAE Lyapunov jobs of the first case at the file's alpha and at ``ALPHA_HIGH`` (the alpha check)."""
+    f0, c0 = s.case0
+    return [lyapunov_job(s, f0, c0), lyapunov_job(s, f0, c0, alpha=ALPHA_HIGH)]
 
 
 def register_case_verdict(v: VerdictStudy, reg, f, c) -> None:
@@ -200,8 +241,8 @@ def register_case_verdict(v: VerdictStudy, reg, f, c) -> None:
         else:
             status = f"{N.period_name(k)} in the limit"
             lag1 = float(runs[-1]["residuals"][0]) if k > 1 else None
-            text = (f"{N.period_name(k)} in the limit of exact integration: the test reads "
-                    f"{N.period_name(ks[-1])} at every rtol, but the lag-{k} misfit falls from {m[rts.index(rd)]:.1e} "
+            text = (f"{N.period_name(k)} in the limit of exact integration: the test reads {readings_text(rts, ks)}, "
+                    f"but the lag-{k} misfit falls from {m[rts.index(rd)]:.1e} "
                     f"at rtol {rd:g} to {m[-1]:.1e} at {rts[-1]:g}, a slope of {sl:.2f} (replicate: {sl_rep:.2f}) over "
                     f"rtol {last[0]:g}–{last[-1]:g}" + (f", while lag 1 stays {lag1:.2f}" if lag1 is not None else ""))
     elif kind == "irregular":
@@ -309,27 +350,33 @@ def register_lyapunov(v: VerdictStudy, reg) -> None:
                       criterion="periodic: lambda + 2u < 0; irregular: lambda - 2u > 0",
                       holds=(L.exponent + 2 * L.uncertainty < 0) if periodic else (L.exponent - 2 * L.uncertainty > 0),
                       text=f"λ = {L.exponent:+.1f} ± {L.uncertainty:.1f} /s")
-        rows.append(_lyapunov_row(f, c, st, L, s.rt_default(f, c), s.alpha))
+        rows.append(_lyapunov_row(f, c, st, L, s.rt_default(f, c), _alpha_of(s)))
     for (f, c) in CITED_CASES:
         if case_id("clearance_lyap", f, c) not in reg.claims:
             reg.claim(case_id("clearance_lyap", f, c), f"the largest Lyapunov exponent at {f:g} Hz / {c:g} mm",
                       value=None, criterion="the case is one of this run's verdict_cases", holds=False,
                       text="not computed in this run (the case is not in verdict_cases)")
     off = [abs(v.lyap(f, c).exponent + s.alpha) > 2 * v.lyap(f, c).uncertainty for (f, c) in s.cases]
+    note = ("" if s.engine == "dae" else " (the fast model has no Baumgarte terms: on it the check says only whether "
+            "λ ± 2u excludes −α)")
     reg.claim("clearance_lyap_not_alpha", f"no exponent sits at the Baumgarte rate -alpha = -{s.alpha:g} /s",
               value=[v.lyap(f, c).exponent for (f, c) in s.cases], criterion="|lambda + alpha| > 2u for every case",
-              holds=all(off), text="none sits at −α" if all(off) else
-              f"{len(off) - sum(off)} of {len(off)} sit at −α within 2u")
+              holds=all(off), text=("none sits at −α" if all(off) else
+                                    f"{len(off) - sum(off)} of {len(off)} sit at −α within 2u") + note)
     f0, c0 = s.case0
-    La, Lb = v.lyap(f0, c0), v.lyap(f0, c0, alpha=ALPHA_HIGH)
-    rows.append(_lyapunov_row(f0, c0, "", Lb, s.rt_default(f0, c0), ALPHA_HIGH))
+    if s.engine == "dae":
+        La, Lb = v.lyap(f0, c0), v.lyap(f0, c0, alpha=ALPHA_HIGH)
+        rows.append(_lyapunov_row(f0, c0, "", Lb, s.rt_default(f0, c0), ALPHA_HIGH))
+    else:
+        dae = [v.dae_runs[j] for j in alpha_jobs(s)]
+        rows += [_lyapunov_row(f0, c0, "DAE", L, s.rt_default(f0, c0), a) for L, a in zip(dae, (s.alpha, ALPHA_HIGH))]
     shifts, ok, txt = [], [], []
     for (f, c) in s.cases:
         rt_t = s.rtols[(f, c)][-1]
         if rt_t == s.rt_default(f, c):
             continue
         L, Lt = v.lyap(f, c), v.lyap(f, c, rt=rt_t)
-        rows.append(_lyapunov_row(f, c, v.status[(f, c)], Lt, rt_t, s.alpha))
+        rows.append(_lyapunov_row(f, c, v.status[(f, c)], Lt, rt_t, _alpha_of(s)))
         shifts.append(abs(Lt.exponent - L.exponent) / np.hypot(L.uncertainty, Lt.uncertainty))
         ok.append(np.sign(Lt.exponent) == np.sign(L.exponent) and abs(Lt.exponent) > 2 * Lt.uncertainty)
         txt.append(f"{f:g} Hz {L.exponent:+.1f} → {Lt.exponent:+.1f} /s at rtol {rt_t:g}")
@@ -338,17 +385,49 @@ def register_lyapunov(v: VerdictStudy, reg) -> None:
               "tightest", holds=len(ok) >= 1 and all(ok),
               text=("; ".join(txt) + f": the sign holds, the magnitude moves by up to {max(shifts):.1f} combined "
                     "uncertainties") if ok else "no tighter tolerance in this run")
-    gap = abs(La.exponent - Lb.exponent)
+    if s.engine == "dae":
+        register_alpha(reg, f0, c0, La, Lb, s.alpha)
+    else:
+        register_engine_agreement(reg, f0, c0, v.lyap(f0, c0), dae, s.alpha)
+
+
+def _agree(L1, L2) -> bool:
+    """Two exponents agree: ``|lambda_1 - lambda_2| <= 2 (u_1 + u_2) + LYAP_ALPHA_TOL``."""
+    return abs(L1.exponent - L2.exponent) <= 2 * (L1.uncertainty + L2.uncertainty) + LYAP_ALPHA_TOL
+
+
+def register_alpha(reg, f0, c0, La, Lb, alpha) -> None:
+    """Claim ``clearance_lyap_alpha`` (engine "dae"): the DAE's exponent at alpha and at ``ALPHA_HIGH`` agree."""
     reg.claim("clearance_lyap_alpha", f"the exponent at {f0:g} Hz / {c0:g} mm does not depend on the Baumgarte factor "
-              f"(alpha = {s.alpha:g} vs {ALPHA_HIGH:g} /s)", value=[La.exponent, Lb.exponent],
-              criterion=f"|difference| <= 2 (u_1 + u_2) + {LYAP_ALPHA_TOL:g} /s",
-              holds=gap <= 2 * (La.uncertainty + Lb.uncertainty) + LYAP_ALPHA_TOL,
+              f"(alpha = {alpha:g} vs {ALPHA_HIGH:g} /s)", value=[La.exponent, Lb.exponent],
+              criterion=f"|difference| <= 2 (u_1 + u_2) + {LYAP_ALPHA_TOL:g} /s", holds=_agree(La, Lb),
               text=f"{La.exponent:+.1f} and {Lb.exponent:+.1f} /s")
+
+
+def register_engine_agreement(reg, f0, c0, L, dae, alpha) -> None:
+    """Claim ``clearance_lyap_alpha`` (engine "fast"): the fast exponent agrees with the DAE's at both alphas.
+
+    ``dae``: the DAE's estimates at ``alpha`` and at ``ALPHA_HIGH`` (same job settings). The fast model has no
+    Baumgarte terms; agreement with both DAE runs contains the DAE's alpha independence.
+    """
+    reg.claim("clearance_lyap_alpha", f"the exponent at {f0:g} Hz / {c0:g} mm does not depend on the Baumgarte factor "
+              f"(alpha = {alpha:g} vs {ALPHA_HIGH:g} /s): the seed's DAE at both agrees with the fast model, which has "
+              f"none",
+              value=[L.exponent] + [d.exponent for d in dae],
+              criterion=f"|lambda_fast - lambda_DAE(alpha)| <= 2 (u_1 + u_2) + {LYAP_ALPHA_TOL:g} /s for both alpha",
+              holds=all(_agree(L, d) for d in dae),
+              text=f"{L.exponent:+.1f} /s (fast) against {dae[0].exponent:+.1f} and {dae[1].exponent:+.1f} /s (DAE)")
+
+
+def _alpha_of(s: StudySettings):
+    """The Baumgarte factor of the study's runs: the file's on the DAE, None on the fast model (it has none)."""
+    return s.alpha if s.engine == "dae" else None
 
 
 def _lyapunov_row(f, c, status, L, rt, alpha) -> list:
     return [f"{f:g} Hz, {c:g} mm", status, f"{L.exponent:+.2f} ± {L.uncertainty:.2f}",
-            f"{L.halves[0]:+.2f}, {L.halves[1]:+.2f}", len(L.log_stretch), f"{rt:g}", f"{alpha:g}"]
+            f"{L.halves[0]:+.2f}, {L.halves[1]:+.2f}", len(L.log_stretch), f"{rt:g}",
+            "none (fast model)" if alpha is None else f"{alpha:g}"]
 
 
 # --------------------------------------------------------------------------- tables
@@ -383,7 +462,7 @@ def lyapunov_table(v: VerdictStudy) -> str:
 
 
 __all__ = ["REPLICATE_ATOL", "TRANSIENT_SHRINK", "LYAP_ALPHA_TOL", "ALPHA_HIGH", "STEPWISE_FALL", "case_id",
-           "job_cost", "poincare_job", "lyapunov_job", "long_run_window", "verdict_jobs", "stepwise_rule",
-           "VerdictStudy", "run_verdict_study", "register_case_verdict", "register_rung_scatter", "register_loose",
-           "transient_study", "register_lyapunov", "readings_table", "replicate_table", "transient_table",
-           "lyapunov_table"]
+           "job_cost", "poincare_job", "lyapunov_job", "long_run_window", "verdict_jobs", "alpha_jobs",
+           "readings_text", "stepwise_rule", "VerdictStudy", "run_verdict_study", "register_case_verdict",
+           "register_rung_scatter", "register_loose", "transient_study", "register_lyapunov", "register_alpha",
+           "register_engine_agreement", "readings_table", "replicate_table", "transient_table", "lyapunov_table"]

@@ -1,0 +1,95 @@
+"""The sources' own claims and the verdict the workbench's findings give each (the book's "What the workbench found").
+
+``data/sources/<seed>.yaml`` quotes each claim of a seed document (``claims``) and states, under ``verdicts``,
+how the registered findings decide it, before any run:
+
+- ``reproduced_if``: findings that must all hold for *reproduced*;
+- ``contradicted_if``: findings any of which, holding, makes it *not reproduced*;
+- neither: *not tested* (``untested`` says why);
+- ``notes``: ``{text, verdict, if}`` items, each shown only with that verdict (default: reproduced if the rule
+  has ``reproduced_if``, else not reproduced) and when every finding in ``if`` (default: the deciding ones) holds, so a rerun that changes a finding cannot leave a stale note.
+
+Anything else (a deciding finding fails or is missing from the build) is *undecided*, with the findings named.
+
+>>> rule = {"reproduced_if": ["a", "b"]}
+>>> source_verdict(rule, {"a": {"holds": True}, "b": {"holds": True}})[0]
+'reproduced'
+>>> source_verdict(rule, {"a": {"holds": True}, "b": {"holds": False}})[:2]
+('undecided', 'b fails')
+>>> source_verdict({"contradicted_if": ["c"]}, {"c": {"holds": True}})[0]
+'not reproduced'
+>>> source_verdict({"untested": "no data"}, {})[:2]
+('not tested', 'no data')
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core.errors import ParameterError
+
+VERDICTS = ("reproduced", "not reproduced", "not tested", "undecided")
+
+
+def _ids(rule: dict, key: str) -> list:
+    v = rule.get(key, [])
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ParameterError(f"{key} must be a list of finding ids, got {v!r}")
+    return v
+
+
+def source_verdict(rule: dict, findings: dict) -> tuple[str, str, list]:
+    """``(verdict, note, deciding ids)`` of one source claim from its ``rule`` and the findings by id
+    (``{id: {"holds": bool, ...}}``, the claims JSON records of the build)."""
+    if not isinstance(rule, dict):
+        raise ParameterError(f"a verdict rule must be a mapping, got {rule!r}")
+    rep, con = _ids(rule, "reproduced_if"), _ids(rule, "contradicted_if")
+    holds = {i: bool(findings[i]["holds"]) for i in rep + con if i in findings}
+    missing = [i for i in rep + con if i not in findings]
+    if any(holds.get(i) for i in con):
+        verdict, deciding = "not reproduced", con
+    elif rep and all(holds.get(i) for i in rep):
+        verdict, deciding = "reproduced", rep
+    elif not rep and not con:
+        return "not tested", str(rule.get("untested", "")), []
+    else:
+        failing = [i for i in rep if i in holds and not holds[i]]
+        parts = ([", ".join(failing) + " fails"] if failing else []) + ([", ".join(missing) + " not in this build"]
+                                                                      if missing else [])
+        return "undecided", "; ".join(parts) or "no deciding finding holds", rep + con
+    notes, default = [], ("reproduced" if rep else "not reproduced")
+    for n in rule.get("notes", []):
+        if n.get("verdict", default) == verdict and all(holds.get(i, bool(findings.get(i, {}).get("holds")))
+                                                        for i in n.get("if", deciding)):
+            notes.append(str(n["text"]))
+    return verdict, "; ".join(notes), deciding
+
+
+def load_source(seed: str, data_dir: str | Path | None = None) -> dict:
+    """The parsed ``data/sources/<seed>.yaml`` (``claims``, ``verdicts``), or empty lists without a file."""
+    import yaml
+
+    from ..core.params import DATA_DIR
+
+    f = Path(data_dir or DATA_DIR) / "sources" / f"{seed}.yaml"
+    if not f.is_file():
+        return {"claims": [], "verdicts": {}}
+    d = yaml.safe_load(f.read_text()) or {}
+    return {"claims": d.get("claims", []), "verdicts": d.get("verdicts", {}) or {}, "title": d.get("title", seed)}
+
+
+def summary_rows(seeds, findings: dict, data_dir=None) -> list:
+    """One row per source claim of ``seeds``: ``[id, title (first claim of a seed), short, verdict text, deciding
+    finding ids]``."""
+    rows = []
+    for seed in seeds:
+        src = load_source(seed, data_dir)
+        for j, sc in enumerate(src["claims"]):
+            rule = src["verdicts"].get(sc["id"], {})
+            verdict, note, ids = source_verdict(rule, findings)
+            rows.append([sc["id"], src["title"] if j == 0 else "", rule.get("short", ""),
+                         verdict + (f": {note}" if note else ""), ids])
+    return rows
+
+
+__all__ = ["VERDICTS", "source_verdict", "load_source", "summary_rows"]
