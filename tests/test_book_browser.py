@@ -256,10 +256,13 @@ def test_exercise_solutions_stay_hidden_until_opened(built_quick_book, browser):
 
 #: Pixels a display equation may exceed its box by (sub-pixel rounding of MathJax's CHTML layout).
 EQUATION_SLACK_PX = 1.0
+#: A figure image (a cell output's PNG, made at robolib.study.FIGURE_DPI) shown at less than this fraction of its
+#: natural width sets matplotlib's default 10-pt text below 7 px (10 / 72 x 100 x 0.5 = 6.9 px): too small to read.
+MIN_FIGURE_SCALE = 0.5
 #: A pattern for a number in a table cell that must not be split over two lines.
 NUMBER_RE = r"[-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+−]?\d+)?(?:[×x]10[-+−⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)?%?"
 
-LAYOUT_JS = r"""([slack, numberRe]) => {
+LAYOUT_JS = r"""([slack, numberRe, minScale]) => {
     const main = document.querySelector('main') || document.body;
     const short = s => s.replace(/\s+/g, ' ').trim().slice(0, 120);
     // 1. a figure output that is only its text/plain repr
@@ -308,13 +311,17 @@ LAYOUT_JS = r"""([slack, numberRe]) => {
             }
         }
     }
-    return {figureText, noAlt, wide, split};
+    // 5. figure images shrunk so far that their text cannot be read
+    const small = [...main.querySelectorAll('.cell_output img')]
+        .filter(i => i.getClientRects().length && i.naturalWidth > 0 && i.clientWidth / i.naturalWidth < minScale)
+        .map(i => ((i.closest('[id]') || {}).id || '') + ': ' + i.naturalWidth + ' px shown at ' + i.clientWidth);
+    return {figureText, noAlt, wide, split, small};
 }"""
 
 
 def book_layout(tab):
     """The layout report of the page open in ``tab``: figure texts, images without alt, wide equations, split numbers."""
-    return tab.evaluate(LAYOUT_JS, [EQUATION_SLACK_PX, NUMBER_RE])
+    return tab.evaluate(LAYOUT_JS, [EQUATION_SLACK_PX, NUMBER_RE, MIN_FIGURE_SCALE])
 
 
 def open_page(browser, page, width=1280):
@@ -328,7 +335,7 @@ def open_page(browser, page, width=1280):
     return tab
 
 
-def layout_problems(browser, html, kinds=("figureText", "noAlt", "wide", "split")):
+def layout_problems(browser, html, kinds=("figureText", "noAlt", "wide", "split", "small")):
     """``{page: {kind: [...]}}`` over every content page of the built book at ``html``."""
     problems = {}
     for page in pages(html):
@@ -379,6 +386,12 @@ def test_display_equations_fit_the_column(layout):
     assert not problems, problems
 
 
+def test_figures_are_not_shrunk_below_readable_text(layout):
+    """No figure image is shown at less than MIN_FIGURE_SCALE of its natural width (its 10-pt labels under 7 px)."""
+    problems = _only(layout, ("small",))
+    assert not problems, problems
+
+
 def test_table_cells_do_not_split_numbers(layout):
     """No number in a table cell is broken over two lines (``4.92e+`` / ``03``)."""
     problems = _only(layout, ("split",))
@@ -398,6 +411,21 @@ if __name__ == "__main__":  # python tests/test_book_browser.py book/_build/html
         b.close()
 
 
+def _wide_png(width=1000, height=4):
+    """A blank PNG ``width`` px wide (base64), to be shown in a 400-px column."""
+    import base64
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    raw = b"".join(b"\x00" + b"\xff" * width for _ in range(height))
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    return base64.b64encode(png).decode()
+
+
 def _synthetic_page(tmp_path):
     """A page with one of each defect the layout check looks for (and MathJax from the vendored copy)."""
     from pathlib import Path
@@ -412,6 +440,7 @@ def _synthetic_page(tmp_path):
 <div class="math">\\[ a_1 + a_2 + a_3 + a_4 + a_5 + a_6 + a_7 + a_8 + a_9 + a_{{10}} + a_{{11}} + a_{{12}} + a_{{13}} + a_{{14}}
  + a_{{15}} + a_{{16}} + a_{{17}} + a_{{18}} \\]</div>
 <table style="width: 60px"><tr><td style="overflow-wrap: anywhere">4.92e+03 and 1e-09</td></tr></table>
+<div class="cell_output"><img alt="a wide figure" style="max-width: 100%" src="data:image/png;base64,{_wide_png()}"></div>
 </main></body></html>""")
     return page
 
@@ -427,6 +456,7 @@ def test_layout_check_sees_each_defect(tmp_path, browser):
     assert len(report["noAlt"]) == 1, report
     assert len(report["wide"]) == 1 and report["wide"][0]["width"] > report["wide"][0]["avail"], report
     assert any(s.startswith("4.92e+03") for s in report["split"]), report
+    assert len(report["small"]) == 1 and "1000 px shown at" in report["small"][0], report
     clean = tmp_path / "clean.html"
     clean.write_text('<html><body><main><img alt="a dot" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
                      '<table><tr><td>4.92e+03</td></tr></table></main></body></html>')

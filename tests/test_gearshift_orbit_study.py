@@ -144,3 +144,20 @@ def test_brute_agreement_claim():
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     assert reg.claims["clearance_orbit_brute"].holds and "slow" in reg.claims["clearance_orbit_brute"].text
+
+
+@pytest.mark.parametrize("case, match", [((0.0, 0.5), "frequency = 0.0"), ((10.0, float("nan")), "clearance"),
+                                         ((10.0, -0.5), "clearance"), ((float("inf"), 0.5), "frequency")])
+def test_bad_cases_are_named(case, match):
+    from robolib.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=match):
+        S.case_orbits(None, case)
+
+
+def test_close_returns_refuses_bad_samples():
+    from robolib.errors import ParameterError
+
+    for z in (np.array([1.0, 2.0]), np.array([[np.nan], [1.0]]), "z"):
+        with pytest.raises(ParameterError, match="z"):
+            S.close_returns(z, 1, 1)

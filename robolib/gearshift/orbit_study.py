@@ -31,6 +31,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ..book.notebook import markdown_table
 from ..core import checks
@@ -41,8 +42,11 @@ from .settings import CITED_CASES
 
 #: Periods tried per case, smallest first (a period-4 orbit would follow a second doubling).
 ORBIT_PERIODS = (1, 2, 4)
-#: Starts per period besides the last transient sample: the samples of the closest returns.
+#: Starts per period besides the last transient sample: the samples of the closest returns (for periods up to
+#: CLOSE_RETURN_K_MAX; a longer period is tried from the last transient sample only: each failed start of P^4 costs
+#: tens of evaluations of the map).
 CLOSE_RETURN_STARTS = 2
+CLOSE_RETURN_K_MAX = 2
 #: Poincaré samples of the simulated motion after ``orbits.ORBIT_TRANSIENT`` periods.
 ORBIT_SAMPLES = 24
 #: Continuation of the period-1 branch: from the sweep's lowest frequency up to BRANCH_F_MAX (Hz; past its first
@@ -100,7 +104,7 @@ def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIOD
     """Shooting at one case ``(f [Hz], c [mm])`` from the chapter's initial state (picklable: a sweep task).
 
     Returns ``case``, ``samples`` (n_samples + 1, 4) the simulated Poincaré states after ``orbits.ORBIT_TRANSIENT``
-    periods (m, m/s) and ``scale`` (4,), ``found`` the orbits found (summaries of
+    periods (m, m/s), ``history`` all of them from the start, and ``scale`` (4,), ``found`` the orbits found (summaries of
     :class:`robolib.gearshift.orbits.OrbitResult`, one per period, minimal period = k), ``attractor`` the stable
     one the motion converges to (or None), ``attempts`` (k, start index, outcome) per shooting, ``lyapunov`` the
     time-series exponent (:class:`~robolib.gearshift.orbits.FastLyapunov` fields), ``section`` the orbit points
@@ -116,7 +120,8 @@ def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIOD
     z = samples / P.scale
     found, attempts, attractor = [], [], None
     for k in periods:
-        for i in [0] + [j for j in close_returns(z, k, n_starts + 1) if j != 0][:n_starts]:
+        extra = n_starts if k <= CLOSE_RETURN_K_MAX else 0
+        for i in [0] + [j for j in close_returns(z, k, extra + 1) if j != 0][:extra]:
             r = O.periodic_orbit_at(params, f, c, k=k, x0=samples[i], joint=joint, rtol=P.rtol, samples=samples)
             kmin = r.extra.get("minimal_period") if r.orbit is not None else None
             attempts.append((k, i, r.reason if kmin in (None, k) else f"minimal period {kmin}"))
@@ -127,7 +132,8 @@ def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIOD
             attractor = found[-1]
             break
     L = O.fast_lyapunov(params, f, c, joint, rtol, n_renorm=n_renorm)
-    return {"case": (f, c * 1e3), "samples": samples, "scale": P.scale, "found": found, "attractor": attractor,
+    return {"case": (f, c * 1e3), "samples": samples, "history": S, "scale": P.scale, "found": found,
+            "attractor": attractor,
             "attempts": attempts, "lyapunov": dict(L.__dict__), "section": section_units(P, samples, found),
             "wall_s": time.perf_counter() - wall}
 
@@ -221,8 +227,8 @@ def register_case(reg, d: dict) -> None:
         reg.claim(_cid("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm no stable orbit of period {ks} "
                   "attracts the motion from the chapter's initial state, and its time-series exponent is positive",
                   value={"found": [(o["k"], o["max_mu"]) for o in found], "lyapunov": [L["exponent"], L["uncertainty"]]},
-                  criterion=f"shooting from the last transient sample and the {CLOSE_RETURN_STARTS} closest returns "
-                            f"per period finds no orbit with max|mu| + err < {1 - STABILITY_MARGIN:g} that the motion "
+                  criterion=f"shooting from the last transient sample and, for periods up to {CLOSE_RETURN_K_MAX}, the "
+                            f"{CLOSE_RETURN_STARTS} closest returns finds no orbit with max|mu| + err < {1 - STABILITY_MARGIN:g} that the motion "
                             "converges to, and lambda_ts - u > 0",
                   holds=bool(lo_ts > 0), text="no stable orbit" + (
                       "; shooting finds " + ", ".join(f"an unstable period-{o['k']} orbit ({_mu_text(o)})"
@@ -381,7 +387,8 @@ def register_branch(reg, d: dict, f_runs, freqs) -> None:
     read = (lambda j: N.period_name(f_runs[j]["period"]) if j is not None else "not in the sweep")  # noqa: E731
     mu_a, mu_b = d["mu_real"][i - 1], d["mu_real"][i]
     reg.claim("clearance_orbit_first_pd", f"the period-1 branch at c = {d['clearance_mm']:g} mm, continued from "
-              f"{d['f'][0]:g} Hz, first loses stability by a multiplier through −1 between {lo:.3f} and {hi:.3f} Hz",
+              f"{d['f'][0]:g} Hz, first loses stability by a multiplier through −1 between its points at {fa:g} and "
+              f"{fb:g} Hz (the continuation locates the crossing between {lo:.3f} and {hi:.3f} Hz)",
               value={"bracket": [lo, hi], "mu": [float(mu_a), float(mu_b)], "direct": [ra, rb],
                      "brute": [read(jb), read(ja)]},
               criterion=f"the largest multiplier real, above -1 at the last stable point and below -1 at the first "
@@ -390,8 +397,8 @@ def register_branch(reg, d: dict, f_runs, freqs) -> None:
                         f"no differencing); the brute-force sweep reads period-1 at its last frequency below the "
                         f"bracket and not period-1 at its first above",
               holds=bool(-1 < mu_a and mu_b < -1 and grows and shrinks and brute_ok),
-              text=(f"between {lo:.3f} and {hi:.3f} Hz (the multiplier {mu_a:+.2f} at {fa:g} Hz, {mu_b:+.2f} at "
-                    f"{fb:g} Hz; a perturbation grows {rb[-1] / rb[0]:.0f}-fold in {DIRECT_RETURNS - 1} periods there); "
+              text=(f"between {fa:g} and {fb:g} Hz, located at {lo:.3f}–{hi:.3f} Hz (the multiplier {mu_a:+.2f} at "
+                    f"{fa:g} Hz, {mu_b:+.2f} at {fb:g} Hz; a perturbation grows {rb[-1] / rb[0]:.0f}-fold in {DIRECT_RETURNS - 1} periods there); "
                     f"the sweep reads {read(jb)} at "
                     f"{freqs[jb] if jb is not None else float('nan'):g} Hz and {read(ja)} at "
                     f"{freqs[ja] if ja is not None else float('nan'):g} Hz"))
@@ -534,18 +541,24 @@ def orbits_figure(cases: dict) -> Figure:
         ax.set_xlabel("e_x / c")
         ax.set_ylabel("ė_x / (c ω)")
         ax.legend(fontsize=7)
-        z = d["samples"] / d["scale"]
+        z = np.asarray(d.get("history", d["samples"])) / d["scale"]
+        n0 = 0 if "history" in d else O.ORBIT_TRANSIENT
         pts = [np.array(o["points"]) / d["scale"] for o in d["found"]]
         if pts:
             allp = np.concatenate(pts)
             dist = np.min(np.max(np.abs(z[:, None, :] - allp[None, :, :]), axis=2), axis=1)
-            ax2.semilogy(np.arange(len(z)) + O.ORBIT_TRANSIENT, np.maximum(dist, 1e-16), "k.-", lw=0.8)
-        ax2.set_xlabel("drive period n")
+            ax2.semilogy(np.arange(len(z)) + n0, np.maximum(dist, 1e-12), "k.-", lw=0.8, ms=3)
+            ax2.axvline(O.ORBIT_TRANSIENT, color="0.6", ls=":", lw=0.8)
+        ax2.set_xlabel("drive period n (from the chapter's initial state)")
         ax2.set_ylabel("distance to the nearest orbit point")
+        ax.ticklabel_format(useOffset=False)
+        ax.xaxis.set_major_locator(MaxNLocator(3))
+        ax.tick_params(axis="x", labelrotation=15)
+        ax.yaxis.set_major_locator(MaxNLocator(5))
     return fig
 
 
-__all__ = ["ORBIT_PERIODS", "CLOSE_RETURN_STARTS", "ORBIT_SAMPLES", "BRANCH_F_MAX", "BRANCH_DS", "BRANCH_DS_MIN",
+__all__ = ["ORBIT_PERIODS", "CLOSE_RETURN_STARTS", "CLOSE_RETURN_K_MAX", "ORBIT_SAMPLES", "BRANCH_F_MAX", "BRANCH_DS", "BRANCH_DS_MIN",
            "BRANCH_P_TOL", "DIRECT_AMPLITUDE", "DIRECT_RETURNS", "branch_study", "register_branch", "register_crossings", "register_onsets",
            "register_brute_agreement", "BRUTE_AGREE", "TRANSIENT_LEFT",
            "branch_figure", "close_returns",

@@ -562,10 +562,11 @@ BRANCH_TOL = 3e-4
 
 def frequency_branch(params, clearance, f0=1.0, f1=12.0, joint="B1", rtol=None, ds=BRANCH_DS, p_tol=BRANCH_P_TOL,
                      tol=BRANCH_TOL, x0=None, n_transient=ORBIT_TRANSIENT, pd_span=0.5, update="broyden",
-                     ds_min=None) -> dict:
+                     ds_min=None, scheme="central") -> dict:
     """The period-1 branch in frequency from ``f0`` to ``f1`` (Hz) at ``clearance`` (m), its first doubling, the
     period-2 branch born there (continued ``pd_span`` Hz on). ``ds`` the frequency step (Hz), halved after a failed
-    solve down to ``ds_min`` (default ``p_tol / 2``).
+    solve down to ``ds_min`` (default ``p_tol / 2``). ``scheme``: the monodromy's differences, ``"central"`` or
+    ``"forward"`` (half the evaluations of P, an error of the order of the step), both with the map's step.
 
     Returns ``branch`` (:class:`robolib.core.continuation.Branch`), ``pd`` the first period-doubling
     :class:`Bifurcation` or None, ``branch2`` (period 2) or None, ``wall_s``, ``evaluations``.
@@ -580,7 +581,7 @@ def frequency_branch(params, clearance, f0=1.0, f1=12.0, joint="B1", rtol=None, 
     # one norm along the branch: the scale (c, c, c omega_m, c omega_m) at the geometric mean frequency f_m
     om = 2 * math.pi * math.sqrt(f0 * f1)
     newton = dict(tol=tol, scale=np.array([clearance, clearance, clearance * om, clearance * om]), step=P0.step,
-                  update=update, max_iter=15)
+                  update=update, max_iter=15, scheme=scheme)
     br = continue_orbits(fam, x0, f0, f1, ds, k=1, p_tol=p_tol, ds_min=ds_min, **newton)
     pds = br.of_kind("period-doubling")
     pd, br2 = (pds[0] if pds else None), None
