@@ -473,7 +473,7 @@ def branch_figure(d: dict, f_runs, freqs) -> Figure:
     """(a) The frequency sweep's Poincaré samples e_x/c (dots) up to the branch's end, and the continued period-1
     branch (solid: stable, open markers dashed: unstable), the first loss of stability shaded; (b) the largest
     ``abs(multiplier)`` along the branch (log), with ``abs(mu) = 1``. ``d`` None (quick runs): a figure that says so."""
-    fig = Figure(figsize=(12, 4.2), layout="tight")
+    fig = Figure(figsize=(10, 3.8), layout="tight")
     a0, a1 = fig.subplots(1, 2)
     if d is None:
         for ax in (a0, a1):
@@ -502,9 +502,13 @@ def branch_figure(d: dict, f_runs, freqs) -> Figure:
     return fig
 
 
+def _mu_cell(d: dict) -> str:
+    return f"{d['max_mu']:.3g} ± {d['mu_error']:.2g}" if d["resolved"] else f"≤ {d['mu_upper']:.2g} (a bound)"
+
+
 def orbit_table(cases: dict) -> str:
-    """Markdown: per case and orbit found, its period, residual and tolerance, largest multiplier, stability, the
-    simulation's distance, and the two exponents."""
+    """Markdown: per case and orbit found, its period, residual and tolerance, largest multiplier (a bound when below
+    its differencing error), stability, the simulated motion's distance from the stable orbit, and the two exponents."""
     rows = []
     for (f, c), d in cases.items():
         L = d["lyapunov"]
@@ -516,17 +520,17 @@ def orbit_table(cases: dict) -> str:
             fl = (f"{o['lyapunov_lower']:+.2f} to {o['lyapunov_upper']:+.2f}" if o["resolved"] else
                   f"≤ {o['lyapunov_upper']:+.1f}")
             stab = "stable" if o["mu_upper"] < 1 - STABILITY_MARGIN else "unstable"
-            rows.append([f"{f:g} Hz, {c:g} mm", o["k"], f"{o['residual']:.1e} / {o['tol']:.1e}", _mu_text(o), stab,
+            rows.append([f"{f:g} Hz, {c:g} mm", o["k"], f"{o['residual']:.1e} / {o['tol']:.1e}", _mu_cell(o), stab,
                          f"{o['sim_distance']:.1e}" if o is d["attractor"] else "-", fl, ts])
-    return markdown_table(["case", "period k", "residual / tolerance", "largest multiplier", "stability",
-                           "distance of the motion", "Floquet exponent [1/s]", "time-series exponent [1/s]"], rows)
+    return markdown_table(["case", "k", "residual / tol.", "max |μ|", "stability", "motion's distance",
+                           "λ Floquet [1/s]", "λ time series [1/s]"], rows)
 
 
 def orbits_figure(cases: dict) -> Figure:
     """Per case: the simulated Poincaré samples (dots) and the orbit points found (stable: filled circles, unstable:
     open squares) in the (e_x/c, ė_x/(cω)) plane, and the distance of each sample to the nearest orbit point."""
     n = len(cases)
-    fig = Figure(figsize=(4.2 * n, 6.4), layout="tight")
+    fig = Figure(figsize=(3.4 * n, 6.0), layout="tight")
     axs = fig.subplots(2, n, squeeze=False)
     for j, ((f, c), d) in enumerate(cases.items()):
         ax, ax2 = axs[0, j], axs[1, j]
@@ -540,7 +544,7 @@ def orbits_figure(cases: dict) -> Figure:
         ax.set_title(f"{f:g} Hz, {c:g} mm", fontsize=10)
         ax.set_xlabel("e_x / c")
         ax.set_ylabel("ė_x / (c ω)")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=8)
         z = np.asarray(d.get("history", d["samples"])) / d["scale"]
         n0 = 0 if "history" in d else O.ORBIT_TRANSIENT
         pts = [np.array(o["points"]) / d["scale"] for o in d["found"]]
