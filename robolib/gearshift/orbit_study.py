@@ -18,7 +18,7 @@ doubling, which the brute-force frequency sweep must bracket (period-1 just belo
 period-1 just above).
 
 >>> close_returns(np.array([[0.0], [1.0], [0.1], [1.1], [0.5], [0.5]]), 2, 2)
-[1, 0]
+[0, 2]
 >>> orbit_verdict_name(None), orbit_verdict_name({"k": 2})
 ('no stable orbit', 'stable period-2')
 """
