@@ -147,6 +147,7 @@ def test_brute_agreement_claim():
 
 
 @pytest.mark.parametrize("case, match", [((0.0, 0.5), "frequency = 0.0"), ((10.0, float("nan")), "clearance"),
+                                         ((10.0,), "case = "), ("10 Hz", "case = "), (10.0, "case = "),
                                          ((10.0, -0.5), "clearance"), ((float("inf"), 0.5), "frequency")])
 def test_bad_cases_are_named(case, match):
     from robolib.errors import ParameterError
@@ -161,3 +162,6 @@ def test_close_returns_refuses_bad_samples():
     for z in (np.array([1.0, 2.0]), np.array([[np.nan], [1.0]]), "z"):
         with pytest.raises(ParameterError, match="z"):
             S.close_returns(z, 1, 1)
+    for k, n in ((0, 1), (1.5, 1), (1, -1)):
+        with pytest.raises(ParameterError, match="^(k|n) must be an integer"):
+            S.close_returns(np.zeros((4, 1)), k, n)

@@ -36,6 +36,7 @@ from matplotlib.ticker import MaxNLocator
 from ..book.notebook import markdown_table
 from ..core import checks
 from ..core import nonlinear as N
+from ..core.errors import ParameterError
 from ..core.periodic import STABILITY_MARGIN
 from . import orbits as O
 from .settings import CITED_CASES
@@ -72,6 +73,7 @@ def close_returns(z, k: int, n: int) -> list:
     """Indices of the ``n`` samples with the smallest ``max |z_{i+k} - z_i|`` (z (m, d) scaled samples), closest
     first, each at least k samples from the ones before (one start per pass near an orbit)."""
     z = checks.real_array("z", z, shape=(None, None))
+    k, n = checks.count("k", k, low=1), checks.count("n", n, low=0)
     d = np.max(np.abs(z[k:] - z[:-k]), axis=1) if len(z) > k else np.zeros(0)
     out = []
     for i in np.argsort(d, kind="stable"):
@@ -111,6 +113,8 @@ def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIOD
     and samples in the chapter's sample units (:func:`section_units`) and ``wall_s``. ``n_renorm``: drive periods of
     the Lyapunov estimate.
     """
+    if isinstance(case, (str, bytes)) or not hasattr(case, "__len__") or len(case) != 2:
+        raise ParameterError(f"case = {case!r:.60} is not valid: case must be a pair (frequency Hz, clearance mm)")
     f, c_mm = case
     f, c = O._check_fc(f, c_mm * 1e-3 if isinstance(c_mm, (int, float)) and not isinstance(c_mm, bool) else c_mm)
     wall = time.perf_counter()
