@@ -71,6 +71,11 @@ def run() -> dict:
         return r
 
     t_fast, res_fast = _median_time(fast_run, 7, best_fast)
+    # the same work as the DAE at its rtol: the chapter's engine runs the fast model at rtol / FAST_TOLERANCE_DIVISOR
+    from robolib.gearshift.runs import FAST_TOLERANCE_DIVISOR, engine_tolerances
+
+    rt_eq, at_eq = engine_tolerances("fast", gs.params["solver"]["rtol"], gs.params["solver"]["atol"])
+    t_eq, res_eq = _median_time(lambda: fc.simulate((0.0, 1.0), rtol=rt_eq, atol=at_eq), 5)
     best = []
     t_cl, (_, res) = _median_time(lambda: G.simulate_clearance(gs, 1.0, cmodel=cm), 5, best)
     t_cl6, (_, res6) = _median_time(lambda: G.simulate_clearance(gs, 1.0, cmodel=cm, rtol=1e-6, atol=1e-9), 5)
@@ -119,6 +124,8 @@ def run() -> dict:
     print(f"                    {res_fast.n_steps} accepted steps, {res_fast.n_rejected} rejected/redone, "
           f"{res_fast.n_rhs} RHS calls, {len(res_fast.episodes)} contact episodes, "
           f"{1e6 * t_fast / res_fast.n_rhs:.2f} us per RHS call all-in")
+    print(f"  fast, same work : {t_eq:8.3f} s wall at rtol {rt_eq:g} = rtol / {FAST_TOLERANCE_DIVISOR:g}, the DAE's accuracy "
+          f"at rtol {rtol_def:g} ({res_eq.n_steps} steps; DAE / fast = {t_cl / t_eq:.1f}x)")
     print(f"  DAE (reference) : {t_cl:8.3f} s wall at rtol {rtol_def:g}  (fastest of 5: {best[0]:.3f} s; "
           f"DAE / fast = {t_cl / t_fast:.1f}x median, {best[0] / best_fast[0]:.1f}x fastest; "
           f"steps DAE / fast = {res.n_steps / res_fast.n_steps:.2f})")
@@ -135,6 +142,8 @@ def run() -> dict:
         "gearshift_clearance_1s_wall_s_fastest": float(best_fast[0]),
         "gearshift_clearance_1s_cpu_s_fastest": float(min(cpu_fast)),
         "gearshift_clearance_1s_steps": float(res_fast.n_steps),
+        "gearshift_clearance_1s_wall_s_same_accuracy": float(t_eq),
+        "gearshift_clearance_dae_over_fast_same_accuracy": float(t_cl / t_eq),
         "gearshift_clearance_dae_1s_wall_s": float(t_cl),
         "gearshift_clearance_dae_1s_wall_s_fastest": float(best[0]),
         "gearshift_clearance_dae_1s_steps": float(res.n_steps),

@@ -140,13 +140,24 @@ def test_brute_agreement_claim():
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     assert not reg.claims["clearance_orbit_brute"].holds and "3.5 Hz" in reg.claims["clearance_orbit_brute"].text
+    on[4] = {"period": 0, "samples": np.zeros((3, 4))}      # on the orbit, but the period test reads irregular
+    reg = ClaimsRegister("t", glue=False)
+    S.register_brute_agreement(reg, d, on, freqs, 20)
+    c = reg.claims["clearance_orbit_brute"]
+    assert c.holds and "period test reads otherwise at 3.5 Hz (irregular, 0.0e+00 from the orbit)" in c.text
+    on[3] = {"period": 1, "samples": np.ones((3, 4))}        # unstable at 3.25 Hz, but the sweep reads period-1
+    reg = ClaimsRegister("t", glue=False)
+    S.register_brute_agreement(reg, d, on, freqs, 20)
+    assert not reg.claims["clearance_orbit_brute"].holds and "3.25 Hz" in reg.claims["clearance_orbit_brute"].text
+    on[3] = {"period": 0, "samples": np.ones((3, 4))}
+    on[4] = {"period": 1, "samples": np.full((3, 4), 0.5)}
     d["mu"][4] = 0.9                                          # 0.9^20 = 0.12: the approach is slow, not compared
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     assert reg.claims["clearance_orbit_brute"].holds and "slow" in reg.claims["clearance_orbit_brute"].text
 
 
-@pytest.mark.parametrize("case, match", [((0.0, 0.5), "frequency = 0.0"), ((10.0, float("nan")), "clearance"),
+@pytest.mark.parametrize("case, match", [((0.0, 0.5), r"case\[0\] \(frequency\) must be a number > 0 Hz, got 0.0"), ((10.0, float("nan")), "clearance"),
                                          ((10.0,), "case = "), ("10 Hz", "case = "), (10.0, "case = "),
                                          ((10.0, -0.5), "clearance"), ((float("inf"), 0.5), "frequency")])
 def test_bad_cases_are_named(case, match):

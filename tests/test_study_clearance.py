@@ -32,7 +32,8 @@ IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumga
        "clearance_lin_v", "clearance_lin_a", "clearance_dp_size", "clearance_conv_detail", "clearance_verdict_10_0p5",
        "clearance_rung_scatter", "clearance_verdict_6_0p5", "clearance_verdict_2_0p1", "clearance_loose",
        "clearance_transient", "clearance_lyap_10_0p5", "clearance_lyap_6_0p5", "clearance_lyap_2_0p1",
-       "clearance_lyap_not_alpha", "clearance_lyap_tol", "clearance_lyap_alpha", "clearance_orbit_10_0p5",
+       "clearance_lyap_not_alpha", "clearance_lyap_tol", "clearance_lyap_alpha", "clearance_lyap_engines",
+       "clearance_orbit_10_0p5",
        "clearance_orbit_routes_10_0p5", "clearance_orbit_ladder", "clearance_orbit_study_exponent", "clearance_orbit_6_0p5",
        "clearance_orbit_routes_6_0p5", "clearance_orbit_2_0p1", "clearance_orbit_routes_2_0p1",
        "clearance_store_current",
@@ -264,9 +265,18 @@ def test_verdict_claims_follow_the_ladder_rule(quick_study):
     assert claim.value["readings"] == [r["period"] for r in runs]
     assert claim.holds == (expected[0] in ("confirmed", "limit", "irregular"))
     L = v.lyap(10.0, 0.5)
-    assert res["clearance_lyap_10_0p5"].value == [L.exponent, L.uncertainty]
-    La, Lb = res["clearance_lyap_alpha"].value
-    assert La == L.exponent and Lb == v.lyap(10.0, 0.5, alpha=verdicts.ALPHA_HIGH).exponent
+    Lt = v.lyap(10.0, 0.5, rt=rts[-1])
+    u = np.hypot(L.uncertainty, Lt.exponent - L.exponent)      # batch error and the tolerance change (item 5)
+    assert res["clearance_lyap_10_0p5"].value == pytest.approx([L.exponent, u], rel=1e-12)
+    assert res["clearance_lyap_10_0p5"].holds == (L.exponent + 2 * u < 0)
+    # the alpha check is the DAE's, on either engine; the engine claim compares the two models' estimates
+    assert s.engine == "fast"
+    La, Lb = (v.other_runs[j] for j in verdicts.alpha_jobs(s))
+    assert res["clearance_lyap_alpha"].value == [La.exponent, Lb.exponent]
+    assert res["clearance_lyap_engines"].value == [L.exponent, L.uncertainty, La.exponent, La.uncertainty]
+    assert res["clearance_lyap_engines"].holds == (np.sign(L.exponent) == np.sign(La.exponent)
+                                                   and abs(L.exponent) > 2 * L.uncertainty
+                                                   and abs(La.exponent) > 2 * La.uncertainty)
     # the transient study: windows of one long run, read with the long run's tolerance
     trs = res["clearance_transient"].value
     assert len(trs["readings"]) == len(s.windows) == 4 and len(trs["misfits"]) == 4
@@ -339,9 +349,12 @@ def test_another_verdict_case_flips_the_cited_claims(quick_study):
 
 
 # ----------------------------------------------------------------------------- the stores
-def test_default_run_takes_every_expensive_run_from_the_stores():
-    """A default book build must not compute the verdict study or the sweep (far over its time budget)."""
-    s = study_settings()
+def test_default_run_computes_on_the_fast_model_and_the_dae_runs_are_stored():
+    """The default build computes the verdict study and the sweep on the fast model; the seed's DAE (``-p engine dae``
+    and the DAE's alpha check) reads its runs from the stores when the settings match."""
+    assert study_settings().engine == "fast"
+    s = study_settings(engine="dae")
+    assert store.stored_jobs(s.base, verdicts.alpha_jobs(s), seed=s.seed, engine="dae") == verdicts.alpha_jobs(s)
     jobs = verdicts.verdict_jobs(s)
     assert len(jobs) == 6 + 4 + 3 + 1 + 3 + 1 + 3 and store.stored_jobs(s.base, jobs, seed=s.seed) == jobs
     # the replicate of the 10 Hz case (its ladder reads 'limit' from the stored runs)

@@ -187,6 +187,9 @@ class ClaimsRegister:
     source: str | None = None
     glue: bool = True
     claims: dict = field(default_factory=dict)
+    #: ids of the claims registered with ``method=True``: checks of how the run was made (its sampling, that it
+    #: recorded its cost), listed after the findings in their own table.
+    methods: set = field(default_factory=set)
 
     def __post_init__(self):
         _text("study", self.study)
@@ -196,8 +199,11 @@ class ClaimsRegister:
             raise ParameterError(f"claims must be a dict of id -> Claim, got {type(self.claims).__name__}")
 
     def claim(self, id: str, statement: str, *, value: Any, criterion: str, holds: Any,
-              text: str | None = None, answers: str | None = None) -> Claim:
+              text: str | None = None, answers: str | None = None, method: bool = False) -> Claim:
         """Register a finding and return it (glued under ``id`` for the prose).
+
+        ``method=True``: the claim checks the run's own method rather than stating a finding (its
+        :meth:`table_markdown` row goes to a second table).
 
         ``holds`` must be a boolean (numpy booleans are accepted; not a number, a text or None); a NaN
         value never holds. Ids are unique within a study; ``statement`` and ``criterion`` are non-empty
@@ -220,6 +226,8 @@ class ClaimsRegister:
         c = Claim(id, statement, value, criterion, ok, _default_text(value) if text is None else str(text),
                   answers=answers, source=self.source, study=self.study)
         self.claims[id] = c
+        if _boolean(f"claim {id!r}: method", method):
+            self.methods.add(id)
         if self.glue:
             from IPython.display import Markdown
             from myst_nb import glue
@@ -255,15 +263,32 @@ class ClaimsRegister:
         return [c.id for c in self.claims.values() if not c.holds]
 
     def table_markdown(self) -> str:
-        """The table "What this chapter found" (claim, value, criterion, holds)."""
-        rows = [[c.statement, c.text, c.criterion, HOLDS_MARK if c.holds else f"**{FAILS_MARK} fails**"]
-                for c in self.claims.values()]
+        """The table "What this chapter found" (claim, value, criterion, holds); the ``method`` claims follow in a
+        second table, checks of the run itself.
+
+        >>> reg = ClaimsRegister("demo", glue=False)
+        >>> _ = reg.claim("a", "a finding", value=1, criterion="c", holds=True)
+        >>> _ = reg.claim("m", "the run sampled enough", value=2, criterion="c", holds=True, method=True)
+        >>> "a finding" in reg.table_markdown().partition("Checks of the run's method")[0]
+        True
+        >>> "sampled enough" in reg.table_markdown().partition("Checks of the run's method")[2]
+        True
+        """
+        def row(c):
+            return [c.statement, c.text, c.criterion, HOLDS_MARK if c.holds else f"**{FAILS_MARK} fails**"]
+
+        found = [row(c) for c in self.claims.values() if c.id not in self.methods]
+        method = [row(c) for c in self.claims.values() if c.id in self.methods]
         head = ""
         bad = self.failing()
         if bad:
-            head = (f"**⚠ {len(bad)} of {len(rows)} claims do not hold with this run's parameters** "
+            head = (f"**⚠ {len(bad)} of {len(self.claims)} claims do not hold with this run's parameters** "
                     f"({', '.join(bad)}): the sentences citing them are marked.\n\n")
-        return head + claims_table(["claim", "value", "criterion", "holds"], rows)
+        out = head + claims_table(["claim", "value", "criterion", "holds"], found)
+        if method:
+            out += ("\n\n**Checks of the run's method** (how the results were made, not findings):\n\n"
+                    + claims_table(["check", "value", "criterion", "holds"], method))
+        return out
 
     def summary(self):
         """Display the table and embed the machine-readable register (last cell of a study)."""

@@ -20,7 +20,8 @@ import numpy as np
 
 from . import checks
 from .errors import ParameterError
-from .periodic import COMPLEX_TOL, FOLD_NEAR, PeriodicOrbit, ShootingError, _eigvec_near, _state, periodic_orbit
+from .periodic import (_NEWTON_OPTIONS, COMPLEX_TOL, FOLD_NEAR, PeriodicOrbit, ShootingError, _check_newton,
+                       _eigvec_near, _flag, _state, periodic_orbit)
 
 #: Bifurcations are located on the parameter to ``BIFURCATION_REL_TOL * |p1 - p0|`` (bracket width).
 BIFURCATION_REL_TOL = 1e-6
@@ -78,7 +79,9 @@ class Branch:
     evaluations: int
 
     def of_kind(self, kind: str) -> list:
-        """The bifurcations of one kind."""
+        """The bifurcations of one kind: ``"period-doubling"``, ``"fold"`` or ``"Neimark-Sacker"``."""
+        if not isinstance(kind, str) or kind not in _TESTS:
+            raise ParameterError(f"kind must be one of {', '.join(_TESTS)}, got {kind!r:.60}")
         return [b for b in self.bifurcations if b.kind == kind]
 
 
@@ -162,6 +165,8 @@ def continue_orbits(map_at: Callable, x0, p0: float, p1: float, ds: float, k: in
     >>> [(z.kind, round(z.parameter, 5)) for z in b.bifurcations], b.stop_reason
     ([('period-doubling', 3.0)], 'reached p1 = 3.2')
     """
+    if not callable(map_at):
+        raise ParameterError(f"map_at must be a callable p -> P or (P, period), got {type(map_at).__name__}")
     x0 = _state("x0", x0)
     k = checks.count("k", k)
     p0 = checks.real("p0", p0)
@@ -174,9 +179,11 @@ def continue_orbits(map_at: Callable, x0, p0: float, p1: float, ds: float, k: in
     ds_min = 0.5 * p_tol if ds_min is None else checks.real("ds_min", ds_min, low=0.0, open_low=True)
     ds_max = ds if ds_max is None else checks.real("ds_max", ds_max, low=ds)
     max_steps = checks.count("max_steps", max_steps)
+    locate = _flag("locate", locate)
     for bad in ("x0", "k", "period", "strict", "M0"):
         if bad in newton:
             raise ParameterError(f"{bad} is set by continue_orbits, not a Newton option")
+    _check_newton(newton, tuple(o for o in _NEWTON_OPTIONS if o != "period"), "continue_orbits")
     direction = 1.0 if p1 > p0 else -1.0
     evals = [0]
 

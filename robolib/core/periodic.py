@@ -193,6 +193,24 @@ def _state(name: str, x) -> np.ndarray:
     return x
 
 
+def _flag(name: str, value) -> bool:
+    """``value`` as a bool if it is True or False (a NumPy bool too), else :class:`robolib.ParameterError`."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False, got {value!r:.60} ({type(value).__name__})")
+    return bool(value)
+
+
+#: Keyword options of :func:`periodic_orbit` that :func:`period_doubling_start` and ``continue_orbits`` pass on.
+_NEWTON_OPTIONS = ("tol", "max_iter", "step", "scheme", "scale", "variational", "period", "update")
+
+
+def _check_newton(newton: dict, allowed=_NEWTON_OPTIONS, caller: str = "period_doubling_start") -> None:
+    unknown = sorted(set(newton) - set(allowed))
+    if unknown:
+        raise ParameterError(f"{', '.join(unknown)} is not an option of {caller}: the Newton options are "
+                             f"{', '.join(allowed)} (keyword arguments of periodic_orbit)")
+
+
 def _fd_jacobian(Pc: _CountedMap, x, step: float, scale, scheme: str, base=None) -> np.ndarray:
     """``DP(x)`` (n, n) by central or forward differences, ``h_j = step * max(|x_j|, s_j)``."""
     n = x.size
@@ -265,6 +283,7 @@ def monodromy(P: Callable, x, k: int = 1, step: float | None = None, scheme: str
     k = checks.count("k", k)
     step = _check_scheme(scheme, step)
     s = _scale(scale, x.size)
+    variational = _flag("variational", variational)
     Pc = _CountedMap(P, x.size, variational)
     pts, y, Js = _orbit(Pc, x, k)
     images = np.vstack([pts[1:], y[None]])
@@ -424,6 +443,7 @@ def periodic_orbit(P: Callable, x0, k: int = 1, tol: float = SHOOTING_TOL, max_i
         period = checks.real("period", period, low=0.0, open_low=True, unit="s")
     if update not in ("newton", "broyden"):
         raise ParameterError(f"update must be 'newton' or 'broyden', got {update!r}")
+    variational, strict = _flag("variational", variational), _flag("strict", strict)
     n = x.size
     if M0 is not None:
         M0 = checks.real_array("M0", M0, shape=(n, n))
@@ -585,6 +605,7 @@ def period_doubling_start(P: Callable, orbit: PeriodicOrbit, h: float = PD_OFFSE
     if not isinstance(orbit, PeriodicOrbit) or not orbit.converged:
         raise ParameterError("orbit must be a converged PeriodicOrbit (from periodic_orbit)")
     h = checks.real("h", h, low=0.0, open_low=True)
+    _check_newton(newton)
     mu, v = _eigvec_near(orbit.monodromy, -1.0)
     if mu is None or abs(mu + 1.0) > PD_NEAR:
         raise ParameterError(f"orbit has no real multiplier within PD_NEAR = {PD_NEAR} of -1 (multipliers "

@@ -212,7 +212,7 @@ def gearshift_mechanism(params: dict) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        About 11 x 5.6 inches; labels at 10 pt.
+        8.6 x 4.6 inches; labels at 10 pt.
 
     Examples
     --------

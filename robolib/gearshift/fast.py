@@ -69,6 +69,22 @@ _STATUS_TEXT = {FK.UNREACHABLE: "the closure circles do not intersect (the mecha
                 FK.DRIVE: "a driven chain cannot reach the stroke"}
 
 
+def _check_result(result) -> "FastResult":
+    """``result`` if it is a :class:`FastResult` with samples, else :class:`robolib.ParameterError` naming it."""
+    if not isinstance(result, FastResult):
+        raise ParameterError(f"result must be a FastResult (from FastClearance.simulate), got {type(result).__name__}")
+    if len(result.t) == 0:
+        raise ParameterError("result must hold at least one sample (a FastResult with t of shape (k,), k >= 1)")
+    return result
+
+
+def _check_flag(name: str, value) -> bool:
+    """``value`` as a bool if it is True or False (a NumPy bool too), else :class:`robolib.ParameterError`."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False, got {value!r:.60} ({type(value).__name__})")
+    return bool(value)
+
+
 def _check_joint(joint) -> str:
     if not isinstance(joint, str) or joint not in CLEARANCE_JOINTS:
         raise ParameterError(f"joint = {joint!r} is not valid: joint must be one of {', '.join(CLEARANCE_JOINTS)} "
@@ -238,8 +254,22 @@ class FastClearance:
         return kin["e"][0], vj - vi
 
     def trajectory(self, t, e, ed):
-        """Body coordinates ``q, qd`` (k, 21) along samples ``t`` (k,), ``e``, ``ed`` (k, 2); angles unwrapped in time."""
-        t = np.atleast_1d(np.asarray(t, float))
+        """Body coordinates ``q, qd`` (k, 21) along samples ``t`` (k,) s, ``e`` (k, 2) m, ``ed`` (k, 2) m/s; angles
+        unwrapped in time. Bad shapes or values raise :class:`robolib.ParameterError` naming the argument.
+
+        >>> FastClearance().trajectory([0.0, 0.1], np.zeros((3, 2)), np.zeros((2, 2)))
+        Traceback (most recent call last):
+            ...
+        robolib.errors.ParameterError: e must have shape (len(t), 2) = (2, 2) like t, got (3, 2)
+        """
+        t = np.atleast_1d(checks.real_array("t", t))
+        if t.ndim != 1:
+            raise ParameterError(f"t must be sample times of shape (k,) (s), got shape {t.shape}")
+        e = checks.real_array("e", e, shape=(None, 2))
+        ed = checks.real_array("ed", ed, shape=(None, 2))
+        for name, a in (("e", e), ("ed", ed)):
+            if len(a) != len(t):
+                raise ParameterError(f"{name} must have shape (len(t), 2) = ({len(t)}, 2) like t, got {a.shape}")
         Q, QD = np.empty((len(t), 21)), np.empty((len(t), 21))
         pts, q, T, qd, b, _Q, cs = self._work
         y = np.zeros(4)
@@ -253,19 +283,29 @@ class FastClearance:
         return Q, QD
 
     def e_local(self, q, e):
-        """Eccentricity in the bearing body's frame (global for a ground bearing), (..., 2)."""
+        """Eccentricity ``e`` (..., 2) m (global frame) in the bearing body's frame (global for a ground bearing),
+        (..., 2) m, at body coordinates ``q`` (..., 21) (leading shapes broadcast)."""
+        q = checks.real_array("q", q, shape=(21,), batch=True)
+        e = checks.real_array("e", e, shape=(2,), batch=True)
+        try:
+            np.broadcast_shapes(q.shape[:-1], e.shape[:-1])
+        except ValueError:
+            raise ParameterError(f"q (..., 21) and e (..., 2) must have broadcastable leading shapes, got {q.shape} "
+                                 f"and {e.shape}") from None
         bi = int(self._crow[0])
         if bi < 0:
-            return np.asarray(e, float)
-        th = np.asarray(q, float)[..., 3 * bi + 2]
+            return e
+        th = q[..., 3 * bi + 2]
         c, s = np.cos(th), np.sin(th)
-        e = np.asarray(e, float)
         return np.stack([c * e[..., 0] + s * e[..., 1], -s * e[..., 0] + c * e[..., 1]], axis=-1)
 
     def rhs(self, t: float, y, ddelta0: float | None = None) -> np.ndarray:
-        """``dy/dt`` (6,) of ``y = (e, ed, W_drive, W_loss)`` at ``t`` (s) with onset speed ``ddelta0`` (m/s)."""
+        """``dy/dt`` (6,) of ``y = (e, ed, W_drive, W_loss)`` at ``t`` (s, finite) with onset speed ``ddelta0``
+        (m/s, > 0; default the floor)."""
+        t = checks.real("t", t, unit="s")
         y = checks.real_array("y", y, shape=(FK.STATE_DIM,))
-        dd0 = np.array([self.spec.ddelta0_floor if ddelta0 is None else checks.positive("ddelta0", ddelta0)])
+        dd0 = np.array([self.spec.ddelta0_floor if ddelta0 is None else
+                        checks.real("ddelta0", ddelta0, low=0.0, open_low=True, unit="m/s")])
         dy = np.empty(FK.STATE_DIM)
         st = self._rhs(float(t), y, dy, self._A, self._drv, self._par, self._cfg, self._mass, self._crow, dd0,
                        *self._work)
@@ -282,7 +322,8 @@ class FastClearance:
         ``t_eval``: sample times (dense output; default every accepted step); ``rtol`` in (0, 1), ``atol`` > 0
         default to the parameter set's; ``ddelta0`` (m/s): the onset speed in force at the start (carried over
         from a previous run; default: ``max(ddelta, floor)`` if the journal starts in contact, else the floor);
-        ``full``: also return the body coordinates ``q, qd`` at the samples. Raises
+        ``full`` (True or False): also return the body coordinates ``q, qd`` at the samples. A bad argument raises
+        :class:`robolib.ParameterError` naming it before integrating. Raises
         :class:`robolib.UnreachableError` where a closure fails, :class:`robolib.ConvergenceError` if the step
         size collapses.
         """
@@ -301,6 +342,7 @@ class FastClearance:
         if not (isinstance(h_max, (int, float)) and not isinstance(h_max, bool) and h_max > 0):
             raise ParameterError(f"h_max = {h_max!r} is not valid: h_max must be a number > 0 s (or inf)")
         max_steps = checks.count("max_steps", max_steps)
+        full = _check_flag("full", full)
         if t_eval is not None:
             t_eval = np.ascontiguousarray(checks.real_array("t_eval", t_eval, shape=(None,)), dtype=float)
             if np.any(np.diff(t_eval) < 0) or t_eval[0] < t0 or t_eval[-1] > t1:
@@ -405,6 +447,9 @@ class FastClearance:
         x = checks.real_array("x", x, shape=(None,))
         if len(x) not in (4, 5):
             raise ParameterError(f"x must have 4 components (e, ed) or 5 (e, ed, ddelta0), got {len(x)}")
+        if len(x) == 5 and not x[4] > 0:
+            raise ParameterError(f"x[4] (the onset speed ddelta0 in force at t0) must be a number > 0 m/s, "
+                                 f"got {x[4]!r}")
         n_periods = checks.count("n_periods", n_periods)
         t0 = checks.real("t0", t0, unit="s")
         t1 = t0 + n_periods * self.period
@@ -433,7 +478,7 @@ class FastClearance:
         From ``e, ed`` and the bodies' rates through :func:`robolib.contact.normal_force` and
         :func:`robolib.contact.tangential_force`, with the onset speed of the episode each sample is in.
         """
-        q, qd = self._full(result)
+        q, qd = self._full(_check_result(result))
         e, ed = result.e, result.ed
         eps = np.hypot(e[:, 0], e[:, 1])
         n = e / np.where(eps > 0, eps, 1.0)[:, None]
@@ -449,17 +494,19 @@ class FastClearance:
 
     def mode_shares(self, result: FastResult, t0: float | None = None, t1: float | None = None) -> dict:
         """Shares of free flight, impact and continuous contact in ``[t0, t1]`` (default: the run)."""
+        _check_result(result)
         t0 = float(result.t[0]) if t0 is None else t0
         t1 = float(result.t_final) if t1 is None else t1
         return mode_shares(result.episodes, t0, t1, self.cm.impact_max_duration)
 
     def contact_modes(self, result: FastResult) -> np.ndarray:
         """FREE (0) / IMPACT (1) / CONTINUOUS (2) at the samples."""
+        _check_result(result)
         return contact_modes(result.t, result.episodes, self.cm.impact_max_duration)
 
     def energy_balance(self, result: FastResult) -> dict:
         """Energy books (J): ``residual = (T + V_spring + V_contact) - (...)_0 - W_drive + W_loss`` at the samples."""
-        q, qd = self._full(result)
+        q, qd = self._full(_check_result(result))
         red = self.cm.reduced
         eps = np.hypot(result.e[:, 0], result.e[:, 1])
         E = (red.kinetic_energy(qd) + red.potential_energy(q)
@@ -469,7 +516,7 @@ class FastClearance:
 
     def as_clearance_result(self, result: FastResult) -> ClearanceResult:
         """The run as a :class:`ClearanceResult` of :attr:`cm` (the DAE's tools then apply: contact forces, orbits)."""
-        q, qd = self._full(result)
+        q, qd = self._full(_check_result(result))
         return ClearanceResult(t=result.t, q=q, qd=qd, W_drive=result.W_drive, W_loss=result.W_loss,
                                episodes=[list(result.episodes)], n_steps=result.n_steps,
                                n_rejected=result.n_rejected, n_rhs=result.n_rhs, wall_s=result.wall_s,

@@ -17,11 +17,16 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from ..core import clearance as C
 from ..core import nonlinear as N
 from .drawing import CHAIN_COLORS, MODE_COLORS, draw_gearshift, draw_orbit, mode_bands
 from .sweeps import reading_bar
+
+#: Width [in] of a figure as wide as the book's text: at robolib.study.FIGURE_DPI (100 dpi) its PNG is under 1000 px,
+#: which the 672-px column shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px.
+FULL_WIDTH = 9.6
 
 
 def ideal_figure(d: dict) -> Figure:
@@ -30,7 +35,7 @@ def ideal_figure(d: dict) -> Figure:
     ``d``: :func:`robolib.gearshift.checks.ideal_check`'s data.
     """
     gs, t, im, vp = d["gs"], d["t"], d["motion"], d["vp"]
-    fig = Figure(figsize=(13, 3.6), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.4), layout="tight")
     axs = fig.subplots(1, 3)
     for drv in gs.mech.driver_names:
         k = gs.mech.coordinate(f"l{drv[-1]}1", "theta")
@@ -55,7 +60,7 @@ def orbit_figure(d: dict) -> Figure:
 
     ``d``: :func:`robolib.gearshift.checks.detail_run`'s data.
     """
-    fig = Figure(figsize=(13, 4.4), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.9), layout="tight")
     ax0 = fig.add_subplot(1, 3, 1)
     art = draw_orbit(ax0, d["orbit"]["e_local"], d["c"], c_values=np.log10(1.0 + d["F_n"]))
     fig.colorbar(art, ax=ax0, label="log10(1 + F_n / N)", shrink=0.8)
@@ -72,7 +77,7 @@ def orbit_figure(d: dict) -> Figure:
 
 def errors_figure(d: dict) -> Figure:
     """End-point position, velocity and acceleration errors (rows; x, y columns): direct and linearised."""
-    fig = Figure(figsize=(12, 7.5), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 7.0), layout="tight")
     axs = fig.subplots(3, 2, sharex=True)
     ts, err = d["ts"], d["errors"]
     scale = [("p", 1e6, "position error [µm]"), ("v", 1e3, "velocity error [mm/s]"),
@@ -125,7 +130,7 @@ def bifurcation_figure(s, d: dict) -> Figure:
 
     ``s``: the study settings; ``d``: :func:`robolib.gearshift.sweeps.bifurcation_study`'s data.
     """
-    fig = Figure(figsize=(13, 8.5), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 8.0), layout="tight")
     axs = fig.subplots(3, 2, sharex="col", gridspec_kw={"height_ratios": [2, 2, 1]})
     for col, (runs, vals, xlabel) in enumerate((
             (d["f_runs"], s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)"),
@@ -149,7 +154,7 @@ def slider_figure(d: dict) -> Figure:
 
     ``d``: :func:`robolib.gearshift.checks.slider_crank_check`'s data.
     """
-    fig = Figure(figsize=(12, 3.8), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.5), layout="tight")
     axs = fig.subplots(1, 2)
     sc, k_x = d["sc"], d["k_x"]
     phi_deg = np.degrees(sc.omega * d["t"])
@@ -164,6 +169,10 @@ def slider_figure(d: dict) -> Figure:
     axs[1].loglog(cs, [dv for *_, dv in d["runs"]], "s-", label="max velocity error [m/s]")
     axs[1].loglog(cs, cs, "k:", label="= c")
     axs[1].set_xlabel("radial clearance c [mm]")
+    # ticks at 1, 2, 5 x 10^k written as plain numbers: the default minor labels (2x10^-2, 3x10^-2, ...) collide
+    axs[1].xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    axs[1].xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axs[1].xaxis.set_minor_formatter(NullFormatter())
     axs[1].legend(fontsize=8)
     return fig
 

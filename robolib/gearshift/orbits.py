@@ -72,7 +72,7 @@ from ..core.errors import ConvergenceError, ParameterError, SingularityError, Un
 from ..core.periodic import (STABILITY_MARGIN, PeriodicOrbit, ShootingError, difference_step, floquet_multipliers,
                              monodromy, period_doubling_start, periodic_orbit)
 from .fast import FastClearance
-from .model import load_parameters
+from .model import check_params, load_parameters
 
 #: Default integration tolerance of the orbit computations: at the parameter file's rtol 1e-9 one return at
 #: 10 Hz / 0.5 mm is off by 2.9e-3 c (against rtol 1e-14), above the central difference step rtol^(1/3) = 1e-3
@@ -126,6 +126,30 @@ def _check_fc(frequency, clearance):
     return float(frequency), float(clearance)
 
 
+def _check_rtol(name: str, rtol) -> float:
+    """A relative tolerance in (0, 1), or :class:`robolib.ParameterError` naming ``name``."""
+    return checks.real(name, rtol, low=0.0, high=1.0, open_low=True, open_high=True)
+
+
+def _check_map(P) -> "StroboscopicMap":
+    if not isinstance(P, StroboscopicMap):
+        raise ParameterError(f"P must be a StroboscopicMap (from stroboscopic_map), got {type(P).__name__}")
+    return P
+
+
+def _check_orbit(P: "StroboscopicMap", orbit) -> PeriodicOrbit:
+    """``orbit``: a converged :class:`PeriodicOrbit` of a map of P's dimension, points (k, P.n) finite."""
+    if not isinstance(orbit, PeriodicOrbit) or not orbit.converged:
+        raise ParameterError(f"orbit must be a converged PeriodicOrbit of P (periodic_orbit, periodic_orbit_at), got "
+                             f"{type(orbit).__name__}" + ("" if not isinstance(orbit, PeriodicOrbit) else
+                                                          f" not converged ({orbit.reason:.60})"))
+    pts = np.asarray(orbit.points)
+    if pts.shape != (orbit.k, P.n) or not np.all(np.isfinite(pts)):
+        raise ParameterError(f"orbit must have finite points of shape (k, {P.n}) = (k, 4) for P's state "
+                             f"(e, ed{', ddelta0' if P.n == 5 else ''}), got shape {pts.shape}")
+    return orbit
+
+
 class StroboscopicMap:
     """``P(x)``: the state ``x = (e, ed)`` (4,) (m, m/s) at drive phase 0 carried over one drive period.
 
@@ -142,10 +166,13 @@ class StroboscopicMap:
                                  f"(the onset-speed memory reset at phase 0, or carried as a 5th state component)")
         self.memory = memory
         self.n = 4 if memory == "reset" else 5
+        if params is not None:
+            check_params(params)
         self.params = load_parameters() if params is None else params
         s = self.params["solver"]
-        self.rtol = ORBIT_RTOL if rtol is None else float(checks.real("rtol", rtol, low=0.0, high=1.0, open_low=True))
-        self.atol = float(s["atol"]) * self.rtol / float(s["rtol"]) if atol is None else float(checks.positive("atol", atol))
+        self.rtol = ORBIT_RTOL if rtol is None else _check_rtol("rtol", rtol)
+        self.atol = float(s["atol"]) * self.rtol / float(s["rtol"]) if atol is None else \
+            checks.real("atol", atol, low=0.0, open_low=True)
         self.joint = joint
         self.period = 1.0 / self.frequency
         self.omega = 2.0 * math.pi * self.frequency
@@ -182,7 +209,8 @@ class StroboscopicMap:
         return np.append(out, r.ddelta0_final) if self.n == 5 else out
 
     def with_rtol(self, rtol: float) -> "StroboscopicMap":
-        """The same map at another tolerance (atol scaled with it)."""
+        """The same map at another tolerance ``rtol`` in (0, 1) (atol scaled with it)."""
+        rtol = _check_rtol("rtol", rtol)
         return StroboscopicMap(self.params, self.frequency, self.clearance, self.joint, rtol,
                                self.atol * rtol / self.rtol, self.memory)
 
@@ -222,6 +250,8 @@ def memory_sensitivity(P: StroboscopicMap, orbit: PeriodicOrbit) -> float:
     The carried memory at each orbit point is the onset speed in force after one period from the previous point
     (5-component return map); 0 when the journal flies free at every phase 0 of the orbit.
     """
+    P = _check_map(P)
+    orbit = _check_orbit(P, orbit)
     fc = P.model
     worst = 0.0
     pts = orbit.points
@@ -242,8 +272,10 @@ def liouville_log_determinant(P: StroboscopicMap, x, k: int = 1, rel_step: float
     determinant of the differenced monodromy (damping and contact dissipation make it < 1). The memory reset of
     the 4-component map is not in it (exact when the journal flies free at phase 0).
     """
+    P = _check_map(P)
     k = _check_k(k)
     x = checks.real_array("x", x, shape=(4,))
+    rel_step = checks.real("rel_step", rel_step, low=0.0, high=1.0, open_low=True, open_high=True)
     fc = P.model
     r = fc.simulate((0.0, k * P.period), x[:2], x[2:], rtol=P.rtol, atol=P.atol)
     dd0 = fc._ddelta0_samples(r)
@@ -262,7 +294,14 @@ def liouville_log_determinant(P: StroboscopicMap, x, k: int = 1, rel_step: float
 
 
 def return_noise(P: StroboscopicMap, x, k: int = 1) -> float:
-    """Integration noise of ``P^k`` at x (scaled max norm): ``P^k`` at rtol against rtol / NOISE_RTOL_DIVISOR."""
+    """Integration noise of ``P^k`` at x (n,) (scaled max norm): ``P^k`` at rtol against rtol / NOISE_RTOL_DIVISOR.
+
+    >>> return_noise(None, np.zeros(4))
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: P must be a StroboscopicMap (from stroboscopic_map), got NoneType
+    """
+    P = _check_map(P)
     k = _check_k(k)
     x = checks.real_array("x", x, shape=(P.n,))
     fine = P.with_rtol(P.rtol / NOISE_RTOL_DIVISOR)
@@ -290,6 +329,7 @@ def perturbation_ratios(P: StroboscopicMap, x, k: int = 1, amplitude: float = 1e
     scaled size ``amplitude``: the direct route to the multipliers (no differencing). At a stable orbit the ratios
     fall by ``max|mu(P^k)|`` per return once the other directions have died out, until they reach the noise
     ``return_noise / amplitude``."""
+    P = _check_map(P)
     k = _check_k(k)
     x = checks.real_array("x", x, shape=(P.n,))
     amplitude = checks.real("amplitude", amplitude, low=0.0, open_low=True)
@@ -327,6 +367,8 @@ def section_contact_margin(P: StroboscopicMap, orbit: PeriodicOrbit) -> dict:
     ``stencil < depth``; ``min_onset_speed``: smallest normal speed at the contact onsets inside the k periods
     (c omega; 0 = grazing), the episodes that span the section excluded; ``n_onsets``.
     """
+    P = _check_map(P)
+    orbit = _check_orbit(P, orbit)
     fc = P.model
     c, v = P.clearance, P.clearance * P.omega
     pts = orbit.points[:, :4]
@@ -435,14 +477,18 @@ def periodic_orbit_at(params, frequency, clearance, k=1, x0=None, joint="B1", rt
     tolerance is ``SHOOT_TOL_FACTOR`` times the one-return noise measured at x0 (:meth:`StroboscopicMap.noise`);
     the monodromy step is ``difference_step(rtol)`` (relative, times ``max(|x_j|, s_j)``). A failed shooting
     returns ``orbit=None`` with the reason. Raises :class:`robolib.ParameterError` for k < 1, frequency <= 0,
-    clearance <= 0 or x0 not of shape (4,).
+    clearance <= 0, x0 not of shape (4,) (5 with ``memory="carried"``), or any other bad argument (named), before
+    any integration.
     """
     k = _check_k(k)
-    P = stroboscopic_map(params, frequency, clearance, joint, rtol, memory=memory)
-    if x0 is not None:
-        x0 = checks.real_array("x0", x0, shape=(P.n,))
     n_transient = checks.count("n_transient", n_transient, low=0)
     n_samples = checks.count("n_samples", n_samples)
+    max_iter = checks.count("max_iter", max_iter, low=0)
+    if update not in ("newton", "broyden"):
+        raise ParameterError(f"update must be 'newton' or 'broyden', got {update!r:.60}")
+    if x0 is not None:   # (n,): 4, or 5 with the carried memory (a bad memory is named by the map)
+        x0 = checks.real_array("x0", x0, shape=(5 if memory == "carried" else 4,))
+    P = stroboscopic_map(params, frequency, clearance, joint, rtol, memory=memory)
     wall = time.perf_counter()
     if samples is None:
         S = P.samples(n_transient + n_samples)
@@ -527,11 +573,16 @@ def fast_lyapunov(params, frequency, clearance, joint="B1", rtol=None, rtol_fine
     and at ``rtol_fine`` (default rtol / LYAP_RTOL_DIVISOR): the uncertainty is the batch-means
     error at rtol plus the spread between the two tolerances.
     """
+    rtol_fine = None if rtol_fine is None else _check_rtol("rtol_fine", rtol_fine)
+    n_renorm = checks.count("n_renorm", n_renorm)
+    n_transient = checks.count("n_transient", n_transient, low=0)
+    d0 = checks.real("d0", d0, low=0.0, open_low=True)
+    substeps = checks.count("substeps", substeps)
+    x0 = None if x0 is None else checks.real_array("x0", x0, shape=(4,))
     P = stroboscopic_map(params, frequency, clearance, joint, rtol)
     rtol_fine = P.rtol / LYAP_RTOL_DIVISOR if rtol_fine is None else rtol_fine
     Pf = P.with_rtol(rtol_fine)
     wall = time.perf_counter()
-    x0 = None if x0 is None else checks.real_array("x0", x0, shape=(4,))
     a = _lyap_one(P, n_renorm, n_transient, d0, substeps, x0)
     b = _lyap_one(Pf, n_renorm, n_transient, d0, substeps, x0)
     spread = abs(a.exponent - b.exponent)
@@ -567,16 +618,36 @@ def frequency_branch(params, clearance, f0=1.0, f1=12.0, joint="B1", rtol=None, 
     period-2 branch born there (continued ``pd_span`` Hz on). ``ds`` the frequency step (Hz), halved after a failed
     solve down to ``ds_min`` (default ``p_tol / 2``). ``scheme``: the monodromy's differences, ``"central"`` or
     ``"forward"`` (half the evaluations of P, an error of the order of the step), both with the map's step.
+    ``x0`` (4,): the start of the branch at ``f0``; default the Poincaré sample after ``n_transient`` periods from
+    the journal centred (``n_transient = 0``: that state itself). Bad arguments raise
+    :class:`robolib.ParameterError` naming them before any integration.
 
     Returns ``branch`` (:class:`robolib.core.continuation.Branch`), ``pd`` the first period-doubling
     :class:`Bifurcation` or None, ``branch2`` (period 2) or None, ``wall_s``, ``evaluations``.
     """
-    f0, clearance = _check_fc(f0, clearance)
-    f1, _ = _check_fc(f1, clearance)
+    _, clearance = _check_fc(1.0, clearance)
+    f0 = checks.real("f0", f0, low=0.0, open_low=True, unit="Hz")
+    f1 = checks.real("f1", f1, low=0.0, open_low=True, unit="Hz")
+    if f1 == f0:
+        raise ParameterError(f"f1 must differ from f0, got both {f0:g} Hz")
+    pd_span = checks.real("pd_span", pd_span, low=0.0, open_low=True, unit="Hz")
+    n_transient = checks.count("n_transient", n_transient, low=0)
+    if x0 is not None:
+        x0 = checks.real_array("x0", x0, shape=(4,))
+    # the options continue_orbits and periodic_orbit check too, here before the transient is integrated
+    checks.real("ds", ds, low=0.0, open_low=True, unit="Hz")
+    checks.real("tol", tol, low=0.0, open_low=True)
+    for name, value in (("p_tol", p_tol), ("ds_min", ds_min)):
+        if value is not None:
+            checks.real(name, value, low=0.0, open_low=True, unit="Hz")
+    if update not in ("newton", "broyden"):
+        raise ParameterError(f"update must be 'newton' or 'broyden', got {update!r:.60}")
+    if scheme not in ("central", "forward"):
+        raise ParameterError(f"scheme must be 'central' or 'forward', got {scheme!r:.60}")
     fam = _MapFamily(params, clearance, joint, rtol)
     P0, _ = fam(f0)
     if x0 is None:
-        x0 = P0.samples(n_transient)[-1]
+        x0 = P0.samples(n_transient)[-1] if n_transient > 0 else np.zeros(4)
     wall = time.perf_counter()
     # one norm along the branch: the scale (c, c, c omega_m, c omega_m) at the geometric mean frequency f_m
     om = 2 * math.pi * math.sqrt(f0 * f1)

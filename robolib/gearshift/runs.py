@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
+from ..core import checks
 from ..core.clearance import ClearanceModel, ClearanceResult, ClearanceSpec
 from ..core.errors import ParameterError, SingularityError, UnreachableError
 from ..core.multibody import (GROUND, AngleLock, Body, ConstantSpeed, Driver, GroundPin, Mechanism, Pin,
@@ -62,14 +63,41 @@ NOISE_RTOL_DIVISOR = 100.0
 #: reference, any number of clearance joints).
 ENGINES = ("fast", "dae")
 #: The engine of the clearance chapter's verdict ladders and sweeps (the default of
-#: :attr:`robolib.gearshift.settings.StudySettings.engine` and of the study's ``engine`` parameter): the DAE, read
-#: from the stores at the defaults. On the fast model the ladders' tightest rungs are limited by its larger
-#: one-return noise at rtol <= 1e-11, and five of the chapter's ladder and exponent claims read differently (issue 20,
-#: item 4, not done). The functions of this module and of :mod:`.store` default to ``REFERENCE_ENGINE``: called
-#: without an engine they are the seed's model (other modules' tests use them as the independent DAE route).
-DEFAULT_ENGINE = "dae"
+#: :attr:`robolib.gearshift.settings.StudySettings.engine` and of the study's ``engine`` parameter): the fast model,
+#: computed in every build (at each rung's tolerance over :data:`FAST_TOLERANCE_DIVISOR`). The DAE (``engine = "dae"``)
+#: reads the stored runs when their settings match. The functions of this module and of :mod:`.store` default to
+#: ``REFERENCE_ENGINE``: called without an engine they are the seed's model (other modules' tests use them as the
+#: independent DAE route).
+DEFAULT_ENGINE = "fast"
 #: The reference model: the seed's Baumgarte DAE.
 REFERENCE_ENGINE = "dae"
+#: The fast engine integrates at the study's ``rtol`` and ``atol`` divided by this, so that a ladder rung means the same
+#: accuracy on both engines. The fast model's error norm measures the journal coordinates against the link length
+#: (:data:`robolib.gearshift.fast.ERROR_SCALE`), the DAE's the body coordinates themselves, and at one and the same
+#: rtol the fast model's Poincaré samples are about ten times less accurate. Measured (B1, 2 transient + 2 sampled
+#: periods, max error of the scaled samples against the same engine at rtol 1e-13): at 10 Hz / 0.5 mm, study rtol
+#: 1e-9 .. 1e-12, the DAE 3.6e-3, 3.8e-4, 3.6e-5, 4.3e-6 against the fast model at a tenth of each 2.9e-3, 7.0e-4,
+#: 9.8e-5, 4.0e-7. At 6 Hz / 0.5 mm: 1.1e-4, 1.4e-5, 1.2e-6, 8.3e-8 against 5.0e-5, 5.5e-6, 3.2e-7, 8.3e-8. At
+#: 2 Hz / 0.1 mm: 2.7e-5, 8.1e-7, 8.4e-8, 8.8e-9 against 3.0e-6, 4.6e-7, 1.9e-7, 6.5e-9. The one-return noise of
+#: the period test falls alike (10 Hz, rtol 1e-12: DAE 3.6e-9, fast 2.1e-9). :func:`engine_tolerances`.
+FAST_TOLERANCE_DIVISOR = 10.0
+
+
+def engine_tolerances(engine: str, rtol: float, atol: float) -> tuple[float, float]:
+    """``(rtol, atol)`` the engine integrates at for a study's ``(rtol, atol)``: the DAE's as given, the fast
+    model's divided by :data:`FAST_TOLERANCE_DIVISOR` (the same accuracy of the Poincaré samples).
+
+    >>> engine_tolerances("fast", 1e-9, 1e-12)
+    (1e-10, 1e-13)
+    >>> engine_tolerances("dae", 1e-9, 1e-12)
+    (1e-09, 1e-12)
+    """
+    check_engine(engine)
+    rtol = checks.real("rtol", rtol, low=0.0, high=1.0, open_low=True, open_high=True)
+    atol = checks.real("atol", atol, low=0.0, open_low=True)
+    if engine == "fast":
+        return rtol / FAST_TOLERANCE_DIVISOR, atol / FAST_TOLERANCE_DIVISOR
+    return rtol, atol
 
 
 def check_engine(engine, joints=None, params: dict | None = None) -> list:
@@ -203,6 +231,7 @@ def _fast_poincare(p, joints, clearance, ts, T, rt, at, backend) -> dict:
 
     joint = check_engine("fast", joints, p)[0]
     fc = FastClearance(p, joint=joint, clearance=clearance)
+    rt, at = engine_tolerances("fast", rt, at)
     r = fc.simulate((0.0, float(ts[-1])), t_eval=ts, rtol=rt, atol=at, full=True)
     ends = []
     for tol_div in (1.0, NOISE_RTOL_DIVISOR):   # one more return at rtol and at rtol / NOISE_RTOL_DIVISOR
@@ -286,7 +315,7 @@ class FastFlow:
         check_arguments(clearance=clearance, rtol=rtol, atol=atol)
         self.joint = check_engine("fast", joints, params)[0]
         self.params, self.clearance = params, clearance
-        self.rtol, self.atol = _solver(params, rtol, atol)
+        self.rtol, self.atol = engine_tolerances("fast", *_solver(params, rtol, atol))
         om = 2 * np.pi * params["motion"]["frequency"]
         self.weights = np.array([1.0, 1.0, 1.0 / om, 1.0 / om])
         self._fc = None

@@ -76,7 +76,8 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
               and s.n_poincare >= BIF_MIN_SAMPLES,
               text=f"{len(freqs)} frequencies from {freqs[0]:g} to {freqs[-1]:g} Hz"
                    + (f" in steps of {step:g} Hz" if step is not None else "")
-                   + f", {len(cls)} clearances from {cls[0]:g} to {cls[-1]:g} mm, {s.n_poincare} samples per point")
+                   + f", {len(cls)} clearances from {cls[0]:g} to {cls[-1]:g} mm, {s.n_poincare} samples per point",
+              method=True)
     sim_s = sum((s.n_transient + s.n_poincare) / r["frequency"] for r in runs)
     integ_s = float(sum(r["wall_s"] for r in runs))
     rate = integ_s / sim_s
@@ -87,7 +88,8 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
               criterion="wall time and single-process integration time recorded by the run that made the points",
               holds=wall_s is not None and integ_s > 0,
               text=f"{wall_s / 60:.1f} min wall on {workers} workers ({integ_s / 60:.1f} min of single-process "
-                   f"integration, {rate:.2f} s per simulated second)" if wall_s is not None else "not recorded")
+                   f"integration, {rate:.2f} s per simulated second)" if wall_s is not None else "not recorded",
+              method=True)
     return {"points": points, "runs": runs, "f_runs": runs[:len(freqs)], "c_runs": runs[len(freqs):], "info": info,
             "sim_s": sim_s, "integration_s": integ_s, "rate": rate, "wall_s": wall_s, "workers": workers}
 
@@ -116,7 +118,7 @@ def register_store_current(s: StudySettings, v, reg, points, runs, info) -> None
               criterion=f"at least one coinciding point, and max |difference| <= {STORE_AGREE:g} (normalised units)",
               holds=len(same) >= 1 and max(gaps, default=np.inf) <= STORE_AGREE,
               text=(f"{len(same)} points ({', '.join(f'{f:g} Hz / {c:g} mm' for _, (f, c) in same)}) agree to "
-                    f"{max(gaps):.0e}; {srcs}" if same else "no sweep point coincides with a verdict run"))
+                    f"{max(gaps):.0e}; {srcs}" if same else "no sweep point coincides with a verdict run"), method=True)
 
 
 def _listing(vals, runs, want) -> str:

@@ -10,6 +10,7 @@ import math
 
 from matplotlib.figure import Figure
 from matplotlib.patches import Arc, Circle, FancyArrowPatch
+from matplotlib.ticker import MaxNLocator
 
 from ..book.labels import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
 from .. import prp3 as _prp3
@@ -151,7 +152,7 @@ def prp3_mechanism(geom: _prp3.Geometry, lx: float | None = None, ly: float | No
     Returns
     -------
     matplotlib.figure.Figure
-        About 10 x 9.4 inches; labels at 10 pt.
+        8.2 x 8.2 inches; labels at 10 pt.
 
     Raises
     ------
@@ -300,6 +301,9 @@ def prp3_mechanism(geom: _prp3.Geometry, lx: float | None = None, ly: float | No
 
 
 # --------------------------------------------------------------------------- the chapter's result figures
+#: Width [in] of a figure as wide as the book's text: at robolib.study.FIGURE_DPI (100 dpi) its PNG is under 1000 px,
+#: which the 672-px column shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px.
+FULL_WIDTH = 9.6
 #: Added to an error before its logarithm, so that exact round trips (error 0) show in a histogram.
 LOG_FLOOR = 1e-17
 
@@ -313,7 +317,7 @@ def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = 
     the slope drawn through the fitted line at the middle of the fit range;
     ``max_dots`` about how many samples are drawn as dots. Made without pyplot.
     """
-    fig = Figure(figsize=(11, 4), layout="constrained")
+    fig = Figure(figsize=(FULL_WIDTH, 4.2), layout="constrained")
     axs = fig.subplots(1, 2)
     bins = np.linspace(-17, -5, 61)
     for k, name in enumerate(["lx [mm]", "ly [mm]", "θ [rad]"]):
@@ -354,12 +358,14 @@ def workspace_figure(points_all, points_mode, *, max_all: int = 30_000, max_mode
     """
     pts = points_all[:: max(1, len(points_all) // max_all)]
     p0 = points_mode[:: max(1, len(points_mode) // max_mode)]
-    fig = Figure(figsize=(12, 9))
+    fig = Figure(figsize=(FULL_WIDTH, 7.6))
     ax = fig.add_subplot(2, 2, 1, projection="3d")
     sc = ax.scatter(*pts.T, s=0.3, c=pts[:, 2], cmap="viridis", alpha=0.5)
-    fig.colorbar(sc, ax=ax, shrink=0.6, pad=0.12, label="z [mm]")
+    fig.colorbar(sc, ax=ax, shrink=0.6, pad=0.16, label="z [mm]")
     ax.set_title("reachable workspace, all modes")
     ax.set_xlabel("x [mm]"), ax.set_ylabel("y [mm]"), ax.set_zlabel("z [mm]")
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # 4 ticks an axis: more collide on the small 3-D panel
+        axis.set_major_locator(MaxNLocator(4))
     for i, (a, b) in enumerate([(0, 1), (0, 2), (1, 2)]):
         ax2 = fig.add_subplot(2, 2, i + 2)
         ax2.scatter(pts[:, a], pts[:, b], s=0.2, alpha=0.3, color="0.5", label="all modes")
@@ -379,7 +385,7 @@ def condition_figure(LX, LY, maps, *, inverse_level: float = 0.02) -> Figure:
     Singularity)`` (:func:`robolib.prp3.singularity_measures` on the grid); the
     cyan contour is ``inverse == inverse_level``. Made without pyplot.
     """
-    fig = Figure(figsize=(13, 4), layout="constrained")
+    fig = Figure(figsize=(FULL_WIDTH, 4.3), layout="constrained")
     axs = fig.subplots(1, len(maps), sharey=True)
     for ax, (th_deg, s) in zip(axs, maps):
         im = ax.pcolormesh(LX, LY, np.log10(s.condition), vmin=0, vmax=4, shading="auto", cmap="magma_r")
@@ -388,5 +394,6 @@ def condition_figure(LX, LY, maps, *, inverse_level: float = 0.02) -> Figure:
         ax.set_xlabel("lx [mm]")
         ax.set_aspect("equal")
     axs[0].set_ylabel("ly [mm]")
-    fig.colorbar(im, ax=axs, label="log10 condition number of ∂J/∂q (white: unreachable)")
+    fig.colorbar(im, ax=axs, location="bottom", shrink=0.6, aspect=40,
+                 label="log10 condition number of ∂J/∂q (white: unreachable)")
     return fig

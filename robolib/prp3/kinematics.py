@@ -374,6 +374,12 @@ def mirror_root(geom: Geometry, lx, ly, theta, points=None, *, errors: str = "ra
     n = np.cross(c[..., 1, :] - c[..., 0, :], c[..., 2, :] - c[..., 0, :])
     with np.errstate(invalid="ignore", divide="ignore"):
         n = n / np.linalg.norm(n, axis=-1, keepdims=True)
+    if not mask:
+        bad = ~np.all(np.isfinite(n), axis=-1) & np.all(np.isfinite(P), axis=-1)
+        if np.any(bad):   # given points skip forward's check: collinear sphere centres have no mirror plane
+            i = tuple(int(j) for j in np.argwhere(bad)[0])
+            raise SingularityError(f"mirror_root: the sphere centres are collinear at input {i} (lx, ly, theta = "
+                                   f"{float(lx[i]):g}, {float(ly[i]):g}, {float(theta[i]):g}): no mirror plane")
     dist = np.einsum("...k,...k->...", P - c[..., 0, :], n)
     return P - 2.0 * dist[..., None] * n
 

@@ -187,7 +187,7 @@ def redundant_mechanism(params: _redundant.Robot, point=None) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        About 7.5 x 6.8 inches; labels at 10 pt.
+        6.2 x 5.8 inches; labels at 10 pt.
 
     Examples
     --------

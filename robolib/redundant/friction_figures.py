@@ -25,12 +25,15 @@ LAW_COLOR = {"coulomb_consistent": COLORS["Coulomb consistent"], "stribeck": COL
 #: Metrics of the sweep figures: (key, axis label, scale).
 METRICS = (("friction_rms", "RMS friction torque [mN m]", 1e3), ("energy", "energy per period [mJ]", 1e3),
            ("deviation", "uncompensated deviation [mm]", 1e3))
+#: Width [in] of a figure as wide as the book's text: at robolib.study.FIGURE_DPI (100 dpi) its PNG is under 1000 px,
+#: which the 672-px column shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px.
+FULL_WIDTH = 9.6
 
 
 def laws_figure(d: dict) -> Figure:
     """The two laws against the joint rate (left) and the active-joint rates over one period (right)."""
     robot, ids, w, t = d["robot"], d["ids"], d["w_id"], d["t_id"]
-    fig = Figure(figsize=(11, 3.8), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.8), layout="tight")
     axs = fig.subplots(1, 2)
     wgrid = np.linspace(-1.0, 1.0, 801)
     F_rms = float(np.sqrt(np.mean(np.sum(ids["Coulomb consistent"].reactions ** 2, axis=-1))))
@@ -59,7 +62,7 @@ def laws_figure(d: dict) -> Figure:
 def waveforms_figure(d: dict) -> Figure:
     """Friction torque of each active joint over one period, both laws and the decoupled Coulomb model."""
     ids, t = d["ids"], d["t_id"]
-    fig = Figure(figsize=(12, 3.4), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.3), layout="tight")
     axs = fig.subplots(1, 3, sharey=True)
     for i in range(3):
         axs[i].plot(t, ids["Coulomb consistent"].friction_torque[:, i] * 1e3, color=LAW_COLOR["coulomb_consistent"],
@@ -92,7 +95,7 @@ def sweep_figure(d: dict, name: str) -> Figure:
     from .study_friction import DIFF, sweep_difference
 
     values, sw, xlabel = d["sweeps"][name]
-    fig = Figure(figsize=(12, 3.3), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.3), layout="tight")
     axs = fig.subplots(1, 3)
     x = np.asarray(values)
     for ax, (metric, ylabel, scale) in zip(axs, METRICS):
@@ -121,7 +124,7 @@ def sweep_figure(d: dict, name: str) -> Figure:
 def slow_figure(d: dict) -> Figure:
     """Joint-1 friction torque in units of T_c over normalised time, reference and slowest circle."""
     robot, slow, r = d["robot"], d["slow"], d["static_ratio"]
-    fig = Figure(figsize=(11, 3.3), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.3), layout="tight")
     axs = fig.subplots(1, 2, sharey=True)
     for ax, P in zip(axs, slow):
         for law in COMPARED_LAWS:
@@ -144,7 +147,7 @@ def decoupling_figure(d: dict) -> Figure:
 
     robot, s, maps = d["robot"], d["settings"], d["dec_maps"]
     mu_r = np.asarray(s["mu_r"])
-    fig = Figure(figsize=(11.5, 3.8), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.6), layout="tight")
     axs = fig.subplots(1, 2)
     for ax, (err, est), yv, ylabel in ((axs[0], maps["preload"], s["map_preloads"], "preload p [N m]"),
                                        (axs[1], maps["period"], s["map_periods"], "circle period [s]")):
@@ -168,7 +171,7 @@ def preload_figure(d: dict) -> Figure:
     """RMS Coulomb friction, mean bearing load and RMS motor torques against a wide range of preload."""
     rows = d["large_preload"]
     p = rows["p"]
-    fig = Figure(figsize=(12, 3.3), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.3), layout="tight")
     axs = fig.subplots(1, 3)
     axs[0].plot(p, rows["tf_rms"] * 1e3, "o-", ms=3, color=COLORS["Coulomb consistent"])
     axs[0].set_ylabel("RMS Coulomb friction torque [mN m]")
@@ -180,7 +183,7 @@ def preload_figure(d: dict) -> Figure:
     axs[2].plot(p, rows["tau_rms_stribeck"] * 1e3, "--", color=COLORS["Stribeck"], label="Stribeck")
     axs[2].set_ylabel("RMS motor torque [mN m]")
     axs[2].legend(fontsize=8)
-    axs[2].set_title("motor torques: the preload itself dominates", fontsize=10)
+    axs[2].set_title("motor torques:\nthe preload itself dominates", fontsize=10)  # one line overhangs the panel
     for ax in axs:
         ax.set_xlabel("preload p [N m]")
     return fig
@@ -200,7 +203,7 @@ def paths_figure(d: dict) -> Figure:
     """Uncompensated geared-joint experiment: end-effector paths (left) and deviations over time (right)."""
     g = d["geared_sims"]
     c = d["geared"].centroid
-    fig = Figure(figsize=(12, 4.4), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 4.4), layout="tight")
     axs = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.25]})
     s = np.linspace(0, 2 * np.pi, 200)
     axs[0].plot(c[0] + CIRCLE_RADIUS * np.cos(s), c[1] + CIRCLE_RADIUS * np.sin(s), color="0.7", lw=4,
@@ -218,13 +221,13 @@ def paths_figure(d: dict) -> Figure:
     axs[0].set_aspect("equal")
     axs[0].set_xlabel("x [m]")
     axs[0].set_ylabel("y [m]")
-    axs[0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    axs[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     axs[0].set_title("end-effector paths (dots: end points; x: stopped)" if g.get("stopped") else
                      "end-effector paths (dots: end points)", fontsize=10)
     axs[1].set_xlabel("t [s]")
     axs[1].set_ylabel("deviation [mm]")
-    axs[1].legend(fontsize=7, loc="lower right")
-    axs[1].set_title("tracking error (solid), distance from the circle line (dotted)", fontsize=10)
+    # no legend of its own: the colours are the left panel's legend, solid and dotted the title's
+    axs[1].set_title("tracking error (solid),\ndistance from the circle line (dotted)", fontsize=10)
     return fig
 
 

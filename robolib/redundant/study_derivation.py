@@ -333,8 +333,11 @@ def redundancy_table(red: dict) -> str:
 
 
 def energy_figure(runs: dict) -> Figure:
-    """Free-motion kinetic-energy error (left) and driven-motion constraint drift (right), both gains."""
-    fig = Figure(figsize=(11, 3.6), layout="constrained")
+    """Free-motion kinetic-energy error (left) and driven-motion constraint drift (right), both gains.
+
+    9.6 in wide: at robolib.study.FIGURE_DPI its PNG fits the book's 672-px column at >= 0.67 (10-pt text >= 9 px).
+    """
+    fig = Figure(figsize=(9.6, 3.5), layout="constrained")
     axs = fig.subplots(1, 2)
     for label, ls in zip(checks.GAINS, ("-", "--")):
         f, d = runs["free"][label], runs["driven"][label]

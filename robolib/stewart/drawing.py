@@ -217,7 +217,7 @@ def stewart_mechanism(model, pose=None) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        About 11 x 5.8 inches; labels at 9-10 pt.
+        8.6 x 5.4 inches; labels at 9-10 pt.
 
     Examples
     --------

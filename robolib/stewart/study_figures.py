@@ -26,11 +26,14 @@ LIMIT_COLORS = {0: "white", 4: "tab:blue", 5: "tab:red", 6: "tab:green", 7: "tab
 #: rad/s, steady turn about the vertical in the pose panel of Explore.
 EXPLORE_WZ = 1.0
 CONTROLLERS = (("newton_euler", "NE", "tab:blue"), ("virtual_work", "VW", "tab:orange"))
+#: Width [in] of a figure as wide as the book's text: at robolib.study.FIGURE_DPI (100 dpi) its PNG is under 1000 px,
+#: which the 672-px column shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px.
+FULL_WIDTH = 9.6
 
 
 def spin_figure(spins: dict, t) -> Figure:
     """Leg spin rate ``omega_i . s_i`` (rad/s) against ``t`` (s), one panel per parameter set."""
-    fig = Figure(figsize=(12, 3.6), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.4), layout="tight")
     axs = fig.subplots(1, len(spins), sharex=True)
     for ax, (name, sp) in zip(axs, spins.items()):
         for i in range(6):
@@ -38,14 +41,14 @@ def spin_figure(spins: dict, t) -> Figure:
         ax.set_title(f"{name}: leg spin ω·s (U joint)", fontsize=10)
         ax.set_xlabel("t [s]")
     axs[0].set_ylabel("spin rate [rad/s]")
-    axs[-1].legend(fontsize=7, ncol=2)
+    axs[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)  # beside, not on, the lines
     return fig
 
 
 def forces_figure(fs: dict, t, name: str) -> Figure:
     """NE (solid) and VW (dashed) actuator forces (N) against ``t`` (s), and their difference below."""
     f_ne, f_vw = fs["f_ne"], fs["f_vw"]
-    fig = Figure(figsize=(12, 6.5), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 6.0), layout="tight")
     axs = fig.subplots(2, 1, sharex=True)
     for i in range(6):
         line, = axs[0].plot(t, f_ne[:, i], lw=1.2, label=f"leg {i + 1}")
@@ -53,7 +56,8 @@ def forces_figure(fs: dict, t, name: str) -> Figure:
         axs[1].plot(t, f_vw[:, i] - f_ne[:, i], lw=1, color=line.get_color())
     axs[0].set_ylabel("actuator force f [N]")
     axs[0].set_title(f"{name}: Newton–Euler with U joints (solid) and virtual work (dashed)", fontsize=10)
-    axs[0].legend(ncol=6, fontsize=8, loc="upper right")
+    # the legend between the panels (in the room of the shared axis's hidden tick labels), not over the forces
+    axs[0].legend(ncol=6, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.02), frameon=False)
     axs[1].set_ylabel("f_VW − f_NE [N]")
     axs[1].set_xlabel("t [s]")
     axs[1].set_title("their difference", fontsize=10)
@@ -83,7 +87,7 @@ def reach_figure(model, reach: dict, Xd) -> Figure:
 
 def tracking_figure(runs: dict, name: str) -> Figure:
     """Largest leg error (m, log) of the NE and VW controllers, PID and PD, and their difference."""
-    fig = Figure(figsize=(12, 4.2), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 4.0), layout="tight")
     axs = fig.subplots(1, 2, sharex=True)
     dmax = 0.0
     for pid in (False, True):
@@ -96,8 +100,8 @@ def tracking_figure(runs: dict, name: str) -> Figure:
                         ls="-" if pid else ":", label=f"{'PID' if pid else 'PD'}")
         dmax = max(dmax, float(np.abs(d).max()))
     axs[1].set_ylim(bottom=1e-4 * dmax if dmax > 0 else None)
-    axs[0].set_title(f"{name}: largest leg tracking error max_i |e_i|", fontsize=10)
-    axs[1].set_title("what the controller model changes: max_i |e_VW,i − e_NE,i|", fontsize=10)
+    axs[0].set_title(f"{name}: largest leg tracking error\nmax_i |e_i|", fontsize=10)  # two lines: one overhangs
+    axs[1].set_title("what the controller model changes:\nmax_i |e_VW,i − e_NE,i|", fontsize=10)
     for ax in axs:
         ax.set_ylabel("[m]")
         ax.legend(fontsize=8)

@@ -1,0 +1,430 @@
+"""The fast clearance model and the periodic-orbit tools fuzzed: every public entry point names a bad argument.
+
+Tables (tests/fuzzing.py) for :mod:`robolib.gearshift.fast` (:class:`FastClearance` and its methods),
+:mod:`robolib.gearshift.orbits`, the cheap argument checks of :mod:`robolib.gearshift.orbit_study`, and the
+arguments of :mod:`robolib.core.periodic` / :mod:`robolib.core.continuation` that tests/test_periodic.py does
+not fuzz. Each valid call is tiny (12 Hz or 6 Hz, rtol 1e-6, at most a few drive periods; simulations of
+1 ms); a bad value must raise a :class:`robolib.RobolibError` naming the argument before any integration.
+
+Coverage is checked per argument: every parameter of every table entry's signature is fuzzed here or in
+tests/test_periodic.py, or listed in :data:`NOT_FUZZED_ARGS` with the reason; every public name of the
+five modules is a table entry or in :data:`NOT_FUZZED` with the reason.
+"""
+
+from __future__ import annotations
+
+import inspect
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+
+from fuzzing import bad_values, check_bad_argument, entry_point_tests
+from robolib import ParameterError, RobolibError
+from robolib.core import continuation as CO
+from robolib.core import periodic as PO
+from robolib.gearshift import fast as F
+from robolib.gearshift import orbit_study as S
+from robolib.gearshift import orbits as O
+
+# ---- the valid objects (tiny) ---------------------------------------------------------------------------
+FC = F.FastClearance(joint="B1")                       # 2 Hz, 0.5 mm (the parameter file's)
+FC_E2 = F.FastClearance(joint="E2")                    # a bearing on a moving body (e_local rotates)
+RES = FC.simulate((0.0, 1e-3), rtol=1e-6, atol=1e-9)   # every accepted step of 1 ms
+K0 = FC.kinematics((0.0, 0.0), (0.0, 0.0), 0.0)
+Q2 = np.stack([K0["q"], K0["q"]])
+QD2 = np.stack([K0["qd"], K0["qd"]])
+#: The return map at 12 Hz / 0.5 mm, rtol 1e-6 (one return ~4 ms), and a converged period-1 orbit of it.
+P12 = O.stroboscopic_map(None, 12.0, 5e-4, rtol=1e-6)
+ORBIT = O.periodic_orbit_at(None, 12.0, 5e-4, rtol=1e-6, n_transient=20, n_samples=1).orbit
+X12 = ORBIT.x.copy()
+
+
+def logistic(r):
+    return lambda x: np.array([r * x[0] * (1.0 - x[0])])
+
+
+LOGISTIC_ORBIT = PO.periodic_orbit(logistic(2.5), [0.5])            # converged, n = 1, multiplier -0.5
+NO_PD_ORBIT = PO.periodic_orbit(logistic(1.5), [0.5])               # multiplier +0.5: no doubling near
+PD_ORBIT = PO.periodic_orbit(logistic(3.2), [0.7])                   # past the doubling at r = 3
+UNCONVERGED = PO.periodic_orbit(logistic(2.5), [0.5], max_iter=0, strict=False)
+
+# ---- local kinds -------------------------------------------------------------------------------------------
+def optional(shape):
+    """Bad values of an optional array of ``shape`` (None = the default is valid)."""
+    return bad_values(shape).filter(lambda v: v is not None)
+
+
+#: An optional positive number (None = the default is valid).
+OPT_POS = st.sampled_from([0.0, -1.0, float("nan"), float("inf"), "x", True, [1.0]])
+#: An optional relative tolerance in (0, 1).
+OPT_RTOL = st.sampled_from([0.0, 1.0, 2.0, -1e-9, float("nan"), "x", True, [1e-6]])
+OPT_REAL = st.sampled_from([float("nan"), float("inf"), "x", True, [0.0]])
+OPT_COUNT = st.sampled_from([0, -1, 1.5, True, "3", float("nan")])
+PARAMS = st.sampled_from([1.0, "x", [], {"geometry": {}}])            # None = the parameter file is valid
+JOINT = st.sampled_from(["B4", "", None, 1, True, ["B1"], "b1"])
+MEMORY = st.sampled_from(["x", None, 1, "Reset", ["reset"]])
+UPDATE = st.sampled_from(["x", None, 1, "Newton", ["newton"]])
+SCHEME = st.sampled_from(["x", None, 1, "Central", ["central"]])
+FLAG = st.sampled_from(["x", None, 1.5, 2, "True", [True]])
+MAP = st.sampled_from([None, 1.0, "x", logistic(2.5), np.ones(4)])   # not a StroboscopicMap
+ORBIT_BAD = st.sampled_from([None, 1.0, "x", LOGISTIC_ORBIT, UNCONVERGED, {"x": X12}])
+RESULT = st.sampled_from([None, 1.0, "x", {}, [], RES.__dict__])
+X5 = st.sampled_from([np.r_[X12, -1.0], np.r_[X12, 0.0], np.r_[X12, np.nan], np.ones(6), np.ones(3), "x", None])
+RATIOS = st.sampled_from([[1.0, np.nan, 1.0], [1.0, 1.0], [1.0, -1.0, 1.0], [1.0, 0.0, 1.0], "x", None, True, [],
+                          [[1.0, 1.0, 1.0]]])
+CASE = st.sampled_from([(0.0, 0.5), (12.0, 0.0), (float("nan"), 0.5), (12.0, -1.0), 12.0, (12.0,), None, "ab",
+                        ("12", 0.5), (True, 0.5), (12.0, float("inf"))])
+Z_BAD = st.sampled_from([np.array([[1.0, np.nan]] * 5), np.array([[1.0, np.inf]] * 5), "x", None, True,
+                         np.zeros((0, 2)), np.ones(5), np.ones((5, 2, 2)), np.array([["a", "b"]] * 5)])
+PMAP = st.sampled_from([None, 1.0, "x", np.ones(4), (lambda x: "a"), (lambda x: np.ones(2))])   # for R^1
+SCALE1 = st.sampled_from([0.0, -1.0, float("nan"), "x", True, np.ones(2), np.array([0.0]), np.ones((1, 1))])
+H_MAX = st.sampled_from([0.0, -1.0, float("nan"), "x", True, None, [1.0]])
+T_EVAL = st.sampled_from([[2e-3], [-1e-3], [5e-4, 1e-4], [np.nan], "x", True, [], [[5e-4]]])
+T_SPAN = st.sampled_from([(0.0, 0.0), (1e-3, 0.0), (0.0, np.nan), (np.inf, 1.0), (0.0,), (0.0, 1e-3, 2e-3), "x",
+                          None, True, ("0", "1")])
+SAMPLES_N4 = st.sampled_from([np.ones((2, 5)), np.ones((0, 4)), np.ones(4), np.full((2, 4), np.nan), "x", True])
+ATTRACTOR = st.sampled_from([1.0, "x", [], {"k": 0}, {"k": "1"}, {}])
+CASES = st.sampled_from([None, 1.0, "x", [], {(12.0, 0.5): 1.0}])
+DS_MAX = st.sampled_from([0.05, 0.0, -1.0, float("nan"), float("inf"), "x", True])   # ds_max >= ds = 0.1
+MAP_AT = st.sampled_from([None, 1.0, "x", (lambda p: 1.0)])
+KIND_NAME = st.sampled_from(["x", None, 1, "period doubling", ["fold"]])
+
+
+def settings_ns(**changes):
+    """Study settings of :func:`orbit_study.orbit_tasks`: no case, quick (a cheap valid call)."""
+    d = dict(params={"quick": True}, base=None, joints=["B1"], freq_range=[2.0, 12.0], freq_sweep_clearance_mm=0.5,
+             cases=[], n_jobs=1)
+    d.update(changes)
+    return SimpleNamespace(**d)
+
+
+
+ENTRY_POINTS = {
+    # ---- robolib.gearshift.fast
+    "FastClearance": (F.FastClearance, dict(params=None, joint="B1", clearance=5e-4, frequency=2.0,
+                                            error_scale="mechanism"),
+                      {"params": PARAMS, "joint": JOINT, "clearance": OPT_POS, "frequency": OPT_POS,
+                       "error_scale": st.sampled_from(["x", None, 1, "Mechanism"])}),
+    "FastClearance.kinematics": (FC.kinematics, dict(e=(1e-5, 0.0), ed=(0.0, 0.0), t=0.01),
+                                 {"e": (2,), "ed": (2,), "t": "real"}),
+    "FastClearance.full_state": (FC.full_state, dict(e=(1e-5, 0.0), ed=(0.0, 0.0), t=0.01),
+                                 {"e": (2,), "ed": (2,), "t": "real"}),
+    "FastClearance.state_from_full": (FC.state_from_full, dict(q=K0["q"], qd=K0["qd"]), {"q": (21,), "qd": (21,)}),
+    "FastClearance.trajectory": (FC.trajectory, dict(t=[0.0, 1e-3], e=np.zeros((2, 2)), ed=np.zeros((2, 2))),
+                                 {"t": (2,), "e": (2, 2), "ed": (2, 2)}),
+    "FastClearance.e_local": (FC_E2.e_local, dict(q=Q2, e=np.full((2, 2), 1e-5)), {"q": (2, 21), "e": (2, 2)}),
+    "FastClearance.e_local(ground)": (FC.e_local, dict(q=Q2, e=np.full((2, 2), 1e-5)), {"q": (2, 21), "e": (2, 2)}),
+    "FastClearance.rhs": (FC.rhs, dict(t=0.01, y=np.zeros(6), ddelta0=0.1),
+                          {"t": "real", "y": (6,), "ddelta0": OPT_POS}),
+    "FastClearance.simulate": (FC.simulate, dict(t_span=(0.0, 1e-3), e0=(0.0, 0.0), ed0=(0.0, 0.0), t_eval=[1e-3],
+                                                 rtol=1e-6, atol=1e-9, ddelta0=0.1, full=False, h_max=1.0,
+                                                 max_steps=100_000),
+                               {"t_span": T_SPAN, "e0": (2,), "ed0": (2,), "t_eval": T_EVAL, "rtol": OPT_RTOL,
+                                "atol": OPT_POS, "ddelta0": OPT_POS, "full": FLAG, "h_max": H_MAX,
+                                "max_steps": "count"}),
+    "FastClearance.return_map": (FC.return_map, dict(x=np.zeros(4), t0=0.0, n_periods=1, rtol=1e-5, atol=1e-8),
+                                 {"x": (4,), "t0": "real", "n_periods": "count", "rtol": OPT_RTOL, "atol": OPT_POS}),
+    "FastClearance.return_map(memory)": (FC.return_map, dict(x=np.r_[np.zeros(4), 0.1], rtol=1e-5, atol=1e-8),
+                                         {"x": X5}),
+    "FastClearance.contact_forces": (FC.contact_forces, dict(result=RES), {"result": RESULT}),
+    "FastClearance.mode_shares": (FC.mode_shares, dict(result=RES, t0=0.0, t1=1e-3),
+                                  {"result": RESULT, "t0": OPT_REAL, "t1": st.sampled_from([-1.0, 0.0, float("nan"),
+                                                                                             "x", True])}),
+    "FastClearance.contact_modes": (FC.contact_modes, dict(result=RES), {"result": RESULT}),
+    "FastClearance.energy_balance": (FC.energy_balance, dict(result=RES), {"result": RESULT}),
+    "FastClearance.as_clearance_result": (FC.as_clearance_result, dict(result=RES), {"result": RESULT}),
+    # ---- robolib.gearshift.orbits
+    "StroboscopicMap": (O.StroboscopicMap, dict(params=None, frequency=12.0, clearance=5e-4, joint="B1", rtol=1e-6,
+                                                atol=1e-9, memory="reset"),
+                        {"params": PARAMS, "frequency": "positive", "clearance": "positive", "joint": JOINT,
+                         "rtol": OPT_RTOL, "atol": OPT_POS, "memory": MEMORY}),
+    "stroboscopic_map": (O.stroboscopic_map, dict(params=None, frequency=12.0, clearance=5e-4, joint="B1", rtol=1e-6,
+                                                  atol=1e-9, memory="carried"),
+                         {"params": PARAMS, "frequency": "positive", "clearance": "positive", "joint": JOINT,
+                          "rtol": OPT_RTOL, "atol": OPT_POS, "memory": MEMORY}),
+    "StroboscopicMap.__call__": (P12.__call__, dict(x=X12), {"x": (4,)}),
+    "StroboscopicMap.with_rtol": (P12.with_rtol, dict(rtol=1e-7), {"rtol": st.sampled_from([0.0, 1.0, -1e-9, np.nan,
+                                                                                            "x", True, None])}),
+    "StroboscopicMap.noise": (P12.noise, dict(x=X12), {"x": (4,)}),
+    "StroboscopicMap.samples": (P12.samples, dict(n_periods=1, x0=X12), {"n_periods": "count", "x0": optional((4,))}),
+    "memory_sensitivity": (O.memory_sensitivity, dict(P=P12, orbit=ORBIT), {"P": MAP, "orbit": ORBIT_BAD}),
+    "liouville_log_determinant": (O.liouville_log_determinant, dict(P=P12, x=X12, k=1, rel_step=1e-6),
+                                  {"P": MAP, "x": (4,), "k": "count",
+                                   "rel_step": st.sampled_from([0.0, -1e-6, 1.0, np.nan, "x", True, None])}),
+    "return_noise": (O.return_noise, dict(P=P12, x=X12, k=1), {"P": MAP, "x": (4,), "k": "count"}),
+    "multiplier_floor": (O.multiplier_floor, dict(noise=1e-7, step=1e-3), {"noise": "nonnegative", "step": "positive"}),
+    "perturbation_ratios": (O.perturbation_ratios, dict(P=P12, x=X12, k=1, amplitude=1e-3, n_returns=1, seed=0),
+                            {"P": MAP, "x": (4,), "k": "count", "amplitude": "positive", "n_returns": "count",
+                             "seed": "seed"}),
+    "contraction_per_return": (O.contraction_per_return, dict(ratios=[5.0, 0.4, 0.16]), {"ratios": RATIOS}),
+    "section_contact_margin": (O.section_contact_margin, dict(P=P12, orbit=ORBIT), {"P": MAP, "orbit": ORBIT_BAD}),
+    "periodic_orbit_at": (O.periodic_orbit_at, dict(params=None, frequency=12.0, clearance=5e-4, k=1, x0=X12,
+                                                    joint="B1", rtol=1e-6, n_transient=0, n_samples=1, samples=None,
+                                                    update="newton", max_iter=3, memory="reset"),
+                          {"params": PARAMS, "frequency": "positive", "clearance": "positive", "k": "count",
+                           "x0": optional((4,)), "joint": JOINT, "rtol": OPT_RTOL, "n_transient": "seed",
+                           "n_samples": "count",
+                           "samples": SAMPLES_N4, "update": UPDATE, "max_iter": "seed", "memory": MEMORY}),
+    "fast_lyapunov": (O.fast_lyapunov, dict(params=None, frequency=12.0, clearance=5e-4, joint="B1", rtol=1e-6,
+                                            rtol_fine=1e-7, n_renorm=2, n_transient=0, d0=1e-4, substeps=1, x0=X12),
+                      {"params": PARAMS, "frequency": "positive", "clearance": "positive", "joint": JOINT,
+                       "rtol": OPT_RTOL, "rtol_fine": OPT_RTOL, "n_renorm": "count", "n_transient": "seed",
+                       "d0": "positive", "substeps": "count", "x0": optional((4,))}),
+    "frequency_branch": (O.frequency_branch, dict(params=None, clearance=1e-4, f0=6.0, f1=6.05, joint="B1", rtol=1e-6,
+                                                  ds=0.05, p_tol=0.1, tol=1e-2, x0=None, n_transient=2, pd_span=0.5,
+                                                  update="broyden", ds_min=0.04, scheme="central"),
+                         {"params": PARAMS, "clearance": "positive", "f0": "positive", "f1": "positive",
+                          "joint": JOINT, "rtol": OPT_RTOL, "ds": "positive", "p_tol": OPT_POS, "tol": "positive",
+                          "x0": optional((4,)), "n_transient": "seed", "pd_span": "positive", "update": UPDATE,
+                          "ds_min": OPT_POS, "scheme": SCHEME}),
+    # ---- robolib.gearshift.orbit_study (the cheap checks; the study functions are run by its own tests)
+    "close_returns": (S.close_returns, dict(z=np.ones((5, 2)), k=2, n=1), {"z": Z_BAD, "k": "count", "n": "seed"}),
+    # ---- robolib.core.periodic / .continuation: the arguments tests/test_periodic.py leaves out
+    "periodic_orbit(options)": (PO.periodic_orbit, dict(P=logistic(2.5), x0=[0.5], max_iter=25, scheme="central",
+                                                        scale=1.0, variational=False, strict=True, update="broyden",
+                                                        M0=np.array([[-0.5]])),
+                                {"P": PMAP, "max_iter": "seed", "scheme": SCHEME, "scale": SCALE1,
+                                 "variational": FLAG, "strict": FLAG, "update": UPDATE, "M0": optional((1, 1))}),
+    "monodromy(options)": (PO.monodromy, dict(P=logistic(2.5), x=[0.5], scheme="forward", scale=1.0,
+                                              variational=False),
+                           {"P": PMAP, "scheme": SCHEME, "scale": SCALE1, "variational": FLAG}),
+    "orbit_points(P)": (PO.orbit_points, dict(P=logistic(2.5), x=[0.5]), {"P": PMAP}),
+    "difference_step(scheme)": (PO.difference_step, dict(noise=1e-9, scheme="forward"), {"scheme": SCHEME}),
+    "period_doubling_start": (PO.period_doubling_start, dict(P=logistic(3.2), orbit=PD_ORBIT, h=0.1),
+                              {"P": PMAP, "orbit": st.sampled_from([None, 1.0, "x", NO_PD_ORBIT, UNCONVERGED]),
+                               "h": "positive"}),
+    "continue_orbits(options)": (CO.continue_orbits, dict(map_at=logistic, x0=[0.6], p0=2.5, p1=2.7, ds=0.1,
+                                                          ds_min=0.01, ds_max=0.2, max_steps=10, locate=True),
+                                 {"map_at": MAP_AT, "ds_min": OPT_POS, "ds_max": DS_MAX, "max_steps": "count",
+                                  "locate": FLAG}),
+    "Branch.of_kind": (CO.continue_orbits(logistic, [0.6], 2.5, 3.2, 0.1).of_kind, dict(kind="period-doubling"),
+                       {"kind": KIND_NAME}),
+}
+
+#: Study-level entry points of orbit_study.py: the argument, the bad value the fuzzing found, and what it did before
+#: the check (an explicit value each, so a missing check costs one tiny run, not a hypothesis search).
+NEEDS_ORBIT_STUDY_FIX = {
+    "case_orbits": (S.case_orbits, dict(params=None, case=(12.0, 0.5), rtol=1e-6, periods=(1,), n_starts=0,
+                                        n_samples=2, n_renorm=1)),
+    "orbit_verdict_name": (S.orbit_verdict_name, dict(attractor=None)),
+    "orbit_table": (S.orbit_table, dict(cases={})),
+    "section_units": (S.section_units, dict(P=P12, samples=np.zeros((2, 4)), found=[])),
+    "orbit_tasks": (S.orbit_tasks, dict(s=settings_ns(), n_jobs=1)),
+}
+ORBIT_STUDY_XFAIL = [
+    ("case_orbits", "case", (0.0, 0.5), "the error names frequency, not case: check case = (f Hz, c mm) and say "
+                                       "'case = ... is not valid: case[0] (frequency) must be > 0 Hz'"),
+    ("case_orbits", "case", (12.0, -1.0), "the error names clearance, not case"),
+    ("case_orbits", "case", ("12", 0.5), "the error names frequency, not case"),
+    ("case_orbits", "periods", (), "periods is not checked: a non-empty tuple of integers >= 1 (() returns a "
+                                   "result with no orbit tried)"),
+    ("case_orbits", "n_starts", -1, "n_starts is not checked (checks.count low=0)"),
+    ("case_orbits", "n_samples", 0, "n_samples is not checked (checks.count): 0 gives a bare numpy error later"),
+    ("orbit_verdict_name", "attractor", "x", "attractor is not checked: None or a dict with an integer k >= 1"),
+    ("orbit_verdict_name", "attractor", {"k": 0}, "attractor['k'] is not checked (an integer >= 1)"),
+    ("section_units", "P", None, "P is not checked (orbits._check_map(P) at entry)"),
+    ("section_units", "samples", np.zeros((0, 4)), "samples is not checked: checks.real_array('samples', samples, "
+                                                  "shape=(None, 4)) at entry"),
+    ("section_units", "samples", np.full((2, 4), 1.0), "a sample out of reach raises UnreachableError naming the "
+                                                     "joint and time, not samples"),
+    ("section_units", "found", None, "found is not checked: a list of orbit summaries with k and points (k, 4)"),
+    ("section_units", "found", [{"k": 1}], "found's entries are not checked (a KeyError)"),
+    ("orbit_tasks", "s", None, "s is not checked: the study settings (params, base, joints, cases, ...)"),
+    ("orbit_tasks", "s", settings_ns(joints=[]), "s.joints is not checked (an IndexError): one clearance joint"),
+    ("orbit_table", "cases", None, "cases is not checked: a dict {(f, c_mm): case_orbits result}"),
+    ("orbit_table", "cases", {(12.0, 0.5): 1.0}, "the case values are not checked (case_orbits results)"),
+]
+
+#: Public names of the five modules that are not table entries, and why.
+NOT_FUZZED = {
+    # fast
+    "FastResult": "result container of FastClearance.simulate (its fields are checked where a method takes one)",
+    "ERROR_SCALE": "a constant", "BRANCH_TOL": "a constant",
+    # orbits
+    "OrbitResult": "result container of periodic_orbit_at", "FastLyapunov": "result container of fast_lyapunov",
+    "orbit_claims": "registers claims from results periodic_orbit_at / fast_lyapunov computed (internal data; "
+                    "tests/test_gearshift_orbits.py)",
+    # orbit_study (study level: settings validated by the study's declared parameters, results by their producers)
+    "register_case": "registers claims from a case_orbits result", "register_branch": "claims from branch_study",
+    "register_crossings": "claims from branch_study", "register_onsets": "claims from branch_study",
+    "register_brute_agreement": "claims from branch_study and the sweep",
+    "register_ladder_agreement": "claims from case_orbits results and the verdict study",
+    "register_study_exponents": "claims from case_orbits results and the verdict study",
+    "register_cited": "takes only the claims register", "orbit_study": "the study step (settings declared and checked "
+    "by robolib.gearshift.study); its tasks are case_orbits and branch_study",
+    "branch_study": "frequency_branch (fuzzed) on study settings (minutes per call)",
+    "branch_figure": "plots a branch_study result", "orbits_figure": "plots case_orbits results",
+    "case_orbits": "NEEDS_ORBIT_STUDY_FIX (explicit bad values)", "orbit_verdict_name": "NEEDS_ORBIT_STUDY_FIX",
+    "orbit_table": "NEEDS_ORBIT_STUDY_FIX", "section_units": "NEEDS_ORBIT_STUDY_FIX",
+    "orbit_tasks": "NEEDS_ORBIT_STUDY_FIX",
+    # periodic / continuation
+    "ShootingError": "an exception class", "PeriodicOrbit": "result container of periodic_orbit",
+    "Bifurcation": "result container", "Branch": "result container of continue_orbits (of_kind fuzzed)",
+    "floquet_multipliers": "tests/test_periodic.py ENTRY_POINTS (M)",
+}
+
+#: Arguments of table entries that are not fuzzed, and why.
+NOT_FUZZED_ARGS = {
+    "FastClearance.return_map(memory)": dict.fromkeys(("t0", "n_periods", "rtol", "atol"),
+                                                      "the 4-component row fuzzes them"),
+    "periodic_orbit(options)": dict.fromkeys(("x0", "k", "tol", "step", "period"), "tests/test_periodic.py"),
+    "monodromy(options)": dict.fromkeys(("x", "k", "step"), "tests/test_periodic.py"),
+    "orbit_points(P)": dict.fromkeys(("x", "k"), "tests/test_periodic.py"),
+    "difference_step(scheme)": {"noise": "tests/test_periodic.py"},
+    "continue_orbits(options)": {**dict.fromkeys(("x0", "p0", "p1", "ds", "k", "p_tol"), "tests/test_periodic.py"),
+                                 "newton": "periodic_orbit's keyword options (fuzzed in its row); unknown ones in "
+                                           "test_unknown_newton_options_are_named"},
+    "period_doubling_start": {"newton": "periodic_orbit's keyword options; unknown ones in "
+                                        "test_unknown_newton_options_are_named"},
+}
+
+test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(ENTRY_POINTS)
+
+
+def _public(module) -> set:
+    return {n for n in getattr(module, "__all__", dir(module)) if not n.startswith("_")
+            and getattr(getattr(module, n, None), "__module__", module.__name__) == module.__name__}
+
+
+def test_the_tables_cover_the_public_names():
+    covered = {name.split("(")[0].split(".")[0] for name in ENTRY_POINTS} | set(NOT_FUZZED)
+    public = set().union(*(_public(m) for m in (F, O, S, PO, CO)))
+    public = {n for n in public if callable(getattr(F, n, None) or getattr(O, n, None) or getattr(S, n, None)
+                                            or getattr(PO, n, None) or getattr(CO, n, None))}
+    assert sorted(public - covered) == []
+    assert sorted(set(NEEDS_ORBIT_STUDY_FIX) - set(NOT_FUZZED)) == []
+
+
+@pytest.mark.parametrize("cls", [F.FastClearance, O.StroboscopicMap])
+def test_the_tables_cover_the_public_methods(cls):
+    methods = {n for n, v in vars(cls).items() if callable(v) and (not n.startswith("_") or n == "__call__")}
+    covered = {name.split("(")[0].split(".")[1] for name in ENTRY_POINTS if name.startswith(cls.__name__ + ".")}
+    assert sorted(methods - covered) == []
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_every_argument_is_fuzzed_or_excused(entry):
+    fn, kwargs, kinds = ENTRY_POINTS[entry]
+    params = set(inspect.signature(fn).parameters)
+    excused = NOT_FUZZED_ARGS.get(entry, set())
+    assert sorted(params - set(kinds) - set(excused)) == []
+    assert set(kwargs) <= params and set(kinds) <= params
+
+
+def test_the_periodic_table_of_test_periodic_still_fuzzes_the_excused_arguments():
+    import test_periodic
+
+    for entry, names in [("periodic_orbit(options)", {"x0", "k", "tol", "step", "period"}),
+                         ("monodromy(options)", {"x", "k", "step"}), ("orbit_points(P)", {"x", "k"}),
+                         ("difference_step(scheme)", {"noise"}),
+                         ("continue_orbits(options)", {"x0", "p0", "p1", "ds", "k", "p_tol"})]:
+        assert names <= set(test_periodic.ENTRY_POINTS[entry.split("(")[0]][2]), entry
+    assert set(test_periodic.ENTRY_POINTS["floquet_multipliers"][2]) == {"M"}
+
+
+@pytest.mark.parametrize("entry,arg,bad,reason", ORBIT_STUDY_XFAIL,
+                         ids=[f"{e}:{a}:{b!r:.20}" for e, a, b, _ in ORBIT_STUDY_XFAIL])
+def test_orbit_study_names_a_bad_argument(entry, arg, bad, reason):
+    """Each was a defect the fuzzing found (``reason``: what it did); now refused by name."""
+    fn, kwargs = NEEDS_ORBIT_STUDY_FIX[entry]
+    check_bad_argument({entry: (fn, kwargs, {arg: st.just(bad)})}, entry, arg,
+                       SimpleNamespace(draw=lambda strategy, label=None: bad))
+
+
+def test_the_orbit_study_rows_are_valid_calls():
+    """The rows above fail because of the bad value, not the valid call (cheap ones; case_orbits ~2 s)."""
+    S.orbit_verdict_name(None), S.orbit_verdict_name({"k": 2})
+    S.orbit_table({})
+    S.section_units(P12, np.zeros((2, 4)), [])
+    assert S.orbit_tasks(settings_ns(), n_jobs=1) == ({}, None)
+    fn, kwargs = NEEDS_ORBIT_STUDY_FIX["case_orbits"]
+    assert fn(**kwargs)["attempts"]
+
+
+# ---- the checks found by fuzzing, asserted by name and by message -----------------------------------------
+@pytest.mark.parametrize("call,name,range_text", [
+    (lambda: O.stroboscopic_map(None, 12.0, 5e-4, rtol=1.0), "rtol", "(0, 1)"),
+    (lambda: O.stroboscopic_map(1.0, 12.0, 5e-4), "params", "mapping"),
+    (lambda: P12.with_rtol("x"), "rtol", "(0, 1)"),
+    (lambda: O.return_noise(None, X12), "P", "StroboscopicMap"),
+    (lambda: O.memory_sensitivity(P12, LOGISTIC_ORBIT), "orbit", "(k, 4)"),
+    (lambda: O.liouville_log_determinant(P12, X12, rel_step=0.0), "rel_step", "(0, 1)"),
+    (lambda: O.fast_lyapunov(None, 12.0, 5e-4, n_renorm=0), "n_renorm", ">= 1"),
+    (lambda: O.frequency_branch(None, 1e-4, 6.0, 6.05, pd_span=0.0), "pd_span", "> 0"),
+    (lambda: FC.trajectory([0.0, "x"], np.zeros((2, 2)), np.zeros((2, 2))), "t", "real"),
+    (lambda: FC.trajectory([0.0, 1e-3], np.zeros((3, 2)), np.zeros((2, 2))), "e", "(2, 2)"),
+    (lambda: FC.rhs(np.nan, np.zeros(6)), "t", "finite"),
+    (lambda: FC.simulate((0.0, 1e-3), full="yes"), "full", "True or False"),
+    (lambda: FC.return_map(np.r_[np.zeros(4), -1.0]), "x", "> 0"),
+    (lambda: FC.energy_balance(None), "result", "FastResult"),
+    (lambda: PO.periodic_orbit(logistic(2.5), [0.5], variational=None), "variational", "True or False"),
+    (lambda: CO.continue_orbits(logistic, [0.6], 2.5, 2.7, 0.1).of_kind("pd"), "kind", "period-doubling"),
+    (lambda: CO.continue_orbits(None, [0.6], 2.5, 2.7, 0.1), "map_at", "callable"),
+    (lambda: CO.continue_orbits(logistic, [0.6], 2.5, 2.7, 0.1, locate="no"), "locate", "True or False"),
+    (lambda: PO.monodromy(logistic(2.5), [0.5], variational=None), "variational", "True or False"),
+    (lambda: FC_E2.e_local(Q2, np.zeros((3, 2))), "q (..., 21) and e (..., 2)", "broadcastable"),
+    (lambda: FC.e_local(None, np.zeros(2)), "q", "real numbers"),     # a ground bearing ignored q
+    (lambda: O.fast_lyapunov(None, 12.0, 5e-4, rtol_fine="x"), "rtol_fine", "(0, 1)"),
+    (lambda: O.fast_lyapunov(None, 12.0, 5e-4, substeps=0), "substeps", ">= 1"),
+    (lambda: O.frequency_branch(None, 1e-4, f0=0.0), "f0", "> 0 Hz"),
+    (lambda: O.frequency_branch(None, 1e-4, f0=6.0, f1=6.0), "f1", "differ from f0"),
+    (lambda: O.section_contact_margin(P12, UNCONVERGED), "orbit", "converged"),
+    (lambda: O.periodic_orbit_at(None, 12.0, 5e-4, update="secant"), "update", "'newton' or 'broyden'"),
+])
+def test_the_found_defects_are_refused_by_name(call, name, range_text):
+    with pytest.raises(RobolibError) as exc:
+        call()
+    assert name in str(exc.value) and range_text in str(exc.value), str(exc.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: CO.continue_orbits(logistic, [0.6], 2.5, 2.7, 0.1, tolerance=1e-9),
+    lambda: PO.period_doubling_start(logistic(3.2), PD_ORBIT, h=0.1, tolerance=1e-9),
+])
+def test_unknown_newton_options_are_named(call):
+    with pytest.raises(ParameterError, match="tolerance"):
+        call()
+
+
+def test_a_valid_call_after_a_refused_one_is_unchanged():
+    """A refused argument leaves the model as it was: the same return as before the bad calls."""
+    before = FC.return_map(np.zeros(4), rtol=1e-5, atol=1e-8)
+    for bad in (dict(rtol=0.0), dict(atol=-1.0), dict(n_periods=0), dict(t0=np.nan)):
+        with pytest.raises(ParameterError):
+            FC.return_map(np.zeros(4), **{"rtol": 1e-5, "atol": 1e-8, **bad})
+    assert np.array_equal(FC.return_map(np.zeros(4), rtol=1e-5, atol=1e-8), before)
+
+
+def test_the_orbit_of_the_table_is_an_orbit_of_its_map():
+    """ORBIT (the valid ``orbit`` argument) returns to itself under P12 within the shooting tolerance it met (10 x
+    the measured one-return noise at rtol 1e-6, ~2e-2 scaled), and is not the resting start."""
+    assert ORBIT.converged and ORBIT.points.shape == (1, 4)
+    assert np.max(np.abs(P12(X12) - X12) / P12.scale) <= ORBIT.tol
+    assert np.max(np.abs(X12) / P12.scale) > 0.1
+
+
+@pytest.mark.parametrize("call", [
+    lambda: O.periodic_orbit_at(None, 12.0, 5e-4, rtol=1e-6, n_transient=0, n_samples=1, max_iter=-1),
+    lambda: O.periodic_orbit_at(None, 12.0, 5e-4, rtol=1e-6, n_transient=0, n_samples=1, update="x"),
+    lambda: O.fast_lyapunov(None, 12.0, 5e-4, rtol=1e-6, n_renorm=1, n_transient=0, d0=0.0),
+    lambda: O.frequency_branch(None, 1e-4, 6.0, 6.05, rtol=1e-6, n_transient=2, pd_span=0.0),
+    lambda: O.frequency_branch(None, 1e-4, 6.0, 6.05, rtol=1e-6, n_transient=2, ds=0.0),
+    lambda: O.frequency_branch(None, 1e-4, 6.0, 6.05, rtol=1e-6, n_transient=2, scheme="x"),
+    lambda: O.liouville_log_determinant(P12, X12, rel_step=0.0),
+    lambda: O.perturbation_ratios(P12, X12, amplitude=0.0),
+    lambda: FC.simulate((0.0, 1e-3), full=None),
+])
+def test_a_bad_argument_is_refused_before_any_integration(call, monkeypatch):
+    """With the integrator replaced by one that fails, a bad argument still raises its own ParameterError."""
+    def no_integration(*args, **kwargs):
+        raise AssertionError("integrated before refusing the bad argument")
+
+    compiled = property(lambda self: no_integration, lambda self, value: None)   # models built inside get it too
+    monkeypatch.setattr(F.FastClearance, "_integ", compiled, raising=False)
+    monkeypatch.setattr(F.FastClearance, "_rhs", compiled, raising=False)
+    with pytest.raises(AssertionError, match="integrated before"):
+        FC.simulate((0.0, 1e-3))                                                  # the replacement is in force
+    with pytest.raises(ParameterError):
+        call()
