@@ -84,12 +84,14 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
-# Remake the stored runs of the clearance chapter: the bifurcation sweep (data/gearshift/bifurcation.npz, on a
-# 2-worker Dask LocalCluster) and the verdict study (data/gearshift/verdict_runs.json, by running the clearance study (python -m robolib.study) at
+# Remake the stored runs of the clearance chapter: the bifurcation sweeps of both engines (data/gearshift/
+# bifurcation.npz for the DAE, bifurcation_fast.npz for the fast model the book reads; on a 2-worker Dask
+# LocalCluster) and the DAE's verdict study (data/gearshift/verdict_runs.json, by running the clearance study (python -m robolib.study) at
 # its defaults with ROBOLIB_WRITE_STUDY_STORE=1). Needed after a change of the gear-shift model or its
 # integrator: tests/test_gearshift_bifurcation.py fails until then.
 bifurcation: $(STAMP)
 	$(BIN)/python -m robolib.gearshift.store --workers 2
+	$(BIN)/python -m robolib.gearshift.store --workers 2 --engine fast
 	rm -f data/gearshift/verdict_runs.json
 	@mkdir -p build/studies
 	ROBOLIB_WRITE_STUDY_STORE=1 $(BIN)/python -m robolib.study clearance_dynamics -p engine dae --out build/studies

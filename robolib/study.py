@@ -69,6 +69,9 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "book" / "studies"
 
 #: Resolution (dots per inch) of a figure shown with :meth:`StudyResult.figure`.
 FIGURE_DPI = 100
+#: Width [in] of a figure as wide as the book's text: at FIGURE_DPI its PNG is under 1000 px, which the 672-px column
+#: shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px (tests/test_book_browser.py checks it).
+FIGURE_WIDTH = 9.6
 
 
 @dataclass

@@ -2,8 +2,9 @@
 
 * the store is current: a stored point recomputed now is identical (a change of
   the model or the integrator without ``make bifurcation`` fails here);
-* its key is the book's default request on the seed's DAE (engine "dae"), so a DAE run of the chapter takes it
-  and does not recompute; a request on the fast engine (the chapter's default) is never served from it;
+* there is one store per engine (``store.STORES``): the DAE's, and the fast model's that the default book reads
+  (computing it would put ``make book`` over its budget); each key is the book's default request on its engine, so
+  a run of the chapter on that engine takes it, and a request on the other engine is never served from it;
 * save/load round trip; another request (other settings) is not served from the store.
 """
 
@@ -17,19 +18,21 @@ from robolib.gearshift import store as B
 STORE_REL_TOL = 1e-12
 
 
-@pytest.fixture(scope="module")
-def stored():
-    got = B.load()
-    assert got is not None, "data/gearshift/bifurcation.npz is missing: run `make bifurcation`"
+@pytest.fixture(scope="module", params=["dae", "fast"])
+def stored(request):
+    got = B.load(B.store_path(request.param))
+    assert got is not None, f"{B.store_path(request.param)} is missing: run `make bifurcation`"
     return got
 
 
 def test_store_answers_the_books_default_request(stored):
     records, meta = stored
-    key = B.sweep_key(B.default_params(), B.sweep_points(), engine="dae")
+    engine = meta["key"]["engine"]
+    other = {"dae": "fast", "fast": "dae"}[engine]
+    key = B.sweep_key(B.default_params(), B.sweep_points(), engine=engine)
     assert meta["key"] == B._plain(key)
     assert B.load(key=key) is not None
-    assert B.load(key=B.sweep_key(B.default_params(), B.sweep_points(), engine="fast")) is None
+    assert B.load(B.store_path(engine), key=B.sweep_key(B.default_params(), B.sweep_points(), engine=other)) is None
     assert len(records) == len(B.DEFAULT_FREQUENCIES) + len(B.DEFAULT_CLEARANCES_MM) == 45 + 25
     assert np.max(np.diff(B.DEFAULT_FREQUENCIES)) <= 0.25 + 1e-12 and len(B.DEFAULT_CLEARANCES_MM) >= 25
     for r in records:

@@ -105,7 +105,18 @@ def interrupt_and_resume(work, settle=lambda: None, **engine):
 
 
 def test_a_joblib_sweep_interrupted_in_a_worker_resumes_to_the_same_result(work):
-    interrupt_and_resume(work, n_jobs=2)
+    task, log, ckpt, _ = work
+
+    def settle():     # the other worker may finish (and keep) the point it had started after the exception
+        deadline, seen = time.monotonic() + 30, None
+        while time.monotonic() < deadline:
+            now = (sorted(p.name for p in log.iterdir()), len(files(ckpt)))
+            if now == seen:
+                return
+            seen = now
+            time.sleep(0.5)
+
+    interrupt_and_resume(work, settle, n_jobs=2)
 
 
 def test_a_serial_sweep_interrupted_resumes_to_the_same_result(work):

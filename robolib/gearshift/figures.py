@@ -23,10 +23,9 @@ from ..core import clearance as C
 from ..core import nonlinear as N
 from .drawing import CHAIN_COLORS, MODE_COLORS, draw_gearshift, draw_orbit, mode_bands
 from .sweeps import reading_bar
+from ..study import FIGURE_WIDTH
 
-#: Width [in] of a figure as wide as the book's text: at robolib.study.FIGURE_DPI (100 dpi) its PNG is under 1000 px,
-#: which the 672-px column shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px.
-FULL_WIDTH = 9.6
+FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.study.FIGURE_WIDTH)
 
 
 def ideal_figure(d: dict) -> Figure:

@@ -7,9 +7,11 @@ fast minimal-coordinate model (the default) or the seed's Baumgarte DAE. At the
 resolution of the book's default (0.25 Hz steps over 1--12 Hz, 25 clearances
 from 0.02 to 0.5 mm, 20 transient periods and 60 samples at the converged
 tolerance) a DAE sweep costs tens of minutes on two cores, more than a build
-of the book can spend; on the fast model it costs a few minutes and the book
-computes it. So the default sweep *of the DAE* is stored in
-``data/gearshift/bifurcation.npz`` together with its *key*: every setting that
+of the book can spend; on the fast model it costs two minutes on two cores, which
+together with the rest of the book is still over its 10-minute budget. So the
+default sweep of each engine is stored (:data:`STORES`: the DAE's in
+``data/gearshift/bifurcation.npz``, the fast model's in
+``data/gearshift/bifurcation_fast.npz``), each together with its *key*: every setting that
 determines its numbers (the whole parameter set, the points, transient,
 samples, tolerances and the engine; a store written before keys had an engine,
 :data:`LEGACY_ENGINE`, is the DAE's). :func:`load_or_run` returns the stored
@@ -64,7 +66,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from ..core.files import atomic_write, atomic_write_text
 from ..core.params import DATA_DIR
-from .runs import REFERENCE_ENGINE, check_engine
+from .runs import ENGINES, REFERENCE_ENGINE, check_engine
 
 #: The book's default sweep: drive frequencies (Hz) at ``FREQ_SWEEP_CLEARANCE_MM``,
 #: and clearances (mm) at ``CLEARANCE_SWEEP_FREQUENCY``.
@@ -77,6 +79,20 @@ N_TRANSIENT = 20
 N_SAMPLES = 60
 #: Where the default sweep is stored (relative to the data folder).
 STORE = "gearshift/bifurcation.npz"
+#: The book's default sweep per engine (relative to the data folder): the DAE's is :data:`STORE`; the fast model's
+#: is kept as well, because computing it would put ``make book`` over its 10-minute budget (every build checks it
+#: against three fresh runs, ``clearance_store_current``).
+STORES = {"dae": STORE, "fast": "gearshift/bifurcation_fast.npz"}
+
+
+def store_path(engine: str = REFERENCE_ENGINE) -> Path:
+    """The file of the book's default sweep on ``engine``.
+
+    >>> store_path("fast").name, store_path("dae").name
+    ('bifurcation_fast.npz', 'bifurcation.npz')
+    """
+    check_engine(engine)
+    return DATA_DIR / STORES[engine]
 #: Where ``python -m robolib.gearshift.store`` keeps each finished point while it runs (``--checkpoint``):
 #: ``make bifurcation`` interrupted and started again resumes from there.
 CHECKPOINT_DIR = DATA_DIR.parent / "build" / "bifurcation_points"
@@ -231,13 +247,14 @@ def save(path, key: dict, records: list[dict], meta: dict | None = None) -> Path
 
 
 def load(path=None, key: dict | None = None):
-    """``(records, meta)`` of the sweep stored at ``path`` (default: the book's store), or ``None``.
+    """``(records, meta)`` of the sweep stored at ``path`` (default: the book's store of the key's engine,
+    :func:`store_path`), or ``None``.
 
     ``None`` when there is no store or, with ``key``, when its key differs
     from ``key`` (another parameter set, other points or settings, another engine; a key without an engine,
     stored or asked for, is :data:`LEGACY_ENGINE`'s).
     """
-    p = Path(path) if path is not None else DATA_DIR / STORE
+    p = Path(path) if path is not None else store_path((key or {}).get("engine", LEGACY_ENGINE))
     if not p.is_file():
         return None
     with np.load(p, allow_pickle=False) as z:
@@ -271,7 +288,7 @@ def load_or_run(params: dict, points, n_transient: int = N_TRANSIENT, n_samples:
     if got is not None:
         records, meta = got
         return records, meta | {"source": "stored", "engine": engine,
-                                "path": str(Path(path) if path else Path("data") / STORE)}
+                                "path": str(Path(path) if path else Path("data") / STORES[engine])}
     t0 = time.perf_counter()
     records = run_sweep(params, points, n_transient, n_samples, rtol, atol, engine=engine, **run_kw)
     return records, {"source": "computed", "engine": engine, "wall_s": time.perf_counter() - t0,
@@ -430,7 +447,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="LocalCluster workers (one thread each); ignored with --scheduler")
     ap.add_argument("--scheduler", default=None, help="address of a running Dask scheduler, e.g. tcp://host:8786")
-    ap.add_argument("--out", default=str(DATA_DIR / STORE), help="where to write the store")
+    ap.add_argument("--engine", default=REFERENCE_ENGINE, choices=ENGINES,
+                    help="the model that integrates the points (default: %(default)s, the seed's DAE)")
+    ap.add_argument("--out", default=None, help="where to write the store (default: the engine's book store)")
     ap.add_argument("--checkpoint", default=str(CHECKPOINT_DIR),
                     help="directory that keeps each finished point as it completes, so that an interrupted run "
                          "started again computes only the missing points (default: %(default)s)")
@@ -443,7 +462,8 @@ def main(argv=None) -> int:
 
     params = default_params()
     points = sweep_points()
-    key = sweep_key(params, points, engine="dae")      # the store is the seed's DAE model's (the reference)
+    key = sweep_key(params, points, engine=a.engine)
+    out = a.out or store_path(a.engine)
     salt = code_fingerprint()          # points of older code are never reused (the store is remade after a change)
     cluster = None
     if a.scheduler:
@@ -455,7 +475,7 @@ def main(argv=None) -> int:
         n_workers = len(client.scheduler_info()["workers"])
         t0 = time.perf_counter()
         records = run_sweep(params, points, backend="dask", client=client, progress=True, checkpoint=a.checkpoint,
-                            checkpoint_key=salt, engine="dae")
+                            checkpoint_key=salt, engine=a.engine)
         wall = time.perf_counter() - t0
     finally:
         client.close()
@@ -466,23 +486,24 @@ def main(argv=None) -> int:
             "processor": platform.processor() or platform.machine(), "cpu_count": os.cpu_count(),
             "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "command": "python -m robolib.gearshift.store" + (f" --workers {a.workers}" if not a.scheduler
-                                                                     else " --scheduler ...")}
-    p = save(a.out, key, records, meta)
-    removed = _remove_points(a.checkpoint, params, points, salt)
+                                                                     else " --scheduler ...")
+                       + f" --engine {a.engine}"}
+    p = save(out, key, records, meta)
+    removed = _remove_points(a.checkpoint, params, points, salt, a.engine)
     print(f"{len(points)} points in {wall:.0f} s wall on {n_workers} Dask workers "
           f"({integ:.0f} s of single-process integration); wrote {p}"
           + (f"; removed its {removed} point files from {a.checkpoint}" if removed else ""))
     return 0
 
 
-def _remove_points(checkpoint, params, points, salt) -> int:
+def _remove_points(checkpoint, params, points, salt, engine: str = REFERENCE_ENGINE) -> int:
     """Delete the point files of the default sweep from ``checkpoint`` once the store holds them; their number.
 
     The store keeps the points; their files served only to resume an interrupted run, and with the code
     fingerprint in their key no later code would read them. Other files in the directory are left alone.
     """
     n = 0
-    for f in checkpoint_files(checkpoint, params, points, checkpoint_key=salt, engine="dae"):
+    for f in checkpoint_files(checkpoint, params, points, checkpoint_key=salt, engine=engine):
         if f.is_file():
             f.unlink()
             n += 1
@@ -494,7 +515,7 @@ def _remove_points(checkpoint, params, points, salt) -> int:
 __all__ = ["LEGACY_ENGINE", "STUDY_STORE", "STUDY_STORE_ENV", "LYAPUNOV_FIELDS", "StoredLyapunov", "study_run",
            "stored_jobs", "load_or_run_study",
            "DEFAULT_FREQUENCIES", "FREQ_SWEEP_CLEARANCE_MM", "DEFAULT_CLEARANCES_MM", "CLEARANCE_SWEEP_FREQUENCY",
-           "N_TRANSIENT", "N_SAMPLES", "STORE", "CHECKPOINT_DIR", "FIELDS", "sweep_points", "sweep_key", "checkpoint_files",
+           "N_TRANSIENT", "N_SAMPLES", "STORE", "STORES", "store_path", "CHECKPOINT_DIR", "FIELDS", "sweep_points", "sweep_key", "checkpoint_files",
            "run_sweep", "save", "load",
            "load_or_run", "default_params", "main"]
 

@@ -2,12 +2,11 @@
 
 A frequency sweep at ``freq_sweep_clearance_mm`` and a clearance sweep at
 ``clearance_sweep_frequency``, each point a :func:`robolib.gearshift.poincare_run` with
-the settings of the verdict runs at the default tolerance, on the study's engine. On the
-seed's DAE (engine ``"dae"``) the book's default sweep is stored
-(:func:`robolib.gearshift.store.load_or_run`, keyed with the engine); on the fast model
-(the default) it is computed. The points that coincide with the verdict study's own runs
-must agree with them: two independent computations (or stored copies) of one point with
-the settings of the sweep and of the verdict study.
+the settings of the verdict runs at the default tolerance, on the study's engine. The book's
+default sweep of each engine is stored (:func:`robolib.gearshift.store.load_or_run`, keyed with
+the engine: :data:`robolib.gearshift.store.STORES`); other settings compute their own. The points
+that coincide with the verdict study's own runs must agree with them: on the fast model (the
+default) the verdict runs are computed in every run, so a stale stored sweep fails there.
 
 >>> sweep_reading({"period": 0, "residuals": [0.8, 0.004, 0.9]})
 'near period-2'
@@ -103,8 +102,9 @@ def register_store_current(s: StudySettings, v, reg, points, runs, info) -> None
 
     Both are runs of one point on one engine: the sweep's and the verdict study's at the default rung. Computed,
     they are two separate runs with the settings of the sweep and of the verdict study, so agreement checks that
-    those settings are the same (transient, samples, tolerances, parameter set, engine); stored (engine "dae" at
-    the defaults), it checks that the two stores hold the same model's runs. The text says which.
+    those settings are the same (transient, samples, tolerances, parameter set, engine); a stored sweep against
+    computed verdict runs (the fast model's default) checks that the store is what the code computes now; both
+    stored (the DAE at the defaults), that the two stores hold the same model's runs. The text says which.
     """
     same = [(i, fc) for i, fc in enumerate(points) if fc in s.cases and s.rt_default(*fc) == s.rtol]
     gaps = [float(np.max(np.abs(runs[i]["samples"] - v.pk(*fc, s.rtol)["samples"]))) for i, fc in same]

@@ -14,6 +14,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..book.labels import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
 from .. import prp3 as _prp3
+from ..study import FIGURE_WIDTH
 
 
 def draw_prp3(ax, geom: prp3.Geometry, lx: float, ly: float, theta: float, *, title: str | None = None):
@@ -301,9 +302,7 @@ def prp3_mechanism(geom: _prp3.Geometry, lx: float | None = None, ly: float | No
 
 
 # --------------------------------------------------------------------------- the chapter's result figures
-#: Width [in] of a figure as wide as the book's text: at robolib.study.FIGURE_DPI (100 dpi) its PNG is under 1000 px,
-#: which the 672-px column shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px.
-FULL_WIDTH = 9.6
+FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.study.FIGURE_WIDTH)
 #: Added to an error before its logarithm, so that exact round trips (error 0) show in a histogram.
 LOG_FLOOR = 1e-17
 

@@ -17,6 +17,7 @@ from ..core.errors import RobolibError
 from .dynamics import inverse_dynamics, reference_motion
 from .model import CIRCLE_PERIOD, CIRCLE_RADIUS
 from .simulation import COMPARED_LAWS, rms
+from ..study import FIGURE_WIDTH
 
 #: Colours of the friction models (labels of ``study_friction.MODELS``) and of the compared laws.
 COLORS = {"none": "k", "Coulomb decoupled": "tab:blue", "Coulomb consistent": "tab:cyan", "Stribeck": "tab:red"}
@@ -25,9 +26,7 @@ LAW_COLOR = {"coulomb_consistent": COLORS["Coulomb consistent"], "stribeck": COL
 #: Metrics of the sweep figures: (key, axis label, scale).
 METRICS = (("friction_rms", "RMS friction torque [mN m]", 1e3), ("energy", "energy per period [mJ]", 1e3),
            ("deviation", "uncompensated deviation [mm]", 1e3))
-#: Width [in] of a figure as wide as the book's text: at robolib.study.FIGURE_DPI (100 dpi) its PNG is under 1000 px,
-#: which the 672-px column shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px.
-FULL_WIDTH = 9.6
+FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.study.FIGURE_WIDTH)
 
 
 def laws_figure(d: dict) -> Figure:

@@ -37,7 +37,7 @@ from matplotlib.figure import Figure
 from ..book.claims import ClaimsRegister
 from ..book.notebook import markdown_table, parameter_table
 from ..core.errors import ParameterError
-from ..study import Parameter, StudyResult, declare_parameters
+from ..study import FIGURE_WIDTH, Parameter, StudyResult, declare_parameters
 from . import derivation_checks as checks
 from . import symbolic as sym
 from .drawing import draw_base, draw_robot, joint_points, redundant_mechanism
@@ -335,9 +335,9 @@ def redundancy_table(red: dict) -> str:
 def energy_figure(runs: dict) -> Figure:
     """Free-motion kinetic-energy error (left) and driven-motion constraint drift (right), both gains.
 
-    9.6 in wide: at robolib.study.FIGURE_DPI its PNG fits the book's 672-px column at >= 0.67 (10-pt text >= 9 px).
+    robolib.study.FIGURE_WIDTH (9.6 in) wide: at robolib.study.FIGURE_DPI its PNG fits the book's 672-px column at >= 0.67 (10-pt text >= 9 px).
     """
-    fig = Figure(figsize=(9.6, 3.5), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH, 3.5), layout="constrained")
     axs = fig.subplots(1, 2)
     for label, ls in zip(checks.GAINS, ("-", "--")):
         f, d = runs["free"][label], runs["driven"][label]

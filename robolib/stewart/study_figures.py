@@ -18,6 +18,7 @@ from . import drawing
 from .control import simulate, tracking_metrics
 from .dynamics import inverse_dynamics
 from .kinematics import inverse_kinematics
+from ..study import FIGURE_WIDTH
 
 #: Limit codes of :func:`robolib.stewart.limit_codes`: legend text and colour of the reach figure.
 LIMIT_NAMES = {0: "reachable", 4: "leg shorter than length_min", 5: "leg longer than length_max",
@@ -26,9 +27,7 @@ LIMIT_COLORS = {0: "white", 4: "tab:blue", 5: "tab:red", 6: "tab:green", 7: "tab
 #: rad/s, steady turn about the vertical in the pose panel of Explore.
 EXPLORE_WZ = 1.0
 CONTROLLERS = (("newton_euler", "NE", "tab:blue"), ("virtual_work", "VW", "tab:orange"))
-#: Width [in] of a figure as wide as the book's text: at robolib.study.FIGURE_DPI (100 dpi) its PNG is under 1000 px,
-#: which the 672-px column shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px.
-FULL_WIDTH = 9.6
+FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.study.FIGURE_WIDTH)
 
 
 def spin_figure(spins: dict, t) -> Figure:
