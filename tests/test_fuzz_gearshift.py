@@ -72,6 +72,7 @@ ENTRY_POINTS = {
     "FastFlow": (G.runs.FastFlow, dict(params=P, joints=["B1"], clearance=5e-4, rtol=1e-6, atol=1e-9),
                  {"clearance": OPT_POS, "rtol": OPT_RTOL, "atol": OPT_POS}),
     "check_engine": (G.runs.check_engine, dict(engine="fast", joints="B1"), {"engine": ENGINE}),
+    "store_path": (B.store_path, dict(engine="fast"), {"engine": ENGINE}),
     "engine_tolerances": (G.runs.engine_tolerances, dict(engine="fast", rtol=1e-9, atol=1e-12),
                           {"engine": ENGINE, "rtol": st.sampled_from([0.0, 1.0, 2.0, -1e-9, float("nan"), "x", True, None]),
                            "atol": st.sampled_from([0.0, -1.0, float("nan"), float("inf"), "x", True, None])}),

@@ -205,7 +205,7 @@ ENTRY_POINTS = {
 
 #: Study-level entry points of orbit_study.py: the argument, the bad value the fuzzing found, and what it did before
 #: the check (an explicit value each, so a missing check costs one tiny run, not a hypothesis search).
-NEEDS_ORBIT_STUDY_FIX = {
+ORBIT_STUDY_ROWS = {
     "case_orbits": (S.case_orbits, dict(params=None, case=(12.0, 0.5), rtol=1e-6, periods=(1,), n_starts=0,
                                         n_samples=2, n_renorm=1)),
     "orbit_verdict_name": (S.orbit_verdict_name, dict(attractor=None)),
@@ -256,9 +256,9 @@ NOT_FUZZED = {
     "by robolib.gearshift.study); its tasks are case_orbits and branch_study",
     "branch_study": "frequency_branch (fuzzed) on study settings (minutes per call)",
     "branch_figure": "plots a branch_study result", "orbits_figure": "plots case_orbits results",
-    "case_orbits": "NEEDS_ORBIT_STUDY_FIX (explicit bad values)", "orbit_verdict_name": "NEEDS_ORBIT_STUDY_FIX",
-    "orbit_table": "NEEDS_ORBIT_STUDY_FIX", "section_units": "NEEDS_ORBIT_STUDY_FIX",
-    "orbit_tasks": "NEEDS_ORBIT_STUDY_FIX",
+    "case_orbits": "ORBIT_STUDY_ROWS (explicit bad values)", "orbit_verdict_name": "ORBIT_STUDY_ROWS",
+    "orbit_table": "ORBIT_STUDY_ROWS", "section_units": "ORBIT_STUDY_ROWS",
+    "orbit_tasks": "ORBIT_STUDY_ROWS",
     # periodic / continuation
     "ShootingError": "an exception class", "PeriodicOrbit": "result container of periodic_orbit",
     "Bifurcation": "result container", "Branch": "result container of continue_orbits (of_kind fuzzed)",
@@ -294,7 +294,7 @@ def test_the_tables_cover_the_public_names():
     public = {n for n in public if callable(getattr(F, n, None) or getattr(O, n, None) or getattr(S, n, None)
                                             or getattr(PO, n, None) or getattr(CO, n, None))}
     assert sorted(public - covered) == []
-    assert sorted(set(NEEDS_ORBIT_STUDY_FIX) - set(NOT_FUZZED)) == []
+    assert sorted(set(ORBIT_STUDY_ROWS) - set(NOT_FUZZED)) == []
 
 
 @pytest.mark.parametrize("cls", [F.FastClearance, O.StroboscopicMap])
@@ -328,7 +328,7 @@ def test_the_periodic_table_of_test_periodic_still_fuzzes_the_excused_arguments(
                          ids=[f"{e}:{a}:{b!r:.20}" for e, a, b, _ in ORBIT_STUDY_XFAIL])
 def test_orbit_study_names_a_bad_argument(entry, arg, bad, reason):
     """Each was a defect the fuzzing found (``reason``: what it did); now refused by name."""
-    fn, kwargs = NEEDS_ORBIT_STUDY_FIX[entry]
+    fn, kwargs = ORBIT_STUDY_ROWS[entry]
     check_bad_argument({entry: (fn, kwargs, {arg: st.just(bad)})}, entry, arg,
                        SimpleNamespace(draw=lambda strategy, label=None: bad))
 
@@ -339,7 +339,7 @@ def test_the_orbit_study_rows_are_valid_calls():
     S.orbit_table({})
     S.section_units(P12, np.zeros((2, 4)), [])
     assert S.orbit_tasks(settings_ns(), n_jobs=1) == ({}, None)
-    fn, kwargs = NEEDS_ORBIT_STUDY_FIX["case_orbits"]
+    fn, kwargs = ORBIT_STUDY_ROWS["case_orbits"]
     assert fn(**kwargs)["attempts"]
 
 

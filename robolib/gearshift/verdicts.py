@@ -390,10 +390,10 @@ def register_lyapunov(v: VerdictStudy, reg) -> None:
         La, Lb = v.lyap(f0, c0), v.lyap(f0, c0, alpha=ALPHA_HIGH)
         rows.append(_lyapunov_row(f0, c0, "", Lb, s.rt_default(f0, c0), ALPHA_HIGH))
         L_fast, L_dae = v.other_runs[other_jobs(s)[0]], La
-        rows.append(_lyapunov_row(f0, c0, "fast model", L_fast, s.rt_default(f0, c0), None))
+        rows.append(_lyapunov_row(f0, c0, "(the fast model: engine check)", L_fast, s.rt_default(f0, c0), None))
     else:
         La, Lb = (v.other_runs[j] for j in alpha_jobs(s))
-        rows += [_lyapunov_row(f0, c0, "DAE", L, s.rt_default(f0, c0), a)
+        rows += [_lyapunov_row(f0, c0, "(the DAE: alpha check)", L, s.rt_default(f0, c0), a)
                  for L, a in zip((La, Lb), (s.alpha, ALPHA_HIGH))]
         L_fast, L_dae = v.lyap(f0, c0), La
     shifts, ok, txt = [], [], []
