@@ -226,7 +226,10 @@ class ClaimsRegister:
         c = Claim(id, statement, value, criterion, ok, _default_text(value) if text is None else str(text),
                   answers=answers, source=self.source, study=self.study)
         self.claims[id] = c
-        if _boolean(f"claim {id!r}: method", method):
+        if not isinstance(method, bool):
+            raise ParameterError(f"claim {id!r}: method must be True or False (a check of the run's method, or a "
+                                 f"finding), got {method!r:.60} ({type(method).__name__})")
+        if method:
             self.methods.add(id)
         if self.glue:
             from IPython.display import Markdown

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..book.notebook import markdown_table
 from ..core import nonlinear as N
+from ..core.errors import ParameterError
 from . import store as B
 from .runs import LYAPUNOV_TAU
 from .settings import CITED_CASES, StudySettings
@@ -339,7 +340,22 @@ def transient_study(v: VerdictStudy, reg) -> None:
 
 def combined_uncertainty(L, L_tight=None) -> float:
     """1/s: the batch-means error of an estimate, with the change to the same estimate at the ladder's tightest rung
-    added in quadrature (issue 20 item 5): ``hypot(u, |lambda_tight - lambda|)``, or ``u`` without a tighter rung."""
+    added in quadrature (issue 20 item 5): ``hypot(u, |lambda_tight - lambda|)``, or ``u`` without a tighter rung.
+    ``L``, ``L_tight``: Lyapunov estimates (``exponent``, ``uncertainty`` in 1/s, e.g. a
+    :class:`robolib.nonlinear.LyapunovResult`).
+
+    >>> from types import SimpleNamespace as E
+    >>> combined_uncertainty(E(exponent=6.6, uncertainty=1.1), E(exponent=9.0, uncertainty=2.8))
+    2.6400757564888173
+    """
+    for name, x in (("L", L), ("L_tight", L_tight)):
+        if x is None and name == "L_tight":
+            continue
+        ok = all(isinstance(getattr(x, a, None), (int, float, np.floating)) and np.isfinite(getattr(x, a))
+                 for a in ("exponent", "uncertainty"))
+        if not ok or x.uncertainty < 0:
+            raise ParameterError(f"{name} = {x!r:.60} is not valid: {name} must be a Lyapunov estimate with a finite "
+                                 f"exponent and an uncertainty >= 0 (1/s)")
     return float(L.uncertainty if L_tight is None else np.hypot(L.uncertainty, L_tight.exponent - L.exponent))
 
 
