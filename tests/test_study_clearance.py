@@ -401,3 +401,65 @@ def test_chapter_states_the_slider_crank_data():
     text = " ".join((ROOT / "notebooks" / f"{NAME}.md").read_text().split())
     rpm = abs(m["crank_speed"]) * 60 / (2 * np.pi)
     assert f"crank {g['crank_length']:g} m, rod {g['rod_length']:g} m, crank at {rpm:.0f} rpm" in text
+
+
+# ----------------------------------------------------------------------------- the ladder rules on made-up runs
+class _FakeStudy(verdicts.VerdictStudy):
+    """A verdict study whose Poincaré runs are given per (rtol, atol factor): period and lag misfits."""
+
+    def __init__(self, s, table):
+        super().__init__(s, runs={}, info={})
+        self.table = table
+
+    def pk(self, f, c, rt, tr=None, ns=None, afac=1.0):
+        k, res = self.table[(rt, afac)]
+        return {"period": k, "residuals": res}
+
+    def has_replicate(self, f, c):
+        return (self.s.rtols[(f, c)][-1], verdicts.REPLICATE_ATOL) in self.table
+
+
+def _fake(replicate_periods, replicate_misfits, misfits=(3e-3, 4e-4, 4e-5, 5e-6)):
+    """A 10 Hz case on the rungs 1e-9..1e-12 whose lag-2 misfit falls one decade per decade (a 'limit' period-2)."""
+    import dataclasses
+
+    s = study_settings(quick=True)
+    s = dataclasses.replace(s, rtols={(10.0, 0.5): [1e-9, 1e-10, 1e-11, 1e-12]})
+    rts = s.rtols[(10.0, 0.5)]
+    table = {(rt, 1.0): (0, [0.95, m]) for rt, m in zip(rts, misfits)}
+    table.update({(rt, verdicts.REPLICATE_ATOL): (k, [0.95, m])
+                  for rt, k, m in zip(rts, replicate_periods, replicate_misfits)})
+    v = _FakeStudy(s, table)
+    v.readings[(10.0, 0.5)] = [0] * 4
+    v.ladder[(10.0, 0.5)] = N.ladder_verdict(rts, [0] * 4, [[0.95, m] for m in misfits])
+    return v
+
+
+@pytest.mark.parametrize("rep_periods, rep_misfits, verdict", [
+    ([0, 0, 0, 0], [3e-3, 5e-4, 4e-5, 6e-6], "period-2 in the limit"),      # the replicate reads the limit too
+    ([0, 0, 2, 2], [3e-3, 5e-4, 1e-9, 1e-9], "period-2 in the limit"),      # it confirms period-2: upholds the limit
+    ([0, 0, 1, 1], [3e-3, 5e-4, 1e-9, 1e-9], "not converged"),              # it confirms another period
+    ([0, 0, 0, 0], [3e-3, 3e-3, 3e-3, 3e-3], "not converged"),              # its misfit does not fall
+])
+def test_a_limit_verdict_is_upheld_by_a_replicate_of_the_same_period(rep_periods, rep_misfits, verdict):
+    from robolib.book.claims import ClaimsRegister
+
+    v = _fake(rep_periods, rep_misfits)
+    assert v.ladder[(10.0, 0.5)] == ("limit", 2)
+    reg = ClaimsRegister("t", glue=False)
+    verdicts.register_case_verdict(v, reg, 10.0, 0.5)
+    assert v.status[(10.0, 0.5)] == verdict
+    assert reg["clearance_verdict_10_0p5"].holds == (verdict != "not converged")
+
+
+def test_the_step_by_step_claim_needs_a_realisation_it_misreads():
+    from robolib.book.claims import ClaimsRegister
+
+    # the ladder's misfit falls by 7.5x, 10x, 8x per decade: the step-by-step rule (3x) reads it converging
+    for rep, holds in [([3e-3, 4e-4, 4e-5, 3.5e-5], True), ([3e-3, 4e-4, 4e-5, 5e-6], False)]:
+        v = _fake([0] * 4, rep)
+        reg = ClaimsRegister("t", glue=False)
+        verdicts.register_rung_scatter(v, reg)
+        c = reg["clearance_rung_scatter"]
+        assert c.holds == holds and c.value["stepwise"][0] is True
+        assert ("not converging" in c.text) == holds

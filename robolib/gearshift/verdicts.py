@@ -166,14 +166,15 @@ class VerdictStudy:
         return k if kind in ("confirmed", "limit", "irregular") else None
 
 
-def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
+def run_verdict_study(s: StudySettings, reg, precomputed: dict | None = None) -> VerdictStudy:
     """Run (or load) every job, read the ladders, repeat the 'limit' verdicts and register the claims.
 
     Claims, in this order: ``clearance_verdict_<case>`` per case, ``clearance_rung_scatter``, the cited cases
     this run lacks, ``clearance_loose``, ``clearance_transient``, then the Lyapunov claims
     (:func:`register_lyapunov`).
     """
-    runs, info = B.load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=s.engine)
+    runs, info = B.load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=s.engine,
+                                     precomputed=precomputed)
     v = VerdictStudy(s, runs, info | {"engine": s.engine})
     for (f, c) in s.cases:
         rts = s.rtols[(f, c)]
@@ -273,23 +274,26 @@ def register_rung_scatter(v: VerdictStudy, reg) -> None:
     integration error).
     """
     s = v.s
-    ratios, reads = [], []
+    ratios, reads, parts = [], [], []
+    word = {True: "converging", False: "not converging"}
     for (f, c) in s.cases:
         kind, k = v.ladder[(f, c)]
         if kind == "limit" and k >= 1 and v.has_replicate(f, c):
             last = s.rtols[(f, c)][-N.LADDER_FIT:]
             m1 = [float(v.pk(f, c, rt)["residuals"][k - 1]) for rt in last]
             m2 = [float(v.pk(f, c, rt, afac=REPLICATE_ATOL)["residuals"][k - 1]) for rt in last]
-            ratios += [max(a, b) / min(a, b) for a, b in zip(m1, m2)]
-            reads += [stepwise_rule(last, m1), stepwise_rule(last, m2)]
+            r = [max(a, b) / min(a, b) for a, b in zip(m1, m2)]
+            ratios += r
+            pair = [stepwise_rule(last, m1), stepwise_rule(last, m2)]
+            reads += pair
+            parts.append(f"at {f:g} Hz / {c:g} mm it reads the ladder {word[pair[0]]} and its replicate "
+                         f"{word[pair[1]]} (their misfits differ by up to {max(r):.1f}× at one rung)")
     reg.claim("clearance_rung_scatter", f"a rule asking every one of the last decades of rtol to lower the misfit "
               f"{STEPWISE_FALL:g}-fold misses, in at least one realisation of the integration error, the convergence "
               f"that the fit over the last {N.LADDER_FIT} rungs reads", value={"ratios": ratios, "stepwise": reads},
               criterion="a 'limit' verdict with a replicate, and the step-by-step rule reads at least one of its two "
                         "realisations not converging", holds=bool(reads) and not all(reads),
-              text=(f"the step-by-step rule reads the ladder {'converging' if reads[0] else 'not converging'} and its "
-                    f"replicate {'converging' if reads[1] else 'not converging'}, while the fit reads a limit; the two "
-                    f"realisations' misfits differ by up to {max(ratios):.1f}× at one rung"
+              text=("where the fit reads a limit, the step-by-step rule " + "; ".join(parts)
                     if reads else "no 'limit' verdict with a replicate in this run"))
 
 
