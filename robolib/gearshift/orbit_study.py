@@ -213,27 +213,17 @@ QUICK = {"periods": (1, 2), "n_starts": 0, "n_samples": 6, "n_renorm": 6}
 
 
 def _orbit_task(spec: dict, item):
-    """One task of :func:`orbit_tasks`: ``("case", (f, c_mm))``, ``("branch", None)`` or ``("verdict", job)``
-    (:func:`robolib.gearshift.store.study_run` on the study's engine)."""
+    """One task of :func:`orbit_tasks`: ``("case", (f, c_mm))`` or ``("branch", None)``."""
     kind, arg = item
     if kind == "case":
         return case_orbits(spec["base"], arg, joint=spec["joint"], **spec["case_kw"])
-    if kind == "verdict":
-        from .store import study_run
-
-        return study_run(arg, spec["base"], seed=spec["seed"], engine=spec["engine"])
     return branch_study(SimpleNamespace(**spec["branch"]))
 
 
-def orbit_tasks(s, n_jobs=None, verdict_jobs=()) -> tuple:
+def orbit_tasks(s, n_jobs=None) -> tuple[dict, dict | None]:
     """:func:`case_orbits` for every verdict case of the study settings ``s`` and :func:`branch_study`, in parallel
     (the branch first: the longest task); ``({(f, c_mm): dict}, branch dict or None)``. ``QUICK`` settings and no
-    branch when ``s.params["quick"]``.
-
-    ``verdict_jobs``: jobs of the verdict study (:func:`robolib.gearshift.store.study_run` on ``s.engine``) run in
-    the same pool after the orbit tasks, which they do not depend on: the two workers stay busy while the branch,
-    the longest task, runs. With jobs the result has a third item, ``{job: result}``.
-    """
+    branch when ``s.params["quick"]``."""
     import functools
 
     need = ("params", "base", "joints", "freq_range", "freq_sweep_clearance_mm", "cases", "n_jobs")
@@ -245,15 +235,11 @@ def orbit_tasks(s, n_jobs=None, verdict_jobs=()) -> tuple:
     quick = bool(s.params.get("quick"))
     spec = {"base": s.base, "joint": s.joints[0], "case_kw": QUICK if quick else {},
             "branch": {"base": s.base, "joints": s.joints, "freq_range": list(s.freq_range),
-                       "freq_sweep_clearance_mm": s.freq_sweep_clearance_mm},
-            "seed": getattr(s, "seed", 0), "engine": getattr(s, "engine", "fast")}
-    jobs = [tuple(j) for j in verdict_jobs]
-    items = ([] if quick else [("branch", None)]) + [("case", tuple(fc)) for fc in s.cases] + \
-        [("verdict", j) for j in jobs]
+                       "freq_sweep_clearance_mm": s.freq_sweep_clearance_mm}}
+    items = ([] if quick else [("branch", None)]) + [("case", tuple(fc)) for fc in s.cases]
     _, out = N.sweep(functools.partial(_orbit_task, spec), items, n_jobs=s.n_jobs if n_jobs is None else n_jobs)
     res = dict(zip(items, out))
-    got = ({fc: res[("case", tuple(fc))] for fc in s.cases}, res.get(("branch", None)))
-    return got + ({j: res[("verdict", j)] for j in jobs},) if verdict_jobs else got
+    return {fc: res[("case", tuple(fc))] for fc in s.cases}, res.get(("branch", None))
 
 
 def _cid(prefix: str, f: float, c_mm: float) -> str:
@@ -379,12 +365,12 @@ def register_cited(reg) -> None:
                           text="not computed in this run (the case is not in verdict_cases)")
 
 
-def orbit_study(s, v, reg, tasks=None) -> tuple[dict, dict | None]:
+def orbit_study(s, v, reg) -> tuple[dict, dict | None]:
     """Shooting at every verdict case of the settings ``s``, the period-1 branch, and the cases' claims: per case
     :func:`register_case`, then :func:`register_ladder_agreement` with the verdict study ``v`` and
     :func:`register_cited` (the branch's claim needs the sweep: :func:`register_branch`). The fast model has one
     clearance joint: with several the cases are registered as not computed. Returns ``({(f, c_mm): dict}, branch)``
-    (:func:`orbit_tasks`; ``tasks``: their results when already computed)."""
+    (:func:`orbit_tasks`)."""
     if len(s.joints) != 1:
         for f, c in s.cases:
             for p in ("clearance_orbit", "clearance_orbit_routes"):
@@ -393,7 +379,7 @@ def orbit_study(s, v, reg, tasks=None) -> tuple[dict, dict | None]:
                           text=f"not computed: the fast model has one clearance joint, this run has {len(s.joints)}")
         register_cited(reg)
         return {}, None
-    cases, branch = orbit_tasks(s) if tasks is None else tasks[:2]
+    cases, branch = orbit_tasks(s)
     for d in cases.values():
         register_case(reg, d)
     register_ladder_agreement(reg, cases, v.ladder)

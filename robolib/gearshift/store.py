@@ -396,12 +396,9 @@ def stored_jobs(params: dict, jobs, seed: int = 0, path=None, engine: str = REFE
     return [tuple(j) for j in jobs if json.dumps(_job_key(tuple(j), seed, engine)) in keys]
 
 
-def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, engine: str = REFERENCE_ENGINE,
-                      precomputed: dict | None = None, **sweep_kw):
+def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, engine: str = REFERENCE_ENGINE, **sweep_kw):
     """Results of the verdict-study ``jobs`` (:func:`study_run` on ``engine``): stored where the store has them
-    for this engine, else computed (a run of one engine is never served for the other). ``precomputed``: results
-    of some of the jobs computed in this run already (job -> result, the same :func:`study_run`); they count as
-    computed.
+    for this engine, else computed (a run of one engine is never served for the other).
 
     Returns ``(dict job -> result, info)`` with ``info["stored"]`` and
     ``info["computed"]`` the numbers of runs of each kind and
@@ -420,26 +417,21 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, engine: str 
             store = got
     check_engine(engine, None, params)
     index = {json.dumps(_stored_job_key(r["job"])): r["result"] for r in store["runs"]}
-    pre = {tuple(j): r for j, r in (precomputed or {}).items()}
-    out, todo, given = {}, [], []
+    out, todo = {}, []
     for job in dict.fromkeys(tuple(j) for j in jobs):
         hit = index.get(json.dumps(_job_key(job, seed, engine)))
         if hit is not None:
             out[job] = _from_json(hit)
-        elif job in pre:
-            out[job] = pre[job]
-            given.append(job)
         else:
             todo.append(job)
     t0 = time.perf_counter()
     if todo:
         _, res = sweep(functools.partial(study_run, params=params, seed=seed, engine=engine), todo, **sweep_kw)
         out.update(zip(todo, res))
-    new = todo + given
-    if new and os.environ.get(STUDY_STORE_ENV, "") == "1":
-        store["runs"] += [{"job": _job_key(j, seed, engine), "result": _to_json(out[j])} for j in new]
-        atomic_write_text(p, json.dumps(store))
-    return out, {"stored": len(out) - len(new), "computed": len(new), "wall_s": time.perf_counter() - t0}
+        if os.environ.get(STUDY_STORE_ENV, "") == "1":
+            store["runs"] += [{"job": _job_key(j, seed, engine), "result": _to_json(r)} for j, r in zip(todo, res)]
+            atomic_write_text(p, json.dumps(store))
+    return out, {"stored": len(out) - len(todo), "computed": len(todo), "wall_s": time.perf_counter() - t0}
 
 
 def default_params() -> dict:

@@ -40,7 +40,6 @@ from ..core import nonlinear as N
 from ..core.clearance import mode_shares
 from ..study import Parameter, StudyResult, declare_parameters
 from . import checks, figures, orbit_study, sweeps, verdicts
-from . import store as B
 from .drawing import gearshift_mechanism
 from .model import build_gearshift, clearance_model, simulate_clearance, with_changes
 from .runs import (DEFAULT_ENGINE, ENGINES, FAST_TOLERANCE_DIVISOR, LYAPUNOV_TAU, NOISE_RTOL_DIVISOR, PERIOD_TOL_FACTOR,
@@ -170,9 +169,8 @@ def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1
     drift = checks.drift_check(s, reg)
     detail = checks.detail_run(s, reg)
     conv = checks.detail_convergence(s, reg)
-    tasks, pre = _first_pool(s)
-    v = verdicts.run_verdict_study(s, reg, precomputed=pre)
-    orb, branch = orbit_study.orbit_study(s, v, reg, tasks=tasks)
+    v = verdicts.run_verdict_study(s, reg)
+    orb, branch = orbit_study.orbit_study(s, v, reg)
     bif = sweeps.bifurcation_study(s, v, reg)
     if branch is not None:
         orbit_study.register_branch(reg, branch, bif["f_runs"], s.freqs)
@@ -229,20 +227,6 @@ def glue_values(s: StudySettings, ideal: dict, detail: dict, conv: dict, v, bif:
             "clearance_fast_d0": f"{orbit_study.O.LYAP_D0:g}", "clearance_fast_substeps": str(orbit_study.O.LYAP_SUBSTEPS),
             "clearance_orbit_transient": str(orbit_study.O.ORBIT_TRANSIENT),
             "clearance_fast_div": f"{FAST_TOLERANCE_DIVISOR:g}"}
-
-
-def _first_pool(s) -> tuple:
-    """The orbit tasks and the verdict ladders' runs the store does not hold, in one pool of ``s.n_jobs`` workers
-    (they are independent; the branch, the longest task, starts first and the ladder runs fill the other worker):
-    ``(orbit tasks or None, {job: result} or None)``. Several clearance joints: no orbit tasks (the fast model has
-    one), the verdict study runs its own jobs."""
-    if len(s.joints) != 1:
-        return None, None
-    jobs = verdicts.verdict_jobs(s)
-    stored = set(B.stored_jobs(s.base, jobs, seed=s.seed, engine=s.engine))
-    todo = [j for j in jobs if tuple(j) not in stored]
-    got = orbit_study.orbit_tasks(s, verdict_jobs=todo)
-    return got[:2], (got[2] if todo else None)
 
 
 # --------------------------------------------------------------------------- the parameter tables

@@ -166,15 +166,14 @@ class VerdictStudy:
         return k if kind in ("confirmed", "limit", "irregular") else None
 
 
-def run_verdict_study(s: StudySettings, reg, precomputed: dict | None = None) -> VerdictStudy:
+def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
     """Run (or load) every job, read the ladders, repeat the 'limit' verdicts and register the claims.
 
     Claims, in this order: ``clearance_verdict_<case>`` per case, ``clearance_rung_scatter``, the cited cases
     this run lacks, ``clearance_loose``, ``clearance_transient``, then the Lyapunov claims
     (:func:`register_lyapunov`).
     """
-    runs, info = B.load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=s.engine,
-                                     precomputed=precomputed)
+    runs, info = B.load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=s.engine)
     v = VerdictStudy(s, runs, info | {"engine": s.engine})
     for (f, c) in s.cases:
         rts = s.rtols[(f, c)]
