@@ -25,13 +25,6 @@ class Dynamics(NamedTuple):
     multipliers: np.ndarray  #: (10,) lambda: layer-1 rows (N), then layer-2 rows (= reactions)
 
 
-def _friction_torque_free(robot: Robot, w, friction):
-    if friction == "stribeck":
-        return _fr.stribeck(w, robot.coulomb_torque, robot.static_torque, robot.stribeck_velocity,
-                            robot.viscous, robot.smooth_eps)
-    return np.zeros(3)
-
-
 def _coulomb(robot: Robot, w, lam0, G, consistent: bool):
     """Coulomb torque from the reactions ``lam(tau_f) = lam0 - G tau_f`` (decoupled: one pass)."""
     muR = robot.mu * robot.journal_radius
@@ -104,6 +97,42 @@ def _reaction_sensitivity(ch, Ai, Si, W):
     return [[cols[j][i] for j in range(3)] for i in range(3)]
 
 
+def _sym2(X):
+    """The symmetric 2x2 matrix of ``X = (xx, xy, yy)``."""
+    return np.array([[X[0], X[1]], [X[1], X[2]]])
+
+
+def _refuse_rank_deficient(w, matrix: str, regular: bool = True):
+    """Raise :class:`SingularityError` if the eigenvalues ``w`` (ascending) of ``matrix`` have a ratio
+    ``w[0] / w[-1] <= SINGULAR_TOL``, or if ``regular`` is False (a determinant that rounding left non-positive).
+
+    >>> _refuse_rank_deficient(np.array([1e-3, 1.0]), "K")
+    >>> _refuse_rank_deficient(np.array([1e-12, 1.0]), "K")
+    Traceback (most recent call last):
+    ...
+    robolib.errors.SingularityError: configuration q is singular: the constraint matrix of both layers is rank deficient (eigenvalue ratio of K = 1.00e-12 <= 1e-10); the bearing reactions are not determined
+    """
+    if w[0] <= SINGULAR_TOL * w[-1] or not regular:
+        raise SingularityError(
+            f"configuration q is singular: the constraint matrix of both layers is rank deficient "
+            f"(eigenvalue ratio of {matrix} = {w[0] / w[-1]:.2e} <= {SINGULAR_TOL:g}); "
+            "the bearing reactions are not determined"
+        )
+
+
+def _check_closure_regular(A, G1, C, detA, detS):
+    """Raise :class:`SingularityError` unless the closure matrix ``[[A, G1], [G1, C]]`` (4x4) is regular.
+
+    Its eigenvalue ratio against :data:`SINGULAR_TOL`; ``detA``, ``detS`` (the determinants of ``A`` and of the
+    Schur complement ``C - G1 A^-1 G1``) must be positive for the block elimination to apply.
+    """
+    Kq = np.block([[_sym2(A), _sym2(G1)], [_sym2(G1), _sym2(C)]])
+    if not np.all(np.isfinite(Kq)):  # only reachable from a diverged integration (inputs are checked)
+        raise ConvergenceError("the state is no longer finite: the integration diverged (try Baumgarte "
+                               "stabilisation or a smaller step)")
+    _refuse_rank_deficient(np.linalg.eigvalsh(Kq), "the 4x4 closure matrix", regular=detA > 0 and detS > 0)
+
+
 def _core(robot: Robot, qs, ds, ts, friction, alpha, beta, tf_guess=None):
     """Forward dynamics by block elimination of the 12-coordinate multiplier system.
 
@@ -162,35 +191,17 @@ def _core(robot: Robot, qs, ds, ts, friction, alpha, beta, tf_guess=None):
     C = (G1[0] + G3[0], G1[1] + G3[1], G1[2] + G3[2])
     detA = A[0] * A[2] - A[1] * A[1]
     scale = max(A[0], A[2], C[0], C[2])
-    ok = detA > 1e-8 * scale * scale
-    if ok:
+    detS = 0.0
+    if detA > 0:
         Ai = (A[2] / detA, -A[1] / detA, A[0] / detA)
         # W = A^-1 G1 (general 2x2: w11 w12 / w21 w22)
         w11, w12 = Ai[0] * G1[0] + Ai[1] * G1[1], Ai[0] * G1[1] + Ai[1] * G1[2]
         w21, w22 = Ai[1] * G1[0] + Ai[2] * G1[1], Ai[1] * G1[1] + Ai[2] * G1[2]
         Sc = (C[0] - (G1[0] * w11 + G1[1] * w21), C[1] - (G1[0] * w12 + G1[1] * w22), C[2] - (G1[1] * w12 + G1[2] * w22))
         detS = Sc[0] * Sc[2] - Sc[1] * Sc[1]
-        ok = detS > 1e-6 * scale * scale and detA * detS > 1e-6 * scale**4
-    if not ok:
-        Kq = np.array([[A[0], A[1], G1[0], G1[1]], [A[1], A[2], G1[1], G1[2]],
-                       [G1[0], G1[1], C[0], C[1]], [G1[1], G1[2], C[1], C[2]]])
-        if not np.all(np.isfinite(Kq)):  # only reachable from a diverged integration (inputs are checked)
-            raise ConvergenceError("the state is no longer finite: the integration diverged (try Baumgarte "
-                                   "stabilisation or a smaller step)")
-        w = np.linalg.eigvalsh(Kq)
-        if w[0] <= SINGULAR_TOL * w[-1] or detA <= 0:
-            raise SingularityError(
-                f"configuration q is singular: the constraint matrix of both layers is rank deficient "
-                f"(eigenvalue ratio of the closure Schur complement = {w[0] / w[-1]:.2e} < {SINGULAR_TOL:g}); "
-                "the bearing reactions are not determined"
-            )
-        if not (detA > 0):  # pragma: no cover
-            raise SingularityError("configuration q is singular")
-        Ai = (A[2] / detA, -A[1] / detA, A[0] / detA)
-        w11, w12 = Ai[0] * G1[0] + Ai[1] * G1[1], Ai[0] * G1[1] + Ai[1] * G1[2]
-        w21, w22 = Ai[1] * G1[0] + Ai[2] * G1[1], Ai[1] * G1[1] + Ai[2] * G1[2]
-        Sc = (C[0] - (G1[0] * w11 + G1[1] * w21), C[1] - (G1[0] * w12 + G1[1] * w22), C[2] - (G1[1] * w12 + G1[2] * w22))
-        detS = Sc[0] * Sc[2] - Sc[1] * Sc[1]
+    # well-conditioned (the usual case): no eigenvalue test; otherwise the 4x4 closure matrix decides
+    if not (detA > 1e-8 * scale * scale and detS > 1e-6 * scale * scale and detA * detS > 1e-6 * scale**4):
+        _check_closure_regular(A, G1, C, detA, detS)
     Si = (Sc[2] / detS, -Sc[1] / detS, Sc[0] / detS)
     (E1, dE1), (E2, dE2), (E3, dE3) = [(c[21], c[22]) for c in ch]
     k1x = -a2 * (dE1[0] - dE2[0]) - b2 * (E1[0] - E2[0])
@@ -286,12 +297,7 @@ def _solve(robot: Robot, q, dq, tau, friction, alpha, beta, method="multipliers"
     MiAT = Minv @ A.T  # (12, 10)
     S = A @ MiAT
     ws, Vs = np.linalg.eigh(S)
-    if ws[0] <= SINGULAR_TOL * ws[-1]:
-        raise SingularityError(
-            f"configuration q is singular: the constraint matrix of both layers is rank deficient "
-            f"(eigenvalue ratio of A M^-1 A^T = {ws[0] / ws[-1]:.2e} < {SINGULAR_TOL:g}); "
-            "the bearing reactions are not determined"
-        )
+    _refuse_rank_deficient(ws, "A M^-1 A^T")
     a0 = Minv @ Q
     rhs = np.empty((10, 4))
     rhs[:, 0] = b - A @ a0
@@ -304,7 +310,8 @@ def _solve(robot: Robot, q, dq, tau, friction, alpha, beta, method="multipliers"
     if friction is None:
         tf = np.zeros(3)
     elif friction == "stribeck":
-        tf = _friction_torque_free(robot, w, friction)
+        tf = _fr.stribeck(w, robot.coulomb_torque, robot.static_torque, robot.stribeck_velocity, robot.viscous,
+                          robot.smooth_eps)
     else:
         tf = _coulomb(robot, w, lam0, G, consistent=(friction == "coulomb_consistent"))
     lam = lam0 - G @ tf
@@ -484,6 +491,8 @@ def reference_circle(robot: Robot, t, radius=CIRCLE_RADIUS, period=CIRCLE_PERIOD
     array([0.     , 0.15708])
     """
     t = np.atleast_1d(_checks.real_array("t", t))
+    if t.ndim != 1:
+        raise ParameterError(f"t must be a time or a 1-D array of times (N,) in s, got shape {t.shape}")
     radius = _checks.real("radius", radius, low=0.0, unit="m")
     period = _checks.real("period", period, low=0.0, open_low=True, unit="s")
     c = robot.centroid if center is None else _vec("center", center, 2)
