@@ -8,6 +8,7 @@ at most 1,000 code lines together and no cell over 25 (blank and comment-only li
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -113,3 +114,42 @@ def test_an_aliased_module_keeps_its_own_spec():
             "import numpy as np; r.normalize(np.array([0.0, 0.0, 0.0]), 'v')")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert "SingularityError" in res.stderr and "ImportWarning" not in res.stderr, res.stderr[-2000:]
+
+
+MODULE_NAME = re.compile(r"`(robolib(?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
+
+
+def named_modules(text: str) -> set[str]:
+    """The dotted ``robolib.…`` names a page quotes in backticks (a trailing attribute is kept)."""
+    return set(MODULE_NAME.findall(text))
+
+
+def resolves(name: str) -> bool:
+    """True when NAME is an importable module or an attribute of one (``robolib.prp3.study.x``)."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def test_the_name_checker_refuses_a_missing_module():
+    assert named_modules("drawn by `robolib.drawings` and `robolib.prp3.drawing`") == {
+        "robolib.drawings", "robolib.prp3.drawing"}
+    assert not resolves("robolib.drawings")
+    assert not resolves("robolib.prp3.no_such_function")
+    assert resolves("robolib.prp3.drawing") and resolves("robolib.multibody")
+
+
+@pytest.mark.parametrize("page", sorted([*ROOT.glob("book/**/*.md"), *ROOT.glob("notebooks/*.md")]),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_module_a_page_names_exists(page):
+    missing = sorted(n for n in named_modules(page.read_text(encoding="utf-8")) if not resolves(n))
+    assert not missing, f"{page.relative_to(ROOT)} names modules that do not exist: {missing}"
