@@ -123,8 +123,9 @@ test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(EN
 def test_the_table_covers_every_public_function_and_method():
     public = {n for n in C.__all__ if callable(getattr(C, n))} - {"ClearanceResult"}   # the result record
     assert public == {e for e in ENTRY_POINTS if "." not in e}
+    # names with "ǁ" are the mutation tool's copies of the methods (make mutate), not methods of the model
     methods = {f"ClearanceModel.{m}" for m, _ in inspect.getmembers(C.ClearanceModel, inspect.isfunction)
-               if not m.startswith("_")}
+               if not m.startswith("_") and "ǁ" not in m}
     assert methods == {e for e in ENTRY_POINTS if e.startswith("ClearanceModel.")}
     for name, (fn, kwargs, kinds) in ENTRY_POINTS.items():
         assert set(kinds) == set(kwargs), name
