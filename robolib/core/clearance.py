@@ -376,7 +376,8 @@ class ClearanceModel:
                     self.ddelta0[k] = max(float(kin0["ddelta"][k]), self._rows[k][14])
                 state["open"][k] = (t0, self.ddelta0[k])
 
-        def crossing(k, ta, ya, tb, yb, dense, upward):
+        def crossing(k, ta, tb, yb, dense):
+            """Time where delta_k crosses zero in [ta, tb], on the step's interpolant ``dense``."""
             def dfun(tt):
                 yy = dense(tt)
                 return self._delta_scalar(yy[:n])[k]
@@ -396,7 +397,7 @@ class ClearanceModel:
                 if da <= 0.0 < db:
                     armed = state["armed"][k]
                     if armed is None:
-                        ts = crossing(k, ta, ya, tb, yb, dense, True)
+                        ts = crossing(k, ta, tb, yb, dense)
                         ys = dense(ts)
                         kin = self.contact_kinematics(ys[:n], ys[n:2 * n])
                         self.ddelta0[k] = max(float(kin["ddelta"][k]), self._rows[k][14])
@@ -413,7 +414,7 @@ class ClearanceModel:
                 elif state["armed"][k] is not None and state["armed"][k] <= tb:
                     state["armed"][k] = None  # the anticipated crossing did not happen
                 if da > 0.0 >= db and state["open"][k] is not None:
-                    t_off = crossing(k, ta, ya, tb, yb, dense, False)
+                    t_off = crossing(k, ta, tb, yb, dense)
                     t_on, d0 = state["open"][k]
                     episodes[k].append((t_on, t_off, d0))
                     state["open"][k] = None
