@@ -333,3 +333,83 @@ def test_a_driver_motion_that_is_not_finite_is_named():
     m2 = Mechanism([Body("a", 1.0, 0.1)], [Driver("d", "a", lambda t: (float("nan"), 0.0, 0.0))])
     with pytest.raises(ConvergenceError, match=r"mechanism 'mechanism': a driver motion is not finite at t = 0\.5 s"):
         MI._driver_check(m2, 0.5)
+
+
+class Counting:
+    """A right-hand side that counts its calls."""
+
+    def __init__(self, fun):
+        self.fun, self.calls = fun, 0
+
+    def __call__(self, t, y):
+        self.calls += 1
+        return self.fun(t, y)
+
+
+def test_dopri5_counters_and_a_time_dependent_right_hand_side():
+    """y' = cos t from t0 = 1: the stages must be evaluated at t + c_i h (an autonomous test cannot see it)."""
+    f = Counting(lambda t, y: np.array([math.cos(t), -y[1]]))
+    r = MI.dopri5(f, 1.0, np.array([0.0, 1.0]), 6.0, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(r.y[:, 0], np.sin(r.t) - math.sin(1.0), atol=1e-8)
+    np.testing.assert_allclose(r.y[:, 1], np.exp(-(r.t - 1.0)), rtol=1e-8)
+    assert r.n_rhs == f.calls == 1 + 6 * (r.n_steps + r.n_rejected)       # first-same-as-last
+    assert r.n_steps == len(r.t) - 1 and r.t_final == 6.0
+    assert r.stats["h_min"] == pytest.approx(np.diff(r.t).min(), rel=1e-12)
+    # an oscillator at tight tolerance: the controller's safety factor keeps rejections rare
+    osc = MI.dopri5(lambda t, y: np.array([y[1], -y[0]]), 0.0, np.array([1.0, 0.0]), 20.0, rtol=1e-10, atol=1e-13)
+    assert osc.n_rejected <= 0.05 * osc.n_steps
+
+
+def test_dopri5_first_step_growth_and_step_budget():
+    g = Counting(lambda t, y: np.array([1.0]))
+    r = MI.dopri5(g, 0.0, np.array([0.0]), 10.0, rtol=1e-6, atol=1e-9, h0=1e-3)
+    steps = np.diff(r.t)
+    assert steps[0] == 1e-3                                         # h0 is the first step
+    np.testing.assert_allclose(steps[1:4] / steps[:3], 5.0, rtol=1e-12)   # zero error: the largest growth, 5
+    s = MI.dopri5(lambda t, y: -y, 100.0, np.array([1.0]), 101.0, rtol=1e-6, atol=1e-9)
+    assert s.t[1] - s.t[0] == pytest.approx(MI.initial_step(np.array([1.0]), np.array([-1.0]), 1e-6, 1e-9, 1.0),
+                                            rel=1e-12)
+    # exactly 4 steps of h_max = 0.25: a budget of 4 suffices, 3 does not
+    MI.dopri5(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e3, atol=1e3, h0=0.25, h_max=0.25, max_steps=4)
+    with pytest.raises(ConvergenceError, match="more than max_steps = 3"):
+        MI.dopri5(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e3, atol=1e3, h0=0.25, h_max=0.25, max_steps=3)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="needs the compiled integrator")
+def test_the_compiled_loop_is_the_reference_loop_step_for_step(monkeypatch):
+    """Same tableau, error norm and step rule: the same steps, rejections and right-hand-side calls as dopri5
+    on the same right-hand side, also when its output and episode buffers fill and it resumes."""
+    m = three_bodies()
+    q0, qd0 = MI.project(m, Q, QD, 0.0)
+    y0 = np.concatenate([q0, qd0, [0.0, 0.0]])
+    ref = MI.dopri5(m.rhs(5.0, 10.0), 0.0, y0, 0.4, rtol=1e-9, atol=1e-12)
+    monkeypatch.setattr(MI, "OUTPUT_CHUNK", 16)                     # several resumes
+    got = MI.integrate_compiled(m, 0.0, y0, 0.4, 5.0, 10.0, 1e-9, 1e-12)[0]
+    assert (got.n_steps, got.n_rejected, got.n_rhs) == (ref.n_steps, ref.n_rejected, ref.n_rhs)
+    assert len(got.t) == len(ref.t) > 3 * 16 and got.t[-1] == 0.4
+    np.testing.assert_allclose(got.t, ref.t, rtol=1e-6)            # round-off of the two right-hand sides
+    np.testing.assert_allclose(got.y, ref.y, rtol=1e-7, atol=1e-10)
+    assert got.stats["h_min"] == pytest.approx(ref.stats["h_min"], rel=1e-6)
+    ts = np.array([0.0, 0.0, 0.1, 0.25, 0.4])                       # t0 twice: both samples are the start
+    sampled = MI.integrate_compiled(m, 0.0, y0, 0.4, 5.0, 10.0, 1e-9, 1e-12, t_eval=ts)[0]
+    np.testing.assert_array_equal(sampled.y[:2], [y0, y0])
+    np.testing.assert_allclose(sampled.y[2:], MI.dopri5(m.rhs(5.0, 10.0), 0.0, y0, 0.4, rtol=1e-9, atol=1e-12,
+                                                        t_eval=ts).y[2:], rtol=1e-7, atol=1e-10)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="needs the compiled integrator")
+def test_the_compiled_loop_resumes_when_its_episode_buffer_fills(monkeypatch):
+    from robolib.clearance import ClearanceModel, ClearanceSpec
+
+    def run():
+        mech = Mechanism([Body("disc", 1.0, 1e-4)], [GroundPin("O", "disc", (0.0, 0.0), (0.0, 0.0))])
+        cm = ClearanceModel(mech, [ClearanceSpec("O", clearance=1e-4, restitution=0.95, mu=0.0)])
+        return cm.simulate((0.0, 3e-3), np.zeros(3), np.array([0.3, 0.4, 0.0]), rtol=1e-10, atol=1e-14)
+
+    whole = run()
+    monkeypatch.setattr(MI, "EPISODE_CHUNK", 1)
+    from robolib.core import clearance as C
+    monkeypatch.setattr(C, "integrate_compiled", MI.integrate_compiled)
+    chunked = run()
+    assert len(whole.episodes[0]) >= 4
+    np.testing.assert_array_equal(np.array(chunked.episodes[0]), np.array(whole.episodes[0]))
