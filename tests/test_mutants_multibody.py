@@ -413,3 +413,73 @@ def test_the_compiled_loop_resumes_when_its_episode_buffer_fills(monkeypatch):
     chunked = run()
     assert len(whole.episodes[0]) >= 4
     np.testing.assert_array_equal(np.array(chunked.episodes[0]), np.array(whole.episodes[0]))
+
+
+# ----------------------------------------------------------------------------- solvers
+from robolib.core.multibody import solvers as MS  # noqa: E402
+from robolib.errors import SingularityError  # noqa: E402
+
+
+def driven_crank():
+    """A crank (point (-0.05, 0.01) on the ground pin) turned at 3 rad/s against a spring-damper at its tip."""
+    return pendulum_spring()
+
+
+def crank_by_hand(t):
+    """Closed-form state of the driven crank and its motor torque: the moment of the tip force about the pin."""
+    th, w = 0.2 + 3.0 * t, 3.0
+    c, s = math.cos(th), math.sin(th)
+    rot = np.array([[c, -s], [s, c]])
+    a = rot @ np.array([-0.05, 0.01])                 # pin point relative to the centre of mass
+    r = -a
+    rd = -w * np.array([-a[1], a[0]])
+    rdd = w * w * a                                   # centripetal, towards the pin
+    tip = rot @ np.array([0.05, 0.01])
+    P = r + tip
+    vP = rd + w * np.array([-tip[1], tip[0]])
+    F = -50.0 * (P - np.array([0.2, 0.1])) - 0.3 * vP
+    # torque about the pin (fixed point): tau + (P - 0) x F = I_O theta'' = 0
+    tau = -(P[0] * F[1] - P[1] * F[0])
+    return np.array([*r, th]), np.array([*rd, w]), np.array([*rdd, 0.0]), tau
+
+
+@pytest.mark.parametrize("t", [0.0, 0.37, 1.2])
+def test_kinematic_state_inverse_dynamics_and_virtual_power_by_hand(t):
+    m = driven_crank()
+    q_ref, qd_ref, qdd_ref, tau = crank_by_hand(t)
+    q, qd, qdd = MS.kinematic_state(m, q_ref + 0.01, t)
+    np.testing.assert_allclose(q, q_ref, atol=1e-12)
+    np.testing.assert_allclose(qd, qd_ref, atol=1e-12)
+    np.testing.assert_allclose(qdd, qdd_ref, atol=1e-10)
+    lam = MS.inverse_dynamics(m, q, qd, qdd, t)
+    assert MS.driving_torques(m, lam)["motor"] == pytest.approx(tau, rel=1e-10)
+    assert MS.virtual_power_torques(m, q, qd, qdd, t)["motor"] == pytest.approx(tau, rel=1e-10)
+    assert abs(tau) > 0.05
+
+
+def test_virtual_power_of_a_free_body_with_one_motor_equals_the_multiplier():
+    """A non-square Jacobian (1 row, 3 coordinates): the least-norm virtual velocity is the motor's own."""
+    m = Mechanism([Body("a", 1.3, 0.2)], [Driver("d", "a", ConstantSpeed(0.1, 2.0))],
+                  [PointSpringDamper("s", "a", (0.1, 0.05), (0.3, -0.2), stiffness=20.0, damping=0.4)])
+    q, qd = np.array([0.05, -0.02, 0.1]), np.array([0.3, 0.1, 2.0])
+    qdd, lam = m.accelerations(q, qd, 0.0, alpha=0.0, beta=0.0)
+    assert MS.virtual_power_torques(m, q, qd, qdd, 0.0)["d"] == pytest.approx(-lam[0], rel=1e-12)
+    g = m.applied_forces(q, qd)
+    assert -lam[0] == pytest.approx(0.2 * qdd[2] - g[2], rel=1e-12)
+
+
+def test_a_singular_square_jacobian_and_a_mechanism_without_constraints():
+    m = Mechanism([Body("a", 1.0, 0.1)], [Driver("x1", "a", Constant(0.0), coord="x", motor=False),
+                                          Driver("x2", "a", Constant(0.0), coord="x", motor=False),
+                                          Driver("th", "a", Constant(0.3))])
+    with pytest.raises(SingularityError, match="the constraint Jacobian is singular"):
+        MS.kinematic_state(m, [0.1, 0.0, 0.2], 0.0)
+    free = Mechanism([Body("a", 1.0, 0.1)], [])
+    np.testing.assert_array_equal(MS.assemble(free, [0.1, 0.2, 0.3]), [0.1, 0.2, 0.3])
+    # a guess already assembled is returned as it is (no Newton step)
+    crank = driven_crank()
+    q_ref = crank_by_hand(0.0)[0]
+    q_ok = MS.assemble(crank, q_ref + 1e-3)
+    assert MS.assemble(crank, q_ok) is not q_ok and np.array_equal(MS.assemble(crank, q_ok), q_ok)
+    with pytest.raises(ParameterError, match="q_guess"):
+        MS.assemble(crank, [0.0, 0.0])
