@@ -95,7 +95,7 @@ def test_baumgarte_terms_on_a_driven_free_body_by_hand():
     """theta'' = f'' - 2 alpha (theta' - f') - beta^2 (theta - f) for one motor row on a free body."""
     m = Mechanism([Body("a", 1.0, 0.2)], [Driver("d", "a", ConstantSpeed(0.1, 2.0))])
     t, th, w = 0.3, 0.1 + 2.0 * 0.3 + 0.01, 2.0 - 0.05
-    for alpha, beta in ((0.0, 0.0), (3.0, 0.0), (0.0, 5.0), (3.0, 5.0), (7.5, 11.0)):
+    for alpha, beta in ((0.0, 0.0), (3.0, 0.0), (0.0, 5.0), (3.0, 5.0), (7.5, 11.0), (2.0, 1.0)):
         qdd, lam = m.accelerations([0.0, 0.0, th], [0.0, 0.0, w], t, alpha=alpha, beta=beta)
         expected = 0.0 - 2 * alpha * (w - 2.0) - beta ** 2 * 0.01
         assert qdd[2] == pytest.approx(expected, rel=1e-12, abs=1e-15), (alpha, beta)
@@ -223,6 +223,23 @@ def test_sparse_cholesky_pattern_gives_the_cholesky_factor(seed):
     P, L = factor_from_pattern(S, iperm, lpat, ustart, uk)
     np.testing.assert_allclose(L, np.linalg.cholesky(P), rtol=1e-10, atol=1e-12)
     assert all(r >= c for r, c in lpat)
+
+
+@pytest.mark.parametrize("m", [5, 8])
+def test_sparse_cholesky_of_a_ring_needs_fill_and_gets_it(m):
+    """Row r shares a column with rows r - 1 and r + 1 (mod m): every elimination order fills."""
+    jc = np.array([[r, (r + 1) % m, 0] for r in range(m)], dtype=np.int64)
+    jn = np.full(m, 2, dtype=np.int64)
+    rng = np.random.default_rng(m)
+    J = np.zeros((m, m))
+    for r in range(m):
+        J[r, jc[r, :2]] = rng.normal(size=2) + 2.0
+    S = J @ J.T + 1e-2 * np.eye(m)
+    iperm, lpat, ustart, uk = MM._sparse_cholesky_pattern(jc, jn)
+    nnz_S = m + m                                      # the diagonal and the m ring neighbours (lower half)
+    assert len(lpat) > nnz_S
+    P, L = factor_from_pattern(S, iperm, lpat, ustart, uk)
+    np.testing.assert_allclose(L, np.linalg.cholesky(P), rtol=1e-10, atol=1e-12)
 
 
 def test_minimum_degree_order_leaves_an_arrow_pattern_without_fill():
@@ -483,3 +500,36 @@ def test_a_singular_square_jacobian_and_a_mechanism_without_constraints():
     assert MS.assemble(crank, q_ok) is not q_ok and np.array_equal(MS.assemble(crank, q_ok), q_ok)
     with pytest.raises(ParameterError, match="q_guess"):
         MS.assemble(crank, [0.0, 0.0])
+
+
+def test_dopri5_counts_a_redone_step_and_grows_by_five_on_an_exact_step():
+    calls = []
+
+    def hook_once(t0, y0, f0, t1, y1, f1, dense):
+        calls.append(t0)
+        return len(calls) == 1                         # redo the first step once
+
+    base = MI.dopri5(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e-8, atol=1e-12)
+    redo = MI.dopri5(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e-8, atol=1e-12, step_hook=hook_once)
+    assert redo.n_rejected == base.n_rejected + 1 and redo.n_steps == base.n_steps
+    np.testing.assert_array_equal(redo.y, base.y)
+    # y' = 0: every error estimate is exactly zero and each step is five times the last
+    z = MI.dopri5(lambda t, y: 0.0 * y, 0.0, np.array([1.0]), 1.0, rtol=1e-6, atol=1e-9)
+    steps = np.diff(z.t)
+    assert steps[0] == 1e-6                            # a zero derivative: the fallback first step
+    np.testing.assert_allclose(steps[1:5] / steps[:4], 5.0, rtol=1e-12)
+
+
+def test_initial_step_by_hand():
+    y, f = np.array([1e-10, 2.0]), np.array([1e-3, -4.0])
+    sc = 1e-9 + 1e-6 * np.abs(y)
+    d0, d1 = np.sqrt(np.mean((y / sc) ** 2)), np.sqrt(np.mean((f / sc) ** 2))
+    assert MI.initial_step(y, f, 1e-6, 1e-9, 10.0) == pytest.approx(0.01 * d0 / d1, rel=1e-12)
+    small = np.array([1e-10])
+    assert MI.initial_step(small, np.array([1e-4]), 1e-6, 1e-9, 10.0) == pytest.approx(
+        0.01 * (1e-10 / (1e-9 + 1e-16)) / (1e-4 / (1e-9 + 1e-16)), rel=1e-12)     # d0 < 1, still the ratio
+    assert MI.initial_step(np.zeros(2), np.zeros(2), 1e-6, 1e-9, 10.0) == 1e-6
+    assert MI.initial_step(np.ones(1), -np.ones(1), 1e-6, 1e-9, 10.0, h_max=1e-3) == 1e-3
+    assert MI.initial_step(np.ones(1), -np.ones(1), 1e-6, 1e-9, 1e-4) == 1e-4
+    with pytest.raises(ParameterError, match=r"^y must have shape"):
+        MI.initial_step(np.ones((2, 2)), np.ones(2), 1e-6, 1e-9, 1.0)
