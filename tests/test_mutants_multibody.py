@@ -24,10 +24,12 @@ import math
 import numpy as np
 import pytest
 
-from robolib.errors import ParameterError
+from robolib.errors import ConvergenceError, ParameterError, SingularityError
 from robolib.multibody import (AngleLock, Body, Constant, ConstantSpeed, Driver, GroundPin, Mechanism, Pin,
                                PointSpringDamper, resolve_backend)
+from robolib.core.multibody import integrator as MI
 from robolib.core.multibody import mechanism as MM
+from robolib.core.multibody import solvers as MS
 
 HAVE_NUMBA = resolve_backend("auto") == "numba"
 RNG = np.random.default_rng(20261203)
@@ -259,11 +261,9 @@ def test_minimum_degree_order_leaves_an_arrow_pattern_without_fill():
 
 
 # ----------------------------------------------------------------------------- the integrator's entry points
-from robolib.core.multibody import integrator as MI  # noqa: E402
-from robolib.errors import ConvergenceError  # noqa: E402
 
 
-def pendulum_spring():
+def driven_crank():
     """A crank on a ground pin, driven at constant speed, its tip on a spring: a smooth, driven motion."""
     return Mechanism([Body("crank", 0.4, 2e-3)],
                      [GroundPin("O", "crank", (-0.05, 0.01), (0.0, 0.0)), Driver("motor", "crank", ConstantSpeed(0.2, 3.0))],
@@ -276,7 +276,7 @@ def crank_state(m, t=0.0):
 
 
 def test_project_lands_on_both_constraint_levels_with_a_moving_driver():
-    m = pendulum_spring()
+    m = driven_crank()
     q, qd = MI.project(m, [0.06, -0.01, 0.25], [0.3, -0.2, 2.5], 0.1)
     np.testing.assert_allclose(m.residual(q, 0.1), 0.0, atol=1e-12)
     # the velocity level includes the driver's H_t = -3 rad/s
@@ -286,7 +286,7 @@ def test_project_lands_on_both_constraint_levels_with_a_moving_driver():
 
 @pytest.mark.parametrize("backend", ["numpy"] + (["numba"] if HAVE_NUMBA else []))
 def test_simulate_defaults_options_and_the_route_it_takes(backend, monkeypatch):
-    m = pendulum_spring()
+    m = driven_crank()
     q0, qd0 = crank_state(m)
     ts = np.linspace(0.0, 0.5, 6)
     a = MI.simulate(m, (0.0, 0.5), q0, qd0, t_eval=ts, backend=backend)
@@ -433,13 +433,6 @@ def test_the_compiled_loop_resumes_when_its_episode_buffer_fills(monkeypatch):
 
 
 # ----------------------------------------------------------------------------- solvers
-from robolib.core.multibody import solvers as MS  # noqa: E402
-from robolib.errors import SingularityError  # noqa: E402
-
-
-def driven_crank():
-    """A crank (point (-0.05, 0.01) on the ground pin) turned at 3 rad/s against a spring-damper at its tip."""
-    return pendulum_spring()
 
 
 def crank_by_hand(t):
