@@ -119,6 +119,31 @@ def test_a_joblib_sweep_interrupted_in_a_worker_resumes_to_the_same_result(work)
     interrupt_and_resume(work, settle, n_jobs=2)
 
 
+def test_a_point_that_finishes_after_another_point_failed_is_kept(work):
+    """The point file is written by the worker that computed the point, not by the process that gathers results:
+    a point still running when another point's error stops the sweep is kept when it ends (threads, so that the
+    stopped sweep cannot kill the worker running it)."""
+    task, log, ckpt, stop = work
+    slow = functools.partial(logged_point, log_dir=str(log), delay=0.3)
+    stop.touch()
+    with pytest.raises(Interrupted):
+        N.sweep(slow, [STOP_AT, 1], checkpoint=ckpt, backend="threading", n_jobs=2)
+    deadline = time.monotonic() + 10
+    while not computed_now(log) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    one = N.point_files(slow, [1], ckpt)[0]
+    assert computed(log) == [1] and files(ckpt) == [one], "the point that finished after the error is kept"
+    stop.unlink()
+    assert N.sweep(slow, [STOP_AT, 1], checkpoint=ckpt, backend="threading", n_jobs=2)[0] == [STOP_AT, 1]
+    assert computed(log) == [STOP_AT], "only the failed point is computed again"
+
+
+def computed_now(log: Path) -> list:
+    """The log's entries, without starting a new run (:func:`computed` does)."""
+    return list(log.iterdir())
+
+
 def test_a_serial_sweep_interrupted_resumes_to_the_same_result(work):
     task, log, ckpt, stop = work
     interrupt_and_resume(work)

@@ -345,7 +345,10 @@ def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None 
 
     ``checkpoint``: a directory that keeps every finished point, one file per
     point written (atomically, :mod:`robolib.core.files`) as soon as the point
-    completes, on any engine. The file is named by the point's key
+    completes, on any engine: by the process that computed it (serial, joblib),
+    so a point that finished is kept even when another point's error stops the
+    sweep first, or by this process as each Dask future completes (Dask workers
+    may not share this file system). The file is named by the point's key
     (:func:`point_key`): a hash of its full settings -- the function (module
     and qualified name), every bound argument of a :func:`functools.partial`
     (recursively), the swept value and ``keyword``, robolib's version, and
@@ -530,10 +533,7 @@ _MISSING = object()
 
 def _checkpointed(fun, values, args, checkpoint, salt, keyword, n_jobs, backend, verbose, client, progress):
     """Results of :func:`sweep` with ``checkpoint``: stored points read, missing ones computed and written as they end."""
-    import pickle
     from pathlib import Path
-
-    from .files import atomic_write
 
     root = Path(checkpoint)
     if root.exists() and not root.is_dir():
@@ -552,15 +552,37 @@ def _checkpointed(fun, values, args, checkpoint, salt, keyword, n_jobs, backend,
             todo.append(path)
         else:
             results[path] = got
+    # joblib workers and a serial loop share this file system: a point's file is written where the point is
+    # computed, so every point that finishes is kept even when another point's exception stops the sweep
+    # before its result reached this process. Dask workers may run on other machines: this process writes.
+    here = backend != "dask"
+    calls = [((fun, path, values[first[path]], keyword, *args[first[path]]), {}) if here else args[first[path]]
+             for path in todo]
     with _progress_bar(progress, len(todo)) as bar:
-        for j, r in _completed(fun, [args[first[p]] for p in todo], n_jobs, backend, verbose, client):
+        for j, r in _completed(_kept_point if here else fun, calls, n_jobs, backend, verbose, client):
             path = todo[j]
-            rec = {"key": path.name[:-len(POINT_SUFFIX)], "value": values[first[path]], "keyword": keyword,
-                   "result": r}
-            atomic_write(path, lambda f: pickle.dump(rec, f, protocol=pickle.HIGHEST_PROTOCOL))
+            if not here:
+                _write_point(path, values[first[path]], keyword, r)
             results[path] = r
             bar.update(1)
     return [results[p] for p in paths]
+
+
+def _write_point(path, value, keyword, result):
+    """Keep one finished point: ``{"key", "value", "keyword", "result"}`` pickled to ``path``, written whole."""
+    import pickle
+
+    from .files import atomic_write
+
+    rec = {"key": path.name[:-len(POINT_SUFFIX)], "value": value, "keyword": keyword, "result": result}
+    atomic_write(path, lambda f: pickle.dump(rec, f, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _kept_point(fun, path, value, keyword, args, kwargs):
+    """``fun(*args, **kwargs)``, kept in ``path`` (:func:`_write_point`) before it is returned."""
+    result = fun(*args, **kwargs)
+    _write_point(path, value, keyword, result)
+    return result
 
 
 def bifurcation_points(values, results, key=None):
