@@ -180,6 +180,27 @@ def test_kernel_model_and_the_compiled_path_of_driver_motions():
         np.testing.assert_allclose(m.compiled_rhs(4.0, 6.0)(0.5, y), m.rhs(4.0, 6.0)(0.5, y), rtol=1e-9, atol=1e-9)
 
 
+def test_the_compiled_pattern_holds_every_nonzero_of_the_jacobian():
+    """The kernel's column table ``jc`` (row r: its first ``jn[r]`` columns) names exactly the columns where the
+    Jacobian is nonzero: locks whose first body is body 2 or 3 (column 3 i + 2, with i past 1), a pin between
+    two later bodies and a motor on the last body. The compiled right-hand side agrees with NumPy's."""
+    bodies = [Body(k, 0.3 + 0.1 * j, 1e-3 * (j + 2)) for j, k in enumerate("abcd")]
+    joints = [GroundPin("O", "a", (-0.03, 0.02), (0.0, 0.0)),
+              AngleLock("L1", "c", "a", 0.2), AngleLock("L2", "d", "b", -0.4),
+              Pin("P", "c", (0.02, 0.01), "d", (-0.03, 0.04)), Driver("m", "d", ConstantSpeed(0.1, 1.5))]
+    m = Mechanism(bodies, joints, [PointSpringDamper("s", "b", (0.01, 0.0), (0.2, 0.1), stiffness=9.0, damping=0.2)])
+    q = RNG.normal(size=12)
+    J = m.jacobian(q)
+    jc, jn = m.kernel_model()[0][:2]
+    for r in range(m.m):
+        assert sorted(int(c) for c in jc[r, :jn[r]]) == np.flatnonzero(J[r]).tolist(), r
+    lock = m.row_slice("L1").start
+    assert J[lock, 3 * 2 + 2] == -1.0 and J[lock, 2] == 1.0
+    if HAVE_NUMBA:
+        y = np.concatenate([q, RNG.normal(size=12), [0.0, 0.0]])
+        np.testing.assert_allclose(m.compiled_rhs(4.0, 6.0)(0.5, y), m.rhs(4.0, 6.0)(0.5, y), rtol=1e-9, atol=1e-9)
+
+
 def test_contact_arrays_refuse_non_positive_and_non_finite_onset_speeds():
     C = np.zeros((1, MM.CONTACT_COLUMNS))
     MM.contact_arrays(C, np.array([1e-4]))
