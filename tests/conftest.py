@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import jupytext
@@ -19,10 +21,36 @@ settings.register_profile("explore", derandomize=False, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parent.parent
+#: CPU seconds (this process's clock, :func:`refusal`) within which a bad value must be refused: before any work
+#: (a quick run takes seconds of CPU, a refusal milliseconds).
+PROMPT_CPU_S = 0.5
 STUDIES = sorted(p.stem for p in (ROOT / "notebooks").glob("*.md"))
 BIN = Path(sys.executable).parent
 #: Seconds a single notebook cell may run in the quick runs before the test fails.
 TIMEOUT = 600
+
+
+def refusal(call, match=None) -> tuple[str, float]:
+    """``call()`` raises :class:`robolib.ParameterError` matching ``match``: ``(its message, CPU seconds)``.
+
+    The call is made twice; the first imports and caches what it needs, the second is timed on this process's
+    CPU clock (:func:`time.process_time`, garbage collector off) -- not the wall clock, which other processes
+    stretch on a loaded machine, so a prompt refusal cannot fail there. Compare the seconds with
+    :data:`PROMPT_CPU_S`.
+    """
+    from robolib import ParameterError
+
+    with pytest.raises(ParameterError, match=match):
+        call()
+    gc.disable()
+    try:
+        t0 = time.process_time()
+        with pytest.raises(ParameterError, match=match) as info:
+            call()
+        cpu = time.process_time() - t0
+    finally:
+        gc.enable()
+    return str(info.value), cpu
 
 
 def to_ipynb(study: str, dest: Path) -> Path:

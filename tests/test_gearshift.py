@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pytest
 
+from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, ParameterFileError, UnreachableError
 from robolib import gearshift as G
 from robolib import multibody as mb
@@ -297,20 +298,12 @@ def test_chain1_variables_rates_match_finite_differences():
 
 # ----------------------------------------------------------------------------- arguments of the kernels
 NAN, INF = float("nan"), float("inf")
-#: Seconds within which a bad argument must be refused: before any integration (a run takes longer).
-PROMPT = 0.5
-
-
 def _refused(fun, *args, name, valid, **kwargs):
-    """``fun(*args, **kwargs)`` raises ParameterError naming ``name`` and its valid values, before any work."""
-    import time
-
-    t0 = time.perf_counter()
-    with pytest.raises(ParameterError, match=rf"^{re.escape(name)} = .* is not valid: {re.escape(name)} must be "
-                                             rf"{re.escape(valid)}") as info:
-        fun(*args, **kwargs)
-    assert time.perf_counter() - t0 < PROMPT, f"{fun.__name__} {kwargs}: refused after {time.perf_counter() - t0:.2f} s"
-    return str(info.value)
+    """``fun(*args, **kwargs)`` raises ParameterError naming ``name`` and its valid values, before any integration."""
+    msg, cpu = refusal(lambda: fun(*args, **kwargs),
+                       rf"^{re.escape(name)} = .* is not valid: {re.escape(name)} must be {re.escape(valid)}")
+    assert cpu < PROMPT_CPU_S, f"{fun.__name__} {kwargs}: refused after {cpu:.2f} s of CPU"
+    return msg
 
 
 FREQ = "a number > 0 Hz, or None"

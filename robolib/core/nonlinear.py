@@ -1,7 +1,8 @@
 """Nonlinear-dynamics toolkit: Poincaré sampling, parameter sweeps, Lyapunov exponents, spectra, periodic orbits.
 
 Periodic orbits (shooting on a return map, Floquet multipliers) and their continuation in a
-parameter are in :mod:`robolib.core.periodic` and :mod:`robolib.core.continuation`, re-exported here.
+parameter are in :mod:`robolib.core.periodic` and :mod:`robolib.core.continuation`, parallel and
+checkpointed sweeps in :mod:`robolib.core.sweeps`; all are re-exported here.
 
 The functions are generic: they take a *flow* ``flow(y, t0, t1) -> y(t1)``
 (any integrator) or a picklable function of one parameter value, so they serve
@@ -45,7 +46,6 @@ The task function and its arguments must be picklable (module-level functions,
 from __future__ import annotations
 
 import math
-import os
 import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -260,329 +260,6 @@ def ladder_verdict(rtols, periods, residuals) -> tuple[str, int]:
     if ks[-1] == 0 and ks[-2] == 0:
         return "irregular", 0
     return "not converged", -1
-
-
-# --------------------------------------------------------------------------- parallel sweeps
-def _show_progress(progress) -> bool:
-    """Progress bar on? ``None`` = only in a terminal or a live Jupyter session (never in papermill/CI logs)."""
-    import os
-    import sys
-
-    if progress is not None:
-        return bool(progress)
-    return bool(os.environ.get("JPY_SESSION_NAME")) or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
-
-
-def _call_indexed(fun, j, args, kwargs):
-    """``(j, fun(*args, **kwargs))``: a task that carries its index back (results arrive in any order)."""
-    return j, fun(*args, **kwargs)
-
-
-def _dask_client(client):
-    try:
-        from dask.distributed import get_client
-    except ImportError:  # pragma: no cover
-        raise ParameterError("backend='dask' needs dask and distributed (pip install dask distributed)") from None
-    if client is None:
-        try:
-            client = get_client()
-        except ValueError:
-            raise ParameterError("backend='dask' needs a dask.distributed Client: pass client=... or "
-                                 "create one first, e.g. Client(LocalCluster(n_workers=2))") from None
-    return client
-
-
-def _completed(fun, args, n_jobs, backend, verbose, client):
-    """Yield ``(j, result)`` for the calls ``fun(*a, **kw)``, ``(a, kw) = args[j]``, as each one completes.
-
-    Serial in this process (``n_jobs=1``, no backend), joblib processes
-    (``return_as="generator_unordered"``) or Dask futures (``as_completed``). When the consumer stops
-    (an exception, an interruption) the calls not yet started are cancelled.
-    """
-    if not args:
-        return
-    if backend == "dask":
-        from dask.distributed import as_completed
-
-        client = _dask_client(client)
-        futures = {client.submit(fun, *a, pure=False, **kw): j for j, (a, kw) in enumerate(args)}
-        try:
-            for fut in as_completed(futures):
-                yield futures[fut], fut.result()
-        finally:
-            client.cancel([f for f in futures if not f.done()])
-        return
-    if n_jobs == 1 and backend is None:
-        for j, (a, kw) in enumerate(args):
-            yield j, fun(*a, **kw)
-        return
-    import joblib
-
-    with joblib.parallel_config(backend=backend or "loky", n_jobs=n_jobs):
-        yield from joblib.Parallel(verbose=verbose, return_as="generator_unordered")(
-            joblib.delayed(_call_indexed)(fun, j, a, kw) for j, (a, kw) in enumerate(args))
-
-
-def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None = None, verbose: int = 0,
-          keyword: str | None = None, client=None, progress: bool | None = None, checkpoint=None,
-          checkpoint_key=None):
-    """Evaluate ``fun(v)`` (or ``fun(**{keyword: v})``) for every ``v`` in ``values`` in parallel.
-
-    Returns ``(values, results)`` in the order of ``values``. Engines:
-
-    * joblib (default): ``n_jobs`` local processes (``1`` = serial, ``-1`` =
-      all cores), ``backend`` a joblib backend name (``"loky"`` default);
-    * ``backend="dask"``: a :class:`dask.distributed.Client` -- ``client`` or
-      the current default client (``Client(LocalCluster(...))`` on one
-      machine, ``Client(SLURMCluster(...))`` from dask-jobqueue on a cluster,
-      see the module docstring); ``n_jobs`` is ignored, the cluster's workers
-      run the tasks. Raises :class:`robolib.ParameterError` without a client.
-
-    ``fun`` must be picklable, e.g. ``functools.partial(gearshift.poincare_run,
-    params, frequency=6.0)`` swept with ``keyword="clearance"``. ``progress``:
-    a tqdm progress bar (``None``: only in a terminal or a live notebook, so
-    papermill logs and the built book stay quiet).
-
-    ``checkpoint``: a directory that keeps every finished point, one file per
-    point written (atomically, :mod:`robolib.core.files`) as soon as the point
-    completes, on any engine: by the process that computed it (serial, joblib),
-    so a point that finished is kept even when another point's error stops the
-    sweep first, or by this process as each Dask future completes (Dask workers
-    may not share this file system). The file is named by the point's key
-    (:func:`point_key`): a hash of its full settings -- the function (module
-    and qualified name), every bound argument of a :func:`functools.partial`
-    (recursively), the swept value and ``keyword``, robolib's version, and
-    ``checkpoint_key`` (an optional extra salt, any picklable value). A sweep
-    that is interrupted and started again with the same settings computes only
-    the missing points; a point with other settings (another parameter set,
-    tolerance, ...) is another file, so one directory can serve many sweeps.
-    A point file that cannot be read, or that holds another key, is not
-    trusted: it is computed again (with a warning that names it).
-
-    The files are kept when the sweep completes: they are a cache of finished
-    points (a few kB each), so a finished sweep started again costs nothing
-    and a sweep extended by new values computes only those. The key holds the
-    settings, not the code: after a change of the code, delete the directory,
-    or pass ``checkpoint_key=code_fingerprint()`` to tie the points to the
-    source of robolib (what ``python -m robolib.gearshift.store`` does).
-
-    >>> sweep(abs, [-1, 2, -3], n_jobs=1)[1]
-    [1, 2, 3]
-    >>> sweep(round, [1.234, 5.678], keyword="number")[1]
-    [1, 6]
-    >>> import tempfile
-    >>> sweep(abs, [-1, 2, -3], checkpoint=tempfile.mkdtemp())[1]
-    [1, 2, 3]
-    """
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise ParameterError(f"values must be a sequence of parameter values, got {values!r:.60}")
-    values = list(values)
-    if backend is not None and not isinstance(backend, str):
-        raise ParameterError(f"backend must be a joblib backend name, 'dask' or None, got {backend!r}")
-    if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
-        raise ParameterError(f"checkpoint must be a directory path or None, got {checkpoint!r:.60}")
-    if keyword is not None and not isinstance(keyword, str):
-        raise ParameterError(f"keyword must be the name of an argument of fun (text) or None, got {keyword!r}")
-    if not callable(fun):
-        raise ParameterError(f"fun must be a callable (a picklable function of one value), got {fun!r:.60}")
-    if backend != "dask" and not (n_jobs is None or (isinstance(n_jobs, int) and not isinstance(n_jobs, bool)
-                                                     and n_jobs != 0)):
-        raise ParameterError(f"n_jobs must be an integer >= 1 (processes) or < 0 (-1: all cores, -2: all but one), "
-                             f"got {n_jobs!r}")
-    args = [((v,), {}) if keyword is None else ((), {keyword: v}) for v in values]
-    if checkpoint is not None:
-        return values, _checkpointed(fun, values, args, checkpoint, checkpoint_key, keyword, n_jobs=n_jobs,
-                                     backend=backend, verbose=verbose, client=client, progress=progress)
-    out: list = [None] * len(values)
-    with _progress_bar(progress, len(values)) as bar:
-        for j, r in _completed(fun, args, n_jobs, backend, verbose, client):
-            out[j] = r
-            bar.update(1)
-    return values, out
-
-
-class _NoBar:
-    def update(self, n):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-def _progress_bar(progress, total):
-    if _show_progress(progress) and total > 1:
-        from tqdm.auto import tqdm
-
-        return tqdm(total=total, desc="sweep", leave=False)
-    return _NoBar()
-
-
-# ---- checkpointed sweeps: one file per finished point, named by the hash of the point's settings
-#: Suffix of a sweep point's file in a checkpoint directory (a pickle of ``{"key", "value", "result"}``).
-POINT_SUFFIX = ".point.pkl"
-
-
-def callable_settings(obj):
-    """A hashable description of everything that determines ``obj``'s result, for :func:`point_key`.
-
-    A function, class or builtin is its module and qualified name (the code itself is not included);
-    a :func:`functools.partial` is its function with every bound positional and keyword argument,
-    recursively; a bound method is its object and method name; a callable object is its class with its
-    pickled state (``__getstate__``); dicts, lists and tuples are described entry by entry, NumPy
-    scalars as the Python numbers they hold; any other value is itself (hashed by :func:`joblib.hash`).
-    A lambda or a function defined inside another function has no name that outlives the process:
-    :class:`robolib.ParameterError`.
-
-    >>> import functools
-    >>> callable_settings(functools.partial(round, ndigits=2))
-    ('partial', ('callable', 'builtins', 'round'), (), (('ndigits', 2),))
-    """
-    import functools
-    import types
-
-    if isinstance(obj, functools.partial):
-        return ("partial", callable_settings(obj.func), tuple(callable_settings(a) for a in obj.args),
-                tuple(sorted((k, callable_settings(v)) for k, v in obj.keywords.items())))
-    if isinstance(obj, types.MethodType):
-        return ("method", callable_settings(obj.__self__), obj.__func__.__name__)
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, dict):
-        return {k: callable_settings(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(callable_settings(v) for v in obj)
-    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)):
-        qual = getattr(obj, "__qualname__", None) or obj.__name__
-        if "<lambda>" in qual or "<locals>" in qual:
-            raise ParameterError(f"a checkpointed sweep needs a module-level function (its key is its module and "
-                                 f"name), got {qual!r} from {obj.__module__!r}: define it at module level")
-        return ("callable", obj.__module__ or type(obj).__module__, qual)
-    if callable(obj) and not isinstance(obj, (str, bytes, np.ndarray)):
-        state = obj.__getstate__() if hasattr(obj, "__getstate__") else getattr(obj, "__dict__", None)
-        return ("object", callable_settings(type(obj)), callable_settings(state))
-    return obj
-
-
-def point_key(fun: Callable, value, keyword: str | None = None, salt=None) -> str:
-    """Key (hex digest, 32 characters) of one sweep point: :func:`joblib.hash` of its full settings.
-
-    The settings are robolib's version, :func:`callable_settings` of ``fun``, the swept ``value`` (NumPy
-    scalars as Python numbers) with its ``keyword``, and ``salt`` (:func:`sweep`'s ``checkpoint_key``).
-    Equal settings give the same key in any process and on any machine with the same versions.
-
-    >>> point_key(abs, 2.0) == point_key(abs, np.float64(2.0)) != point_key(abs, 3.0)
-    True
-    """
-    import joblib
-
-    from .. import __version__
-
-    if keyword is not None and not isinstance(keyword, str):
-        raise ParameterError(f"keyword must be the name of an argument of fun (text) or None, got {keyword!r}")
-    return joblib.hash(("robolib sweep point", __version__, callable_settings(fun), keyword,
-                        callable_settings(value), callable_settings(salt)))
-
-
-def code_fingerprint() -> str:
-    """Hash of the source of the installed robolib package (every ``*.py`` under it, by relative path).
-
-    Passed as a sweep's ``checkpoint_key`` it makes the points of a checkpoint belong to this code: any
-    change of robolib's source gives new keys, so no point computed by older code is reused.
-    """
-    import joblib
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    return joblib.hash(sorted((str(p.relative_to(root)), p.read_bytes()) for p in root.rglob("*.py")))
-
-
-def point_files(fun: Callable, values: Sequence, checkpoint, keyword: str | None = None, checkpoint_key=None):
-    """The files (``list[Path]``) that a :func:`sweep` with this checkpoint keeps for ``values`` (existing or not)."""
-    from pathlib import Path
-
-    return [Path(checkpoint) / f"{point_key(fun, v, keyword, checkpoint_key)}{POINT_SUFFIX}" for v in values]
-
-
-class CheckpointWarning(UserWarning):
-    """A point file of a checkpoint directory could not be trusted (it is computed again)."""
-
-
-def _read_point(path, key):
-    """The stored result of the point ``key`` at ``path``, or ``_MISSING`` (absent, damaged or another key)."""
-    import pickle
-    import warnings
-
-    if not path.is_file():
-        return _MISSING
-    try:
-        saved = pickle.loads(path.read_bytes())
-        if not (isinstance(saved, dict) and saved.get("key") == key and "result" in saved):
-            raise ValueError("it holds another point")
-    except Exception as exc:  # noqa: BLE001  (a damaged file must not be trusted)
-        warnings.warn(f"checkpoint point file {str(path)!r} cannot be used ({type(exc).__name__}: {exc}); "
-                      f"the point is computed again", CheckpointWarning, stacklevel=4)
-        return _MISSING
-    return saved["result"]
-
-
-_MISSING = object()
-
-
-def _checkpointed(fun, values, args, checkpoint, salt, keyword, n_jobs, backend, verbose, client, progress):
-    """Results of :func:`sweep` with ``checkpoint``: stored points read, missing ones computed and written as they end."""
-    from pathlib import Path
-
-    root = Path(checkpoint)
-    if root.exists() and not root.is_dir():
-        raise ParameterError(f"checkpoint must be a directory (one file per finished point), got the file "
-                             f"{str(root)!r}: delete it or pass a directory")
-    root.mkdir(parents=True, exist_ok=True)
-    paths = point_files(fun, values, root, keyword, salt)
-    first = {}                           # file -> index of its first value (equal values are computed once)
-    for i, path in enumerate(paths):
-        first.setdefault(path, i)
-    results: dict = {}
-    todo = []
-    for path in first:
-        got = _read_point(path, path.name[:-len(POINT_SUFFIX)])
-        if got is _MISSING:
-            todo.append(path)
-        else:
-            results[path] = got
-    # joblib workers and a serial loop share this file system: a point's file is written where the point is
-    # computed, so every point that finishes is kept even when another point's exception stops the sweep
-    # before its result reached this process. Dask workers may run on other machines: this process writes.
-    here = backend != "dask"
-    calls = [((fun, path, values[first[path]], keyword, *args[first[path]]), {}) if here else args[first[path]]
-             for path in todo]
-    with _progress_bar(progress, len(todo)) as bar:
-        for j, r in _completed(_kept_point if here else fun, calls, n_jobs, backend, verbose, client):
-            path = todo[j]
-            if not here:
-                _write_point(path, values[first[path]], keyword, r)
-            results[path] = r
-            bar.update(1)
-    return [results[p] for p in paths]
-
-
-def _write_point(path, value, keyword, result):
-    """Keep one finished point: ``{"key", "value", "keyword", "result"}`` pickled to ``path``, written whole."""
-    import pickle
-
-    from .files import atomic_write
-
-    rec = {"key": path.name[:-len(POINT_SUFFIX)], "value": value, "keyword": keyword, "result": result}
-    atomic_write(path, lambda f: pickle.dump(rec, f, protocol=pickle.HIGHEST_PROTOCOL))
-
-
-def _kept_point(fun, path, value, keyword, args, kwargs):
-    """``fun(*args, **kwargs)``, kept in ``path`` (:func:`_write_point`) before it is returned."""
-    result = fun(*args, **kwargs)
-    _write_point(path, value, keyword, result)
-    return result
 
 
 def bifurcation_points(values, results, key=None):
@@ -836,19 +513,20 @@ def spectrum(t, x, window: str = "hann"):
 
 
 __all__ = [
-    "LORENZ_LYAPUNOV", "poincare_times", "poincare_section", "distinct_points", "sweep", "bifurcation_points",
-    "POINT_SUFFIX", "callable_settings", "point_key", "code_fingerprint", "point_files", "CheckpointWarning",
+    "LORENZ_LYAPUNOV", "poincare_times", "poincare_section", "distinct_points", "bifurcation_points",
     "PERIOD_K_MAX", "repeat_residuals", "period_k", "period_name", "LADDER_FIT", "LADDER_MIN_SLOPE",
     "LADDER_GAP", "LADDER_MIN_FIT", "misfit_slope", "ladder_verdict",
     "LYAPUNOV_BATCHES", "LyapunovResult", "largest_lyapunov", "rk4_flow", "lorenz", "damped_oscillator",
     "UNIFORM_RTOL", "spectrum",
 ]
 
-# Periodic orbits by shooting and their continuation live in robolib.core.periodic / .continuation
-# (module size); they are part of this toolkit's public names.
+# Periodic orbits by shooting and their continuation live in robolib.core.periodic / .continuation, sweeps in
+# robolib.core.sweeps (module size); they are part of this toolkit's public names.
 from .periodic import *  # noqa: E402,F401,F403
 from .periodic import __all__ as _periodic_all  # noqa: E402
 from .continuation import *  # noqa: E402,F401,F403
 from .continuation import __all__ as _continuation_all  # noqa: E402
+from .sweeps import *  # noqa: E402,F401,F403
+from .sweeps import __all__ as _sweeps_all  # noqa: E402
 
-__all__ += list(_periodic_all) + list(_continuation_all)
+__all__ += list(_periodic_all) + list(_continuation_all) + list(_sweeps_all)
