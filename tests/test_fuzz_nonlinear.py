@@ -121,8 +121,8 @@ test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(EN
 def test_the_table_covers_the_public_functions():
     covered = {name.split("(")[0] for name in ENTRY_POINTS} | set(NOT_FUZZED)
     # the periodic-orbit names re-exported from robolib.core.periodic / .continuation are fuzzed in tests/test_periodic.py;
-    # the sweeps of robolib.core.sweeps, re-exported too, are fuzzed here
-    mine = {N.__name__, "robolib.core.sweeps"}
+    # the sweeps of robolib.core.parallel, re-exported too, are fuzzed here
+    mine = {N.__name__, "robolib.core.parallel"}
     public = {n for n in N.__all__ if callable(getattr(N, n)) and getattr(getattr(N, n), "__module__", N.__name__) in mine}
     assert {"sweep", "point_key", "largest_lyapunov"} <= public
     assert sorted(public - covered) == []

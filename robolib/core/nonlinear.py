@@ -2,7 +2,7 @@
 
 Periodic orbits (shooting on a return map, Floquet multipliers) and their continuation in a
 parameter are in :mod:`robolib.core.periodic` and :mod:`robolib.core.continuation`, parallel and
-checkpointed sweeps in :mod:`robolib.core.sweeps`; all are re-exported here.
+checkpointed sweeps in :mod:`robolib.core.parallel`; all are re-exported here.
 
 The functions are generic: they take a *flow* ``flow(y, t0, t1) -> y(t1)``
 (any integrator) or a picklable function of one parameter value, so they serve
@@ -521,12 +521,12 @@ __all__ = [
 ]
 
 # Periodic orbits by shooting and their continuation live in robolib.core.periodic / .continuation, sweeps in
-# robolib.core.sweeps (module size); they are part of this toolkit's public names.
+# robolib.core.parallel (module size); they are part of this toolkit's public names.
 from .periodic import *  # noqa: E402,F401,F403
 from .periodic import __all__ as _periodic_all  # noqa: E402
 from .continuation import *  # noqa: E402,F401,F403
 from .continuation import __all__ as _continuation_all  # noqa: E402
-from .sweeps import *  # noqa: E402,F401,F403
-from .sweeps import __all__ as _sweeps_all  # noqa: E402
+from .parallel import *  # noqa: E402,F401,F403
+from .parallel import __all__ as _parallel_all  # noqa: E402
 
-__all__ += list(_periodic_all) + list(_continuation_all) + list(_sweeps_all)
+__all__ += list(_periodic_all) + list(_continuation_all) + list(_parallel_all)
