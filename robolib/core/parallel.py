@@ -93,7 +93,7 @@ def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None 
     * ``backend="dask"``: a :class:`dask.distributed.Client` -- ``client`` or
       the current default client (``Client(LocalCluster(...))`` on one
       machine, ``Client(SLURMCluster(...))`` from dask-jobqueue on a cluster,
-      see the module docstring); ``n_jobs`` is ignored, the cluster's workers
+      see :mod:`robolib.core.nonlinear`); ``n_jobs`` is ignored, the cluster's workers
       run the tasks. Raises :class:`robolib.ParameterError` without a client.
 
     ``fun`` must be picklable, e.g. ``functools.partial(gearshift.poincare_run,
