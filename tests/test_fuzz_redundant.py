@@ -1,20 +1,26 @@
 """The redundant robot's entry points fuzzed, and properties of its kinematics and dynamics on random inputs.
 
-Part 1 (the pattern of tests/test_fuzz.py): for every public function of :mod:`robolib.redundant`
-a valid call and, per argument, the kind of value it takes; hypothesis draws a bad value of that
-kind and the call must raise a :class:`robolib.RobolibError` naming the argument. Left out: the
-drawings, :func:`~robolib.redundant.load` (its bad input is a file: a missing and a malformed file
-are tested once below) and the friction-study functions of ``robolib/redundant/simulation.py``
-(``simulate``, ``friction_power``, ``calibrate_stribeck``, ``operating_point``, ``friction_sweep``,
-``decoupling_error``, ``decoupling_map``, ``friction_comparison``, ``reference_torque``; their module
-is another helper's). ``rms``, the one other function of that module, is fuzzed (``BLOCKED``, a name
-kept from when that module was edited elsewhere).
+Part 1 (the pattern of tests/test_fuzz.py): for every public function and class of
+:mod:`robolib.redundant` a valid call and, per argument, the kind of value it takes; hypothesis draws
+a bad value of that kind and the call must raise a :class:`robolib.RobolibError` naming the argument.
+:data:`ENTRY_POINTS` holds the model and the dynamics; :data:`SIMULATION` the simulation and the
+friction-study functions of ``robolib/redundant/simulation.py`` (``simulate``, ``friction_power``,
+``calibrate_stribeck``, ``operating_point``, ``friction_sweep``, ``decoupling_error``,
+``decoupling_map``, ``friction_comparison``, ``reference_torque``, ``rms`` and the class
+``TorqueSchedule``), with tiny valid calls (a few RK4 steps, 8 samples per period) since they
+integrate the motion; a bad argument is refused before any of that work. Left out: the drawings,
+:func:`~robolib.redundant.load` (:data:`NOT_FUZZED`: its bad input is a file; a missing and a
+malformed file are tested once below) and the result containers (the named tuples ``Simulation``,
+``StribeckCalibration``, ``Dynamics``, ``InverseDynamics``, ``TaskTrajectory``).
 
 The harness's kinds (tests/fuzzing.py) are extended here, without editing it, by :class:`Kind`: an
 argument with a strategy of bad values of its own -- ``batch(n)`` (any leading shape, trailing axis
 ``n``), ``single(n)`` (one configuration: ``(n,)``, a batch of several is wrong), ``choice(...)``
 (one of a few names), ``signs(3)`` (elbow signs), ``gains(2)`` (Baumgarte gains), ``index(3)`` (a
-chain index), ``optional(kind)`` (``None`` is valid) and ``TRAJECTORY``. The harness draws a
+chain index), ``optional(kind)`` (``None`` is valid), ``TRAJECTORY`` and, for the simulation table,
+``FLAG`` (True or False), ``SAMPLES`` (an integer >= 8), ``TORQUE`` (three torques or a function of
+time giving them), ``SIMULATION_RESULT``, ``LAWS``, ``N_JOBS``, ``STATIC_RATIO``, ``VALUES``, ``MU_R``,
+``TIMES`` and ``SCHEDULE_VALUES``. The harness draws a
 :class:`Kind`'s bad values from its ``bad`` strategy (tests/fuzzing.py, :func:`entry_point_tests`).
 
 Part 2: properties on random valid inputs (hypothesis shrinks a failure to the simplest input and
@@ -32,7 +38,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fuzzing import _array_bad, bad_values, budget, entry_point_tests
+from fuzzing import NEGATIVE, _array_bad, bad_values, budget, entry_point_tests
 from robolib import ParameterError, ParameterFileError
 from robolib import redundant as R
 
@@ -203,26 +209,113 @@ ENTRY_POINTS = {
                               {"traj": TRAJECTORY, "friction": FRICTION, "preload": "real", "elbows": ELBOWS}),
 }
 
-#: The one simulation.py function in the table (the friction-study functions of that module are not fuzzed here).
-BLOCKED = {
+# ---- simulation.py: simulation and the friction studies (tiny valid calls: they integrate the motion) -----
+def _nan_torque(t):
+    return np.full(3, NAN)
+
+
+def _two_torques(t):
+    return np.ones(2)
+
+
+def _text_torque(t):
+    return "x"
+
+
+def _no_torque(t):
+    return None
+
+
+Q0, DQ0 = R.initial_state(ROBOT, ROBOT.centroid, np.array([0.05, 0.0]))
+T_END, STEP = 0.008, 0.004                               # two RK4 steps
+SIM = R.simulate(ROBOT, Q0, DQ0, np.zeros(3), T_END, friction="stribeck", dt=STEP)
+SIM_FIELDS = st.sampled_from(["friction_torque", "dq"])
+
+FLAG = Kind("flag", st.sampled_from(["x", "", "True", None, 0, 1, 2, 1.5, NAN, [True], np.array([True, False])]))
+SAMPLES = Kind("samples", st.one_of(bad_values("count"), st.sampled_from([1, 7])))
+TORQUE = Kind("torque", st.one_of(
+    _array_bad((3,)),
+    st.sampled_from([_nan_torque, _two_torques, _text_torque, _no_torque,
+                     R.TorqueSchedule([0.0, T_END / 2], np.zeros((2, 3)))]),     # ends before t_end
+))
+SIMULATION_RESULT = Kind("simulation", st.one_of(
+    st.sampled_from([None, "x", 3.0, (1.0, 2.0), {}, tuple(SIM)]),
+    st.builds(lambda field, bad, i: SIM._replace(**{field: _with_entry(getattr(SIM, field).shape, bad, i)}),
+              SIM_FIELDS, st.sampled_from([NAN, INF, -INF]), st.integers(0, 99)),
+    st.builds(lambda field, bad: SIM._replace(**{field: bad}), SIM_FIELDS,
+              st.sampled_from([None, "x", np.ones((2, 3)), np.ones((3, 2)), np.ones((3, 12, 1)), np.full((3, 3), "a"),
+                               np.ones((3, 3), dtype=bool)])),
+))
+LAWS = Kind("laws", st.sampled_from([None, "x", "stribeck", 3.0, True, [], (), {}, [None], ["viscous"], ("stribeck", 1.0),
+                                     np.array([1.0, 2.0])]))
+N_JOBS = Kind("n_jobs", st.sampled_from([0, 1.5, True, False, np.bool_(True), NAN, "2", None, [1], np.array([1, 2])]))
+STATIC_RATIO = Kind("static_ratio", st.one_of(bad_values("real"), st.sampled_from([0.0, 0.5, 1.0 - 1e-9, -1.0])))
+VALUES = Kind("values", st.one_of(bad_values("array"), st.just(np.ones((2, 2)))))
+MU_R = Kind("mu_r", st.one_of(VALUES.bad, st.builds(lambda v, n: np.r_[np.full(n, 1e-3), v], NEGATIVE, st.integers(0, 3))))
+TIMES = Kind("times", st.one_of(_array_bad((3,)), st.sampled_from([[0.0, 0.0, 1.0], [0.0, 2.0, 1.0], [1.0, 0.5, 0.0],
+                                                                   np.ones((3, 1)), [0.0], [0.0, 1.0]])))
+SCHEDULE_VALUES = Kind("schedule values", st.one_of(_array_bad((3, 3)), st.sampled_from(
+    [np.ones((2, 3)), np.ones((4, 3)), np.ones((3, 3, 1)), [[0.0] * 3, [1.0] * 3, [2.0] * 3]])))  # the last: not periodic
+STUDY = dict(preload=0.1, samples=8, elbows=(1, 1, 1), **CIRCLE)
+STUDY_KINDS = {"preload": "real", "samples": SAMPLES, "elbows": ELBOWS, **CIRCLE_KINDS}
+
+SIMULATION = {
+    "simulate": (R.simulate, dict(robot=ROBOT, q0=Q0, dq0=DQ0, torque=np.array([0.01, -0.02, 0.0]), t_end=T_END,
+                                  friction="stribeck", integrator="rk4", dt=STEP, baumgarte=(20.0, 20.0), rtol=1e-8,
+                                  atol=1e-10, record_every=1, on_failure="raise"),
+                 {"q0": (12,), "dq0": (12,), "torque": TORQUE, "t_end": "positive", "friction": FRICTION,
+                  "integrator": choice(("rk4", "adaptive")), "dt": "positive", "baumgarte": gains(2), "rtol": "positive",
+                  "atol": "positive", "record_every": "count", "on_failure": choice(("raise", "stop"))}),
+    "friction_power": (R.friction_power, dict(sim=SIM), {"sim": SIMULATION_RESULT}),
+    "TorqueSchedule": (R.TorqueSchedule, dict(times=[0.0, 0.5, 1.0], values=[[0.0] * 3, [1.0, -1.0, 0.5], [0.0] * 3],
+                                              periodic=True),
+                       {"times": TIMES, "values": SCHEDULE_VALUES, "periodic": FLAG}),
+    "reference_torque": (R.reference_torque, dict(robot=ROBOT, friction="stribeck", **STUDY),
+                         {"friction": FRICTION, **STUDY_KINDS}),
+    "calibrate_stribeck": (R.calibrate_stribeck, dict(robot=ROBOT, static_ratio=1.5, stribeck_velocity=0.1, viscous=1e-4,
+                                                      **STUDY),
+                           {"static_ratio": STATIC_RATIO, "stribeck_velocity": "positive", "viscous": "nonnegative",
+                            **STUDY_KINDS}),
+    "operating_point": (R.operating_point, dict(robot=ROBOT, sim_periods=0.005, laws=("stribeck",), simulate_motion=True,
+                                                on_failure="raise", **STUDY),
+                        {"sim_periods": "positive", "laws": LAWS, "simulate_motion": FLAG,
+                         "on_failure": choice(("raise", "stop")), **STUDY_KINDS}),
+    "friction_sweep": (R.friction_sweep, dict(robot=ROBOT, parameter="preload", values=[0.0], n_jobs=1, samples=8,
+                                              simulate_motion=False),
+                       {"parameter": choice(R.SWEEP_PARAMETERS + tuple(f.name for f in dataclasses.fields(R.Robot))),
+                        "values": VALUES, "n_jobs": N_JOBS, "samples": SAMPLES, "simulate_motion": FLAG}),
+    "decoupling_error": (R.decoupling_error, dict(robot=ROBOT, **STUDY), STUDY_KINDS),
+    "decoupling_map": (R.decoupling_map, dict(robot=ROBOT, mu_r=[1e-3], parameter="preload", values=[0.0], samples=8,
+                                              radius=0.04),
+                       {"mu_r": MU_R, "parameter": choice(("preload", "period")), "values": VALUES, "samples": SAMPLES,
+                        "radius": "nonnegative"}),
+    "friction_comparison": (R.friction_comparison, dict(robot=ROBOT, t_end=T_END, **STUDY),
+                            {"t_end": optional("positive"), **STUDY_KINDS}),
     "rms": (R.rms, dict(x=np.array([[3.0, -4.0], [0.0, 0.0]])), {"x": "array"}),
 }
 
-#: Public names deliberately not in the table (see the module docstring).
-NOT_FUZZED = {"load", "simulate", "friction_power", "calibrate_stribeck", "operating_point", "friction_sweep",
-              "decoupling_error", "decoupling_map", "friction_comparison", "reference_torque"}
+#: Public names deliberately not in the tables, and why.
+NOT_FUZZED = {"load": "its bad input is a file: a missing and a malformed file, and a path that is not one, are "
+                      "tested once (test_load_refuses_a_missing_or_malformed_file)"}
+#: Result containers of robolib.redundant (named tuples, built by the library, not by a caller).
+RESULTS = {"Dynamics", "InverseDynamics", "TaskTrajectory", "Simulation", "StribeckCalibration"}
 
 
 def test_the_table_covers_every_public_function():
+    """Every public function and class of robolib.redundant is in a table (a class too: ``Robot``,
+    ``TorqueSchedule``), but ``load`` and the result containers, the named tuples of :data:`RESULTS`."""
     public = {name for name in R.__all__ if callable(getattr(R, name))}
-    types = {name for name in public if isinstance(getattr(R, name), type) and name != "Robot"}  # result tuples
-    missing = public - types - NOT_FUZZED - set(ENTRY_POINTS) - set(BLOCKED)
-    assert not missing, f"public functions of robolib.redundant without an entry: {sorted(missing)}"
-    for name, (fn, kwargs, kinds) in ENTRY_POINTS.items():
+    results = {name for name in public if isinstance(getattr(R, name), type) and issubclass(getattr(R, name), tuple)}
+    assert results == RESULTS
+    tables = {**ENTRY_POINTS, **SIMULATION}
+    missing = public - results - set(NOT_FUZZED) - set(tables)
+    assert not missing, f"public functions and classes of robolib.redundant without an entry: {sorted(missing)}"
+    assert {"Robot", "TorqueSchedule"} <= set(tables) and not set(NOT_FUZZED) & set(tables)
+    for name, (fn, kwargs, kinds) in tables.items():
         assert fn is getattr(R, name) and set(kinds) <= set(kwargs), name
 
 
-test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests({**ENTRY_POINTS, **BLOCKED})
+test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests({**ENTRY_POINTS, **SIMULATION})
 
 
 def _leaves(out):

@@ -413,6 +413,10 @@ def test_dopri5_first_step_growth_and_step_budget():
         MI.dopri5(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e3, atol=1e3, h0=0.25, h_max=0.25, max_steps=3)
 
 
+#: Largest difference of the compiled and the reference loop along a run at rtol 1e-9, relative to the state's size.
+ROUNDOFF_DRIFT = 1e-8
+
+
 @pytest.mark.skipif(not HAVE_NUMBA, reason="needs the compiled integrator")
 def test_the_compiled_loop_is_the_reference_loop_step_for_step(monkeypatch):
     """Same tableau, error norm and step rule: the same steps, rejections and right-hand-side calls as dopri5
@@ -426,7 +430,12 @@ def test_the_compiled_loop_is_the_reference_loop_step_for_step(monkeypatch):
     assert (got.n_steps, got.n_rejected, got.n_rhs) == (ref.n_steps, ref.n_rejected, ref.n_rhs)
     assert len(got.t) == len(ref.t) > 3 * 16 and got.t[-1] == 0.4
     np.testing.assert_allclose(got.t, ref.t, rtol=1e-6)            # round-off of the two right-hand sides
-    np.testing.assert_allclose(got.y, ref.y, rtol=1e-7, atol=1e-10)
+    # the two right-hand sides round differently; the difference is relative to each state's size along the run
+    # (measured: 8.8e-10 of the column's largest value at rtol 1e-9 on an AMD EPYC, where an elementwise
+    # rtol of 1e-7 fails on entries passing near zero), and the end states agree to round-off
+    drift = np.abs(got.y - ref.y) / np.maximum(np.abs(ref.y).max(axis=0), 1e-300)
+    assert drift.max() < ROUNDOFF_DRIFT, f"largest difference {drift.max():.2e} of the state's size"
+    np.testing.assert_allclose(got.y[-1], ref.y[-1], rtol=1e-10, atol=1e-12)
     assert got.stats["h_min"] == pytest.approx(ref.stats["h_min"], rel=1e-6)
     ts = np.array([0.0, 0.0, 0.1, 0.25, 0.4])                       # t0 twice: both samples are the start
     sampled = MI.integrate_compiled(m, 0.0, y0, 0.4, 5.0, 10.0, 1e-9, 1e-12, t_eval=ts)[0]

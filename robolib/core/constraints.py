@@ -181,12 +181,17 @@ def udwadia_kalaba_sequential(
     M_ihalf = (V / r) @ V.T
     ddq = (V / w) @ (V.T @ Q)
     P = np.eye(n)
+    if isinstance(layers, (str, bytes)) or not isinstance(layers, Sequence):
+        raise ParameterError(f"layers must be a sequence of (A_k, b_k) pairs, got {type(layers).__name__}")
     parts = []
-    for k, (A, b) in enumerate(layers):
-        A = checks.real_array(f"layer {k}: A", A, allow_empty=True)
-        b = checks.real_array(f"layer {k}: b", b, allow_empty=True)
+    for k, layer in enumerate(layers):
+        if isinstance(layer, (str, bytes)) or not isinstance(layer, Sequence) or len(layer) != 2:
+            raise ParameterError(f"layers[{k}] (layer {k}) must be a pair (A, b), got {layer!r:.80}")
+        A = checks.real_array(f"layers[{k}] (layer {k}): A", layer[0], allow_empty=True)
+        b = checks.real_array(f"layers[{k}] (layer {k}): b", layer[1], allow_empty=True)
         if A.ndim != 2 or A.shape[1] != n or b.shape != (A.shape[0],):
-            raise ParameterError(f"layer {k}: A must be (m, {n}) and b (m,), got {A.shape} and {b.shape}")
+            raise ParameterError(f"layers[{k}] (layer {k}): A must be (m, {n}) and b (m,), got {A.shape} and "
+                                 f"{b.shape}")
         B = A @ M_ihalf
         BP = B @ P
         BPp = _pinv(BP, np.linalg.norm(B, 2) if B.size else 0.0)

@@ -22,8 +22,20 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from .errors import ParameterError
+
 #: Permissions of a written file (``mkstemp`` alone would make it private to its owner).
 FILE_MODE = 0o644
+
+
+def _target(path) -> Path:
+    """``path`` as a Path, refused by name unless it is a non-empty file path (str or os.PathLike) that is no folder."""
+    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)) or str(path) in ("", "."):
+        raise ParameterError(f"path = {path!r:.80} is not valid: path must be a file path (str or pathlib.Path)")
+    path = Path(path)
+    if path.is_dir():
+        raise ParameterError(f"path = {str(path)!r} is not valid: it is a folder, not a file")
+    return path
 
 
 def atomic_write(path, write: Callable, *, binary: bool = True) -> Path:
@@ -32,7 +44,11 @@ def atomic_write(path, write: Callable, *, binary: bool = True) -> Path:
     ``write`` receives an open file (bytes when ``binary``, UTF-8 text otherwise). If it raises,
     the temporary file is removed and ``path`` keeps its old content. Returns ``path``.
     """
-    path = Path(path)
+    path = _target(path)
+    if not callable(write):
+        raise ParameterError(f"write = {write!r:.80} is not valid: write must be a function of the open file")
+    if not isinstance(binary, bool):
+        raise ParameterError(f"binary = {binary!r:.80} is not valid: binary must be True or False")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -50,6 +66,8 @@ def atomic_write(path, write: Callable, *, binary: bool = True) -> Path:
 
 def atomic_write_text(path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` whole (see :func:`atomic_write`)."""
+    if not isinstance(text, str):
+        raise ParameterError(f"text must be a str, got {type(text).__name__}")
     return atomic_write(path, lambda f: f.write(text), binary=False)
 
 

@@ -145,10 +145,12 @@ def stribeck_level_for_rms(w, target_rms: float, static_ratio: float = 1.5, stri
     gg, gv, vv = np.mean(g * g), np.mean(g * v), np.mean(v * v)
     rest = target_rms**2 - vv
     if gg <= 0:
-        raise ParameterError("every joint rate is zero: no Stribeck level gives a non-zero RMS friction torque")
+        raise ParameterError("w: every joint rate is zero (within eps): no Stribeck level gives a non-zero RMS "
+                             "friction torque")
     if rest < 0:
-        raise ParameterError(f"the viscous term alone gives an RMS torque {np.sqrt(vv):.3g} N m above the target "
-                             f"{target_rms:.3g} N m: no non-negative Coulomb level reaches it")
+        raise ParameterError(f"target_rms = {target_rms:.3g} N m is below the RMS torque {np.sqrt(vv):.3g} N m of the "
+                             f"viscous term alone (viscous = {viscous:.3g} N m s/rad): no non-negative Coulomb level "
+                             f"reaches it")
     return float((-gv + np.sqrt(gv * gv + gg * rest)) / gg)
 
 

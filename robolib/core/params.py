@@ -27,7 +27,7 @@ from typing import Any, Mapping
 import numpy as np
 import yaml
 
-from .errors import ParameterFileError
+from .errors import ParameterError, ParameterFileError
 
 #: The repository's ``data/`` folder (parameter sets shipped with robolib).
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
@@ -51,22 +51,53 @@ class Field:
     optional: bool = False
     default: Any = None
 
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ParameterError(f"kind = {self.kind!r} is not valid: kind must be one of {list(KINDS)}")
+        if self.kind == "array" and not (isinstance(self.shape, tuple) and self.shape and all(
+                isinstance(n, int) and not isinstance(n, bool) and (n > 0 or n == -1) for n in self.shape)):
+            raise ParameterError(f"shape = {self.shape!r} is not valid: shape must be one or more integers > 0 "
+                                 f"(or -1: any length)")
+        if self.sign not in (None, "positive", "nonnegative"):
+            raise ParameterError(f"sign = {self.sign!r} is not valid: sign must be None, 'positive' or 'nonnegative'")
+        if self.choices is not None and not (isinstance(self.choices, tuple) and self.choices
+                                             and all(isinstance(c, str) for c in self.choices)):
+            raise ParameterError(f"choices = {self.choices!r} is not valid: choices must be a non-empty list of text")
+        if self.unit is not None and not isinstance(self.unit, str):
+            raise ParameterError(f"unit = {self.unit!r} is not valid: unit must be text or None")
+        _flag("optional", self.optional)
+
+
+#: The kinds of :class:`Field`.
+KINDS = ("number", "integer", "text", "bool", "array")
+
+
+def _flag(name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise ParameterError(f"{name} = {value!r:.80} is not valid: {name} must be True or False")
+    return value
+
+
+def _sign(positive, nonnegative) -> str | None:
+    positive, nonnegative = _flag("positive", positive), _flag("nonnegative", nonnegative)
+    return "positive" if positive else "nonnegative" if nonnegative else None
+
 
 def number(*, unit=None, positive=False, nonnegative=False, optional=False, default=None) -> Field:
     """A real scalar (YAML int or float; bool is rejected)."""
-    sign = "positive" if positive else "nonnegative" if nonnegative else None
-    return Field("number", sign=sign, unit=unit, optional=optional, default=default)
+    return Field("number", sign=_sign(positive, nonnegative), unit=unit, optional=optional, default=default)
 
 
 def integer(*, positive=False, nonnegative=False, optional=False, default=None) -> Field:
     """An integer scalar."""
-    sign = "positive" if positive else "nonnegative" if nonnegative else None
-    return Field("integer", sign=sign, optional=optional, default=default)
+    return Field("integer", sign=_sign(positive, nonnegative), optional=optional, default=default)
 
 
 def text(*, choices=None, optional=False, default=None) -> Field:
-    """A string, optionally restricted to ``choices``."""
-    return Field("text", choices=tuple(choices) if choices else None, optional=optional, default=default)
+    """A string, optionally restricted to ``choices`` (a non-empty list of text)."""
+    if choices is not None and (isinstance(choices, str) or not hasattr(choices, "__iter__")):
+        raise ParameterError(f"choices = {choices!r:.80} is not valid: choices must be a non-empty list of text")
+    return Field("text", choices=None if choices is None else tuple(choices), optional=optional, default=default)
 
 
 def boolean(*, optional=False, default=None) -> Field:
@@ -76,8 +107,7 @@ def boolean(*, optional=False, default=None) -> Field:
 
 def vector(*shape: int, unit=None, positive=False, nonnegative=False, optional=False, default=None) -> Field:
     """A real array of the given shape (nested YAML lists), returned as ``np.ndarray``."""
-    sign = "positive" if positive else "nonnegative" if nonnegative else None
-    return Field("array", shape=tuple(shape), sign=sign, unit=unit, optional=optional, default=default)
+    return Field("array", shape=tuple(shape), sign=_sign(positive, nonnegative), unit=unit, optional=optional, default=default)
 
 
 def _is_real(x: Any) -> bool:
@@ -146,6 +176,8 @@ def validate(data: Any, schema: Mapping[str, Any], *, source: str = "<parameters
     mistyped field; the message names ``source`` and the dotted field name.
     """
     where = prefix.rstrip(".") or "top level"
+    if not prefix:
+        _check_schema(schema)
     if not isinstance(data, Mapping):
         raise ParameterFileError(f"{source}: {where} must be a mapping of fields, got {type(data).__name__}")
     unknown = [k for k in data if k not in schema]
@@ -166,23 +198,47 @@ def validate(data: Any, schema: Mapping[str, Any], *, source: str = "<parameters
     return out
 
 
+def _check_schema(schema, name: str = "schema") -> None:
+    """Refuse a schema that is not a mapping of field names to :class:`Field` leaves or nested mappings."""
+    if not isinstance(schema, Mapping) or not schema:
+        raise ParameterError(f"{name} must be a non-empty mapping of field names to Field objects or nested "
+                             f"mappings, got {schema!r:.80}")
+    for key, sub in schema.items():
+        if not isinstance(key, str):
+            raise ParameterError(f"{name} has a field name {key!r} that is not text")
+        if isinstance(sub, Mapping):
+            _check_schema(sub, f"{name}.{key}")
+        elif not isinstance(sub, Field):
+            raise ParameterError(f"{name}.{key} must be a Field (number(), vector(), ...) or a nested mapping, "
+                                 f"got {sub!r:.80}")
+
+
 def resolve_data_path(path: str | Path) -> Path:
     """Return ``path`` if it exists, else ``DATA_DIR / path``.
 
     >>> resolve_data_path("prp3/paper.yaml").name
     'paper.yaml'
+    >>> resolve_data_path(None)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterFileError: path = None is not valid: path must be the file path (str or pathlib.Path) of a parameter file
     """
+    if isinstance(path, bool) or not isinstance(path, (str, Path)) or str(path) == "":
+        raise ParameterFileError(f"path = {path!r:.80} is not valid: path must be the file path (str or pathlib.Path) "
+                                 f"of a parameter file")
     p = Path(path)
     if p.is_file():
         return p
     q = DATA_DIR / p
     if not p.is_absolute() and q.is_file():
         return q
-    raise ParameterFileError(f"parameter file {str(path)!r} not found (looked in the current folder and in {DATA_DIR})")
+    raise ParameterFileError(f"parameter file {str(path)!r} not found (the path was looked up in the current folder "
+                             f"and in {DATA_DIR})")
 
 
 def load_yaml(path: str | Path, schema: Mapping[str, Any]) -> dict:
     """Read the YAML file ``path`` (or ``data/<path>``) and validate it against ``schema``."""
+    _check_schema(schema)
     p = resolve_data_path(path)
     try:
         data = yaml.safe_load(p.read_text())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from dataclasses import dataclass
 from typing import NamedTuple
 import numpy as np
@@ -12,7 +13,7 @@ from ..core import constraints as _con
 from ..core import friction as _fr
 from ..core.errors import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError
 from ..core.params import load_yaml, number, vector
-from .model import ASSEMBLY_TOL, BAUMGARTE, CIRCLE_PERIOD, COULOMB_MAX_ITER, COULOMB_TOL, DEFAULT_ELBOWS, DT, FRICTION_MODELS, Robot, _ACTIVE, _PASSIVE, _batch, _constraints, _friction_name, _mass_blocks, _vec, constraint_residual, end_effector, kinetic_energy, np  # noqa: F401
+from .model import ASSEMBLY_TOL, BAUMGARTE, CIRCLE_PERIOD, COULOMB_MAX_ITER, COULOMB_TOL, DEFAULT_ELBOWS, DT, FRICTION_MODELS, Robot, _ACTIVE, _PASSIVE, _batch, _choice, _constraints, _elbows, _friction_name, _mass_blocks, _show, _vec, constraint_residual, end_effector, kinetic_energy, np  # noqa: F401
 from .dynamics import _core, _solve_reduced, inverse_dynamics, preload_direction, preload_reactions, reference_circle, reference_motion  # noqa: F401
 
 
@@ -20,14 +21,19 @@ from .dynamics import _core, _solve_reduced, inverse_dynamics, preload_direction
 class TorqueSchedule:
     """Motor torques as a smooth function of time, from samples (cubic spline).
 
-    ``times`` (N,) s increasing, ``values`` (N, 3) N m. ``periodic=True``
+    ``times`` (N,) s increasing, N >= 2, ``values`` (N, 3) N m. ``periodic=True``
     wraps time with period ``times[-1] - times[0]`` (then ``values[-1]`` must
-    equal ``values[0]``). Calling it with a scalar gives (3,), with an array
+    equal ``values[0]``); a schedule that is not periodic refuses times outside
+    ``[times[0], times[-1]]`` (no extrapolation). Calling it with a scalar gives (3,), with an array
     (K,) gives (K, 3); :func:`simulate` evaluates it once on all RK4 stage times.
 
     >>> s = TorqueSchedule([0.0, 1.0, 2.0], [[0, 0, 0], [1, 1, 1], [2, 2, 2]])
     >>> s(0.5)
     array([0.5, 0.5, 0.5])
+    >>> s(2.5)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: t = 2.5 is not valid: t must be within the schedule's times [0, 2] s (periodic=False)
     """
 
     vectorized = True
@@ -35,24 +41,76 @@ class TorqueSchedule:
     def __init__(self, times, values, periodic=False):
         from scipy.interpolate import CubicSpline
 
-        t = np.asarray(times, dtype=float)
-        v = np.asarray(values, dtype=float)
-        if t.ndim != 1 or v.shape != (t.size, 3) or t.size < 2 or np.any(np.diff(t) <= 0):
-            raise ParameterError(f"TorqueSchedule needs increasing times (N,) and values (N, 3), got {t.shape} and {v.shape}")
+        t = checks.real_array("times", times, shape=(None,))
+        if t.size < 2 or np.any(np.diff(t) <= 0):
+            raise ParameterError(f"times = {_show(times)} is not valid: times must be at least two increasing times "
+                                 f"(N,) in s")
+        v = checks.real_array("values", values, shape=(None, 3))
+        if len(v) != t.size:
+            raise ParameterError(f"values must have one row per time: shape ({t.size}, 3) for the {t.size} times, "
+                                 f"got {v.shape}")
+        periodic = _flag("periodic", periodic)
+        if periodic and not np.allclose(v[0], v[-1], rtol=1e-15, atol=1e-15):
+            raise ParameterError(f"values: the first row {v[0].tolist()} and the last {v[-1].tolist()} (N m) must be "
+                                 "equal when periodic=True")
         self._spline = CubicSpline(t, v, axis=0, bc_type="periodic" if periodic else "not-a-knot")
         self.t0, self.t1, self.periodic = t[0], t[-1], periodic
 
     def __call__(self, t):
-        t = np.asarray(t, dtype=float)
+        t = checks.real_array("t", t, allow_empty=True)
         if self.periodic:
             t = self.t0 + np.mod(t - self.t0, self.t1 - self.t0)
+        else:
+            slack = 1e-9 * (self.t1 - self.t0)          # rounding of the caller's time grid
+            if np.any(t < self.t0 - slack) or np.any(t > self.t1 + slack):
+                bad = float(t.flat[np.argmax((t < self.t0 - slack) | (t > self.t1 + slack))])
+                raise ParameterError(f"t = {bad:g} is not valid: t must be within the schedule's times "
+                                     f"[{self.t0:g}, {self.t1:g}] s (periodic=False)")
+            t = np.clip(t, self.t0, self.t1)
         return self._spline(t)
+
+
+def _flag(name: str, x) -> bool:
+    """``x`` if it is True or False, else :class:`ParameterError` naming ``name``."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise ParameterError(f"{name} = {_show(x)} is not valid: {name} must be True or False, got "
+                             f"{type(x).__name__}")
+    return bool(x)
+
+
+def _samples(samples) -> int:
+    return checks.count("samples", samples, low=8)
+
+
+def _circle(circle: dict) -> dict:
+    """The reference circle's keyword arguments (``radius`` m >= 0, ``period`` s > 0, ``center`` (2,) m or None),
+    checked up front."""
+    unknown = sorted(str(k) for k in circle if k not in ("radius", "period", "center"))
+    if unknown:
+        raise ParameterError(f"{unknown[0]} is not an argument here (the circle's are radius (m), period (s) and "
+                             "center (m))")
+    out = dict(circle)
+    if "radius" in out:
+        out["radius"] = checks.real("radius", out["radius"], low=0.0, unit="m")
+    if "period" in out:
+        out["period"] = checks.real("period", out["period"], low=0.0, open_low=True, unit="s")
+    if out.get("center") is not None:
+        out["center"] = _vec("center", out["center"], 2)
+    return out
+
+
+def _motion(preload, samples, elbows, circle: dict):
+    """``(preload, samples, elbows, circle)`` of a friction study along the circle, checked before any work."""
+    preload = checks.real("preload", preload, unit="N m")
+    samples = _samples(samples)
+    _elbows(elbows)
+    return preload, samples, elbows, _circle(circle)
 
 
 def reference_torque(robot: Robot, friction=None, preload=0.0, samples=400, elbows=DEFAULT_ELBOWS, **circle) -> TorqueSchedule:
     """Periodic :class:`TorqueSchedule` of the motor torques that drive the reference circle.
 
-    ``samples`` points per period of exact inverse dynamics, interpolated by a
+    ``samples`` (>= 8) points per period of exact inverse dynamics, interpolated by a
     periodic cubic spline (friction-free torques: interpolation error < 1e-9 N m
     for the default 400 samples).
 
@@ -61,8 +119,10 @@ def reference_torque(robot: Robot, friction=None, preload=0.0, samples=400, elbo
     >>> bool(np.allclose(sched(0.37), inverse_dynamics(robot, q, dq, ddq).tau[0], atol=1e-7))
     True
     """
+    _friction_name(friction)
+    preload, samples, elbows, circle = _motion(preload, samples, elbows, circle)
     period = circle.get("period", CIRCLE_PERIOD)
-    t = np.linspace(0.0, period, int(samples) + 1)
+    t = np.linspace(0.0, period, samples + 1)
     q, dq, ddq = reference_motion(robot, t, elbows, **circle)
     tau = inverse_dynamics(robot, q, dq, ddq, friction, preload).tau
     tau[-1] = tau[0]
@@ -150,7 +210,36 @@ def _torque_function(torque):
     if callable(torque):
         return torque
     tau = _vec("torque", torque, 3)
-    return lambda t: tau
+
+    def constant(t):
+        return np.broadcast_to(tau, np.shape(t) + (3,)).copy()
+    constant.vectorized = True
+    return constant
+
+
+def _torques(tau_fn, t) -> np.ndarray:
+    """The torques (K, 3) of ``tau_fn`` at the times ``t`` (K,) s: finite, or :class:`ParameterError` naming
+    ``torque``."""
+    want = "torque must give three finite values (N m) at every time t in [0, t_end] s"
+    try:
+        if getattr(tau_fn, "vectorized", False):
+            taus = np.asarray(tau_fn(t), dtype=float)
+        else:
+            taus = np.array([np.asarray(tau_fn(s), dtype=float) for s in t])
+    except (TypeError, ValueError, ArithmeticError) as exc:      # a ParameterError of a TorqueSchedule too
+        raise ParameterError(f"{want}: {exc}") from None
+    if taus.shape != (len(t), 3):
+        raise ParameterError(f"{want}, got shape {taus.shape[1:]}")
+    if not np.all(np.isfinite(taus)):
+        k = int(np.argmin(np.all(np.isfinite(taus), axis=1)))
+        raise ParameterError(f"{want}, got {taus[k].tolist()} at t = {t[k]:g} s")
+    return taus
+
+
+#: Largest number of RK4 steps (or adaptive output points) of :func:`simulate`, ``t_end / dt``.
+MAX_STEPS = 10**7
+#: Smallest relative tolerance of the adaptive integrator (scipy's floor, 100 machine epsilons).
+RTOL_MIN = 100 * np.finfo(float).eps
 
 
 def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, integrator="rk4", dt=DT,
@@ -165,7 +254,9 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
     stabilised by Baumgarte gains ``baumgarte = (alpha, beta)`` (1/s). The
     motor work and the friction dissipation are integrated with the state,
     so ``kinetic_energy - kinetic_energy[0] = motor_work - dissipated_energy``
-    up to the (small) work of the Baumgarte terms.
+    up to the (small) work of the Baumgarte terms. Every argument is checked
+    before the integration (the torque at the RK4 stage times, or at 0 and
+    ``t_end`` for the adaptive integrator); at most :data:`MAX_STEPS` steps.
 
     Where the dynamics have no solution at a state the run reaches (a singular
     configuration, or a consistent-Coulomb fixed point that does not converge there:
@@ -178,30 +269,47 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
     >>> sim = simulate(robot, q0, dq0, np.zeros(3), 0.2, friction="stribeck")
     >>> bool(np.all(np.diff(sim.dissipated_energy) >= 0)), bool(sim.kinetic_energy[-1] < sim.kinetic_energy[0])
     (True, True)
+    >>> simulate(robot, q0, dq0, np.zeros(3), float("nan"))
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: t_end must be a number > 0 s, got nan
     """
     q0 = _vec("q0", q0, 12)
     dq0 = _vec("dq0", dq0, 12)
+    tau_fn = _torque_function(torque)
+    t_end = checks.real("t_end", t_end, low=0.0, open_low=True, unit="s")
     _friction_name(friction)
-    if not (np.isfinite(t_end) and t_end > 0):
-        raise ParameterError(f"t_end must be positive, got {t_end!r}")
-    if not (np.isfinite(dt) and dt > 0):
-        raise ParameterError(f"dt must be positive, got {dt!r}")
-    if integrator not in ("rk4", "adaptive"):
-        raise ParameterError(f"integrator must be 'rk4' or 'adaptive', got {integrator!r}")
-    if int(record_every) < 1:
-        raise ParameterError(f"record_every must be a positive integer, got {record_every!r}")
-    if on_failure not in ("raise", "stop") or (on_failure == "stop" and integrator != "rk4"):
-        raise ParameterError(f"on_failure must be 'raise' or 'stop' (rk4 only), got {on_failure!r} with {integrator!r}")
-    alpha, beta = (float(x) for x in baumgarte)
-    if alpha < 0 or beta < 0:
-        raise ParameterError(f"baumgarte gains must be non-negative, got {baumgarte!r}")
+    _choice("integrator", integrator, ("rk4", "adaptive"))
+    dt = checks.real("dt", dt, low=0.0, open_low=True, unit="s")
+    gains = checks.real_array("baumgarte", baumgarte, shape=(2,))
+    if np.any(gains < 0):
+        raise ParameterError(f"baumgarte gains (alpha, beta) must be non-negative (1/s), got {_show(baumgarte)}")
+    alpha, beta = (float(x) for x in gains)
+    rtol = checks.real("rtol", rtol, low=RTOL_MIN)
+    atol = checks.real("atol", atol, low=0.0, open_low=True)
+    record_every = checks.count("record_every", record_every)
+    _choice("on_failure", on_failure, ("raise", "stop"))
+    if on_failure == "stop" and integrator != "rk4":
+        raise ParameterError(f"on_failure = 'stop' is not valid with integrator = {integrator!r}: on_failure must be "
+                             "'raise' there ('stop' is for rk4 only)")
+    steps = t_end / dt if integrator == "rk4" else t_end / (dt * record_every)
+    if not steps <= MAX_STEPS:
+        raise ParameterError(f"t_end = {t_end:g} s and dt = {dt:g} s give {steps:.3g} "
+                             f"{'RK4 steps' if integrator == 'rk4' else 'output points'}: t_end / dt must be at most "
+                             f"{MAX_STEPS:.0e}")
     res = constraint_residual(robot, q0, dq0)
     if max(res) > ASSEMBLY_TOL:
         raise ParameterError(
             f"initial state (q0, dq0) is not assembled (constraint residual {max(res):.2e} > {ASSEMBLY_TOL:g}); "
             "use initial_state or inverse_kinematics"
         )
-    tau_fn = _torque_function(torque)
+    if integrator == "rk4":
+        n = int(math.ceil(t_end / dt - 1e-9))
+        h = t_end / n
+        stage_t = np.arange(2 * n + 1) * (h / 2)
+        taus = _torques(tau_fn, stage_t)        # every torque of the run, checked before it starts
+    else:
+        _torques(tau_fn, np.array([0.0, t_end]))
 
     last_tf = [None]
 
@@ -216,19 +324,7 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
 
     y = np.concatenate([q0, dq0, [0.0, 0.0]])
     if integrator == "rk4":
-        n = int(math.ceil(t_end / dt - 1e-9))
-        h = t_end / n
-        stage_t = np.arange(2 * n + 1) * (h / 2)
-        try:
-            if getattr(tau_fn, "vectorized", False):
-                taus = np.asarray(tau_fn(stage_t), dtype=float)
-            else:
-                taus = np.array([tau_fn(s) for s in stage_t], dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise ParameterError(f"torque must give three finite values (N m) for every time: {exc}") from None
-        if taus.shape != (2 * n + 1, 3) or not np.all(np.isfinite(taus)):
-            raise ParameterError(f"torque must give three finite values (N m) for every time, got shape {taus.shape[1:]}")
-        rec = list(range(0, n + 1, int(record_every)))
+        rec = list(range(0, n + 1, record_every))
         if rec[-1] != n:
             rec.append(n)
         Y = np.empty((len(rec), 26))
@@ -267,7 +363,7 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
         T = np.linspace(0.0, t_end, n_out + 1)
 
         def f(t, y):
-            return rhs(t, y, np.asarray(tau_fn(t), dtype=float).reshape(3))
+            return rhs(t, y, _torques(tau_fn, np.array([t]))[0])
 
         sol = solve_ivp(f, (0.0, t_end), y, method="DOP853", t_eval=T, rtol=rtol, atol=atol)
         if not sol.success:
@@ -276,8 +372,7 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
         stopped = None
     # by-products at the recorded states
     N = len(T)
-    taus_r = (np.array([np.asarray(tau_fn(t), dtype=float).reshape(3) for t in T]) if not getattr(tau_fn, "vectorized", False)
-              else np.asarray(tau_fn(T), dtype=float)).reshape(N, 3)
+    taus_r = _torques(tau_fn, T)
     tf = np.empty((N, 3))
     F = np.empty((N, 3, 2))
     for j in range(N):
@@ -329,15 +424,18 @@ def friction_power(sim: Simulation) -> np.ndarray:
     >>> bool(np.all(friction_power(simulate(robot, q0, dq0, np.zeros(3), 0.1, friction="coulomb")) <= 0))
     True
     """
-    return np.einsum("ni,ni->n", sim.friction_torque, sim.dq[:, _ACTIVE])
+    if not isinstance(sim, Simulation):
+        raise ParameterError(f"sim = {_show(sim)} is not valid: sim must be a Simulation (the result of simulate), "
+                             f"got {type(sim).__name__}")
+    tf = checks.real_array("sim.friction_torque", sim.friction_torque, shape=(None, 3), allow_empty=True)
+    dq = checks.real_array("sim.dq", sim.dq, shape=(len(tf), 12), allow_empty=True)
+    return np.einsum("ni,ni->n", tf, dq[:, _ACTIVE])
 
 
 # --------------------------------------------------------------------------- friction studies
 def _circle_samples(robot: Robot, samples: int, elbows, circle: dict):
-    """Uniform samples of one period of the circle: ``t, q, dq, ddq, w`` (w: active-joint rates)."""
-    samples = int(samples)
-    if samples < 8:
-        raise ParameterError(f"samples must be at least 8 per period, got {samples!r}")
+    """Uniform samples of one period of the circle: ``t, q, dq, ddq, w`` (w: active-joint rates); the arguments
+    checked by :func:`_motion`."""
     period = circle.get("period", CIRCLE_PERIOD)
     t = np.linspace(0.0, period, samples, endpoint=False)
     q, dq, ddq = reference_motion(robot, t, elbows, **circle)
@@ -395,6 +493,13 @@ def calibrate_stribeck(robot: Robot, *, static_ratio: float = 1.5, stribeck_velo
     >>> bool(np.isclose(cal.coulomb_torque, robot.coulomb_torque, rtol=0.01))   # the default file is calibrated
     True
     """
+    static_ratio = checks.real("static_ratio", static_ratio, low=1.0)
+    stribeck_velocity = checks.real("stribeck_velocity", stribeck_velocity, low=0.0, open_low=True, unit="rad/s")
+    viscous = checks.real("viscous", viscous, low=0.0, unit="N m s/rad")
+    preload, samples, elbows, circle = _motion(preload, samples, elbows, circle)
+    if circle.get("radius") == 0.0:
+        raise ParameterError("radius = 0.0 is not valid: radius must be a number > 0 m for a calibration (a circle of "
+                             "radius 0 does not move the joints)")
     t, q, dq, ddq, w = _circle_samples(robot, samples, elbows, circle)
     target = rms(inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", preload).friction_torque)
     Tc = _fr.stribeck_level_for_rms(w, target, static_ratio, stribeck_velocity, viscous, robot.smooth_eps)
@@ -405,6 +510,36 @@ def calibrate_stribeck(robot: Robot, *, static_ratio: float = 1.5, stribeck_velo
 
 #: Friction laws compared by :func:`operating_point` and :func:`friction_sweep`.
 COMPARED_LAWS = ("coulomb_consistent", "stribeck")
+
+
+def _laws(laws) -> tuple:
+    """A non-empty sequence of friction laws (no ``None``), or :class:`ParameterError` naming ``laws``."""
+    names = list(FRICTION_MODELS[1:])
+    if isinstance(laws, (str, bytes)) or not hasattr(laws, "__iter__"):
+        raise ParameterError(f"laws = {_show(laws)} is not valid: laws must be a sequence of friction models of "
+                             f"{names}")
+    out = tuple(laws)
+    if not out:
+        raise ParameterError(f"laws = {_show(laws)} is not valid: laws must name at least one friction model of "
+                             f"{names}")
+    for law in out:
+        if not isinstance(law, str) or law not in names:
+            raise ParameterError(f"laws must be friction models of {names}, got {_show(law)} ({type(law).__name__})")
+    return out
+
+
+def _operating(preload, samples, sim_periods, laws, simulate_motion, elbows, on_failure, circle: dict):
+    """The arguments of :func:`operating_point`, checked before any work (the same order)."""
+    preload, samples, elbows, circle = _motion(preload, samples, elbows, circle)
+    sim_periods = checks.real("sim_periods", sim_periods, low=0.0, open_low=True)
+    laws = _laws(laws)
+    simulate_motion = _flag("simulate_motion", simulate_motion)
+    _choice("on_failure", on_failure, ("raise", "stop"))
+    period = circle.get("period", CIRCLE_PERIOD)
+    if simulate_motion and not sim_periods * period / DT <= MAX_STEPS:
+        raise ParameterError(f"sim_periods = {sim_periods:g} is not valid: sim_periods * period / dt = "
+                             f"{sim_periods * period / DT:.3g} RK4 steps must be at most {MAX_STEPS:.0e}")
+    return preload, samples, sim_periods, laws, simulate_motion, elbows, on_failure, circle
 
 
 def operating_point(robot: Robot, *, preload: float = 0.0, samples: int = 200, sim_periods: float = 1.0,
@@ -428,11 +563,8 @@ def operating_point(robot: Robot, *, preload: float = 0.0, samples: int = 200, s
     >>> sorted(pt), sorted(pt["stribeck"])
     (['coulomb_consistent', 'stribeck'], ['deviation', 'energy', 'friction_max', 'friction_rms'])
     """
-    for law in laws:
-        if law not in FRICTION_MODELS or law is None:
-            raise ParameterError(f"laws must be friction models of {list(FRICTION_MODELS[1:])}, got {law!r}")
-    if not (np.isfinite(sim_periods) and sim_periods > 0):
-        raise ParameterError(f"sim_periods must be positive, got {sim_periods!r}")
+    preload, samples, sim_periods, laws, simulate_motion, elbows, on_failure, circle = _operating(
+        preload, samples, sim_periods, laws, simulate_motion, elbows, on_failure, circle)
     period = circle.get("period", CIRCLE_PERIOD)
     t, q, dq, ddq, w = _circle_samples(robot, samples, elbows, circle)
     sched = reference_torque(robot, None, preload, samples, elbows, **circle) if simulate_motion else None
@@ -474,7 +606,8 @@ def friction_sweep(robot: Robot, parameter: str, values, *, n_jobs: int = 1, **k
     ``"end_effector_mass"`` in kg, ``"mu"``); the other settings (``kwargs``
     of :func:`operating_point`) stay fixed, and so do the robot's friction
     levels: a sweep shows where laws calibrated at one operating point part.
-    ``n_jobs > 1`` runs the points in parallel processes (joblib).
+    ``n_jobs > 1`` runs the points in parallel processes (joblib; a non-zero integer, -1: all cores).
+    Every value and setting is checked before the first point.
 
     >>> sw = friction_sweep(load(), "preload", [0.0, 1.0], samples=40, simulate_motion=False)
     >>> bool(sw["coulomb_consistent"]["friction_rms"][1] > sw["coulomb_consistent"]["friction_rms"][0])
@@ -483,10 +616,26 @@ def friction_sweep(robot: Robot, parameter: str, values, *, n_jobs: int = 1, **k
     True
     """
     fields = {f.name for f in dataclasses.fields(Robot)} - {"base"}
-    if parameter not in SWEEP_PARAMETERS and parameter not in fields:
+    if not isinstance(parameter, str) or (parameter not in SWEEP_PARAMETERS and parameter not in fields):
         raise ParameterError(f"parameter must be one of {list(SWEEP_PARAMETERS)} or a Robot field "
-                             f"{sorted(fields)}, got {parameter!r}")
-    values = [float(v) for v in np.atleast_1d(np.asarray(values, dtype=float))]
+                             f"{sorted(fields)}, got {_show(parameter)} ({type(parameter).__name__})")
+    values = _values(values)
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ParameterError(f"n_jobs = {_show(n_jobs)} is not valid: n_jobs must be a non-zero integer (joblib: 1 "
+                             f"serial, n > 1 processes, -1 all cores), got {type(n_jobs).__name__}")
+    if parameter in kwargs:
+        raise ParameterError(f"{parameter} is swept (parameter = {parameter!r}): it must not be passed as well")
+    kw = {**operating_point.__kwdefaults__, **kwargs}
+    circle = {k: kw.pop(k) for k in list(kw) if k not in operating_point.__kwdefaults__}
+    _operating(**kw, circle=circle)                       # every point's settings, checked before the first
+    for i, v in enumerate(values):
+        try:
+            if parameter in ("period", "radius"):
+                _circle({parameter: v})
+            elif parameter != "preload":                  # any finite preload is valid
+                dataclasses.replace(robot, **{parameter: v})
+        except ParameterError as exc:
+            raise ParameterError(f"values[{i}] = {v!r} is not valid for parameter = {parameter!r}: {exc}") from None
     if n_jobs != 1 and len(values) > 1:
         from joblib import Parallel, delayed
 
@@ -494,6 +643,14 @@ def friction_sweep(robot: Robot, parameter: str, values, *, n_jobs: int = 1, **k
     else:
         points = [_sweep_point(robot, parameter, v, kwargs) for v in values]
     return {law: {m: np.array([p[law][m] for p in points]) for m in points[0][law]} for law in points[0]}
+
+
+def _values(values, name: str = "values") -> list:
+    """A scalar or a 1-D array of values (not empty) as a list of finite floats."""
+    v = np.atleast_1d(checks.real_array(name, values))
+    if v.ndim != 1:
+        raise ParameterError(f"{name} must be a number or a 1-D array of numbers, got shape {v.shape}")
+    return [float(x) for x in v]
 
 
 def decoupling_error(robot: Robot, *, preload: float = 0.0, samples: int = 200, elbows=DEFAULT_ELBOWS,
@@ -512,6 +669,7 @@ def decoupling_error(robot: Robot, *, preload: float = 0.0, samples: int = 200, 
     >>> bool(0 < err <= est < 0.01)
     True
     """
+    preload, samples, elbows, circle = _motion(preload, samples, elbows, circle)
     t, q, dq, ddq, w = _circle_samples(robot, samples, elbows, circle)
     cons = inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", preload).friction_torque
     dec = inverse_dynamics(robot, q, dq, ddq, "coulomb", preload).friction_torque
@@ -530,18 +688,30 @@ def decoupling_map(robot: Robot, mu_r, parameter: str, values, *, samples: int =
     >>> err.shape, bool(np.all(err <= est)), bool(err[1, 0] > err[0, 0])
     ((2, 2), True, True)
     """
-    if parameter not in ("preload", "period"):
-        raise ParameterError(f"parameter must be 'preload' or 'period', got {parameter!r}")
-    mu_r = np.atleast_1d(np.asarray(mu_r, dtype=float))
-    if np.any(mu_r < 0) or robot.journal_radius <= 0:
-        raise ParameterError("mu_r must be non-negative and the robot's journal_radius positive")
-    values = np.atleast_1d(np.asarray(values, dtype=float))
-    err = np.empty((mu_r.size, values.size))
+    _choice("parameter", parameter, ("preload", "period"))
+    mu_r = np.array(_values(mu_r, "mu_r"))
+    if np.any(mu_r < 0):
+        raise ParameterError(f"mu_r = {_show(mu_r.tolist())} is not valid: mu_r must be numbers >= 0 m")
+    if robot.journal_radius <= 0:
+        raise ParameterError(f"mu_r needs the robot's journal_radius > 0 m (mu = mu_r / journal_radius), got "
+                             f"{robot.journal_radius!r}")
+    values = _values(values)
+    if parameter in kwargs:
+        raise ParameterError(f"{parameter} is the map's axis (parameter = {parameter!r}): it must not be passed as well")
+    kw = {**decoupling_error.__kwdefaults__, **kwargs, "samples": samples}
+    circle = {k: kw.pop(k) for k in list(kw) if k not in decoupling_error.__kwdefaults__}
+    _motion(kw["preload"], kw["samples"], kw["elbows"], circle)  # the settings, checked before any work
+    for i, v in enumerate(values if parameter == "period" else ()):    # any finite preload is valid
+        try:
+            _circle({"period": v})
+        except ParameterError as exc:
+            raise ParameterError(f"values[{i}] = {v!r} is not valid for parameter = {parameter!r}: {exc}") from None
+    err = np.empty((mu_r.size, len(values)))
     est = np.empty_like(err)
     for a, m in enumerate(mu_r):
         rb = dataclasses.replace(robot, mu=float(m) / robot.journal_radius)
         for b, v in enumerate(values):
-            err[a, b], est[a, b] = decoupling_error(rb, samples=samples, **{parameter: float(v)}, **kwargs)
+            err[a, b], est[a, b] = decoupling_error(rb, samples=samples, **{parameter: v}, **kwargs)
     return err, est
 
 
@@ -562,9 +732,15 @@ def friction_comparison(robot: Robot, preload=0.0, samples=200, t_end=None, elbo
     >>> table["none"]["deviation_max"] < 1e-8
     True
     """
+    preload, samples, elbows, circle = _motion(preload, samples, elbows, circle)
+    if t_end is not None:
+        t_end = checks.real("t_end", t_end, low=0.0, open_low=True, unit="s")
+        if not t_end / DT <= MAX_STEPS:
+            raise ParameterError(f"t_end = {t_end:g} s is not valid: t_end / dt = {t_end / DT:.3g} RK4 steps must be "
+                                 f"at most {MAX_STEPS:.0e}")
     period = circle.get("period", CIRCLE_PERIOD)
     t_end = period if t_end is None else t_end
-    t = np.linspace(0.0, period, int(samples), endpoint=False)
+    t = np.linspace(0.0, period, samples, endpoint=False)
     q, dq, ddq = reference_motion(robot, t, elbows, **circle)
     sched = reference_torque(robot, None, preload, samples, elbows, **circle)
     table = {}

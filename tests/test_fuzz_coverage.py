@@ -1,0 +1,88 @@
+"""Every public callable of robolib is fuzzed, or excused with a reason (issue 21, item 1).
+
+The public callables are the functions and classes named in ``__all__`` of robolib, of each mechanism
+package and of each module of the shared cores and the book helpers (:data:`PUBLIC_MODULES`). Each must
+be the callable of a row of an entry-point table in a ``tests/test_fuzz*.py`` file (for a class: the class
+or one of its methods), or be excused: an exception class, a result container (a named tuple), a name in a
+fuzz file's ``NOT_FUZZED`` (with its reason there), or a name in :data:`EXCUSED` here (with its reason).
+A new public function without a fuzz row fails this test.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+
+import pytest
+
+#: Modules whose ``__all__`` is the public interface.
+PUBLIC_MODULES = (
+    "robolib", "robolib.prp3", "robolib.redundant", "robolib.stewart", "robolib.gearshift",
+    "robolib.core.rotations", "robolib.core.constraints", "robolib.core.friction", "robolib.core.contact",
+    "robolib.core.clearance", "robolib.core.multibody", "robolib.core.nonlinear", "robolib.core.periodic",
+    "robolib.core.continuation", "robolib.core.parallel", "robolib.core.params", "robolib.core.files",
+    "robolib.book.claims", "robolib.book.notebook", "robolib.study",
+)
+
+#: Public callables excused here (not in a fuzz file's NOT_FUZZED), with the reason.
+EXCUSED: dict[str, str] = {
+    "ClearanceResult": "result container (a dataclass) returned by ClearanceModel.simulate (robolib.core.clearance)",
+    "Workspace": "result container (a dataclass) returned by robolib.prp3.workspace",
+}
+
+FUZZ_FILES = sorted(p.stem for p in Path(__file__).parent.glob("test_fuzz*.py") if p.stem != Path(__file__).stem)
+
+
+def _tables():
+    """(callables of every entry-point row, names excused by the fuzz files' NOT_FUZZED tables)."""
+    rows, excused = [], set()
+    for name in FUZZ_FILES:
+        mod = importlib.import_module(name)
+        for attr, value in vars(mod).items():
+            if attr.startswith("NOT_FUZZED") and isinstance(value, (dict, set, frozenset)):
+                excused |= {str(k).split("(")[0] for k in value}
+            elif isinstance(value, dict):
+                for row in value.values():
+                    if isinstance(row, tuple) and row and callable(row[0]):
+                        rows.append(row[0])
+    return rows, excused
+
+
+def _public():
+    out = {}
+    for modname in PUBLIC_MODULES:
+        mod = importlib.import_module(modname)
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name)
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                out.setdefault(f"{obj.__module__}.{obj.__qualname__}", (modname, name, obj))
+    return out
+
+
+def _covers(fn, obj) -> bool:
+    target = getattr(fn, "__func__", fn)            # a bound method's function
+    target = getattr(target, "func", target)         # functools.partial of the callable
+    if target is obj:
+        return True
+    if inspect.isclass(obj):
+        qual = getattr(target, "__qualname__", "")
+        return qual.startswith(obj.__qualname__ + ".") and getattr(target, "__module__", None) == obj.__module__
+    return False
+
+
+def test_every_public_callable_is_fuzzed_or_excused():
+    rows, excused = _tables()
+    missing = []
+    for key, (modname, name, obj) in sorted(_public().items()):
+        if inspect.isclass(obj) and (issubclass(obj, BaseException) or (issubclass(obj, tuple) and hasattr(obj, "_fields"))):
+            continue
+        if name in excused or name in EXCUSED or any(_covers(fn, obj) for fn in rows):
+            continue
+        missing.append(f"{modname}.{name}")
+    assert not missing, f"public callables without a fuzz row or an excuse: {missing}"
+
+
+def test_the_excuses_name_public_callables():
+    public = {name for _, name, _ in _public().values()}
+    assert set(EXCUSED) <= public, sorted(set(EXCUSED) - public)
