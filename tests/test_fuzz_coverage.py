@@ -34,6 +34,16 @@ EXCUSED: dict[str, str] = {
 FUZZ_FILES = sorted(p.stem for p in Path(__file__).parent.glob("test_fuzz*.py") if p.stem != Path(__file__).stem)
 
 
+def fuzzed_entry_points() -> dict[str, list[str]]:
+    """The row names of every entry-point table, per fuzz file (``python tests/test_fuzz_coverage.py`` prints them)."""
+    out = {}
+    for name in FUZZ_FILES:
+        mod = importlib.import_module(name)
+        out[name] = sorted(key for value in vars(mod).values() if isinstance(value, dict)
+                           for key, row in value.items() if isinstance(row, tuple) and row and callable(row[0]))
+    return out
+
+
 def _tables():
     """(callables of every entry-point row, names excused by the fuzz files' NOT_FUZZED tables)."""
     rows, excused = [], set()
@@ -86,3 +96,12 @@ def test_every_public_callable_is_fuzzed_or_excused():
 def test_the_excuses_name_public_callables():
     public = {name for _, name, _ in _public().values()}
     assert set(EXCUSED) <= public, sorted(set(EXCUSED) - public)
+
+
+if __name__ == "__main__":
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    tables = fuzzed_entry_points()
+    for file, rows in tables.items():
+        print(f"{file}.py ({len(rows)}): {', '.join(rows)}")
+    print(f"{sum(map(len, tables.values()))} rows in {len(tables)} files")
