@@ -556,3 +556,30 @@ def test_initial_step_by_hand():
     assert MI.initial_step(np.ones(1), -np.ones(1), 1e-6, 1e-9, 1e-4) == 1e-4
     with pytest.raises(ParameterError, match=r"^y must have shape"):
         MI.initial_step(np.ones((2, 2)), np.ones(2), 1e-6, 1e-9, 1.0)
+
+
+class Harmonic:
+    """``f(t) = a sin(w t)``: a driver motion with a nonzero acceleration (time enters gamma and Phi)."""
+
+    def __init__(self, a, w):
+        self.a, self.w = a, w
+
+    def __call__(self, t):
+        return (self.a * math.sin(self.w * t), self.a * self.w * math.cos(self.w * t),
+                -self.a * self.w ** 2 * math.sin(self.w * t))
+
+
+def test_the_time_argument_defaults_to_zero():
+    """Without ``t``, gamma and the accelerations are those at t = 0: with a harmonic driver both depend on t
+    (the driver's acceleration in gamma, its position error in the Baumgarte terms)."""
+    m = Mechanism([Body("a", 0.4, 3e-3), Body("b", 0.25, 2e-3)],
+                  [GroundPin("O", "a", (-0.03, 0.02), (0.0, 0.0)), Pin("P", "a", (0.07, 0.0), "b", (-0.04, 0.0)),
+                   Driver("drive", "a", Harmonic(0.3, 5.0))])
+    q, qd = np.array([0.03, -0.02, 0.1, 0.12, -0.01, 0.4]), np.array([0.1, 0.2, 1.5, -0.3, 0.4, -2.0])
+    def flat(out):                                                   # accelerations gives (qdd, lambda)
+        return np.concatenate([np.ravel(x) for x in (out if isinstance(out, tuple) else (out,))])
+
+    for f in (m.gamma, m.accelerations):
+        at0, at1 = flat(f(q, qd, 0.0)), flat(f(q, qd, 1.0))
+        assert np.abs(at1 - at0).max() > 1e-3 * np.abs(at0).max()          # t matters here
+        np.testing.assert_array_equal(flat(f(q, qd)), at0)
