@@ -262,3 +262,26 @@ def test_pose_rates_broadcasts_a_single_twist_over_a_batch_of_poses():
     assert out.shape == (2, 3, 6)
     assert np.allclose(out[0, 0], twist, rtol=0, atol=0)
     assert np.allclose(out[1, 2], stewart.pose_rates(poses[1, 2], twist), rtol=0, atol=1e-15)
+
+
+def test_the_size_limit_of_forward_kinematics_at_its_boundary():
+    """The model's size is max |b_i| + max |p_i| + |z_home| (written out here); lengths just below the limit
+    FK_LENGTH_MAX_FACTOR * size pass the size check (they fail later, as unreachable), just above it they
+    are refused, and the message states the limit in metres. A model with a lifted home pose and scaled
+    joint circles breaks the symmetries of the default."""
+    import dataclasses
+    import re
+
+    from robolib.stewart.kinematics import FK_LENGTH_MAX_FACTOR
+
+    for m in (TSAI, dataclasses.replace(TSAI, base_joints=TSAI.base_joints * [1.7, 0.6, 1.0],
+                                        platform_joints=TSAI.platform_joints * 0.3,
+                                        home_pose=TSAI.home_pose + [0.0, 0.0, 0.4, 0.0, 0.0, 0.0])):
+        size = (max(np.sqrt((b ** 2).sum()) for b in m.base_joints)
+                + max(np.sqrt((p ** 2).sum()) for p in m.platform_joints) + abs(m.home_pose[2]))
+        limit = FK_LENGTH_MAX_FACTOR * size
+        stated = re.escape(f"at most 1e+06 times the model's size ({limit:g} m)")
+        with pytest.raises(ParameterError, match=stated):
+            K.forward_kinematics(m, np.full(6, limit * (1 + 1e-9)))
+        with pytest.raises(ConvergenceError):                      # past the size check: Newton cannot reach it
+            K.forward_kinematics(m, np.full(6, limit * (1 - 1e-9)), max_iter=3)
