@@ -132,9 +132,22 @@ def count(name: str, n, *, low: int = 1, high: int | None = None) -> int:
     return int(n)
 
 
+def flag(name: str, value) -> bool:
+    """True or False (a NumPy bool too) as a bool, or :class:`~robolib.ParameterError` naming ``name``.
+
+    >>> flag("spin", 1)
+    Traceback (most recent call last):
+        ...
+    robolib.errors.ParameterError: spin must be True or False, got 1 (int)
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{name} must be True or False, got {_what(value)} ({type(value).__name__})")
+    return bool(value)
+
+
 def seed(name: str, s) -> int:
     """A seed of a random draw: a non-negative int, or :class:`~robolib.ParameterError` naming ``name``."""
     return count(name, s, low=0)
 
 
-__all__ = ["real_array", "nonnegative", "positive", "real", "count", "seed"]
+__all__ = ["real_array", "nonnegative", "positive", "real", "count", "flag", "seed"]

@@ -21,7 +21,7 @@ import numpy as np
 from . import checks
 from .errors import ParameterError
 from .periodic import (_NEWTON_OPTIONS, COMPLEX_TOL, FOLD_NEAR, PeriodicOrbit, ShootingError, _check_newton,
-                       _eigvec_near, _flag, _state, periodic_orbit)
+                       _eigvec_near, _state, periodic_orbit)
 
 #: Bifurcations are located on the parameter to ``BIFURCATION_REL_TOL * |p1 - p0|`` (bracket width).
 BIFURCATION_REL_TOL = 1e-6
@@ -179,7 +179,7 @@ def continue_orbits(map_at: Callable, x0, p0: float, p1: float, ds: float, k: in
     ds_min = 0.5 * p_tol if ds_min is None else checks.real("ds_min", ds_min, low=0.0, open_low=True)
     ds_max = ds if ds_max is None else checks.real("ds_max", ds_max, low=ds)
     max_steps = checks.count("max_steps", max_steps)
-    locate = _flag("locate", locate)
+    locate = checks.flag("locate", locate)
     for bad in ("x0", "k", "period", "strict", "M0"):
         if bad in newton:
             raise ParameterError(f"{bad} is set by continue_orbits, not a Newton option")

@@ -27,6 +27,7 @@ from typing import Any, Mapping
 import numpy as np
 import yaml
 
+from .checks import flag
 from .errors import ParameterError, ParameterFileError
 
 #: The repository's ``data/`` folder (parameter sets shipped with robolib).
@@ -65,21 +66,15 @@ class Field:
             raise ParameterError(f"choices = {self.choices!r} is not valid: choices must be a non-empty list of text")
         if self.unit is not None and not isinstance(self.unit, str):
             raise ParameterError(f"unit = {self.unit!r} is not valid: unit must be text or None")
-        _flag("optional", self.optional)
+        flag("optional", self.optional)
 
 
 #: The kinds of :class:`Field`.
 KINDS = ("number", "integer", "text", "bool", "array")
 
 
-def _flag(name: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise ParameterError(f"{name} = {value!r:.80} is not valid: {name} must be True or False")
-    return value
-
-
 def _sign(positive, nonnegative) -> str | None:
-    positive, nonnegative = _flag("positive", positive), _flag("nonnegative", nonnegative)
+    positive, nonnegative = flag("positive", positive), flag("nonnegative", nonnegative)
     return "positive" if positive else "nonnegative" if nonnegative else None
 
 

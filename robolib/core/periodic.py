@@ -193,13 +193,6 @@ def _state(name: str, x) -> np.ndarray:
     return x
 
 
-def _flag(name: str, value) -> bool:
-    """``value`` as a bool if it is True or False (a NumPy bool too), else :class:`robolib.ParameterError`."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ParameterError(f"{name} must be True or False, got {value!r:.60} ({type(value).__name__})")
-    return bool(value)
-
-
 #: Keyword options of :func:`periodic_orbit` that :func:`period_doubling_start` and ``continue_orbits`` pass on.
 _NEWTON_OPTIONS = ("tol", "max_iter", "step", "scheme", "scale", "variational", "period", "update")
 
@@ -283,7 +276,7 @@ def monodromy(P: Callable, x, k: int = 1, step: float | None = None, scheme: str
     k = checks.count("k", k)
     step = _check_scheme(scheme, step)
     s = _scale(scale, x.size)
-    variational = _flag("variational", variational)
+    variational = checks.flag("variational", variational)
     Pc = _CountedMap(P, x.size, variational)
     pts, y, Js = _orbit(Pc, x, k)
     images = np.vstack([pts[1:], y[None]])
@@ -443,7 +436,7 @@ def periodic_orbit(P: Callable, x0, k: int = 1, tol: float = SHOOTING_TOL, max_i
         period = checks.real("period", period, low=0.0, open_low=True, unit="s")
     if update not in ("newton", "broyden"):
         raise ParameterError(f"update must be 'newton' or 'broyden', got {update!r}")
-    variational, strict = _flag("variational", variational), _flag("strict", strict)
+    variational, strict = checks.flag("variational", variational), checks.flag("strict", strict)
     n = x.size
     if M0 is not None:
         M0 = checks.real_array("M0", M0, shape=(n, n))

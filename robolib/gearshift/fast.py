@@ -78,13 +78,6 @@ def _check_result(result) -> "FastResult":
     return result
 
 
-def _check_flag(name: str, value) -> bool:
-    """``value`` as a bool if it is True or False (a NumPy bool too), else :class:`robolib.ParameterError`."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ParameterError(f"{name} must be True or False, got {value!r:.60} ({type(value).__name__})")
-    return bool(value)
-
-
 def _check_joint(joint) -> str:
     if not isinstance(joint, str) or joint not in CLEARANCE_JOINTS:
         raise ParameterError(f"joint = {joint!r} is not valid: joint must be one of {', '.join(CLEARANCE_JOINTS)} "
@@ -342,7 +335,7 @@ class FastClearance:
         if not (isinstance(h_max, (int, float)) and not isinstance(h_max, bool) and h_max > 0):
             raise ParameterError(f"h_max = {h_max!r} is not valid: h_max must be a number > 0 s (or inf)")
         max_steps = checks.count("max_steps", max_steps)
-        full = _check_flag("full", full)
+        full = checks.flag("full", full)
         if t_eval is not None:
             t_eval = np.ascontiguousarray(checks.real_array("t_eval", t_eval, shape=(None,)), dtype=float)
             if np.any(np.diff(t_eval) < 0) or t_eval[0] < t0 or t_eval[-1] > t1:

@@ -219,12 +219,6 @@ def _as_points(points, name="points", allow_nan=False, lead=None):
     return P
 
 
-def _check_flag(name, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ParameterError(f"{name} must be True or False, got {value!r:.60} ({type(value).__name__})")
-    return bool(value)
-
-
 def _describe(mask, **arrays) -> str:
     """Name the first offending element of a batch and how many there are."""
     idx = np.argwhere(mask)[0] if np.ndim(mask) else ()
@@ -301,7 +295,7 @@ def forward(geom: Geometry, lx, ly, theta, *, errors: str = "raise", limits: boo
     (2, 3)
     """
     _check_errors_arg(errors)
-    limits = _check_flag("limits", limits)
+    limits = checks.flag("limits", limits)
     return _forward(geom, *_as_inputs(lx, ly, theta, allow_nan=errors == "mask"), errors=errors, limits=limits)
 
 
@@ -505,7 +499,7 @@ def inverse(geom: Geometry, points, mode=DEFAULT_MODE, *, errors: str = "raise",
     robolib.errors.UnreachableError: 3-PRP inverse kinematics: point out of reach of chain 3 (crank theta): x=0, y=0, z=-100
     """
     _check_errors_arg(errors)
-    limits = _check_flag("limits", limits)
+    limits = checks.flag("limits", limits)
     mode = _check_mode(mode, paper=True)
     return _inverse(geom, _as_points(points, allow_nan=errors == "mask"), mode, errors=errors, limits=limits)
 

@@ -49,7 +49,7 @@ class TorqueSchedule:
         if len(v) != t.size:
             raise ParameterError(f"values must have one row per time: shape ({t.size}, 3) for the {t.size} times, "
                                  f"got {v.shape}")
-        periodic = _flag("periodic", periodic)
+        periodic = checks.flag("periodic", periodic)
         if periodic and not np.allclose(v[0], v[-1], rtol=1e-15, atol=1e-15):
             raise ParameterError(f"values: the first row {v[0].tolist()} and the last {v[-1].tolist()} (N m) must be "
                                  "equal when periodic=True")
@@ -68,14 +68,6 @@ class TorqueSchedule:
                                      f"[{self.t0:g}, {self.t1:g}] s (periodic=False)")
             t = np.clip(t, self.t0, self.t1)
         return self._spline(t)
-
-
-def _flag(name: str, x) -> bool:
-    """``x`` if it is True or False, else :class:`ParameterError` naming ``name``."""
-    if not isinstance(x, (bool, np.bool_)):
-        raise ParameterError(f"{name} = {_show(x)} is not valid: {name} must be True or False, got "
-                             f"{type(x).__name__}")
-    return bool(x)
 
 
 def _samples(samples) -> int:
@@ -533,7 +525,7 @@ def _operating(preload, samples, sim_periods, laws, simulate_motion, elbows, on_
     preload, samples, elbows, circle = _motion(preload, samples, elbows, circle)
     sim_periods = checks.real("sim_periods", sim_periods, low=0.0, open_low=True)
     laws = _laws(laws)
-    simulate_motion = _flag("simulate_motion", simulate_motion)
+    simulate_motion = checks.flag("simulate_motion", simulate_motion)
     _choice("on_failure", on_failure, ("raise", "stop"))
     period = circle.get("period", CIRCLE_PERIOD)
     if simulate_motion and not sim_periods * period / DT <= MAX_STEPS:

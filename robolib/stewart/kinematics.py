@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.checks import count, real
+from ..core.checks import count, flag, real
 from ..core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
 from ..core.rotations import cross, dot, rpy_matrix, rpy_rate_matrix
 from .model import StewartModel, _check_model
@@ -103,9 +103,7 @@ def as_flag(x, name: str) -> bool:
         ...
     robolib.errors.ParameterError: spin must be True or False, got 1 (int)
     """
-    if not isinstance(x, (bool, np.bool_)):
-        raise ParameterError(f"{name} must be True or False, got {_what(x)} ({type(x).__name__})")
-    return bool(x)
+    return flag(name, x)
 
 
 def batch_shape(**states) -> tuple:

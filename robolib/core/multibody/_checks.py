@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from ..checks import count, real, real_array
+from ..checks import count, flag, real, real_array  # noqa: F401  (flag: used by the multibody modules)
 from ..errors import ParameterError
 
 
@@ -28,13 +28,6 @@ def text(name: str, value) -> str:
     if not isinstance(value, str) or not value:
         raise ParameterError(f"{name} must be a non-empty text, got {value!r} ({type(value).__name__})")
     return value
-
-
-def flag(name: str, value) -> bool:
-    """True or False (a numpy bool too), or ParameterError naming ``name``."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ParameterError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
-    return bool(value)
 
 
 def optional_callable(name: str, value):
