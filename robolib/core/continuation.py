@@ -100,10 +100,12 @@ def _test_fold(o: PeriodicOrbit) -> float:
 
 
 def _test_ns(o: PeriodicOrbit) -> float:
-    """``|mu|^2 - 1`` of the complex pair of largest modulus (-1 when none is complex)."""
+    """``prod (|mu|^2 - 1)`` over the complex pairs (one multiplier of each, ``Im mu > 0``); -1 when none is
+    complex. It changes sign when one pair crosses ``|mu| = 1`` also while another pair stays outside the
+    circle (``|mu|^2 - 1`` of the largest pair alone would not: the crossing was located at a bracket end)."""
     mu = o.multipliers
-    c = _is_complex(mu)
-    return float(np.max(np.abs(mu[c])) ** 2 - 1.0) if np.any(c) else -1.0
+    upper = mu[_is_complex(mu) & (mu.imag > 0)]
+    return float(np.prod(np.abs(upper) ** 2 - 1.0)) if upper.size else -1.0
 
 
 def _ns_count(o: PeriodicOrbit) -> int:
