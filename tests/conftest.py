@@ -5,12 +5,13 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import jupytext
-import papermill
 import pytest
 from hypothesis import settings
 
@@ -61,34 +62,99 @@ def to_ipynb(study: str, dest: Path) -> Path:
     return out
 
 
-@pytest.fixture(scope="session")
-def quick_book(tmp_path_factory):
-    """A copy of book/ whose studies are the quick papermill runs, and the failures."""
-    tmp = tmp_path_factory.mktemp("quick")
-    book = tmp / "book"
-    shutil.copytree(ROOT / "book", book, ignore=shutil.ignore_patterns("_build", "*.ipynb"))
-    (book / "studies").mkdir(exist_ok=True)
-    failures = {}
-    for study in STUDIES:
-        src = to_ipynb(study, tmp)
-        try:
-            papermill.execute_notebook(src, book / "studies" / f"{study}.ipynb", parameters={"quick": True},
-                                       kernel_name="python3", progress_bar=False, cwd=str(tmp),
-                                       execution_timeout=TIMEOUT)
-        except (papermill.PapermillExecutionError, TimeoutError, RuntimeError) as exc:
-            failures[study] = f"{type(exc).__name__}: {exc}"
-    return book, failures
+#: The fixtures that need the quick book: tests using them run last, the book is made meanwhile (QuickBook).
+BOOK_FIXTURES = ("quick_book", "built_quick_book")
+
+
+def _needs_book(item) -> bool:
+    return any(f in BOOK_FIXTURES for f in getattr(item, "fixturenames", ()))
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The test files that use the quick book run after all the others (in their own order), so that the
+    quick book -- a papermill run per study and a Jupyter Book build, minutes of work on one core -- is made in the
+    background (:class:`QuickBook`) while the rest of the suite runs on the other core."""
+    late = {item.path for item in items if _needs_book(item)}
+    items[:] = [i for i in items if i.path not in late] + [i for i in items if i.path in late]
+
+
+class QuickBook:
+    """A copy of book/ whose studies are the quick papermill runs (``quick=True``), then built to HTML.
+
+    The work runs in ONE background thread, study after study (``papermill`` command line, a process each),
+    then ``jupyter-book build``; :meth:`runs` and :meth:`build` wait for their part. ``failures``: study ->
+    the end of papermill's error output, for the runs that failed.
+    """
+
+    def __init__(self, tmp: Path):
+        self.tmp, self.book = tmp, tmp / "book"
+        self.failures: dict[str, str] = {}
+        self._proc = None
+        self._stopped = False
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quick-book")
+        self._runs = self._pool.submit(self._run_studies)
+        self._build = self._pool.submit(self._build_book)
+
+    def _call(self, cmd: list) -> subprocess.CompletedProcess:
+        if self._stopped:
+            raise RuntimeError("the test session ended before the quick book was made")
+        env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}")
+        self._proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True, env=env, cwd=self.tmp)
+        out, err = self._proc.communicate()
+        return subprocess.CompletedProcess(cmd, self._proc.returncode, out, err)
+
+    def _run_studies(self) -> None:
+        shutil.copytree(ROOT / "book", self.book, ignore=shutil.ignore_patterns("_build", "*.ipynb"))
+        (self.book / "studies").mkdir(exist_ok=True)
+        for study in STUDIES:
+            src = to_ipynb(study, self.tmp)
+            res = self._call([BIN / "papermill", "--log-level", "WARNING", "--no-progress-bar", "--kernel", "python3",
+                              "--cwd", self.tmp, "--execution-timeout", TIMEOUT, src,
+                              self.book / "studies" / f"{study}.ipynb", "-p", "quick", "True"])
+            if res.returncode != 0:
+                self.failures[study] = f"papermill exited with {res.returncode}: {res.stderr[-4000:]}"
+
+    def _build_book(self) -> subprocess.CompletedProcess:
+        return self._call([BIN / "jupyter-book", "build", self.book, "--warningiserror", "--keep-going", "--quiet"])
+
+    def runs(self) -> tuple[Path, dict]:
+        self._runs.result()
+        return self.book, self.failures
+
+    def build(self) -> tuple[Path, dict, subprocess.CompletedProcess]:
+        self._runs.result()
+        return self.book, self.failures, self._build.result()
+
+    def stop(self) -> None:
+        """End of the session: cancel what has not started, end a running process."""
+        self._stopped = True
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quick_book_in_background(request, tmp_path_factory):
+    """Starts the quick book at the session's first test when any selected test needs it."""
+    if not any(_needs_book(item) for item in request.session.items):
+        yield None
+        return
+    book = QuickBook(tmp_path_factory.mktemp("quick"))
+    yield book
+    book.stop()
 
 
 @pytest.fixture(scope="session")
-def built_quick_book(quick_book):
-    """The quick book built to HTML (Jupyter Book, warnings as errors)."""
-    import subprocess
+def quick_book(_quick_book_in_background):
+    """A copy of book/ whose studies are the quick papermill runs, and the failures: ``(book dir, failures)``."""
+    return _quick_book_in_background.runs()
 
-    book, failures = quick_book
-    res = subprocess.run([BIN / "jupyter-book", "build", str(book), "--warningiserror", "--keep-going", "--quiet"],
-                         capture_output=True, text=True)
-    return book, failures, res
+
+@pytest.fixture(scope="session")
+def built_quick_book(_quick_book_in_background):
+    """The quick book built to HTML (Jupyter Book, warnings as errors): ``(book dir, failures, build process)``."""
+    return _quick_book_in_background.build()
 
 
 _QUICK_RESULTS: dict = {}

@@ -282,6 +282,11 @@ CHAIN_POINTS = {1: (468.3, 327.4, -201.5), 2: (468.3, -327.4, -201.5), 3: (-100.
 CHAIN_NAMES = {1: "chain 1 (slider lx)", 2: "chain 2 (slider ly)", 3: "chain 3 (crank theta)"}
 
 
+#: The crank pin's circle (unit radius, XZ plane) at 20001 angles: distances to it bracket l2 iff chain 3 reaches.
+_CRANK_T = np.linspace(-np.pi, np.pi, 20001)
+_CRANK_CIRCLE = np.stack([np.cos(_CRANK_T), np.zeros_like(_CRANK_T), np.sin(_CRANK_T)], -1)
+
+
 def _reach(P):
     """Reachability of each chain computed here from the geometry, independently of prp3.inverse."""
     P = np.asarray(P, float)
@@ -292,8 +297,7 @@ def _reach(P):
         out.append(np.linalg.norm(w - (w @ u) * u) <= GEOM.l2)
     # crank: the circle of radius l1 about the pivot in the XZ plane meets the sphere of radius l2 about w
     w = P + GEOM.r * prp3.V[2] - GEOM.crank_pivot
-    dist = np.array([np.linalg.norm(w - GEOM.l1 * np.array([np.cos(t), 0.0, np.sin(t)]))
-                     for t in np.linspace(-np.pi, np.pi, 20001)])
+    dist = np.linalg.norm(w - GEOM.l1 * _CRANK_CIRCLE, axis=1)
     out.append(dist.min() <= GEOM.l2 <= dist.max())
     return out
 
