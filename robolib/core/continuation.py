@@ -39,7 +39,9 @@ class Bifurcation:
 
     ``parameter`` the located value, inside ``bracket`` (lo, hi) of width at most
     the stated accuracy ``accuracy`` (unless ``note`` says otherwise); ``orbit``
-    the orbit nearest to it; ``ends_branch``: the branch stops there (a fold
+    an orbit solved at one end of ``bracket`` (the last one solved while
+    locating; for a fold that ends the branch, the last orbit of the branch);
+    ``ends_branch``: the branch stops there (a fold
     where no orbit exists beyond; a +1 crossing with the branch going on is a
     branch point).
     """
