@@ -73,7 +73,9 @@ browser:
 	@tools/ensure_chromium.sh
 
 test: $(STAMP) browser
-	$(BIN)/python -m pytest
+	$(BIN)/ruff check --no-cache .
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/python -m pytest --durations=20
 
 # The fuzz tests (tests/test_fuzz*.py) with a larger budget: FUZZ_EXAMPLES bad values per argument (CI: 30) and
 # property budgets scaled alike; HYPOTHESIS_PROFILE=explore draws fresh examples instead of the fixed CI ones.

@@ -49,8 +49,7 @@ def _rhs_cost_us(f, t, y, n=2000):
 def run() -> dict:
     from robolib import gearshift as G
     from robolib import nonlinear as N
-    from robolib.multibody import resolve_backend
-
+    from robolib.core.multibody import resolve_backend
     from robolib.gearshift.fast import FastClearance
 
     backend = resolve_backend("auto")

@@ -63,10 +63,10 @@ def run() -> dict:
     vw_us = _median_us(lambda: stewart.inverse_dynamics(m, X, V, dV, method="virtual_work"))
     print(f"one inverse-dynamics evaluation: NE {ne_us:7.1f} us   VW {vw_us:7.1f} us   "
           f"(target < 100 us; VW/NE = {vw_us / ne_us:.2f})")
-    from robolib.stewart import _core
+    from robolib.stewart import _kernels
 
     x1, v1, d1, f1, st1 = X[None].copy(), V[None].copy(), dV[None].copy(), np.empty((1, 6)), np.zeros(1, np.int64)
-    raw = {code: _median_us(lambda c=code: _core.inverse_dynamics_batch(m.packed, c, x1, v1, d1, f1, st1),
+    raw = {code: _median_us(lambda c=code: _kernels.inverse_dynamics_batch(m.packed, c, x1, v1, d1, f1, st1),
                             number=2000) for code in (0, 1)}
     print(f"  compiled kernel alone (no argument checks): NE {raw[0]:5.2f} us   VW {raw[1]:5.2f} us   "
           f"(VW/NE = {raw[1] / raw[0]:.2f})")

@@ -1,27 +1,31 @@
 """robolib: verified kernels and studies for parallel-robot kinematics and dynamics.
 
-One package per mechanism, each holding its model, kinematics/dynamics, drawing and the
-study of its chapter, over shared cores and the book's helpers:
+Three layers; each imports only the layers below it (the contract in ``pyproject.toml``,
+checked by the test suite):
 
-=====================  =====================================================================
-``robolib.prp3``       3-PRP parallel robot (seed 003): kinematics, workspace, drawing, study
-``robolib.redundant``  2-DOF redundantly actuated planar robot (seed 000): model, dynamics,
-                       simulation with friction, sympy derivation, drawing, studies
-``robolib.stewart``    6-UPS Gough-Stewart platform (seed 004): kinematics, Newton-Euler and
-                       virtual-work dynamics, ID-PID control, drawing, study
-``robolib.gearshift``  gear-shift manipulator with joint clearance (seed 001): model, runs,
-                       stored runs, drawing, study
-``robolib.core``       shared cores: errors, params, rotations, constraints, friction,
-                       multibody, contact, clearance joints, nonlinear tools, compiled kernels
-``robolib.book``       book helpers: claims register, notebook tables and Explore panels,
-                       drawing labels
-``robolib.study``      the studies by name: ``python -m robolib.study NAME -p key value``
-=====================  =====================================================================
+=========================  ==================================================================
+**chapters**
+``robolib.study``          the studies by name: ``python -m robolib.study NAME -p key value``
+``robolib.studies``        one package per chapter, named as its notebook (``clearance_dynamics``,
+                           ``prp3_roundtrip``, ...): settings, experiments, claims, figures, exercises
+``robolib.book``           the book's helpers: claims register, study result, tables, Explore panels
+**library**
+``robolib.prp3``           3-PRP parallel robot (seed 003): kinematics, workspace sampling, drawing
+``robolib.redundant``      2-DOF redundantly actuated planar robot (seed 000): model, dynamics,
+                           simulation with friction, sympy derivation, drawing
+``robolib.stewart``        6-UPS Gough-Stewart platform (seed 004): kinematics, Newton-Euler and
+                           virtual-work dynamics, ID-PID control, drawing
+``robolib.gearshift``      gear-shift manipulator with joint clearance (seed 001): model, fast
+                           formulation, runs, periodic orbits, stored runs, drawing
+**cores**
+``robolib.core``           errors, parameter files and specs, rotations, constraints, friction,
+                           multibody, contact, clearance joints, nonlinear tools, sweeps, drawing
+=========================  ==================================================================
 
-The cores keep their short names: ``from robolib import nonlinear`` (or ``multibody``,
-``constraints``, ``friction``, ``contact``, ``clearance``, ``rotations``, ``params``,
-``errors``) gives the module in :mod:`robolib.core`, and ``robolib.claims`` /
-``robolib.notebook`` the modules in :mod:`robolib.book`.
+The mechanism packages and the cores are attributes of the package:
+``from robolib import prp3, nonlinear`` gives :mod:`robolib.prp3` and :mod:`robolib.core.nonlinear`
+(the cores keep their short names: ``nonlinear``, ``multibody``, ``constraints``, ``friction``,
+``contact``, ``clearance``, ``rotations``, ``params``, ``errors``).
 
 >>> from robolib import nonlinear, core
 >>> nonlinear is core.nonlinear
@@ -30,7 +34,21 @@ True
 
 from __future__ import annotations
 
-from .core.errors import (
+__version__ = "0.1.0"
+
+from robolib import core, gearshift, prp3, redundant, stewart  # noqa: E402
+from robolib.core import (  # noqa: E402
+    clearance,
+    constraints,
+    contact,
+    errors,
+    friction,
+    multibody,
+    nonlinear,
+    params,
+    rotations,
+)
+from robolib.core.errors import (  # noqa: E402
     ConvergenceError,
     ParameterError,
     ParameterFileError,
@@ -38,9 +56,7 @@ from .core.errors import (
     SingularityError,
     UnreachableError,
 )
-from .core.params import DATA_DIR, load_yaml, resolve_data_path
-
-__version__ = "0.1.0"
+from robolib.core.params import DATA_DIR, load_yaml, resolve_data_path  # noqa: E402
 
 __all__ = [
     "RobolibError",
@@ -52,52 +68,6 @@ __all__ = [
     "DATA_DIR",
     "load_yaml",
     "resolve_data_path",
+    "core", "prp3", "redundant", "stewart", "gearshift",
+    "clearance", "constraints", "contact", "errors", "friction", "multibody", "nonlinear", "params", "rotations",
 ]
-
-
-import importlib
-import importlib.abc
-import importlib.util
-import sys
-
-#: Short names of modules that live in a subpackage: ``robolib.<short>`` is ``<target>``.
-MOVED = {
-    **{name: f"robolib.core.{name}" for name in ("errors", "params", "rotations", "constraints", "friction",
-                                                 "multibody", "contact", "clearance", "nonlinear", "_kernels")},
-    "claims": "robolib.book.claims",
-    "notebook": "robolib.book.notebook",
-}
-#: The mechanism packages, imported on first use (``robolib.prp3`` without an import statement).
-MECHANISMS = ("prp3", "redundant", "stewart", "gearshift")
-
-
-class _ShortNames(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """``import robolib.nonlinear`` gives the module ``robolib.core.nonlinear`` itself (one module, two names)."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        short = fullname.removeprefix(__name__ + ".")
-        if short in MOVED:
-            return importlib.util.spec_from_loader(fullname, self)
-        return None
-
-    def create_module(self, spec):
-        module = importlib.import_module(MOVED[spec.name.removeprefix(__name__ + ".")])
-        self._specs[id(module)] = module.__spec__         # the import system overwrites it with the alias's
-        return module
-
-    def exec_module(self, module):
-        """Nothing to run: the target module is already executed. Give it back its own ``__spec__``."""
-        module.__spec__ = self._specs.pop(id(module), module.__spec__)
-
-    def __init__(self):
-        self._specs: dict = {}
-
-
-if not any(isinstance(f, _ShortNames) for f in sys.meta_path):
-    sys.meta_path.insert(0, _ShortNames())
-
-
-def __getattr__(name):
-    if name in MOVED or name in MECHANISMS or name in ("core", "book", "study"):
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

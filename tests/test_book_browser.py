@@ -256,7 +256,7 @@ def test_exercise_solutions_stay_hidden_until_opened(built_quick_book, browser):
 
 #: Pixels a display equation may exceed its box by (sub-pixel rounding of MathJax's CHTML layout).
 EQUATION_SLACK_PX = 1.0
-#: A figure image (a cell output's PNG, made at robolib.study.FIGURE_DPI) shown at less than this fraction of its
+#: A figure image (a cell output's PNG, made at robolib.core.drawing.FIGURE_DPI) shown at less than this fraction of its
 #: natural width sets matplotlib's default 10-pt text below 9 px (10 / 72 x 100 x 0.65 = 9.0 px): too small to read.
 #: In the 672-px column of a 1280-px window that is a PNG wider than 1034 px; the chapter figures are made 9.6 in
 #: wide (under 1000 px at 100 dpi, shown at >= 0.67).

@@ -1,4 +1,4 @@
-"""The claims register, the parameter tables and the Explore panel helper (robolib.claims, robolib.notebook)."""
+"""The claims register, the parameter tables and the Explore panel helper (robolib.book.claims, robolib.book.notebook)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from robolib.claims import ClaimsRegister, extract, from_notebook, main
-from robolib.errors import ParameterError
-from robolib.notebook import explore, parameter_table, yaml_parameter_rows
+from robolib import ParameterError
+from robolib.book.claims import ClaimsRegister, extract, from_notebook, main
+from robolib.book.notebook import explore, parameter_table, yaml_parameter_rows
 
 
 def _reg():
@@ -57,7 +57,7 @@ def test_records_are_json_with_the_required_keys():
 
 
 def _notebook_with(reg):
-    from robolib.claims import CLAIMS_MIME
+    from robolib.book.claims import CLAIMS_MIME
 
     return {"cells": [{"cell_type": "markdown", "source": "x"},
                       {"cell_type": "code", "outputs": [{"output_type": "display_data", "data": {
@@ -95,8 +95,8 @@ def test_parameter_rows_carry_every_leaf_with_its_unit_comment():
 
 def test_static_explore_panel_precomputes_the_grid_and_links_sliders_to_stacks():
     import ipywidgets as widgets
-    from ipywidgets.widgets.widget_link import Link
     import matplotlib
+    from ipywidgets.widgets.widget_link import Link
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

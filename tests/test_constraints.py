@@ -1,4 +1,4 @@
-"""Tests of robolib.constraints: the three routes to constrained accelerations agree."""
+"""Tests of robolib.core.constraints: the three routes to constrained accelerations agree."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Contact laws of robolib.contact against independent routes.
+"""Contact laws of robolib.core.contact against independent routes.
 
 * stiffness: the textbook expression written out independently;
 * normal force: a single-mass impact integrated with scipy's solve_ivp -- the
@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from robolib import ParameterError
-from robolib import contact
+from robolib import ParameterError, contact
 
 K_STEEL = contact.hertz_stiffness(5.1e-3, 5.0e-3, 207e9, 0.3, 207e9, 0.3)
 
@@ -167,8 +166,8 @@ def test_scalar_kernels_match_vector_api():
 # (issue 11) The checks below go through ClearanceModel (event handling, stored onset speed,
 # contact kinematics, the compiled and numpy right-hand sides), not through the law alone,
 # and compare with quantities computed here from first principles.
-from robolib.clearance import ClearanceModel, ClearanceSpec  # noqa: E402
-from robolib.multibody import Body, GroundPin, Mechanism, Pin, resolve_backend  # noqa: E402
+from robolib.core.clearance import ClearanceModel, ClearanceSpec  # noqa: E402
+from robolib.core.multibody import Body, GroundPin, Mechanism, Pin, resolve_backend  # noqa: E402
 
 BACKENDS = ["numpy"] + (["numba"] if resolve_backend("auto") == "numba" else [])
 

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from robolib import study
+from robolib.core import drawing
 
 #: px: the widest PNG the 672-px column shows at >= 0.67 of its natural width (10-pt text at >= 9 px).
 MAX_FIGURE_PX = 1000
@@ -102,7 +103,7 @@ def test_chapter_figures_fit_the_column_without_overlapping_text(quick_study, na
     res = quick_study(name)
     wide, crowded = {}, {}
     for fig_name, fig in res.figures.items():
-        if (w := png_width(fig, NOTEBOOK_DPI.get((name, fig_name), study.FIGURE_DPI))) > MAX_FIGURE_PX:
+        if (w := png_width(fig, NOTEBOOK_DPI.get((name, fig_name), drawing.FIGURE_DPI))) > MAX_FIGURE_PX:
             wide[fig_name] = w
         if fig_name not in DRAWINGS and (found := overlaps(fig)):
             crowded[fig_name] = found
@@ -112,9 +113,9 @@ def test_chapter_figures_fit_the_column_without_overlapping_text(quick_study, na
 
 def test_orbit_figure_of_the_full_run_fits_the_column(quick_study):
     """The full run has three orbit cases (a quick run one): the quick case drawn three times."""
-    from robolib.gearshift.orbit_study import orbits_figure
+    from robolib.studies.clearance_dynamics.orbit_study import orbits_figure
 
     (case, d), = quick_study("clearance_dynamics").data["orbits"].items()
     fig = orbits_figure({case: d, (case[0] + 1.0, case[1]): d, (case[0] + 2.0, case[1]): d})
-    assert png_width(fig, study.FIGURE_DPI) <= MAX_FIGURE_PX
+    assert png_width(fig, drawing.FIGURE_DPI) <= MAX_FIGURE_PX
     assert overlaps(fig) == []

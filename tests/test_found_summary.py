@@ -2,8 +2,8 @@
 
 import pytest
 
+from robolib import ParameterError
 from robolib.book.sources import load_source, source_verdict, summary_rows
-from robolib.errors import ParameterError
 
 SEEDS = ("003", "000", "001", "004")
 

@@ -1,4 +1,4 @@
-"""Tests of robolib.friction: sign conventions, limits, eps -> 0 convergence, bad input."""
+"""Tests of robolib.core.friction: sign conventions, limits, eps -> 0 convergence, bad input."""
 
 import numpy as np
 import pytest

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzzing import budget, entry_point_tests
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import budget, entry_point_tests
 from robolib import ParameterFileError, constraints, contact, friction, load_yaml, prp3, resolve_data_path
 from robolib.core import files, params
 

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzzing import budget, entry_point_tests
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import budget, entry_point_tests
 from robolib import ParameterError, ParameterFileError
 from robolib.book import claims as C
 

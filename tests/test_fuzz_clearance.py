@@ -1,7 +1,7 @@
 """The clearance joints fuzzed (issue 21, item 1), and the contact-mode bookkeeping on random episodes.
 
-Part 1: :class:`~robolib.clearance.ClearanceSpec`, :class:`~robolib.clearance.ClearanceModel` and its
-public methods, :func:`~robolib.clearance.contact_modes` and :func:`~robolib.clearance.mode_shares`,
+Part 1: :class:`~robolib.core.clearance.ClearanceSpec`, :class:`~robolib.core.clearance.ClearanceModel` and its
+public methods, :func:`~robolib.core.clearance.contact_modes` and :func:`~robolib.core.clearance.mode_shares`,
 each with a valid call and the kind of each argument (tests/fuzzing.py); a bad value must raise a
 :class:`robolib.RobolibError` naming the argument. Part 2, properties on random episode lists: the
 contact modes partition time (each sample has exactly one of the three modes, free flight outside
@@ -16,10 +16,10 @@ import inspect
 
 import numpy as np
 import pytest
+from fuzzing import _array_bad, bad_values, budget, entry_point_tests
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import _array_bad, bad_values, budget, entry_point_tests
 from robolib import ParameterError
 from robolib import clearance as C
 from robolib import multibody as mb

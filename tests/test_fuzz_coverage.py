@@ -14,8 +14,6 @@ import importlib
 import inspect
 from pathlib import Path
 
-import pytest
-
 #: Modules whose ``__all__`` is the public interface.
 PUBLIC_MODULES = (
     "robolib", "robolib.prp3", "robolib.redundant", "robolib.stewart", "robolib.gearshift",

@@ -17,10 +17,10 @@ import math
 
 import numpy as np
 import pytest
+from fuzzing import budget, entry_point_tests
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fuzzing import budget, entry_point_tests
 from robolib import ParameterError, RobolibError
 from robolib import gearshift as G
 from robolib.gearshift import store as B

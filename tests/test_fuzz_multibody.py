@@ -1,7 +1,7 @@
 """The planar multibody core fuzzed (issue 21, item 1), and physics on random valid inputs.
 
-Part 1: every public function and method of :mod:`robolib.multibody` (the data classes, the
-:class:`~robolib.multibody.Mechanism` and its methods, the solvers, the integrator's :func:`dopri5`,
+Part 1: every public function and method of :mod:`robolib.core.multibody` (the data classes, the
+:class:`~robolib.core.multibody.Mechanism` and its methods, the solvers, the integrator's :func:`dopri5`,
 :func:`dense_output`, :func:`hermite`, :func:`initial_step`, :func:`integrate_compiled`, :func:`simulate`,
 :func:`project`) with a valid call and the kind of each argument (tests/fuzzing.py); a bad value
 (NaN state, wrong length, ``t_end < t0``, ``rtol <= 0``, ``alpha < 0``, a non-callable right-hand side,
@@ -21,10 +21,10 @@ import math
 
 import numpy as np
 import pytest
+from fuzzing import _array_bad, bad_values, budget, entry_point_tests
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import _array_bad, bad_values, budget, entry_point_tests
 from robolib import ConvergenceError, ParameterError
 from robolib import multibody as mb
 
@@ -214,7 +214,7 @@ ENTRY_POINTS = {
     "project": (mb.project, dict(mech=PEND, q=[0.49, 0.01, 0.0], qd=QD0, t=0.0),
                 {"mech": MECH, "q": state(N), "qd": state(N), "t": "real"}),
 }
-#: Public names of robolib.multibody not in the table: constants, the result record and the ground frame.
+#: Public names of robolib.core.multibody not in the table: constants, the result record and the ground frame.
 NOT_FUZZED = {"GROUND", "IntegrationResult"}
 
 test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(ENTRY_POINTS)

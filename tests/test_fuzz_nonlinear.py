@@ -1,4 +1,4 @@
-"""robolib.nonlinear fuzzed: every public entry point names a bad argument; properties on random valid inputs.
+"""robolib.core.nonlinear fuzzed: every public entry point names a bad argument; properties on random valid inputs.
 
 Part 1 (tests/fuzzing.py): for each public function of :mod:`robolib.core.nonlinear` a valid call and,
 per argument, the kind of value it takes; a bad value of that kind must raise a
@@ -17,11 +17,11 @@ import math
 import tempfile
 
 import numpy as np
+from fuzzing import budget, entry_point_tests
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy.linalg import expm
 
-from fuzzing import budget, entry_point_tests
 from robolib import nonlinear as N
 
 T50 = np.linspace(0.0, 4.9, 50)
@@ -106,7 +106,7 @@ ENTRY_POINTS = {
                                                                        "keyword": NAME}),
 }
 
-#: Public names of robolib.nonlinear that are not in the table, and why.
+#: Public names of robolib.core.nonlinear that are not in the table, and why.
 NOT_FUZZED = {
     "lorenz": "a right-hand side called inside the integrator's loop (its y comes from rk4_flow); checked "
               "through rk4_flow and the Lorenz exponent",

@@ -1,7 +1,7 @@
 """The fast clearance model and the periodic-orbit tools fuzzed: every public entry point names a bad argument.
 
 Tables (tests/fuzzing.py) for :mod:`robolib.gearshift.fast` (:class:`FastClearance` and its methods),
-:mod:`robolib.gearshift.orbits`, the cheap argument checks of :mod:`robolib.gearshift.orbit_study`, and the
+:mod:`robolib.gearshift.orbits`, the cheap argument checks of :mod:`robolib.studies.clearance_dynamics.orbit_study`, and the
 arguments of :mod:`robolib.core.periodic` / :mod:`robolib.core.continuation` that tests/test_periodic.py does
 not fuzz. Each valid call is tiny (12 Hz or 6 Hz, rtol 1e-6, at most a few drive periods; simulations of
 1 ms); a bad value must raise a :class:`robolib.RobolibError` naming the argument before any integration.
@@ -18,15 +18,15 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from fuzzing import bad_values, check_bad_argument, entry_point_tests
 from hypothesis import strategies as st
 
-from fuzzing import bad_values, check_bad_argument, entry_point_tests
 from robolib import ParameterError, RobolibError
 from robolib.core import continuation as CO
 from robolib.core import periodic as PO
 from robolib.gearshift import fast as F
-from robolib.gearshift import orbit_study as S
 from robolib.gearshift import orbits as O
+from robolib.studies.clearance_dynamics import orbit_study as S
 
 # ---- the valid objects (tiny) ---------------------------------------------------------------------------
 FC = F.FastClearance(joint="B1")                       # 2 Hz, 0.5 mm (the parameter file's)
@@ -183,7 +183,7 @@ ENTRY_POINTS = {
                           "joint": JOINT, "rtol": OPT_RTOL, "ds": "positive", "p_tol": OPT_POS, "tol": "positive",
                           "x0": optional((4,)), "n_transient": "seed", "pd_span": "positive", "update": UPDATE,
                           "ds_min": OPT_POS, "scheme": SCHEME}),
-    # ---- robolib.gearshift.orbit_study (the cheap checks; the study functions are run by its own tests)
+    # ---- robolib.studies.clearance_dynamics.orbit_study (the cheap checks; the study functions are run by its own tests)
     "close_returns": (S.close_returns, dict(z=np.ones((5, 2)), k=2, n=1), {"z": Z_BAD, "k": "count", "n": "seed"}),
     # ---- robolib.core.periodic / .continuation: the arguments tests/test_periodic.py leaves out
     "periodic_orbit(options)": (PO.periodic_orbit, dict(P=logistic(2.5), x0=[0.5], max_iter=25, scheme="central",
@@ -257,7 +257,7 @@ NOT_FUZZED = {
     "register_ladder_agreement": "claims from case_orbits results and the verdict study",
     "register_study_exponents": "claims from case_orbits results and the verdict study",
     "register_cited": "takes only the claims register", "orbit_study": "the study step (settings declared and checked "
-    "by robolib.gearshift.study); its tasks are case_orbits and branch_study",
+    "by robolib.studies.clearance_dynamics.study); its tasks are case_orbits and branch_study",
     "branch_study": "frequency_branch (fuzzed) on study settings (minutes per call)",
     "branch_figure": "plots a branch_study result", "orbits_figure": "plots case_orbits results",
     "case_orbits": "ORBIT_STUDY_ROWS (explicit bad values)", "orbit_verdict_name": "ORBIT_STUDY_ROWS",

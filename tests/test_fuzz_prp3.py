@@ -22,13 +22,13 @@ import inspect
 
 import numpy as np
 import pytest
+from fuzzing import bad_values, budget, entry_point_tests
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from fuzzing import bad_values, budget, entry_point_tests
 import robolib
 from robolib import prp3
-from robolib.prp3 import study as s3
+from robolib.studies.prp3_roundtrip import study as s3
 
 GEOM = prp3.Geometry()
 NAN, INF = float("nan"), float("inf")
@@ -243,7 +243,7 @@ LO, HI = GEOM.actuator_box.T
 #: round to just outside the range).
 _MARGIN = 1e-6 * (HI - LO)
 LX, LY, THETA = (st.floats(LO[k] + _MARGIN[k], HI[k] - _MARGIN[k]) for k in range(3))
-#: The chapter's round-trip targets far from a mode boundary, and its symmetry tolerance (robolib.prp3.study).
+#: The chapter's round-trip targets far from a mode boundary, and its symmetry tolerance (robolib.studies.prp3_roundtrip.study).
 TOL_LEN, TOL_ANG, FAR_LEN, FAR_ANG = s3.TOL_LEN, s3.TOL_ANG, s3.FAR_LEN, s3.FAR_ANG
 #: Forward-singularity measure above which FK is well conditioned (tests/test_prp3.py).
 FWD_OK = 1e-3

@@ -35,10 +35,10 @@ import math
 
 import numpy as np
 import pytest
+from fuzzing import NEGATIVE, _array_bad, bad_values, budget, entry_point_tests
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fuzzing import NEGATIVE, _array_bad, bad_values, budget, entry_point_tests
 from robolib import ParameterError, ParameterFileError
 from robolib import redundant as R
 

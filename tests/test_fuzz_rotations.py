@@ -1,6 +1,6 @@
 """The rotation helpers fuzzed (issue 21, item 1), and their properties on random valid inputs.
 
-Part 1: every public function of :mod:`robolib.rotations` with a valid call and, per argument, the
+Part 1: every public function of :mod:`robolib.core.rotations` with a valid call and, per argument, the
 kind of value it takes (tests/fuzzing.py); a bad value must raise a :class:`robolib.RobolibError`
 naming the argument. Part 2, properties checked through independent routes: orthonormality and
 ``det = +1`` of every rotation, the round trip ``matrix_rpy(rpy_matrix(x)) = x`` (pitch inside
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fuzzing import _array_bad, budget, entry_point_tests
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import _array_bad, budget, entry_point_tests
 from robolib import ParameterError, SingularityError
 from robolib import rotations as rot
 

@@ -25,13 +25,13 @@ from dataclasses import fields
 import numpy as np
 import pytest
 import yaml
+from fuzzing import SETTINGS, bad_values, entry_point_tests
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fuzzing import SETTINGS, bad_values, entry_point_tests
 from robolib import ParameterError, ParameterFileError, stewart
-from robolib.params import resolve_data_path
-from robolib.rotations import rpy_matrix, rpy_rates_to_twist, matrix_rpy, skew
+from robolib.core.params import resolve_data_path
+from robolib.core.rotations import matrix_rpy, rpy_matrix, rpy_rates_to_twist, skew
 
 M = stewart.load("stewart/tsai2000.yaml")
 HYD = stewart.load("stewart/hydraulic.yaml")

@@ -1,5 +1,5 @@
-"""The study parameters fuzzed (issue 21, item 1): :class:`~robolib.study.Parameter`, its validation, the
-registry's entry points; and, over random ranges, that :func:`~robolib.study.validate_parameters`
+"""The study parameters fuzzed (issue 21, item 1): :class:`~robolib.core.params.Parameter`, its validation, the
+registry's entry points; and, over random ranges, that :func:`~robolib.core.params.validate_parameters`
 accepts every value inside a declared range and refuses every value outside it.
 
 Part 1: :class:`Parameter` (a default outside its own range, ``low > high``, an unknown kind, a choice
@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fuzzing import budget, entry_point_tests
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fuzzing import budget, entry_point_tests
 from robolib import ParameterError
 from robolib import study as S
+from robolib.core import params as P
 
 NAN, INF = float("nan"), float("inf")
 
@@ -36,10 +37,10 @@ class Kind:
         return self.name
 
 
-NUMBER = S.Parameter(0.5, "a share", low=0.0, high=1.0, open_low=True)
-INTEGER = S.Parameter(10, "samples", kind="integer", low=1, high=100)
-CHOICE = S.Parameter("rk4", "method", kind="choice", choices=("rk4", "dopri5"))
-SPEC = {"share": NUMBER, "n": INTEGER, "method": CHOICE, "flag": S.Parameter(True, "a switch", kind="boolean")}
+NUMBER = P.Parameter(0.5, "a share", low=0.0, high=1.0, open_low=True)
+INTEGER = P.Parameter(10, "samples", kind="integer", low=1, high=100)
+CHOICE = P.Parameter("rk4", "method", kind="choice", choices=("rk4", "dopri5"))
+SPEC = {"share": NUMBER, "n": INTEGER, "method": CHOICE, "flag": P.Parameter(True, "a switch", kind="boolean")}
 BAD_SPEC = Kind("spec", st.sampled_from([None, [], "x", {"a": 1.0}, {1: NUMBER}]))
 STUDY = Kind("study name", st.sampled_from(["nostudy", "", None, 1, ["prp3_roundtrip"], "PRP3_ROUNDTRIP"]))
 
@@ -48,11 +49,11 @@ def declare(spec):
     """:func:`declare_parameters` applied to a function whose defaults match ``SPEC``'s."""
     def fn(share=0.5, n=10, method="rk4", flag=True):
         return share
-    return S.declare_parameters(spec)(fn)
+    return P.declare_parameters(spec)(fn)
 
 
 def construct(**kw):
-    return S.Parameter(**kw)
+    return P.Parameter(**kw)
 
 
 P_ARGS = dict(default=0.5, meaning="a share", unit="", kind="number", low=0.0, high=1.0, open_low=True,
@@ -80,7 +81,7 @@ ENTRY_POINTS = {
                            {"name": Kind("name", st.sampled_from([None, "", 1])),
                             "value": Kind("value", st.sampled_from([0.0, 1.5, NAN, INF, True, "0.5", [0.5], None,
                                                                     np.array([0.5]), 10 ** 400]))}),
-    "validate_parameters": (S.validate_parameters, dict(spec=SPEC, params={"share": 0.2, "n": 3}, study="demo"),
+    "validate_parameters": (P.validate_parameters, dict(spec=SPEC, params={"share": 0.2, "n": 3}, study="demo"),
                             {"spec": BAD_SPEC,
                              "params": Kind("params", st.sampled_from([None, [("n", 3)], "n=3"])),
                              "study": Kind("study", st.sampled_from([None, "", 1]))}),
@@ -126,7 +127,7 @@ def number_ranges(draw):
     low = draw(st.sampled_from([lo, None]))
     high = draw(st.sampled_from([hi, None]))
     default = (lo + hi) / 2
-    return S.Parameter(default, "x", low=low, high=high, open_low=open_low and low is not None,
+    return P.Parameter(default, "x", low=low, high=high, open_low=open_low and low is not None,
                        open_high=open_high and high is not None)
 
 
@@ -145,13 +146,13 @@ def test_numbers_inside_the_range_pass_and_outside_fail(p, v, edge):
         v = p.high
     spec = {"x": p}
     if inside(p, v):
-        assert S.validate_parameters(spec, {"x": v}) == {"x": v}
+        assert P.validate_parameters(spec, {"x": v}) == {"x": v}
     else:
         with pytest.raises(ParameterError, match=r"x = .* is not valid: x must be a number"):
-            S.validate_parameters(spec, {"x": v})
+            P.validate_parameters(spec, {"x": v})
     for bad in (NAN, INF, -INF, True, [v], "1", None, np.array(v)):
         with pytest.raises(ParameterError, match="x"):
-            S.validate_parameters(spec, {"x": bad})
+            P.validate_parameters(spec, {"x": bad})
 
 
 @budget(60)
@@ -159,7 +160,7 @@ def test_numbers_inside_the_range_pass_and_outside_fail(p, v, edge):
        unbounded=st.sampled_from([None, "low", "high"]))
 def test_integers_inside_the_range_pass_and_outside_fail(lo, width, v, unbounded):
     low, high = (None if unbounded == "low" else lo), (None if unbounded == "high" else lo + width)
-    p = S.Parameter(lo, "n", kind="integer", low=low, high=high)
+    p = P.Parameter(lo, "n", kind="integer", low=low, high=high)
     ok = (low is None or v >= low) and (high is None or v <= high)
     if ok:
         p.validate("n", v)
@@ -175,7 +176,7 @@ def test_integers_inside_the_range_pass_and_outside_fail(lo, width, v, unbounded
 @budget(40)
 @given(choices=st.lists(st.text(min_size=1, max_size=5), min_size=1, max_size=5, unique=True), v=st.text(max_size=5))
 def test_a_choice_must_be_one_of_the_choices(choices, v):
-    p = S.Parameter(choices[0], "c", kind="choice", choices=tuple(choices))
+    p = P.Parameter(choices[0], "c", kind="choice", choices=tuple(choices))
     if v in choices:
         p.validate("c", v)
     else:
@@ -190,11 +191,11 @@ def test_a_choice_must_be_one_of_the_choices(choices, v):
 def test_a_declaration_with_no_valid_value_is_refused(lo, hi):
     if lo > hi:
         with pytest.raises(ParameterError, match="low"):
-            S.Parameter(lo, "x", low=lo, high=hi)
+            P.Parameter(lo, "x", low=lo, high=hi)
     elif lo == hi:
         with pytest.raises(ParameterError, match="low"):
-            S.Parameter(lo, "x", low=lo, high=hi, open_low=True)
+            P.Parameter(lo, "x", low=lo, high=hi, open_low=True)
     else:
-        S.Parameter(lo, "x", low=lo, high=hi)
+        P.Parameter(lo, "x", low=lo, high=hi)
         with pytest.raises(ParameterError, match="default"):
-            S.Parameter(hi + 1.0 + abs(hi), "x", low=lo, high=hi)
+            P.Parameter(hi + 1.0 + abs(hi), "x", low=lo, high=hi)

@@ -1,4 +1,4 @@
-"""Gear-shift manipulator and slider-crank validation case (robolib.gearshift, robolib.clearance).
+"""Gear-shift manipulator and slider-crank validation case (robolib.gearshift, robolib.core.clearance).
 
 Independent routes: the exact slider-crank kinematics (and finite differences
 of it), convergence of the clearance response to the ideal one as c -> 0, the
@@ -16,7 +16,7 @@ from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, ParameterFileError, UnreachableError
 from robolib import gearshift as G
 from robolib import multibody as mb
-from robolib.clearance import ClearanceModel, ClearanceSpec, contact_modes, mode_shares
+from robolib.core.clearance import ClearanceModel, ClearanceSpec, contact_modes, mode_shares
 
 P = G.load_parameters()
 GS = G.build_gearshift(P)
@@ -35,7 +35,7 @@ def test_parameters_and_topology():
 
 
 def test_bad_parameter_file(tmp_path):
-    from robolib.params import resolve_data_path
+    from robolib.core.params import resolve_data_path
 
     src = resolve_data_path("gearshift/default.yaml").read_text()
     bad = tmp_path / "bad.yaml"

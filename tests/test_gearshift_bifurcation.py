@@ -82,7 +82,7 @@ def test_verdict_study_store_is_current():
     """Recompute the cheapest stored Poincaré run and the cheapest stored Lyapunov run of the verdict study."""
     import json
 
-    from robolib.params import DATA_DIR
+    from robolib.core.params import DATA_DIR
 
     store = json.loads((DATA_DIR / B.STUDY_STORE).read_text())
     assert store["params"] == B._plain(B.default_params())

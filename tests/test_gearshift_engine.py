@@ -18,7 +18,7 @@ from robolib import ParameterError
 from robolib import gearshift as G
 from robolib.gearshift import store as B
 from robolib.gearshift.runs import DEFAULT_ENGINE, ENGINES, REFERENCE_ENGINE, FastFlow, check_engine
-from robolib.gearshift.settings import study_settings
+from robolib.studies.clearance_dynamics.settings import study_settings
 
 P = G.load_parameters()
 #: The gap fast - DAE (normalised units) must shrink at least this much from rtol 1e-9 to the tighter rtol:
@@ -138,7 +138,7 @@ def test_the_books_dae_store_is_read_on_the_dae_engine_only():
     """At the chapter's defaults the stored verdict runs answer every DAE job and no fast job."""
     import dataclasses
 
-    from robolib.gearshift.verdicts import alpha_jobs, verdict_jobs
+    from robolib.studies.clearance_dynamics.verdicts import alpha_jobs, verdict_jobs
 
     s = study_settings(engine="fast")
     dae = dataclasses.replace(s, engine="dae")

@@ -1,6 +1,6 @@
 """The fast minimal-coordinate clearance model (robolib.gearshift.fast) against independent routes.
 
-* the seed's Baumgarte DAE (robolib.clearance.ClearanceModel) from the same initial state: the
+* the seed's Baumgarte DAE (robolib.core.clearance.ClearanceModel) from the same initial state: the
   journal trajectory, the contact force, the motor work and Poincaré samples. Both routes integrate
   the same mechanics, so their difference is integration error: it must be small at rtol 1e-11 and
   shrink with the tolerance (a modelling difference -- a wrong lever arm, mass, branch or contact
@@ -13,7 +13,6 @@
 * bad input: named ParameterError / UnreachableError.
 """
 
-import math
 
 import numpy as np
 import pytest
@@ -21,7 +20,7 @@ import pytest
 from robolib import ParameterError, UnreachableError
 from robolib import gearshift as G
 from robolib.gearshift.fast import FastClearance
-from robolib.gearshift.settings import CLEARANCE_JOINTS
+from robolib.studies.clearance_dynamics.settings import CLEARANCE_JOINTS
 
 P = G.load_parameters()
 #: A parameter set that breaks the defaults' symmetries: other clearance, frequency, friction, restitution, law.

@@ -1,4 +1,4 @@
-"""The clearance chapter's orbit study (robolib.gearshift.orbit_study): shooting per case, its claims and units."""
+"""The clearance chapter's orbit study (robolib.studies.clearance_dynamics.orbit_study): shooting per case, its claims and units."""
 
 import math
 
@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from robolib.book.claims import ClaimsRegister
-from robolib.gearshift import load_parameters, orbit_study as S, orbits as O, poincare_run
+from robolib.gearshift import load_parameters, poincare_run
+from robolib.gearshift import orbits as O
+from robolib.studies.clearance_dynamics import orbit_study as S
 
 #: Scaled units: the fast model's sample converted to the chapter's units vs the DAE's Poincaré sample, same start,
 #: rtol 1e-10 over three periods (the two routes differ by integration error, ~1e-5).
@@ -161,14 +163,14 @@ def test_brute_agreement_claim():
                                          ((10.0,), "case = "), ("10 Hz", "case = "), (10.0, "case = "),
                                          ((10.0, -0.5), "clearance"), ((float("inf"), 0.5), "frequency")])
 def test_bad_cases_are_named(case, match):
-    from robolib.errors import ParameterError
+    from robolib import ParameterError
 
     with pytest.raises(ParameterError, match=match):
         S.case_orbits(None, case)
 
 
 def test_close_returns_refuses_bad_samples():
-    from robolib.errors import ParameterError
+    from robolib import ParameterError
 
     for z in (np.array([1.0, 2.0]), np.array([[np.nan], [1.0]]), "z"):
         with pytest.raises(ParameterError, match="z"):

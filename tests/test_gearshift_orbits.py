@@ -9,8 +9,8 @@ import pickle
 import numpy as np
 import pytest
 
-from robolib.core.periodic import monodromy, floquet_multipliers
-from robolib.errors import ParameterError
+from robolib import ParameterError
+from robolib.core.periodic import floquet_multipliers, monodromy
 from robolib.gearshift import orbits as O
 from robolib.gearshift.fast import FastClearance
 

@@ -1,4 +1,4 @@
-"""Planar multibody core (robolib.multibody) against independent routes.
+"""Planar multibody core (robolib.core.multibody) against independent routes.
 
 * Jacobian and gamma against finite differences of H;
 * closed-form inverse kinematics of the gear-shift manipulator and the
@@ -134,7 +134,7 @@ def test_ideal_energy_books_close():
 
 def test_numba_kernel_matches_numpy_rhs():
     pytest.importorskip("numba")
-    from robolib.clearance import ClearanceModel, ClearanceSpec
+    from robolib.core.clearance import ClearanceModel, ClearanceSpec
 
     cm = ClearanceModel(GS.mech, [ClearanceSpec("B1", 1e-4), ClearanceSpec("A2", 2e-4, mu=0.1)])
     rng = np.random.default_rng(4)

@@ -26,11 +26,18 @@ import math
 import numpy as np
 import pytest
 
-from robolib import contact
-from robolib.clearance import (CONTINUOUS, FREE, IMPACT, ClearanceModel, ClearanceResult, ClearanceSpec,
-                               contact_modes, mode_shares)
-from robolib.errors import ParameterError
-from robolib.multibody import Body, GroundPin, Mechanism, Pin, resolve_backend
+from robolib import ParameterError, contact
+from robolib.core.clearance import (
+    CONTINUOUS,
+    FREE,
+    IMPACT,
+    ClearanceModel,
+    ClearanceResult,
+    ClearanceSpec,
+    contact_modes,
+    mode_shares,
+)
+from robolib.core.multibody import Body, GroundPin, Mechanism, Pin, resolve_backend
 
 HAVE_NUMBA = resolve_backend("auto") == "numba"
 
@@ -283,7 +290,7 @@ def test_motor_torque_of_a_tiny_stiff_clearance_is_the_moment_of_the_load():
     """A crank on a clearance ground pin (c = 1 um, stiff contact), driven at constant speed against a spring:
     no angular acceleration, so the motor torque balances the spring's moment about the pin (by hand), as
     the ideal joint's Lagrange multiplier does exactly."""
-    from robolib.multibody import ConstantSpeed, Driver, PointSpringDamper, driving_torques
+    from robolib.core.multibody import ConstantSpeed, Driver, PointSpringDamper, driving_torques
 
     L, w, th0, k, tip, anchor = 0.05, 3.0, 0.2, 50.0, np.array([0.05, 0.01]), np.array([0.2, 0.1])
 
@@ -500,7 +507,7 @@ def test_a_run_ending_in_contact_keeps_its_onset_speed_in_the_forces():
 def test_driving_torques_use_the_model_gains_and_leave_the_onset_speeds():
     """Off the driver constraint (a state 1 mrad behind the motor), the Baumgarte terms of the model's own
     gains enter the reaction, as they do in the ideal mechanism's accelerations with those gains."""
-    from robolib.multibody import ConstantSpeed, Driver, driving_torques
+    from robolib.core.multibody import ConstantSpeed, Driver, driving_torques
 
     def crank():
         return Mechanism([Body("crank", 0.4, 2e-3)],

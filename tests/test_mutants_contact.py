@@ -10,8 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from robolib import ParameterError
-from robolib import contact
+from robolib import ParameterError, contact
 
 K = 3.7e9   # N/m^1.5, an arbitrary stiffness (not the steel default)
 

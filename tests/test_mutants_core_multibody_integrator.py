@@ -34,9 +34,17 @@ from fractions import Fraction as Fr
 import numpy as np
 import pytest
 
-from robolib.errors import ConvergenceError, ParameterError, SingularityError
-from robolib.multibody import (Body, Constant, ConstantSpeed, Driver, GroundPin, Mechanism, PointSpringDamper,
-                               resolve_backend)
+from robolib import ConvergenceError, ParameterError, SingularityError
+from robolib.core.multibody import (
+    Body,
+    Constant,
+    ConstantSpeed,
+    Driver,
+    GroundPin,
+    Mechanism,
+    PointSpringDamper,
+    resolve_backend,
+)
 from robolib.core.multibody import integrator as MI
 
 HAVE_NUMBA = resolve_backend("auto") == "numba"
@@ -468,7 +476,7 @@ needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="needs the compiled inte
 
 @needs_numba
 def test_compiled_contact_states_are_checked():
-    from robolib.clearance import ClearanceModel, ClearanceSpec
+    from robolib.core.clearance import ClearanceModel, ClearanceSpec
 
     mech = Mechanism([Body("disc", 1.0, 1e-4)], [GroundPin("O", "disc", (0.0, 0.0), (0.0, 0.0))])
     cm = ClearanceModel(mech, [ClearanceSpec("O", clearance=1e-4, restitution=0.9, mu=0.0)])

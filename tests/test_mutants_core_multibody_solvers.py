@@ -23,8 +23,8 @@ import math
 import numpy as np
 import pytest
 
-from robolib.errors import ConvergenceError, ParameterError, SingularityError
-from robolib.multibody import Body, Driver, GroundPin, Mechanism, PointSpringDamper
+from robolib import ConvergenceError, ParameterError, SingularityError
+from robolib.core.multibody import Body, Driver, GroundPin, Mechanism, PointSpringDamper
 from robolib.core.multibody import solvers as MS
 from robolib.core.multibody.mechanism import SINGULAR_TOL
 

@@ -24,9 +24,19 @@ import math
 import numpy as np
 import pytest
 
-from robolib.errors import ConvergenceError, ParameterError, SingularityError
-from robolib.multibody import (AngleLock, Body, Constant, ConstantSpeed, Driver, GroundPin, Mechanism, Pin,
-                               PointSpringDamper, resolve_backend)
+from robolib import ConvergenceError, ParameterError, SingularityError
+from robolib.core.multibody import (
+    AngleLock,
+    Body,
+    Constant,
+    ConstantSpeed,
+    Driver,
+    GroundPin,
+    Mechanism,
+    Pin,
+    PointSpringDamper,
+    resolve_backend,
+)
 from robolib.core.multibody import integrator as MI
 from robolib.core.multibody import mechanism as MM
 from robolib.core.multibody import solvers as MS
@@ -446,7 +456,7 @@ def test_the_compiled_loop_is_the_reference_loop_step_for_step(monkeypatch):
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="needs the compiled integrator")
 def test_the_compiled_loop_resumes_when_its_episode_buffer_fills(monkeypatch):
-    from robolib.clearance import ClearanceModel, ClearanceSpec
+    from robolib.core.clearance import ClearanceModel, ClearanceSpec
 
     def run():
         mech = Mechanism([Body("disc", 1.0, 1e-4)], [GroundPin("O", "disc", (0.0, 0.0), (0.0, 0.0))])

@@ -22,11 +22,11 @@ import re
 
 import numpy as np
 import pytest
+from test_redundant import singular_configuration, six_coordinate_dynamics
 
 from robolib import ParameterError, SingularityError, UnreachableError
 from robolib import friction as fr
 from robolib import redundant as R
-from test_redundant import singular_configuration, six_coordinate_dynamics
 
 ROBOT = R.load("redundant/default.yaml")
 #: A robot with no symmetry of the default left: scalene base, every mass, centre of mass and inertia distinct.

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from scipy.linalg import expm
 
+from robolib import ParameterError, SingularityError
 from robolib.core import rotations as rot
-from robolib.errors import ParameterError, SingularityError
 
 RNG = np.random.default_rng(20261203)
 #: Generic angle triples (rad): no zero, no multiple of pi/4, pitch within (-pi/2, pi/2).

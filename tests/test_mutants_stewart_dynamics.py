@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from robolib import SingularityError, UnreachableError, stewart
-from robolib.stewart import _core
+from robolib.stewart import _kernels
 from robolib.stewart import dynamics as D
 
 MODEL = stewart.load("stewart/hydraulic.yaml")
@@ -19,7 +19,7 @@ def test_status_words_name_the_leg_one_based(leg):
     for code, words in ((1, f"leg {leg + 1} of zero length"), (2, f"leg {leg + 1} along its fixed U axis"),
                         (4, f"leg {leg + 1} shorter than its stroke limit"),
                         (6, f"leg {leg + 1}'s U-joint angle beyond"), (7, f"leg {leg + 1}'s S-joint angle beyond")):
-        text = D.status_message(code + _core.LEG_CODE * leg)
+        text = D.status_message(code + _kernels.LEG_CODE * leg)
         assert text.startswith(words), text
         assert text.count("leg ") == 1, text                 # named once, not for every phrase
     assert "leg" not in D.status_message(3)                  # a parallel singularity concerns no single leg

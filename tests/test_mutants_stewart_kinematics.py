@@ -243,7 +243,7 @@ def test_non_finite_state_is_named_by_its_index():
 def test_forward_kinematics_names_lengths_too_large_to_solve():
     """Leg lengths beyond FK_LENGTH_MAX_FACTOR times the model's size are refused by name, not by an overflow."""
     import robolib.stewart as S
-    from robolib.errors import ParameterError
+    from robolib import ParameterError
     from robolib.stewart.kinematics import FK_LENGTH_MAX_FACTOR
 
     m = S.load("stewart/tsai2000.yaml")

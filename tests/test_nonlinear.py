@@ -1,4 +1,4 @@
-"""Nonlinear-dynamics toolkit (robolib.nonlinear) against known answers.
+"""Nonlinear-dynamics toolkit (robolib.core.nonlinear) against known answers.
 
 * largest Lyapunov exponent: the Lorenz system (published value 0.9056,
   Sprott 2003) and a damped oscillator (exactly -zeta*omega, exact matrix
@@ -8,7 +8,6 @@
 """
 
 import functools
-import math
 
 import numpy as np
 import pytest

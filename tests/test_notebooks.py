@@ -15,6 +15,7 @@ import pytest
 
 from conftest import BIN, STUDIES, TIMEOUT, to_ipynb
 
+
 @pytest.mark.notebooks
 @pytest.mark.parametrize("study", STUDIES)
 def test_study_runs_with_quick_parameters(quick_book, study):
@@ -77,7 +78,7 @@ def test_book_builds_without_warnings(built_quick_book):
 @pytest.mark.parametrize("study", STUDIES)
 def test_study_registers_its_findings(quick_book, study):
     """Each executed study leaves <study>.claims.json: at least six findings, each with its criterion."""
-    from robolib.claims import extract
+    from robolib.book.claims import extract
 
     book, failures = quick_book
     assert study not in failures, failures.get(study)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import robolib
-from robolib.params import load_yaml, number, text, vector, integer, boolean
+from robolib.core.params import boolean, integer, load_yaml, number, text, vector
 
 SCHEMA = {
     "name": text(),

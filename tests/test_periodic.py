@@ -8,7 +8,7 @@
   Henon map (fixed point, multipliers, doubling at a = 3 (1 - b)^2 / 4), the delayed logistic map
   (Neimark-Sacker at r = 2);
 * the forced Duffing oscillator integrated by scipy's solve_ivp: shooting = long-time simulation,
-  Liouville's det M = exp(-delta T), ln|mu|/T = the time-series Lyapunov exponent of robolib.nonlinear,
+  Liouville's det M = exp(-delta T), ln|mu|/T = the time-series Lyapunov exponent of robolib.core.nonlinear,
   a located period doubling confirmed by brute-force period tests on both sides;
 * a soft-impact oscillator (Hertz wall k delta^1.5): shooting = simulation, Liouville, FD = variational;
 * failures: named reasons, never a silent wrong result; bad arguments named.
@@ -20,12 +20,13 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from fuzzing import entry_point_tests
 from hypothesis import strategies as st
 from scipy.integrate import solve_ivp
 
-from fuzzing import entry_point_tests
 from robolib import ConvergenceError, ParameterError
 from robolib import nonlinear as N
+from robolib.core import continuation as CO
 from robolib.core import periodic as PO
 
 RTOL = 1e-10  # integration tolerance of the ODE return maps
@@ -83,7 +84,7 @@ def assert_located(bif, exact, span):
     """A bifurcation bracketed to the stated accuracy, the exact value inside the bracket to within the error of
     the test function (a finite-difference monodromy at an orbit converged to 1e-10: ~1e-11 here)."""
     lo, hi = bif.bracket
-    assert bif.accuracy == pytest.approx(PO.BIFURCATION_REL_TOL * span)
+    assert bif.accuracy == pytest.approx(CO.BIFURCATION_REL_TOL * span)
     assert hi - lo <= bif.accuracy and lo - 1e-9 <= exact <= hi + 1e-9 and lo <= bif.parameter <= hi
 
 
@@ -99,10 +100,10 @@ def test_logistic_fixed_point_multiplier_and_lyapunov():
 
 
 def test_logistic_period_doublings_at_3_and_1_plus_sqrt6():
-    b1 = PO.continue_orbits(lambda r: logistic(r), [0.6], 2.5, 3.2, 0.05)
+    b1 = CO.continue_orbits(lambda r: logistic(r), [0.6], 2.5, 3.2, 0.05)
     assert b1.stop_reason == "reached p1 = 3.2"
     (pd,) = b1.bifurcations
-    acc = PO.BIFURCATION_REL_TOL * (3.2 - 2.5)
+    acc = CO.BIFURCATION_REL_TOL * (3.2 - 2.5)
     assert pd.kind == "period-doubling" and abs(pd.parameter - 3.0) <= acc
     assert pd.bracket[1] - pd.bracket[0] <= acc and pd.bracket[0] - acc <= 3.0 <= pd.bracket[1] + acc
     assert np.all(b1.stable == (np.abs(2 - b1.parameters) < 1 - PO.STABILITY_MARGIN))
@@ -114,7 +115,7 @@ def test_logistic_period_doublings_at_3_and_1_plus_sqrt6():
     assert np.allclose(np.sort(o2.points[:, 0]), exact, atol=1e-10) and o2.minimal_period == 2
     # exponent per iteration: ln |f'(x1) f'(x2)| / 2 = ln |-r^2 + 2r + 4| / 2
     assert o2.lyapunov == pytest.approx(math.log(abs(-r * r + 2 * r + 4)) / 2, abs=1e-8)
-    b2 = PO.continue_orbits(lambda r: logistic(r), o2.x, 3.2, 3.5, 0.05, k=2)
+    b2 = CO.continue_orbits(lambda r: logistic(r), o2.x, 3.2, 3.5, 0.05, k=2)
     (pd2,) = b2.of_kind("period-doubling")
     assert_located(pd2, 1 + math.sqrt(6), 0.3)
     rr = b2.parameters
@@ -123,7 +124,7 @@ def test_logistic_period_doublings_at_3_and_1_plus_sqrt6():
 
 def test_multiplier_through_plus_one_with_the_branch_going_on_is_a_branch_point():
     # x = 0 is a fixed point of the logistic map for every r, with mu = r: transcritical at r = 1
-    b = PO.continue_orbits(lambda r: logistic(r), [0.0], 0.5, 1.5, 0.15)
+    b = CO.continue_orbits(lambda r: logistic(r), [0.0], 0.5, 1.5, 0.15)
     (bp,) = b.bifurcations
     assert bp.kind == "fold" and not bp.ends_branch and "branch point" in bp.note
     assert b.stop_reason == "reached p1 = 1.5"
@@ -133,16 +134,16 @@ def test_multiplier_through_plus_one_with_the_branch_going_on_is_a_branch_point(
 
 def test_quadratic_map_fold_ends_branch_and_doubling_located():
     quad = lambda c: (lambda x: x * x + c)  # noqa: E731  fixed points (1 -+ sqrt(1 - 4c)) / 2, mu = 2x
-    b = PO.continue_orbits(quad, [0.0], 0.0, 0.5, 0.02)
+    b = CO.continue_orbits(quad, [0.0], 0.0, 0.5, 0.02)
     assert b.stop_reason.startswith("fold at p =")
     (fold,) = b.bifurcations
     assert fold.kind == "fold" and fold.ends_branch
-    acc = PO.BIFURCATION_REL_TOL * 0.5
+    acc = CO.BIFURCATION_REL_TOL * 0.5
     assert fold.bracket[0] <= 0.25 + 1e-15 <= fold.bracket[1] and fold.bracket[1] - fold.bracket[0] <= acc
     assert b.parameters[-1] <= 0.25 + 1e-15 and np.all(b.stable[:-1])
     assert abs(b.multipliers[-1, 0] - 1) < 1e-3 and b.orbits[-1].stability == "marginal"
     # downward: the stable fixed point doubles at c = -3/4 (mu = -1)
-    bd = PO.continue_orbits(quad, [0.0], 0.0, -1.0, 0.1)
+    bd = CO.continue_orbits(quad, [0.0], 0.0, -1.0, 0.1)
     (pd,) = bd.bifurcations
     assert pd.kind == "period-doubling"
     assert_located(pd, -0.75, 1.0)
@@ -170,7 +171,7 @@ def test_henon_fixed_point_multipliers_and_doubling():
     pts = PO.orbit_points(henon(a, b), [0.1, 0.2], 3)
     Jx = lambda p: np.array([[-2 * a * p[0], 1.0], [b, 0.0]])  # noqa: E731
     assert np.allclose(PO.monodromy(henon(a, b), [0.1, 0.2], k=3), Jx(pts[2]) @ Jx(pts[1]) @ Jx(pts[0]), atol=1e-9)
-    br = PO.continue_orbits(lambda a: henon(a, b), [0.6, 0.18], 0.2, 0.5, 0.05)
+    br = CO.continue_orbits(lambda a: henon(a, b), [0.6, 0.18], 0.2, 0.5, 0.05)
     (pd,) = br.bifurcations
     assert pd.kind == "period-doubling"
     assert_located(pd, 3 * (1 - b) ** 2 / 4, 0.3)
@@ -178,7 +179,7 @@ def test_henon_fixed_point_multipliers_and_doubling():
 
 def test_broyden_updates_find_the_same_orbits_and_bifurcation_with_fewer_evaluations():
     b = 0.3
-    runs = {u: PO.continue_orbits(lambda a: henon(a, b), [0.6, 0.18], 0.2, 0.5, 0.05, update=u)
+    runs = {u: CO.continue_orbits(lambda a: henon(a, b), [0.6, 0.18], 0.2, 0.5, 0.05, update=u)
             for u in ("newton", "broyden")}
     for br in runs.values():
         (pd,) = br.bifurcations
@@ -197,7 +198,7 @@ def test_broyden_updates_find_the_same_orbits_and_bifurcation_with_fewer_evaluat
 def test_delayed_logistic_neimark_sacker_at_r_equal_2():
     # x' = r x (1 - y), y' = x: fixed point 1 - 1/r, multipliers of mu^2 - mu + (r - 1) = 0, |mu|^2 = r - 1
     dl = lambda r: (lambda z: np.array([r * z[0] * (1 - z[1]), z[0]]))  # noqa: E731
-    br = PO.continue_orbits(dl, [0.4, 0.4], 1.6, 2.2, 0.1)
+    br = CO.continue_orbits(dl, [0.4, 0.4], 1.6, 2.2, 0.1)
     (ns,) = br.bifurcations
     assert ns.kind == "Neimark-Sacker"
     assert_located(ns, 2.0, 0.6)
@@ -275,11 +276,11 @@ def test_duffing_floquet_exponent_equals_time_series_lyapunov(duffing_orbit):
 
 
 def test_duffing_period_doubling_located_and_confirmed_by_period_tests():
-    br = PO.continue_orbits(lambda g: (duffing_map(g, True), T_D), [0.57, 0.41], 0.20, 0.28, 0.02, tol=1e-9,
+    br = CO.continue_orbits(lambda g: (duffing_map(g, True), T_D), [0.57, 0.41], 0.20, 0.28, 0.02, tol=1e-9,
                             variational=True)
     assert br.stop_reason == "reached p1 = 0.28"
     (pd,) = br.bifurcations
-    acc = PO.BIFURCATION_REL_TOL * 0.08
+    acc = CO.BIFURCATION_REL_TOL * 0.08
     assert pd.kind == "period-doubling" and 0.25 < pd.parameter < 0.27 and pd.bracket[1] - pd.bracket[0] <= acc
     # independent: finite-difference shooting either side of the located value, just beyond the accuracy
     mu_nearest = []
@@ -367,7 +368,7 @@ def test_failures_name_their_reason():
         PO.period_doubling_start(logistic(2.2), o1)
     # continuation that cannot start, and one whose Newton fails on the way
     with pytest.raises(PO.ShootingError, match="continuation start"):
-        PO.continue_orbits(lambda c: (lambda x: x * x + c), [3.0], 1.0, 2.0, 0.1)
+        CO.continue_orbits(lambda c: (lambda x: x * x + c), [3.0], 1.0, 2.0, 0.1)
 
 
 def test_bad_arguments_are_named():
@@ -390,10 +391,10 @@ def test_bad_arguments_are_named():
         (lambda: PO.periodic_orbit("P", [0.5]), "callable"),
         (lambda: PO.floquet_multipliers(np.ones((2, 3))), "square"),
         (lambda: PO.monodromy(P, [0.5], k=1.5), "k"),
-        (lambda: PO.continue_orbits(lambda r: 3, [0.6], 2.5, 3.0, 0.1), "map_at"),
-        (lambda: PO.continue_orbits(lambda r: logistic(r), [0.6], 2.5, 2.5, 0.1), "p1"),
-        (lambda: PO.continue_orbits(lambda r: logistic(r), [0.6], 2.5, 3.0, -0.1), "ds"),
-        (lambda: PO.continue_orbits(lambda r: logistic(r), [0.6], 2.5, 3.0, 0.1, period=1.0), "period"),
+        (lambda: CO.continue_orbits(lambda r: 3, [0.6], 2.5, 3.0, 0.1), "map_at"),
+        (lambda: CO.continue_orbits(lambda r: logistic(r), [0.6], 2.5, 2.5, 0.1), "p1"),
+        (lambda: CO.continue_orbits(lambda r: logistic(r), [0.6], 2.5, 3.0, -0.1), "ds"),
+        (lambda: CO.continue_orbits(lambda r: logistic(r), [0.6], 2.5, 3.0, 0.1, period=1.0), "period"),
         (lambda: PO.difference_step(0.0), "noise"),
     ]
     for call, name in cases:
@@ -420,7 +421,7 @@ ENTRY_POINTS = {
     "orbit_points": (PO.orbit_points, dict(P=logistic_1d(2.5), x=np.array([0.5]), k=2), {"x": (1,), "k": "count"}),
     "floquet_multipliers": (PO.floquet_multipliers, dict(M=np.eye(2)), {"M": (2, 2)}),
     "difference_step": (PO.difference_step, dict(noise=1e-10), {"noise": "positive"}),
-    "continue_orbits": (PO.continue_orbits, dict(map_at=logistic_1d, x0=np.array([0.6]), p0=2.5, p1=2.7, ds=0.1,
+    "continue_orbits": (CO.continue_orbits, dict(map_at=logistic_1d, x0=np.array([0.6]), p0=2.5, p1=2.7, ds=0.1,
                                                  k=1, p_tol=1e-6),
                         {"x0": (1,), "p0": "real", "p1": "real", "ds": "positive", "k": "count",
                          "p_tol": OPTIONAL_POSITIVE}),

@@ -1,16 +1,20 @@
 """Tests of robolib.redundant (the Verification list of the Models page) and its sympy derivation."""
 
 import dataclasses
-from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
 import robolib
-
-from robolib import (ConvergenceError, ParameterError, ParameterFileError, RobolibError, SingularityError,
-                     UnreachableError)
+from robolib import (
+    ConvergenceError,
+    ParameterError,
+    ParameterFileError,
+    RobolibError,
+    SingularityError,
+    UnreachableError,
+)
 from robolib import constraints as C
 from robolib import friction as fr
 from robolib import redundant as R

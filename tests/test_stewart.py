@@ -26,8 +26,8 @@ import pytest
 import yaml
 
 from robolib import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError, stewart
-from robolib.params import resolve_data_path
-from robolib.rotations import matrix_rpy, rpy_matrix, rpy_rates_to_twist, skew
+from robolib.core.params import resolve_data_path
+from robolib.core.rotations import matrix_rpy, rpy_matrix, rpy_rates_to_twist, skew
 
 SETS = ("tsai2000", "hydraulic")
 #: Pose perturbation (m, m, m, rad, rad, rad) around home for random states.
@@ -330,7 +330,7 @@ def test_one_pass_mass_matrix_equals_column_by_column(model):
     for Xk in X:
         for spin, method in ((True, "newton_euler"), (False, "newton_euler_nospin")):
             M = np.empty((6, 6))
-            assert stewart._core.ne_mass_matrix(model.packed, Xk.copy(), spin, M) == 0
+            assert stewart._kernels.ne_mass_matrix(model.packed, Xk.copy(), spin, M) == 0
             M_ref = stewart.dynamics_terms(model, Xk, np.zeros(6), method=method).M
             assert np.abs(M - M_ref).max() < 1e-13 * np.abs(M_ref).max()
 
@@ -409,7 +409,7 @@ def test_bad_inputs_raise_named_errors():
 
 
 # --------------------------------------------------------------------------- control
-needs_numba = pytest.mark.skipif(not stewart._core.HAVE_NUMBA,
+needs_numba = pytest.mark.skipif(not stewart._kernels.HAVE_NUMBA,
                                  reason="numba not installed: the pure-Python simulation loop is too slow here")
 
 
@@ -467,7 +467,7 @@ def test_virtual_work_mass_matrix_routes(model):
     M1 = np.empty((6, 6))
     work = np.empty((4, 3, 6))
     for k in range(len(X)):
-        assert stewart._core.vw_mass_matrix(model.packed, X[k].copy(), M1, work) == 0
+        assert stewart._kernels.vw_mass_matrix(model.packed, X[k].copy(), M1, work) == 0
         assert np.abs(M1 - T.M[k]).max() < 1e-12 * np.abs(T.M[k]).max()
         M2 = stewart.aswritten.vw_mass_matrix_aswritten(model, X[k])
         assert np.abs(M2 - T.M[k]).max() < 1e-12 * np.abs(T.M[k]).max()
@@ -688,6 +688,6 @@ def test_simulation_stops_at_the_stroke_limit():
 
 
 def test_decode_status():
-    dec = stewart._core.decode_status
+    dec = stewart._kernels.decode_status
     assert dec(0) == (0, None) and dec(3) == (3, None)
     assert dec(1) == (1, 0) and dec(5 + 16 * 5) == (5, 5)

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import ROOT, STUDIES
 from robolib import ParameterError, study
+from robolib.core import params
 
 #: Studies whose claim values are the same in every run with the same parameters (no wall-clock times).
 DETERMINISTIC = {"prp3_roundtrip", "redundant_derivation", "redundant_friction"}
@@ -139,8 +140,8 @@ def test_study_yields_the_chapters_claims(built_quick_book, quick_study, name):
 
 
 # ---- declared parameters: units, meanings, valid ranges ------------------------------------------------
-POSITIVE = study.Parameter(0.1, "radial clearance", unit="mm", low=0.0, open_low=True, high=5.0)
-COUNT = study.Parameter(60, "Poincare samples", kind="integer", low=8)
+POSITIVE = params.Parameter(0.1, "radial clearance", unit="mm", low=0.0, open_low=True, high=5.0)
+COUNT = params.Parameter(60, "Poincare samples", kind="integer", low=8)
 
 
 @pytest.mark.parametrize("bad", [0.0, -1e-9, 5.000001, float("nan"), float("inf"), -float("inf"), True, "0.1", None, [0.1]])
@@ -161,30 +162,30 @@ def test_an_integer_refuses_floats_bools_and_small_values(bad):
 
 
 def test_other_kinds_and_none():
-    study.Parameter(None, "mu", low=0.0, allow_none=True).validate("mu", None)
+    params.Parameter(None, "mu", low=0.0, allow_none=True).validate("mu", None)
     with pytest.raises(ParameterError, match=r"law must be one of a, b"):
-        study.Parameter("a", "law", kind="choice", choices=("a", "b")).validate("law", "c")
+        params.Parameter("a", "law", kind="choice", choices=("a", "b")).validate("law", "c")
     with pytest.raises(ParameterError, match=r"quick must be True or False"):
-        study.Parameter(False, "quick", kind="boolean").validate("quick", 1)
+        params.Parameter(False, "quick", kind="boolean").validate("quick", 1)
     with pytest.raises(ParameterError, match=r"data_file = 'nope/none.yaml' is not valid: parameter file"):
-        study.Parameter("redundant/default.yaml", "robot", kind="file").validate("data_file", "nope/none.yaml")
-    study.Parameter("redundant/default.yaml", "robot", kind="file").validate("data_file", "redundant/default.yaml")
+        params.Parameter("redundant/default.yaml", "robot", kind="file").validate("data_file", "nope/none.yaml")
+    params.Parameter("redundant/default.yaml", "robot", kind="file").validate("data_file", "redundant/default.yaml")
     with pytest.raises(ParameterError, match="kind must be one of"):
-        study.Parameter(1, "x", kind="float")
+        params.Parameter(1, "x", kind="float")
 
 
 def test_declared_defaults_must_match_the_signature():
-    spec = {"seed": study.Parameter(0, "seed", kind="integer", low=0)}
+    spec = {"seed": params.Parameter(0, "seed", kind="integer", low=0)}
     with pytest.raises(ParameterError, match="differ from its parameter declarations"):
-        study.declare_parameters(spec)(lambda seed=1: seed)
-    f = study.declare_parameters(spec)(lambda seed=0: seed)
+        params.declare_parameters(spec)(lambda seed=1: seed)
+    f = params.declare_parameters(spec)(lambda seed=0: seed)
     assert f() == 0 and f(seed=4) == 4 and f.parameters is spec
     with pytest.raises(TypeError):
         f(sede=1)
 
 
 def test_parameter_table_describes_declared_parameters():
-    from robolib.notebook import parameter_table
+    from robolib.book.notebook import parameter_table
 
     text = parameter_table(run={"c": 0.1, "seed": 7}, spec={"c": POSITIVE})
     assert "| `c` | 0.1 | mm: radial clearance (valid: a number in (0, 5] mm) |" in text
@@ -197,16 +198,16 @@ def test_numpy_scalars_are_valid_parameters():
 
     COUNT.validate("n", np.int64(60))
     POSITIVE.validate("c", np.float64(0.2))
-    study.Parameter(False, "quick", kind="boolean").validate("quick", np.bool_(True))
+    params.Parameter(False, "quick", kind="boolean").validate("quick", np.bool_(True))
     with pytest.raises(ParameterError):
         COUNT.validate("n", np.bool_(True))
 
 
 def test_excluded_values_and_stated_valid_values():
-    jobs = study.Parameter(2, "processes", kind="integer", low=-1, exclude=(0,))
+    jobs = params.Parameter(2, "processes", kind="integer", low=-1, exclude=(0,))
     assert jobs.valid_text() == "an integer >= -1, not 0"
     jobs.validate("n_jobs", -1)
     with pytest.raises(ParameterError, match=r"n_jobs = 0 is not valid: n_jobs must be an integer >= -1, not 0"):
         jobs.validate("n_jobs", 0)
-    cases = study.Parameter([[1.0, 0.5]], "cases", kind="list", valid="a list of [frequency Hz, clearance mm]")
+    cases = params.Parameter([[1.0, 0.5]], "cases", kind="list", valid="a list of [frequency Hz, clearance mm]")
     assert cases.valid_text() == "a list of [frequency Hz, clearance mm]"

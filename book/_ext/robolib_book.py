@@ -62,8 +62,8 @@ class ParametersDirective(SphinxDirective):
     option_spec = {"caption": directives.unchanged}
 
     def run(self):
-        from robolib.notebook import parameter_table
-        from robolib.params import resolve_data_path
+        from robolib.book.notebook import parameter_table
+        from robolib.core.params import resolve_data_path
 
         path = self.arguments[0]
         self.env.note_dependency(str(resolve_data_path(path)))
@@ -77,7 +77,7 @@ def _write_claims_json(app):
     """``studies/<study>.claims.json`` beside every executed study notebook in the book."""
     from pathlib import Path
 
-    from robolib.claims import extract
+    from robolib.book.claims import extract
 
     for nb in sorted((Path(app.srcdir) / "studies").glob("*.ipynb")):
         try:
@@ -137,8 +137,8 @@ class FoundDirective(SphinxDirective):
 
         import yaml
 
-        from robolib.claims import FAILS_MARK, HOLDS_MARK, claims_table
-        from robolib.params import DATA_DIR
+        from robolib.book.claims import FAILS_MARK, HOLDS_MARK, claims_table
+        from robolib.core.params import DATA_DIR
 
         seed = self.arguments[0]
         src_file = DATA_DIR / "sources" / f"{seed}.yaml"
@@ -190,9 +190,9 @@ class FoundSummaryDirective(SphinxDirective):
         import json
         from pathlib import Path
 
+        from robolib.book.claims import claims_table
         from robolib.book.sources import summary_rows
-        from robolib.claims import claims_table
-        from robolib.params import DATA_DIR
+        from robolib.core.params import DATA_DIR
 
         findings = {}
         for f in sorted((Path(self.env.srcdir) / "studies").glob("*.claims.json")):

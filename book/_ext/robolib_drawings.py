@@ -1,7 +1,7 @@
 """Sphinx extension: render the labelled mechanism drawings of the Models pages.
 
 On ``builder-inited`` it draws the four figures of the mechanism packages' ``drawing`` modules from the
-parameter files in ``robolib.params.DATA_DIR`` and writes them as SVG to
+parameter files in ``robolib.core.params.DATA_DIR`` and writes them as SVG to
 ``<srcdir>/models/_generated/`` (created if missing), where the Models pages
 reference them with ``{figure}`` directives. The SVG output is deterministic (fixed
 hash salt, no date), so rebuilding an unchanged book rewrites identical files; a file
@@ -34,7 +34,7 @@ def _render(name, func_name, loader_path, data_file):
 
     import matplotlib
 
-    from robolib.params import DATA_DIR
+    from robolib.core.params import DATA_DIR
 
     module, attr = loader_path.split(":")
     loader = getattr(importlib.import_module(module), attr)

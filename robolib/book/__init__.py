@@ -2,5 +2,5 @@
 
 * :mod:`.claims` -- the claims register: every finding a chapter states, with its criterion;
 * :mod:`.notebook` -- parameter checks, tables, rerun notes, Explore panels, animations;
-* :mod:`.labels` -- labels, dimension lines and angle arcs of the mechanism drawings.
+* :mod:`.result` -- :class:`~robolib.book.result.StudyResult`, what a chapter's study returns.
 """

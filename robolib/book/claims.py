@@ -28,14 +28,15 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 
-from ..core.errors import ParameterError, ParameterFileError
-from ..core.files import atomic_write_text
+from robolib.core.errors import ParameterError, ParameterFileError
+from robolib.core.files import atomic_write_text
 
 #: MIME type of the machine-readable register embedded in an executed notebook.
 CLAIMS_MIME = "application/vnd.robolib.claims+json"
@@ -73,13 +74,9 @@ def _boolean(name: str, value) -> bool:
 
 def _jsonable(value: Any) -> Any:
     """``value`` with numpy scalars/arrays, tuples and non-finite floats made JSON-safe."""
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is a dependency
-        np = None
-    if np is not None and isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray):
         return [_jsonable(v) for v in value.tolist()]
-    if np is not None and isinstance(value, np.generic):
+    if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
         return value
@@ -310,7 +307,7 @@ def check_records(records, where: str = "records") -> list[dict]:
     ...                 "answers": None, "source": None, "study": "demo"}])
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: records[0] (a): holds must be a boolean (True or False, computed from the criterion), got 'yes' (str)
+    robolib.ParameterError: records[0] (a): holds must be a boolean (True or False, computed from the criterion), got 'yes' (str)
     """
     if not isinstance(records, list):
         raise ParameterError(f"{where} must be a list of claim records, got {type(records).__name__}")
@@ -404,11 +401,10 @@ def extract(ipynb: str | Path, out: str | Path | None = None) -> list[dict]:
 
 
 def main(argv: Iterable[str] | None = None) -> int:
-    """``python -m robolib.claims [--strict] NB.ipynb ...``: write the claims JSON of each notebook.
+    """``python -m robolib.book.claims [--strict] NB.ipynb ...``: write the claims JSON of each notebook.
 
     With ``--strict`` (the default runs of ``make book``) exit 1 if a claim fails.
     """
-    import sys
 
     args = list(sys.argv[1:] if argv is None else argv)
     strict = "--strict" in args

@@ -23,11 +23,21 @@ silently ignored.
 
 from __future__ import annotations
 
+import base64
+import html
+import html as _html
+import io
+import os
+import re
 from types import ModuleType
 from typing import Any, Iterable, Mapping
 
-from .claims import ClaimsRegister  # noqa: F401  (re-exported: chapters use robolib.notebook)
-from ..core.errors import ParameterError
+import numpy as np
+import yaml
+
+from robolib.book.claims import ClaimsRegister  # noqa: F401  (re-exported: chapters use robolib.book.notebook)
+from robolib.core.errors import ParameterError
+from robolib.core.params import resolve_data_path
 
 #: Names IPython itself puts in a kernel's namespace.
 _IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}
@@ -46,7 +56,7 @@ def check_parameters(namespace: Mapping[str, Any], declared: Iterable[str]) -> d
     >>> check_parameters({"seed": 1, "sede": 2}, ["seed"])
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: unknown notebook parameter(s) ['sede']; this notebook declares ['seed']
+    robolib.ParameterError: unknown notebook parameter(s) ['sede']; this notebook declares ['seed']
     """
     declared = list(declared)
     unknown = sorted(
@@ -99,7 +109,6 @@ def _fmt_value(v) -> str:
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_fmt_value(x) for x in v) + "]"
     try:
-        import numpy as np
 
         if isinstance(v, np.ndarray):
             return _fmt_value(v.tolist())
@@ -121,9 +130,7 @@ def yaml_parameter_rows(path) -> list[tuple[str, str, str]]:
     >>> [r[0] for r in rows][:2], all(len(r) == 3 for r in rows)
     (['name', 'units.length'], True)
     """
-    import yaml
 
-    from ..core.params import resolve_data_path
 
     p = resolve_data_path(path)
     lines = p.read_text().splitlines()
@@ -164,7 +171,7 @@ def parameter_table(files=(), run: Mapping[str, Any] | None = None, extra=(), *,
     dict :func:`check_parameters` returns); ``extra``: ``(name, value, unit or
     note)`` rows for settings fixed in the notebook or derived from the run
     (solver, integrator, controller gains, trajectory); ``spec``: the study's declared
-    parameters (:class:`robolib.study.Parameter`), whose unit, meaning and valid values
+    parameters (:class:`robolib.core.params.Parameter`), whose unit, meaning and valid values
     describe the ``run`` rows. Booleans read ``true``/``false``.
 
     ``key``: names of rows (as in the first column, e.g. ``"mu"``, ``"robot.m_a"``) for a
@@ -197,7 +204,7 @@ def parameter_table(files=(), run: Mapping[str, Any] | None = None, extra=(), *,
     >>> parameter_table(run={"seed": 7}, key=["sede"])
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: parameter_table: key names ['sede'] are not rows of the table; rows: ['seed']
+    robolib.ParameterError: parameter_table: key names ['sede'] are not rows of the table; rows: ['seed']
     """
     if isinstance(files, (str, bytes)) or hasattr(files, "__fspath__"):
         files = [files]
@@ -267,9 +274,6 @@ def _figure_image(fig, dpi: float, alt: str):
 
     (ipywidgets' ``Image`` has no alt attribute; an HTML widget holding a data URI does.)
     """
-    import base64
-    import html
-    import io
 
     import ipywidgets as widgets
 
@@ -325,8 +329,6 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
     or ``mode="live"``): continuous sliders (or the widgets in ``live``) that
     call ``draw`` again for any value. Returns the displayed ``VBox``.
     """
-    import io
-    import os
 
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
@@ -483,8 +485,6 @@ def animation_html(anim, *, caption: str | None = None, alt: str | None = None, 
     >>> "Animation.</span> A line." in html
     True
     """
-    import html as _html
-    import re
 
     from IPython.display import HTML
 

@@ -26,7 +26,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.errors import ParameterError
+import yaml
+
+from robolib.core.errors import ParameterError
+from robolib.core.params import DATA_DIR
 
 VERDICTS = ("reproduced", "not reproduced", "not tested", "undecided")
 
@@ -67,9 +70,7 @@ def source_verdict(rule: dict, findings: dict) -> tuple[str, str, list]:
 
 def load_source(seed: str, data_dir: str | Path | None = None) -> dict:
     """The parsed ``data/sources/<seed>.yaml`` (``claims``, ``verdicts``), or empty lists without a file."""
-    import yaml
 
-    from ..core.params import DATA_DIR
 
     f = Path(data_dir or DATA_DIR) / "sources" / f"{seed}.yaml"
     if not f.is_file():

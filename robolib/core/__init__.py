@@ -9,5 +9,7 @@
 * :mod:`.contact` -- contact laws: Hertz stiffness, Lankarani-Nikravesh / Flores / Hertz, modified Coulomb;
 * :mod:`.clearance` -- revolute joints with clearance on the multibody core, contact episodes;
 * :mod:`.nonlinear` -- Poincare sections, period-k tests, sweeps (joblib / Dask), Lyapunov exponents, spectra;
+* :mod:`.drawing` -- figure width of the book, labels, dimension lines and angle arcs of the mechanism drawings;
+* :mod:`.parallel` -- sweeps of a function over parameter points (serial, joblib, Dask), checkpointed;
 * :mod:`._kernels` -- the compiled (numba) kernels shared by the multibody and clearance cores.
 """

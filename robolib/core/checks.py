@@ -11,15 +11,15 @@ array([0.1, 0.2])
 >>> real_array("q", [0.1, float("nan")], shape=(2,))
 Traceback (most recent call last):
     ...
-robolib.errors.ParameterError: q must be finite, got nan at index 1
+robolib.ParameterError: q must be finite, got nan at index 1
 >>> real("frequency", 0.0, low=0.0, open_low=True, unit="Hz")
 Traceback (most recent call last):
     ...
-robolib.errors.ParameterError: frequency must be a number > 0 Hz, got 0.0
+robolib.ParameterError: frequency must be a number > 0 Hz, got 0.0
 >>> count("n", True)
 Traceback (most recent call last):
     ...
-robolib.errors.ParameterError: n must be an integer >= 1, got True (bool)
+robolib.ParameterError: n must be an integer >= 1, got True (bool)
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numbers
 
 import numpy as np
 
-from .errors import ParameterError
+from robolib.core.errors import ParameterError
 
 
 def _what(x) -> str:
@@ -138,7 +138,7 @@ def flag(name: str, value) -> bool:
     >>> flag("spin", 1)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: spin must be True or False, got 1 (int)
+    robolib.ParameterError: spin must be True or False, got 1 (int)
     """
     if not isinstance(value, (bool, np.bool_)):
         raise ParameterError(f"{name} must be True or False, got {_what(value)} ({type(value).__name__})")

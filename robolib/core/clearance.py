@@ -1,7 +1,7 @@
 """Revolute joints with clearance on the planar multibody core.
 
-A clearance joint drops the two rows of a :class:`~robolib.multibody.Pin` (or
-:class:`~robolib.multibody.GroundPin`) and replaces them by a contact force
+A clearance joint drops the two rows of a :class:`~robolib.core.multibody.Pin` (or
+:class:`~robolib.core.multibody.GroundPin`) and replaces them by a contact force
 (the page's "force constraint"). Side ``i`` of the pin carries the bearing
 (radius ``R_B``; the ground for a ground pin), side ``j`` the journal
 (``R_J = R_B - c``). With ``e = P_j - P_i``, ``eps = |e|``:
@@ -10,11 +10,11 @@ A clearance joint drops the two rows of a :class:`~robolib.multibody.Pin` (or
 * contact points ``Q_i = P_i + R_B n`` (bearing) and ``Q_j = P_j + R_J n`` (journal);
 * normal speed ``ddelta = de/dt . n``; slip ``v_t = (v_Qj - v_Qi) . t``, ``t = (-n_y, n_x)``;
 * force on the journal at ``Q_j``: ``-F_n n + F_t t``; the opposite on the bearing
-  at ``Q_i`` (:func:`robolib.contact.normal_force`, :func:`robolib.contact.tangential_force`).
+  at ``Q_i`` (:func:`robolib.core.contact.normal_force`, :func:`robolib.core.contact.tangential_force`).
 
 The onset speed ``ddelta0`` of the Lankarani--Nikravesh / Flores laws is stored
 per joint and per impact: an integration event (a step hook of
-:func:`robolib.multibody.dopri5`) locates the time where ``delta`` crosses zero
+:func:`robolib.core.multibody.dopri5`) locates the time where ``delta`` crosses zero
 upwards on the cubic Hermite interpolant of the step, stores
 ``max(ddelta, floor)`` there and redoes the step with it. The same hook records
 contact episodes ``(t_on, t_off)``, from which the motion is classified as free
@@ -25,7 +25,7 @@ Energy books: the simulation carries the work of the motors and the energy
 dissipated by dampers, contact hysteresis and friction; the elastic contact
 energy ``2/5 K delta^2.5`` is a potential (:meth:`ClearanceModel.contact_energy`).
 
->>> from robolib.multibody import Body, GroundPin, Mechanism
+>>> from robolib.core.multibody import Body, GroundPin, Mechanism
 >>> mech = Mechanism([Body("disc", 1.0, 1e-3)], [GroundPin("O", "disc", (0.0, 0.0), (0.0, 0.0))])
 >>> model = ClearanceModel(mech, [ClearanceSpec("O", clearance=1e-4)])
 >>> model.reduced.m, model.names
@@ -43,12 +43,22 @@ from typing import Sequence
 import numpy as np
 from scipy.optimize import brentq
 
-from . import contact
-from .checks import real, real_array
-from .errors import ParameterError
-from .multibody import (BAUMGARTE_ALPHA, BAUMGARTE_BETA, GroundPin, Mechanism, Pin, dopri5, integrate_compiled,
-                        resolve_backend)
-from .multibody import _checks as chk
+from robolib.core import contact
+from robolib.core.checks import real, real_array
+from robolib.core.errors import ParameterError
+from robolib.core.multibody import (
+    BAUMGARTE_ALPHA,
+    BAUMGARTE_BETA,
+    GroundPin,
+    Mechanism,
+    Pin,
+    dopri5,
+    driving_torques,
+    integrate_compiled,
+    resolve_backend,
+)
+from robolib.core.multibody import _checks as chk
+from robolib.core.multibody.mechanism import check_mechanism
 
 #: Default upper duration (s) of one contact episode still called an "impact".
 IMPACT_MAX_DURATION = 1e-3
@@ -68,7 +78,7 @@ class ClearanceSpec:
     ``R_J = R_bearing - clearance``, which must be positive). Materials:
     Young's moduli (Pa) and Poisson ratios; ``stiffness`` (N/m^1.5) overrides the
     Hertz value. ``restitution`` c_e, ``mu`` friction coefficient, ``v0 < v1``
-    (m/s) the friction ramp, ``law`` one of :data:`robolib.contact.LAWS`,
+    (m/s) the friction ramp, ``law`` one of :data:`robolib.core.contact.LAWS`,
     ``ddelta0_floor`` (m/s).
 
     >>> ClearanceSpec("B1", clearance=1e-4).R_bearing_value
@@ -76,7 +86,7 @@ class ClearanceSpec:
     >>> ClearanceSpec("B1", clearance=6e-3, R_bearing=5e-3)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: clearance joint 'B1': clearance = 0.006 m must be smaller than the bearing radius R_bearing = 0.005 m
+    robolib.ParameterError: clearance joint 'B1': clearance = 0.006 m must be smaller than the bearing radius R_bearing = 0.005 m
     """
 
     joint: str
@@ -120,8 +130,8 @@ class ClearanceSpec:
         positive("R_journal", "m", optional=True)
         positive("stiffness", "N/m^1.5", optional=True)
         positive("E_bearing", "Pa"), positive("E_journal", "Pa")
-        for field in ("nu_bearing", "nu_journal"):
-            real(f"{nm}: {field}", getattr(self, field), low=-1.0, high=0.5, open_low=True, open_high=True)
+        for ratio in ("nu_bearing", "nu_journal"):
+            real(f"{nm}: {ratio}", getattr(self, ratio), low=-1.0, high=0.5, open_low=True, open_high=True)
         if not isinstance(self.law, str) or self.law not in contact.LAWS:
             raise ParameterError(f"{nm}: law must be one of {list(contact.LAWS)}, got {self.law!r}")
         real(f"{nm}: restitution", self.restitution, low=0.0, open_low=True, high=1.0)
@@ -185,7 +195,7 @@ class ClearanceModel:
 
     def __init__(self, mech: Mechanism, specs: Sequence[ClearanceSpec], alpha: float = BAUMGARTE_ALPHA,
                  beta: float = BAUMGARTE_BETA, impact_max_duration: float = IMPACT_MAX_DURATION):
-        mech = chk.mechanism("mech", mech)
+        mech = check_mechanism("mech", mech)
         specs = chk.sequence("specs", specs, (ClearanceSpec,), "ClearanceSpec objects")
         if not specs:
             raise ParameterError("specs must hold at least one ClearanceSpec, got an empty list")
@@ -430,8 +440,8 @@ class ClearanceModel:
         ``t_eval``: sample times (default: every accepted step). ``ddelta0``:
         onset speeds carried over from a previous run (m/s, per joint, > 0). ``work0`` (2,): the motor work
         and the dissipated energy (J) to start from. ``t_span = (t0, t_end)``, ``t_end >= t0`` (s); the
-        tolerances, ``t_eval``, ``h_max`` and ``backend`` as in :func:`robolib.multibody.dopri5` and
-        :func:`robolib.multibody.simulate`.
+        tolerances, ``t_eval``, ``h_max`` and ``backend`` as in :func:`robolib.core.multibody.dopri5` and
+        :func:`robolib.core.multibody.simulate`.
         """
         red = self.reduced
         t0, t1 = chk.span_pair("t_span", t_span)
@@ -512,7 +522,6 @@ class ClearanceModel:
 
     def driving_torques(self, result: ClearanceResult) -> dict:
         """Motor torques (N m) along a clearance run: ``-lambda`` of the driver rows, ``{driver: (T,)}``."""
-        from .multibody import driving_torques
 
         red = self.reduced
         _result("result", result, red.n, len(self._rows))

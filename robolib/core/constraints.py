@@ -43,8 +43,8 @@ from typing import Sequence
 
 import numpy as np
 
-from . import checks
-from .errors import ParameterError, SingularityError
+from robolib.core import checks
+from robolib.core.errors import ParameterError, SingularityError
 
 #: Singular-value cut-off of the Moore–Penrose inverse, relative to the 2-norm of the layer's ``B = A M^(-1/2)``.
 PINV_RCOND = 1e-12

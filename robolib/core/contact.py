@@ -34,8 +34,8 @@ import math
 
 import numpy as np
 
-from . import checks
-from .errors import ParameterError
+from robolib.core import checks
+from robolib.core.errors import ParameterError
 
 #: The contact laws understood by :func:`normal_force`.
 LAWS = ("lankarani_nikravesh", "flores", "hertz")
@@ -58,7 +58,7 @@ def hertz_stiffness(R_bearing, R_journal, E_bearing, nu_bearing, E_journal, nu_j
     >>> hertz_stiffness(0.005, 0.005, 2e11, 0.3, 2e11, 0.3)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: R_journal = 0.005 m must be smaller than R_bearing = 0.005 m (the radial clearance must be positive)
+    robolib.ParameterError: R_journal = 0.005 m must be smaller than R_bearing = 0.005 m (the radial clearance must be positive)
     """
     _check_positive("R_bearing", R_bearing, "m")
     _check_positive("R_journal", R_journal, "m")

@@ -18,10 +18,19 @@ from typing import Callable
 
 import numpy as np
 
-from . import checks
-from .errors import ParameterError
-from .periodic import (_NEWTON_OPTIONS, COMPLEX_TOL, FOLD_NEAR, PeriodicOrbit, ShootingError, _check_newton,
-                       _eigvec_near, _state, periodic_orbit)
+from robolib.core import checks
+from robolib.core.errors import ParameterError
+from robolib.core.periodic import (
+    _NEWTON_OPTIONS,
+    COMPLEX_TOL,
+    FOLD_NEAR,
+    PeriodicOrbit,
+    ShootingError,
+    _check_newton,
+    _eigvec_near,
+    _state,
+    periodic_orbit,
+)
 
 #: Bifurcations are located on the parameter to ``BIFURCATION_REL_TOL * |p1 - p0|`` (bracket width).
 BIFURCATION_REL_TOL = 1e-6

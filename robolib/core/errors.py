@@ -39,7 +39,7 @@ class ConvergenceError(RobolibError, RuntimeError):
 __all__ = ["RobolibError", "UnreachableError", "SingularityError", "ParameterError", "ParameterFileError",
            "ConvergenceError"]
 
-# Tracebacks and reprs name the module users import them from (``robolib.errors``, an alias of this module).
+# Tracebacks and reprs name the module users import them from (``from robolib import ParameterError``).
 for _cls in (RobolibError, UnreachableError, SingularityError, ParameterError, ParameterFileError, ConvergenceError):
-    _cls.__module__ = "robolib.errors"
+    _cls.__module__ = "robolib"
 del _cls

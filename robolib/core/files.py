@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from .errors import ParameterError
+from robolib.core.errors import ParameterError
 
 #: Permissions of a written file (``mkstemp`` alone would make it private to its owner).
 FILE_MODE = 0o644

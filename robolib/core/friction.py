@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import checks
-from .errors import ParameterError
+from robolib.core import checks
+from robolib.core.errors import ParameterError
 
 
 def _nonneg(name: str, value) -> float:

@@ -48,12 +48,12 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
-from .checks import count, real, real_array
-from .errors import ParameterError
+from robolib.core.checks import count, real, real_array
+from robolib.core.errors import ParameterError
 
 #: Published largest Lyapunov exponent of the Lorenz system (sigma=10, rho=28, beta=8/3),
 #: Sprott (2003), "Chaos and Time-Series Analysis", Table 4.1 / Appendix A: 0.9056.
@@ -522,11 +522,11 @@ __all__ = [
 
 # Periodic orbits by shooting and their continuation live in robolib.core.periodic / .continuation, sweeps in
 # robolib.core.parallel (module size); they are part of this toolkit's public names.
-from .periodic import *  # noqa: E402,F401,F403
-from .periodic import __all__ as _periodic_all  # noqa: E402
-from .continuation import *  # noqa: E402,F401,F403
-from .continuation import __all__ as _continuation_all  # noqa: E402
-from .parallel import *  # noqa: E402,F401,F403
-from .parallel import __all__ as _parallel_all  # noqa: E402
+from robolib.core.continuation import *  # noqa: E402,F401,F403
+from robolib.core.continuation import __all__ as _continuation_all  # noqa: E402
+from robolib.core.parallel import *  # noqa: E402,F401,F403
+from robolib.core.parallel import __all__ as _parallel_all  # noqa: E402
+from robolib.core.periodic import *  # noqa: E402,F401,F403
+from robolib.core.periodic import __all__ as _periodic_all  # noqa: E402
 
 __all__ += list(_periodic_all) + list(_continuation_all) + list(_parallel_all)

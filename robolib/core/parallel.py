@@ -12,19 +12,31 @@ an interrupted sweep started again computes only the missing points. Re-exported
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import os
+import pickle
+import sys
+import types
+import warnings
+from pathlib import Path
 from typing import Callable, Sequence
 
+import joblib
 import numpy as np
 
-from .errors import ParameterError
+from robolib.core.errors import ParameterError
+from robolib.core.files import atomic_write
+
+try:  #: the installed package's version: a checkpointed sweep point of another version is not reused
+    ROBOLIB_VERSION = importlib.metadata.version("robolib")
+except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree, not installed
+    ROBOLIB_VERSION = "0+source"
 
 
 # --------------------------------------------------------------------------- parallel sweeps
 def _show_progress(progress) -> bool:
     """Progress bar on? ``None`` = only in a terminal or a live Jupyter session (never in papermill/CI logs)."""
-    import os
-    import sys
 
     if progress is not None:
         return bool(progress)
@@ -74,7 +86,6 @@ def _completed(fun, args, n_jobs, backend, verbose, client):
         for j, (a, kw) in enumerate(args):
             yield j, fun(*a, **kw)
         return
-    import joblib
 
     with joblib.parallel_config(backend=backend or "loky", n_jobs=n_jobs):
         yield from joblib.Parallel(verbose=verbose, return_as="generator_unordered")(
@@ -198,8 +209,6 @@ def callable_settings(obj):
     >>> callable_settings(functools.partial(round, ndigits=2))
     ('partial', ('callable', 'builtins', 'round'), (), (('ndigits', 2),))
     """
-    import functools
-    import types
 
     if isinstance(obj, functools.partial):
         return ("partial", callable_settings(obj.func), tuple(callable_settings(a) for a in obj.args),
@@ -234,13 +243,11 @@ def point_key(fun: Callable, value, keyword: str | None = None, salt=None) -> st
     >>> point_key(abs, 2.0) == point_key(abs, np.float64(2.0)) != point_key(abs, 3.0)
     True
     """
-    import joblib
 
-    from .. import __version__
 
     if keyword is not None and not isinstance(keyword, str):
         raise ParameterError(f"keyword must be the name of an argument of fun (text) or None, got {keyword!r}")
-    return joblib.hash(("robolib sweep point", __version__, callable_settings(fun), keyword,
+    return joblib.hash(("robolib sweep point", ROBOLIB_VERSION, callable_settings(fun), keyword,
                         callable_settings(value), callable_settings(salt)))
 
 
@@ -250,8 +257,6 @@ def code_fingerprint() -> str:
     Passed as a sweep's ``checkpoint_key`` it makes the points of a checkpoint belong to this code: any
     change of robolib's source gives new keys, so no point computed by older code is reused.
     """
-    import joblib
-    from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     return joblib.hash(sorted((str(p.relative_to(root)), p.read_bytes()) for p in root.rglob("*.py")))
@@ -259,7 +264,6 @@ def code_fingerprint() -> str:
 
 def point_files(fun: Callable, values: Sequence, checkpoint, keyword: str | None = None, checkpoint_key=None):
     """The files (``list[Path]``) that a :func:`sweep` with this checkpoint keeps for ``values`` (existing or not)."""
-    from pathlib import Path
 
     return [Path(checkpoint) / f"{point_key(fun, v, keyword, checkpoint_key)}{POINT_SUFFIX}" for v in values]
 
@@ -270,8 +274,6 @@ class CheckpointWarning(UserWarning):
 
 def _read_point(path, key):
     """The stored result of the point ``key`` at ``path``, or ``_MISSING`` (absent, damaged or another key)."""
-    import pickle
-    import warnings
 
     if not path.is_file():
         return _MISSING
@@ -291,7 +293,6 @@ _MISSING = object()
 
 def _checkpointed(fun, values, args, checkpoint, salt, keyword, n_jobs, backend, verbose, client, progress):
     """Results of :func:`sweep` with ``checkpoint``: stored points read, missing ones computed and written as they end."""
-    from pathlib import Path
 
     root = Path(checkpoint)
     if root.exists() and not root.is_dir():
@@ -328,9 +329,7 @@ def _checkpointed(fun, values, args, checkpoint, salt, keyword, n_jobs, backend,
 
 def _write_point(path, value, keyword, result):
     """Keep one finished point: ``{"key", "value", "keyword", "result"}`` pickled to ``path``, written whole."""
-    import pickle
 
-    from .files import atomic_write
 
     rec = {"key": path.name[:-len(POINT_SUFFIX)], "value": value, "keyword": keyword, "result": result}
     atomic_write(path, lambda f: pickle.dump(rec, f, protocol=pickle.HIGHEST_PROTOCOL))

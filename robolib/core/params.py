@@ -15,20 +15,24 @@ so a typo never becomes a silent default.
 >>> validate({"name": "link", "mass": -2, "com": [0.1, 0.0]}, schema, source="demo.yaml")
 Traceback (most recent call last):
     ...
-robolib.errors.ParameterFileError: demo.yaml: field 'mass' must be positive, got -2.0 (kg)
+robolib.ParameterFileError: demo.yaml: field 'mass' must be positive, got -2.0 (kg)
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import math
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import yaml
 
-from .checks import flag
-from .errors import ParameterError, ParameterFileError
+from robolib.core.checks import flag
+from robolib.core.errors import ParameterError, ParameterFileError
 
 #: The repository's ``data/`` folder (parameter sets shipped with robolib).
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
@@ -216,7 +220,7 @@ def resolve_data_path(path: str | Path) -> Path:
     >>> resolve_data_path(None)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterFileError: path = None is not valid: path must be the file path (str or pathlib.Path) of a parameter file
+    robolib.ParameterFileError: path = None is not valid: path must be the file path (str or pathlib.Path) of a parameter file
     """
     if isinstance(path, bool) or not isinstance(path, (str, Path)) or str(path) == "":
         raise ParameterFileError(f"path = {path!r:.80} is not valid: path must be the file path (str or pathlib.Path) "
@@ -255,3 +259,249 @@ __all__ = [
     "resolve_data_path",
 ]
 
+
+# ---- study parameters with their units and valid ranges --------------------------------------------------
+_KINDS = ("number", "integer", "boolean", "text", "choice", "file", "list")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a study: default, meaning, unit and the values it accepts.
+
+    ``kind``: ``"number"`` (a finite int or float, not a bool), ``"integer"``, ``"boolean"``,
+    ``"text"``, ``"choice"`` (one of ``choices``), ``"file"`` (a parameter file in ``data/`` or on
+    disk) or ``"list"`` (checked by ``check``); ``low``/``high``: bounds of a number or integer,
+    inclusive unless ``open_low``/``open_high``; ``allow_none``: ``None`` is valid too (e.g. "from the
+    data file"; a ``default`` of ``None`` without ``allow_none`` declares a value that has no default;
+    any other default must be one of the valid values, checked here); ``check(name, value)``: a further
+    check that raises :class:`~robolib.ParameterError`
+    (structured values, conditions between parameters are the study's own); ``exclude``: values of
+    the range that are not valid (``n_jobs`` in ``[-1, inf)`` but not 0); ``valid``: the valid values
+    in words where the kind's own text says too little (a list of cases, a geometry file).
+
+    >>> n = Parameter(1_000_000, "inputs in the large round trip", kind="integer", low=2000)
+    >>> n.valid_text()
+    'an integer >= 2000'
+    >>> n.validate("n_samples", 500)
+    Traceback (most recent call last):
+        ...
+    robolib.ParameterError: n_samples = 500 is not valid: n_samples must be an integer >= 2000 (inputs in the large round trip)
+    >>> Parameter(0.1, "radial clearance", unit="mm", low=0.0, open_low=True, high=5.0).valid_text()
+    'a number in (0, 5] mm'
+    """
+
+    default: Any
+    meaning: str
+    unit: str = ""
+    kind: str = "number"
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+    choices: tuple = ()
+    allow_none: bool = False
+    check: Callable[[str, Any], None] | None = None
+    exclude: tuple = ()
+    valid: str | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.kind, str) or self.kind not in _KINDS:
+            raise ParameterError(f"Parameter kind must be one of {', '.join(_KINDS)}, got {self.kind!r}")
+        if not isinstance(self.meaning, str) or not self.meaning.strip():
+            raise ParameterError(f"Parameter meaning must be a non-empty text, got {self.meaning!r}")
+        if not isinstance(self.unit, str):
+            raise ParameterError(f"Parameter unit must be a text, got {self.unit!r}")
+        for name in ("low", "high"):
+            v = getattr(self, name)
+            if v is not None and not _is_number(v):
+                raise ParameterError(f"Parameter {name} must be None or a finite number, got {v!r}")
+        for name in ("open_low", "open_high", "allow_none"):
+            if not isinstance(getattr(self, name), bool):
+                raise ParameterError(f"Parameter {name} must be True or False, got {getattr(self, name)!r}")
+        if (self.low is not None or self.high is not None) and self.kind not in ("number", "integer"):
+            raise ParameterError(f"Parameter low/high bound a number or an integer, not a {self.kind!r}")
+        if self.low is not None and self.high is not None and (
+                self.low > self.high or (self.low == self.high and (self.open_low or self.open_high))):
+            raise ParameterError(f"Parameter low = {self.low!r} and high = {self.high!r} leave no valid value "
+                                 f"(low must be below high)")
+        if not isinstance(self.choices, tuple) or (self.kind == "choice" and not self.choices):
+            raise ParameterError(f"Parameter choices must be a tuple (non-empty for kind 'choice'), got "
+                                 f"{self.choices!r}")
+        if not isinstance(self.exclude, tuple):
+            raise ParameterError(f"Parameter exclude must be a tuple, got {self.exclude!r}")
+        if self.check is not None and not callable(self.check):
+            raise ParameterError(f"Parameter check must be None or a callable (name, value), got {self.check!r}")
+        if self.valid is not None and (not isinstance(self.valid, str) or not self.valid):
+            raise ParameterError(f"Parameter valid must be None or a non-empty text, got {self.valid!r}")
+        try:
+            if self.default is not None:             # None without allow_none: a value without default (required)
+                self.validate("default", self.default)
+        except ParameterError as exc:
+            raise ParameterError(f"Parameter default {self.default!r} is outside its own declaration (kind, low, high, "
+                                 f"choices, exclude, check): {exc}") from None
+
+    def valid_text(self) -> str:
+        """The valid values in words, e.g. ``'a number in (0, 5] mm'`` (``valid`` overrides it)."""
+        if self.valid:
+            return self.valid
+        unit = f" {self.unit}" if self.unit and self.kind in ("number", "integer") else ""
+        if self.kind in ("number", "integer"):
+            what = "a number" if self.kind == "number" else "an integer"
+            lo, hi = self.low, self.high
+            if lo is not None and hi is not None:
+                text = f"{what} in {'(' if self.open_low else '['}{lo:g}, {hi:g}{')' if self.open_high else ']'}{unit}"
+            elif lo is not None:
+                text = f"{what} {'>' if self.open_low else '>='} {lo:g}{unit}"
+            elif hi is not None:
+                text = f"{what} {'<' if self.open_high else '<='} {hi:g}{unit}"
+            else:
+                text = f"a finite {what.split()[-1]}{unit}"
+        elif self.kind == "boolean":
+            text = "True or False"
+        elif self.kind == "choice":
+            text = "one of " + ", ".join(map(str, self.choices))
+        elif self.kind == "file":
+            text = "a parameter file (a data/ path or a file on disk)"
+        elif self.kind == "text":
+            text = "a text"
+        else:
+            text = "a list (see the meaning)"
+        if self.exclude:
+            text += ", not " + " or ".join(map(str, self.exclude))
+        return text + (", or None" if self.allow_none else "")
+
+    def _fail(self, name: str, value: Any):
+        raise ParameterError(f"{name} = {value!r} is not valid: {name} must be {self.valid_text()} ({self.meaning})")
+
+    def validate(self, name: str, value: Any) -> None:
+        """Raise :class:`~robolib.ParameterError` naming ``name`` and the valid values if ``value`` is not one."""
+        if not isinstance(name, str) or not name:
+            raise ParameterError(f"name must be a parameter name (text), got {name!r}")
+        if value is None and self.allow_none:
+            return
+        if self.kind in ("number", "integer"):
+            ok_type = isinstance(value, numbers.Integral if self.kind == "integer" else numbers.Real)
+            if isinstance(value, (bool, np.bool_)) or not ok_type or not _is_number(value):
+                self._fail(name, value)
+            if self.low is not None and (value < self.low or (self.open_low and value == self.low)):
+                self._fail(name, value)
+            if self.high is not None and (value > self.high or (self.open_high and value == self.high)):
+                self._fail(name, value)
+            if value in self.exclude:
+                self._fail(name, value)
+        elif self.kind == "boolean":
+            if not isinstance(value, (bool, np.bool_)):
+                self._fail(name, value)
+        elif self.kind == "choice":
+            if not any(type(value) is type(c) and value == c for c in self.choices):
+                self._fail(name, value)
+        elif self.kind in ("text", "file"):
+            if not isinstance(value, str) or not value:
+                self._fail(name, value)
+            if self.kind == "file":
+                try:
+                    resolve_data_path(value)
+                except ParameterFileError as exc:
+                    raise ParameterError(f"{name} = {value!r} is not valid: {exc}") from None
+        elif self.kind == "list" and not isinstance(value, (list, tuple)):
+            self._fail(name, value)
+        if self.check is not None:
+            self.check(name, value)
+
+    def note(self) -> str:
+        """The "unit / meaning" cell of a parameter table."""
+        unit = f"{self.unit}: " if self.unit else ""
+        return f"{unit}{self.meaning} (valid: {self.valid_text()})"
+
+
+def _is_number(value) -> bool:
+    """A finite real number (not a bool; an int too large for a float is not finite)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
+def _check_spec(spec) -> dict:
+    if not isinstance(spec, dict) or not all(isinstance(k, str) and k for k in spec):
+        raise ParameterError(f"spec must be a dict of parameter name -> Parameter, got {spec!r:.60}")
+    # (duck-typed: under ``python -m robolib.study`` this module's Parameter is __main__.Parameter)
+    bad = [k for k, v in spec.items() if not (isinstance(v, Parameter) or type(v).__name__ == "Parameter"
+                                              and callable(getattr(v, "validate", None)))]
+    if bad:
+        raise ParameterError(f"spec must map every name to a Parameter; {bad} do not")
+    return spec
+
+
+def validate_parameters(spec: dict, params: dict, study: str = "study") -> dict:
+    """Check names and values of ``params`` against ``spec`` (name -> :class:`Parameter`); return ``params``.
+
+    >>> spec = {"n": Parameter(10, "samples", kind="integer", low=1)}
+    >>> validate_parameters(spec, {"n": 3})
+    {'n': 3}
+    >>> validate_parameters(spec, {"n": True})
+    Traceback (most recent call last):
+        ...
+    robolib.ParameterError: n = True is not valid: n must be an integer >= 1 (samples)
+    """
+    _check_spec(spec)
+    if not isinstance(params, dict):
+        raise ParameterError(f"params must be a dict of parameter name -> value, got {params!r:.60}")
+    if not isinstance(study, str) or not study:
+        raise ParameterError(f"study must be a study name (text), got {study!r}")
+    unknown = sorted(set(params) - set(spec))
+    if unknown:
+        raise ParameterError(f"unknown parameter(s) {unknown} of study {study!r}; it declares {sorted(spec)}")
+    for name, value in params.items():
+        spec[name].validate(name, value)
+    return params
+
+
+def declare_parameters(spec: dict, study: str | None = None):
+    """Decorator of a study function: its parameters are ``spec``; every call checks them before any work.
+
+    ``study``: the name errors give for the study (default: the function's name).
+
+    The function's keyword defaults must be the spec's defaults (checked here, at import); the
+    wrapped function keeps its signature (``inspect.signature``, :func:`defaults`) and gains the
+    attribute ``parameters`` (the spec).
+
+    >>> @declare_parameters({"seed": Parameter(0, "seed of the draws", kind="integer", low=0)})
+    ... def demo(seed=0):
+    ...     return seed
+    >>> demo(seed=3), demo.parameters["seed"].valid_text()
+    (3, 'an integer >= 0')
+    >>> demo(seed=-1)
+    Traceback (most recent call last):
+        ...
+    robolib.ParameterError: seed = -1 is not valid: seed must be an integer >= 0 (seed of the draws)
+    """
+    _check_spec(spec)
+
+    def wrap(fn):
+        sig = inspect.signature(fn)
+        declared = {k: p.default for k, p in sig.parameters.items()}
+        if list(declared) != list(spec) or any(
+                not _same(declared[k], spec[k].default) for k in spec):
+            raise ParameterError(f"{fn.__qualname__}: its keyword defaults {declared} differ from its parameter "
+                                 f"declarations {dict((k, v.default) for k, v in spec.items())}")
+
+        @functools.wraps(fn)
+        def run_checked(**params):
+            bound = sig.bind(**params)
+            bound.apply_defaults()
+            validate_parameters(spec, dict(bound.arguments), study or fn.__name__)
+            return fn(**bound.arguments)
+
+        run_checked.parameters = spec
+        return run_checked
+
+    return wrap
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b

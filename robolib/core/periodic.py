@@ -54,8 +54,8 @@ from typing import Callable
 
 import numpy as np
 
-from . import checks
-from .errors import ConvergenceError, ParameterError
+from robolib.core import checks
+from robolib.core.errors import ConvergenceError, ParameterError
 
 _EPS = float(np.finfo(float).eps)
 
@@ -621,23 +621,9 @@ def period_doubling_start(P: Callable, orbit: PeriodicOrbit, h: float = PD_OFFSE
                         f"parameter farther past the doubling", "not found", orbit.x)
 
 
-#: Names of :mod:`robolib.core.continuation`, also importable from here (loaded on first use: that module
-#: imports this one).
-_CONTINUATION = ("BIFURCATION_REL_TOL", "LOCATE_MAX_ITER", "STEP_GROWTH", "EASY_ITER", "Bifurcation", "Branch",
-                 "continue_orbits")
-
-
-def __getattr__(name):
-    if name in _CONTINUATION:
-        from . import continuation
-
-        return getattr(continuation, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = [
     "CENTRAL_STEP", "FORWARD_STEP", "SHOOTING_TOL", "SHOOTING_MAX_ITER", "LINE_SEARCH_MIN", "ARMIJO",
     "SINGULAR_TOL", "STABILITY_MARGIN", "DISTINCT_FACTOR", "COMPLEX_TOL", "FOLD_NEAR", "PD_OFFSET",
     "PD_OFFSET_FACTORS", "PD_NEAR", "ShootingError", "difference_step", "monodromy", "floquet_multipliers",
-    "orbit_points", "PeriodicOrbit", "periodic_orbit", "period_doubling_start", *_CONTINUATION,
+    "orbit_points", "PeriodicOrbit", "periodic_orbit", "period_doubling_start",
 ]

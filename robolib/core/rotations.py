@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import real_array
-from .errors import ParameterError, SingularityError
+from robolib.core.checks import real_array
+from robolib.core.errors import ParameterError, SingularityError
 
 #: Norm below which :func:`normalize` refuses a vector (it has no direction).
 ZERO_NORM_TOL = 1e-300
@@ -106,7 +106,7 @@ def rpy_matrix(rpy):
     >>> rpy_matrix([0.1, 0.2])
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: rpy must have shape (..., 3), got (2,)
+    robolib.ParameterError: rpy must have shape (..., 3), got (2,)
     """
     rpy = _vectors("rpy", rpy)
     cr, cp, cy = np.cos(rpy[..., 0]), np.cos(rpy[..., 1]), np.cos(rpy[..., 2])
@@ -134,7 +134,7 @@ def matrix_rpy(R):
     >>> matrix_rpy(2 * np.eye(3))
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: R must be a rotation matrix (R^T R = I, det R = +1 within 1e-06), got max|R^T R - I| = 3 and det R - 1 = 7
+    robolib.ParameterError: R must be a rotation matrix (R^T R = I, det R = +1 within 1e-06), got max|R^T R - I| = 3 and det R - 1 = 7
     """
     R = real_array("R", R, shape=(3, 3), batch=True)
     gap = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max()
@@ -238,7 +238,7 @@ def cross(a, b):
     >>> cross(np.array([1.0, 0, np.nan]), np.array([0.0, 1, 0]))
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: a must be finite, got nan at index 2
+    robolib.ParameterError: a must be finite, got nan at index 2
     """
     a, b = _fast_vectors("a", a), _fast_vectors("b", b)
     try:

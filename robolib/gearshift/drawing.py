@@ -16,15 +16,14 @@ given 2-D axis and returns what it drew.
 
 from __future__ import annotations
 
-import numpy as np
-
 import math
 
+import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.patches import Arc, Circle, FancyArrowPatch
+from matplotlib.patches import Circle
 
-from ..book.labels import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
-from .. import gearshift as _gearshift
+from robolib.core.drawing import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.gearshift.model import build_gearshift
 
 #: Colour per chain (links i1 and i2), the lever, the ground and clearance joints.
 CHAIN_COLORS = ("tab:blue", "tab:orange", "tab:green")
@@ -221,7 +220,7 @@ def gearshift_mechanism(params: dict) -> Figure:
     >>> len(fig.axes)
     2
     """
-    gs = _gearshift.build_gearshift(params)
+    gs = build_gearshift(params)
     q = gs.ideal_state(0.0)[0]
     names = [s.strip() for s in params["clearance"]["joints"].split(",") if s.strip()]
     driven = [int(round(x)) for x in np.asarray(params["motion"]["driven_chains"], float)]

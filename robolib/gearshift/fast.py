@@ -1,6 +1,6 @@
 """A fast minimal-coordinate formulation of the gear-shift clearance model, beside the seed's Baumgarte DAE.
 
-With one clearance joint (any of :data:`robolib.gearshift.settings.CLEARANCE_JOINTS`) the
+With one clearance joint (any of :data:`robolib.gearshift.model.CLEARANCE_JOINTS`) the
 mechanism has two degrees of freedom: the journal eccentricity ``e = P_j - P_i`` (m, **global
 frame**; :meth:`FastClearance.e_local` turns it into the bearing body's frame). Given ``e`` and
 the driven base angles (time functions from the stroke's inverse kinematics, the same compiled
@@ -15,7 +15,7 @@ equations of motion are
     T^T M T edd = T^T (Q - M b),
 
 ``Q`` the gearbox spring--damper at the lever tip and the contact force of the clearance joint,
-applied exactly as :class:`robolib.clearance.ClearanceModel` applies it (same laws, the same
+applied exactly as :class:`robolib.core.clearance.ClearanceModel` applies it (same laws, the same
 impact onset speed ``ddelta0`` located by an event and floored, the same modified Coulomb law;
 :func:`robolib.core.contact._normal_force_scalar` / ``_tangential_force_scalar`` compiled). No
 constraint solve, no Baumgarte terms, no drift. The elbow branches are those of the DAE's
@@ -23,7 +23,7 @@ assembly (chosen at build time so that ``e = 0`` reproduces :meth:`GearShift.ide
 
 The integrator is a compiled Dormand--Prince 5(4) loop with dense output and the contact onset
 event (:func:`robolib.gearshift._fast_kernels.integrate_py`, the semantics of the DAE's
-:func:`robolib.multibody.integrate_compiled`). Its state is ``(e, ed, W_drive, W_loss)``; the
+:func:`robolib.core.multibody.integrate_compiled`). Its state is ``(e, ed, W_drive, W_loss)``; the
 error norm covers ``(e, ed)`` only, each component scaled by ``atol + rtol * max(|y|, y_ref)``
 with ``y_ref = (l, l, l omega, l omega)`` (:data:`ERROR_SCALE`): the DAE measures the error of
 whole body positions (size ``l``), so the same ``rtol`` asks the same absolute accuracy of the
@@ -47,14 +47,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core import checks, contact
-from ..core.clearance import ClearanceResult, contact_modes, mode_shares
-from ..core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
-from ..core.multibody import Driver
-from ..core.multibody.integrator import EPISODE_CHUNK, OUTPUT_CHUNK
-from . import _fast_kernels as FK
-from .model import build_gearshift, check_arguments, clearance_model, load_parameters, with_changes
-from .settings import CLEARANCE_JOINTS
+from robolib.core import checks, contact
+from robolib.core.clearance import ClearanceResult, contact_modes, mode_shares
+from robolib.core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
+from robolib.core.multibody import Driver
+from robolib.core.multibody.integrator import EPISODE_CHUNK, OUTPUT_CHUNK
+from robolib.gearshift import _fast_kernels as FK
+from robolib.gearshift.model import (
+    CLEARANCE_JOINTS,
+    build_gearshift,
+    check_arguments,
+    clearance_model,
+    load_parameters,
+    with_changes,
+)
 
 #: Error-norm reference sizes: ``(e_x, e_y)`` against the link length ``l`` (m) and ``(ed_x, ed_y)`` against
 #: ``l omega`` (m/s), the sizes of the body coordinates whose error the DAE's norm measures. ``"state"``
@@ -128,7 +134,7 @@ class FastClearance:
     >>> FastClearance(joint="B4")
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: joint = 'B4' is not valid: joint must be one of A1, A2, A3, B1, B2, B3, E2, E3, C (the one revolute joint with clearance of the fast model)
+    robolib.ParameterError: joint = 'B4' is not valid: joint must be one of A1, A2, A3, B1, B2, B3, E2, E3, C (the one revolute joint with clearance of the fast model)
     """
 
     def __init__(self, params: dict | None = None, joint: str = "B1", clearance: float | None = None,
@@ -253,7 +259,7 @@ class FastClearance:
         >>> FastClearance().trajectory([0.0, 0.1], np.zeros((3, 2)), np.zeros((2, 2)))
         Traceback (most recent call last):
             ...
-        robolib.errors.ParameterError: e must have shape (len(t), 2) = (2, 2) like t, got (3, 2)
+        robolib.ParameterError: e must have shape (len(t), 2) = (2, 2) like t, got (3, 2)
         """
         t = np.atleast_1d(checks.real_array("t", t))
         if t.ndim != 1:
@@ -414,7 +420,7 @@ class FastClearance:
         return res
 
     def _initial_step(self, y, f, rtol, atol, span, h_max) -> float:
-        """Starting step (s): :func:`robolib.multibody.integrator.initial_step` in this model's error scale."""
+        """Starting step (s): :func:`robolib.core.multibody.integrator.initial_step` in this model's error scale."""
         sc = atol + rtol * np.maximum(np.abs(y), self._yref)
         d0, d1 = np.sqrt(np.mean((y / sc) ** 2)), np.sqrt(np.mean((f / sc) ** 2))
         h = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
@@ -468,8 +474,8 @@ class FastClearance:
     def contact_forces(self, result: FastResult) -> dict:
         """Normal and tangential contact forces (N) at the samples, (k,) each, with ``delta``, ``ddelta``, ``v_t``.
 
-        From ``e, ed`` and the bodies' rates through :func:`robolib.contact.normal_force` and
-        :func:`robolib.contact.tangential_force`, with the onset speed of the episode each sample is in.
+        From ``e, ed`` and the bodies' rates through :func:`robolib.core.contact.normal_force` and
+        :func:`robolib.core.contact.tangential_force`, with the onset speed of the episode each sample is in.
         """
         q, qd = self._full(_check_result(result))
         e, ed = result.e, result.ed

@@ -1,8 +1,8 @@
 """Gear-shift manipulator of a driving robot, and a slider-crank validation case.
 
 Both mechanisms are *data* on the planar multibody core
-(:mod:`robolib.multibody`); any of their revolute joints can be turned into a
-clearance joint (:mod:`robolib.clearance`).
+(:mod:`robolib.core.multibody`); any of their revolute joints can be turned into a
+clearance joint (:mod:`robolib.core.clearance`).
 
 Gear-shift manipulator (reconstruction, see the Models page of the book): three
 two-link chains ``i = 1, 2, 3`` pinned to ground at ``A_i`` (joints ``A1..A3``),
@@ -37,7 +37,7 @@ Typical use (what the notebook needs)::
     sc = build_slider_crank(); slider_closed_form(...)     # validation case
 
 Cost: a few tenths of a second of wall time per simulated second with the
-compiled step loop (:func:`robolib.multibody.integrate_compiled`; about 30 000
+compiled step loop (:func:`robolib.core.multibody.integrate_compiled`; about 30 000
 integration steps per simulated second at the default rtol).
 
 >>> gs = build_gearshift(load_parameters())
@@ -50,21 +50,37 @@ True
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..core.clearance import ClearanceModel, ClearanceResult, ClearanceSpec
-from ..core.errors import ParameterError, SingularityError, UnreachableError
-from ..core.multibody import (GROUND, AngleLock, Body, ConstantSpeed, Driver, GroundPin, Mechanism, Pin,
-                        PointSpringDamper, Constant, driving_torques, inverse_dynamics, kinematic_state,
-                        simulate)
-from ..core.checks import count, real, real_array
-from ..core.params import load_yaml, number, text, validate, vector
-from ..study import Parameter
+from robolib.core._kernels import chain_drive_py as _drive_angle_py  # one copy of the chain IK for the kernels
+from robolib.core.checks import real, real_array
+from robolib.core.clearance import ClearanceModel, ClearanceResult, ClearanceSpec
+from robolib.core.errors import ParameterError, SingularityError, UnreachableError
+from robolib.core.multibody import (
+    GROUND,
+    AngleLock,
+    Body,
+    Constant,
+    ConstantSpeed,
+    Driver,
+    GroundPin,
+    Mechanism,
+    Pin,
+    PointSpringDamper,
+    driving_torques,
+    inverse_dynamics,
+    kinematic_state,
+    simulate,
+)
+from robolib.core.params import Parameter, load_yaml, number, text, validate, vector
 
+#: Revolute joints of the manipulator that can have clearance (the fast model takes one, the DAE several).
+CLEARANCE_JOINTS = ("A1", "A2", "A3", "B1", "B2", "B3", "E2", "E3", "C")
 #: |sin(theta2 - theta1)| below which a two-link chain is at its singular (straight) pose.
 CHAIN_SINGULAR_TOL = 1e-9
 
@@ -110,7 +126,7 @@ def check_arguments(**values) -> None:
     >>> check_arguments(frequency=0.0)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: frequency = 0.0 is not valid: frequency must be a number > 0 Hz, or None (drive frequency; None: the parameter set's)
+    robolib.ParameterError: frequency = 0.0 is not valid: frequency must be a number > 0 Hz, or None (drive frequency; None: the parameter set's)
     """
     for name, value in values.items():
         _validate(name, value, ARGUMENTS[name])
@@ -212,7 +228,6 @@ def with_changes(params: dict, **changes) -> dict:
     >>> with_changes(load_parameters(), **{"clearance.radial_clearance": 5e-4})["clearance"]["radial_clearance"]
     0.0005
     """
-    import copy
 
     if not isinstance(params, dict):
         raise ParameterError(f"params must be a parameter set (a dict, e.g. load_parameters()), got {params!r:.60}")
@@ -307,8 +322,6 @@ class ShiftStroke:
         a, w = self.a, self.w
         return (self.E0[0], self.E0[1] + a * s), (0.0, a * w * c), (0.0, -a * w * w * s)
 
-
-from ..core._kernels import chain_drive_py as _drive_angle_py  # noqa: E402  (one copy of the chain IK for the kernels)
 
 try:
     import numba as _numba

@@ -54,7 +54,7 @@ Lyapunov exponents, two routes
 >>> stroboscopic_map(None, 0.0, 5e-4)
 Traceback (most recent call last):
     ...
-robolib.errors.ParameterError: frequency = 0.0 is not valid: frequency must be a number > 0 Hz (drive frequency of the return map)
+robolib.ParameterError: frequency = 0.0 is not valid: frequency must be a number > 0 Hz (drive frequency of the return map)
 """
 
 from __future__ import annotations
@@ -65,14 +65,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core import checks
-from ..core import nonlinear as N
-from ..core.continuation import continue_orbits
-from ..core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
-from ..core.periodic import (STABILITY_MARGIN, PeriodicOrbit, ShootingError, difference_step, floquet_multipliers,
-                             monodromy, period_doubling_start, periodic_orbit)
-from .fast import FastClearance
-from .model import check_params, load_parameters
+from robolib.core import checks
+from robolib.core import nonlinear as N
+from robolib.core.continuation import continue_orbits
+from robolib.core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
+from robolib.core.periodic import (
+    STABILITY_MARGIN,
+    PeriodicOrbit,
+    ShootingError,
+    difference_step,
+    floquet_multipliers,
+    monodromy,
+    period_doubling_start,
+    periodic_orbit,
+)
+from robolib.gearshift.fast import FastClearance
+from robolib.gearshift.model import check_params, load_parameters
 
 #: Default integration tolerance of the orbit computations: at the parameter file's rtol 1e-9 one return at
 #: 10 Hz / 0.5 mm is off by 2.9e-3 c (against rtol 1e-14), above the central difference step rtol^(1/3) = 1e-3
@@ -299,7 +307,7 @@ def return_noise(P: StroboscopicMap, x, k: int = 1) -> float:
     >>> return_noise(None, np.zeros(4))
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: P must be a StroboscopicMap (from stroboscopic_map), got NoneType
+    robolib.ParameterError: P must be a StroboscopicMap (from stroboscopic_map), got NoneType
     """
     P = _check_map(P)
     k = _check_k(k)

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from pathlib import Path
 import numpy as np
-from ..core import checks
-from ..core.clearance import ClearanceModel, ClearanceResult, ClearanceSpec
-from ..core.errors import ParameterError, SingularityError, UnreachableError
-from ..core.multibody import (GROUND, AngleLock, Body, ConstantSpeed, Driver, GroundPin, Mechanism, Pin,
-                        PointSpringDamper, Constant, driving_torques, inverse_dynamics, kinematic_state,
-                        simulate)
-from ..core.params import load_yaml, number, text, vector
-from ..study import Parameter
-from .model import (_validate, build_gearshift, check_arguments, clearance_model,  # noqa: F401
-                    simulate_clearance, with_changes)
+
+from robolib.core import checks
+from robolib.core.checks import count
+from robolib.core.clearance import ClearanceModel, mode_shares
+from robolib.core.errors import ParameterError
+from robolib.core.multibody import project as _project
+from robolib.core.nonlinear import PERIOD_K_MAX, largest_lyapunov, period_k, poincare_times, repeat_residuals
+from robolib.core.params import Parameter
+from robolib.gearshift.fast import FastClearance
+from robolib.gearshift.model import (  # noqa: F401
+    _validate,
+    build_gearshift,
+    check_arguments,
+    clearance_model,
+    simulate_clearance,
+    with_changes,
+)
 
 
 # --------------------------------------------------------------------------- nonlinear-dynamics runs
@@ -26,7 +30,6 @@ def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> dict:
     the bearing body's frame (global for a ground bearing), ``e_dot`` (T, 2),
     ``eps`` and ``delta`` (T,) (m, m/s).
     """
-    from ..core.checks import count
 
     joint = count("joint", joint, low=0, high=len(cm.specs) - 1)
     kin = cm.contact_kinematics(q, qd)
@@ -63,7 +66,7 @@ NOISE_RTOL_DIVISOR = 100.0
 #: reference, any number of clearance joints).
 ENGINES = ("fast", "dae")
 #: The engine of the clearance chapter's verdict ladders and sweeps (the default of
-#: :attr:`robolib.gearshift.settings.StudySettings.engine` and of the study's ``engine`` parameter): the fast model,
+#: :attr:`robolib.studies.clearance_dynamics.settings.StudySettings.engine` and of the study's ``engine`` parameter): the fast model,
 #: computed in every build (at each rung's tolerance over :data:`FAST_TOLERANCE_DIVISOR`). The DAE (``engine = "dae"``)
 #: reads the stored runs when their settings match. The functions of this module and of :mod:`.store` default to
 #: ``REFERENCE_ENGINE``: called without an engine they are the seed's model (other modules' tests use them as the
@@ -112,7 +115,7 @@ def check_engine(engine, joints=None, params: dict | None = None) -> list:
     >>> check_engine("fast", "B1, E2")
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: engine = 'fast' is not valid with clearance_joint = 'B1, E2': the fast engine models one clearance joint (2 named); use engine = 'dae' for several
+    robolib.ParameterError: engine = 'fast' is not valid with clearance_joint = 'B1, E2': the fast engine models one clearance joint (2 named); use engine = 'dae' for several
     """
     if not isinstance(engine, str) or engine not in ENGINES:
         raise ParameterError(f"engine = {engine!r} is not valid: engine must be one of {', '.join(map(repr, ENGINES))} "
@@ -148,7 +151,7 @@ def poincare_run(params: dict, frequency: float | None = None, clearance: float 
     ``s = (e_local / c, e_dot / (c omega))`` (N, 4) (``e_local`` in the bearing
     body's frame, ``e_dot`` the rate of ``e = P_j - P_i`` in the global frame),
     and tested for a period
-    (:func:`robolib.nonlinear.period_k`, lags 1..``k_max``, default
+    (:func:`robolib.core.nonlinear.period_k`, lags 1..``k_max``, default
     ``min(8, n_samples // 3)``) within a tolerance tied to the integration
     noise: one more period is integrated from the final state at ``rtol`` and
     at ``rtol / NOISE_RTOL_DIVISOR``; the normalised difference of the two end
@@ -163,7 +166,7 @@ def poincare_run(params: dict, frequency: float | None = None, clearance: float 
     Returns the parameter values, sample times ``t``, ``e_local``, ``e_dot``
     (N, 2), ``eps`` (N,), ``samples`` (N, 4), end-point errors ``dE``, ``dvE``
     (N, 2) (m, m/s), ``period`` (k >= 1, or 0 for irregular), ``noise``,
-    ``period_tol``, ``residuals`` (k_max,) (:func:`robolib.nonlinear.repeat_residuals`),
+    ``period_tol``, ``residuals`` (k_max,) (:func:`robolib.core.nonlinear.repeat_residuals`),
     ``n_episodes`` (contact episodes that start in the sampled window), ``peak_force`` (largest
     normal force at the samples, N), ``rtol``, ``n_steps``, the integration wall time ``wall_s`` (s) and
     ``engine``. ``rtol``/``atol`` default to the parameter file's solver values.
@@ -173,7 +176,6 @@ def poincare_run(params: dict, frequency: float | None = None, clearance: float 
     n_transient >= 0, n_samples >= 2, k_max >= 1; engine in :data:`ENGINES`, one joint for ``"fast"``) before any
     integration.
     """
-    from ..core.nonlinear import PERIOD_K_MAX, period_k, poincare_times, repeat_residuals
 
     check_arguments(frequency=frequency, clearance=clearance, n_transient=n_transient, n_samples=n_samples,
                     rtol=rtol, atol=atol, k_max=k_max)
@@ -227,7 +229,6 @@ def _dae_poincare(p, joints, clearance, ts, T, rt, at, backend) -> dict:
 
 def _fast_poincare(p, joints, clearance, ts, T, rt, at, backend) -> dict:
     """:class:`FastClearance` over ``ts`` (``backend`` unused, the loop is compiled): :func:`_dae_poincare`'s fields."""
-    from .fast import FastClearance
 
     joint = check_engine("fast", joints, p)[0]
     fc = FastClearance(p, joint=joint, clearance=clearance)
@@ -248,7 +249,7 @@ class ClearanceFlow:
     """Picklable flow ``flow(y, t0, t1)`` of the gear-shift clearance model for Lyapunov estimates.
 
     ``y = (q, qd, ddelta0)``: the impact onset speeds are carried as state
-    (they are copied, not perturbed, by :func:`robolib.nonlinear.largest_lyapunov`).
+    (they are copied, not perturbed, by :func:`robolib.core.nonlinear.largest_lyapunov`).
     """
 
     def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
@@ -278,7 +279,6 @@ class ClearanceFlow:
 
     def project(self, y, t):
         """Project ``(q, qd)`` of ``y`` onto the reduced constraint manifold."""
-        from ..core.multibody import project as _project
 
         gs, cm = self._build()
         n = cm.reduced.n
@@ -298,7 +298,7 @@ class FastFlow:
 
     ``y = (e_x, e_y, ed_x, ed_y, ddelta0)`` (m, m/s): the minimal coordinates of the one clearance joint and the
     impact onset speed in force (carried as state, copied from the reference trajectory by
-    :func:`robolib.nonlinear.largest_lyapunov`). ``weights`` (4,) = ``(1, 1, 1/omega, 1/omega)``: the distance in
+    :func:`robolib.core.nonlinear.largest_lyapunov`). ``weights`` (4,) = ``(1, 1, 1/omega, 1/omega)``: the distance in
     metres, as :class:`ClearanceFlow`'s. ``project`` is None: minimal coordinates have no constraint manifold.
     ``backend`` is accepted for the signature of :class:`ClearanceFlow` and not used (the loop is compiled).
 
@@ -322,7 +322,6 @@ class FastFlow:
 
     def _model(self):
         if self._fc is None:
-            from .fast import FastClearance
 
             self._fc = FastClearance(self.params, joint=self.joint, clearance=self.clearance)
         return self._fc
@@ -363,7 +362,7 @@ def lyapunov_run(params: dict, frequency: float | None = None, clearance: float 
     the estimate. ``d0`` (m) defaults to 1 % of the clearance: well above the
     integrator's error and well below ``c``. ``alpha`` overrides the Baumgarte
     factors (alpha = beta, 1/s). The result's ``uncertainty`` is the
-    batch-means standard error of :func:`robolib.nonlinear.largest_lyapunov`,
+    batch-means standard error of :func:`robolib.core.nonlinear.largest_lyapunov`,
     its batches made of whole units of two drive periods; ``n_renorm`` is
     rounded up to whole units. Bad arguments raise :class:`robolib.ParameterError` naming the argument and its
     valid values (frequency > 0 Hz, clearance > 0 m, n_transient >= 0, n_renorm >= 1, tau_periods > 0, d0 > 0 m,
@@ -374,7 +373,6 @@ def lyapunov_run(params: dict, frequency: float | None = None, clearance: float 
     distance is over ``(e, ed / omega)`` (m), no projection is needed (there is no constraint and no Baumgarte
     term), and ``alpha`` is refused (it has no meaning there). ``engine="dae"``: the seed's DAE as described above.
     """
-    from ..core.nonlinear import largest_lyapunov
 
     check_arguments(frequency=frequency, clearance=clearance, n_transient=n_transient, n_renorm=n_renorm,
                     tau_periods=tau_periods, d0=d0, seed=seed, rtol=rtol, atol=atol, alpha=alpha)
@@ -412,7 +410,7 @@ def orbit_run(params: dict, frequency: float | None = None, clearance: float | N
     clearance joint 0, its normal force ``F_n`` (T,), the lever-tip
     acceleration ``a_tip`` (T, 2) (m/s^2), the Poincaré samples ``poincare``
     (n_periods, 4) of ``(e_local, e_dot)``, the mode shares of the window
-    (:func:`robolib.clearance.mode_shares`), the parameter values and the
+    (:func:`robolib.core.clearance.mode_shares`), the parameter values and the
     integrator counters. Bad arguments raise :class:`robolib.ParameterError` naming the argument and its valid
     values (frequency > 0 Hz, clearance > 0 m, n_transient >= 0, n_periods >= 1, samples_per_period >= 1).
 
@@ -420,7 +418,6 @@ def orbit_run(params: dict, frequency: float | None = None, clearance: float | N
     >>> r["t"].shape, r["poincare"].shape
     ((20,), (1, 4))
     """
-    from ..core.clearance import mode_shares
 
     check_arguments(frequency=frequency, clearance=clearance, n_transient=n_transient, n_periods=n_periods,
                     samples_per_period=samples_per_period)
@@ -464,7 +461,6 @@ def detail_metrics(params: dict, duration: float = 1.0, rtol: float | None = Non
     >>> sorted(m)[:3], m["n_steps"] > 0
     (['dp_max', 'n_episodes', 'n_impacts'], True)
     """
-    from ..core.clearance import mode_shares
 
     check_arguments(duration=duration, rtol=rtol, atol=atol, sample_rate=sample_rate)
     rt, at = _solver(params, rtol, atol)

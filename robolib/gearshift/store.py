@@ -63,10 +63,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import ParameterError
-from ..core.files import atomic_write, atomic_write_text
-from ..core.params import DATA_DIR
-from .runs import ENGINES, REFERENCE_ENGINE, check_engine
+from robolib.core.checks import real, real_array
+from robolib.core.checks import seed as check_seed
+from robolib.core.errors import ParameterError
+from robolib.core.files import atomic_write, atomic_write_text
+from robolib.core.nonlinear import code_fingerprint, point_files, sweep
+from robolib.core.params import DATA_DIR
+from robolib.gearshift.model import check_arguments, check_params, load_parameters
+from robolib.gearshift.runs import ENGINES, REFERENCE_ENGINE, check_engine, lyapunov_run, poincare_run
 
 #: The book's default sweep: drive frequencies (Hz) at ``FREQ_SWEEP_CLEARANCE_MM``,
 #: and clearances (mm) at ``CLEARANCE_SWEEP_FREQUENCY``.
@@ -113,7 +117,6 @@ def sweep_points(frequencies=DEFAULT_FREQUENCIES, freq_clearance_mm: float = FRE
     >>> sweep_points([2.0, 4.0], 0.5, [0.1], 6.0)
     [(2.0, 0.5), (4.0, 0.5), (6.0, 0.1)]
     """
-    from ..core.checks import real
 
     fs = real_array_1d("frequencies", frequencies)
     cs = real_array_1d("clearances_mm", clearances_mm)
@@ -131,14 +134,12 @@ def sweep_points(frequencies=DEFAULT_FREQUENCIES, freq_clearance_mm: float = FRE
 
 def real_array_1d(name: str, values):
     """``values`` as a finite 1-D float array (empty allowed), or ParameterError naming ``name``."""
-    from ..core.checks import real_array
 
     return real_array(name, values, shape=(None,), allow_empty=True)
 
 
 def _check_points(points) -> list:
     """Sweep points ``[(f [Hz] > 0, c [mm] > 0), ...]`` as float pairs, or ParameterError naming ``points``."""
-    from ..core.checks import real_array
 
     a = real_array("points", points, shape=(None, 2))
     if not np.all(a > 0):
@@ -157,7 +158,6 @@ def sweep_key(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: i
     >>> k["engine"], k == sweep_key(default_params(), [(12.0, 0.5)], engine="fast")
     ('dae', False)
     """
-    from .model import check_arguments, check_params
 
     check_params(params)
     check_arguments(n_transient=n_transient, n_samples=n_samples, rtol=rtol, atol=atol)
@@ -181,7 +181,6 @@ def _plain(obj):
 
 
 def _point(fc, params, n_transient, n_samples, rtol, atol, engine=LEGACY_ENGINE):
-    from . import poincare_run
 
     f, c_mm = fc
     r = poincare_run(params, f, c_mm * 1e-3, n_transient=n_transient, n_samples=n_samples, rtol=rtol,
@@ -205,7 +204,6 @@ def checkpoint_files(checkpoint, params: dict, points, n_transient: int = N_TRAN
                      rtol: float | None = None, atol: float | None = None, checkpoint_key=None,
                      engine: str = REFERENCE_ENGINE) -> list[Path]:
     """The files in which :func:`run_sweep` with ``checkpoint`` keeps the points (one per point, existing or not)."""
-    from ..core.nonlinear import point_files
 
     task, pts = _sweep_task(params, points, n_transient, n_samples, rtol, atol, engine)
     return point_files(task, pts, checkpoint, checkpoint_key=checkpoint_key)
@@ -215,7 +213,7 @@ def run_sweep(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: i
               rtol: float | None = None, atol: float | None = None, n_jobs: int = 1, backend: str | None = None,
               client=None, progress: bool | None = None, checkpoint=None, checkpoint_key=None,
               engine: str = REFERENCE_ENGINE) -> list[dict]:
-    """Run every point (:func:`robolib.gearshift.poincare_run` with ``engine``) through :func:`robolib.nonlinear.sweep`.
+    """Run every point (:func:`robolib.gearshift.poincare_run` with ``engine``) through :func:`robolib.core.nonlinear.sweep`.
 
     Returns one dict per point with the fields ``FIELDS`` (``samples`` (N, 4)
     in the units e/c and de/dt/(c omega), ``period`` k >= 1 or 0 for
@@ -223,10 +221,9 @@ def run_sweep(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: i
     Longer runs start first (lower frequency = more simulated time); a point listed twice (the frequency sweep's
     and the clearance sweep's crossing) is run once and returned at both places (a run is deterministic).
     ``checkpoint``: a directory that keeps each finished point as it completes, keyed by its full settings
-    (the parameter set, the point, transient, samples and tolerances; see :func:`robolib.nonlinear.sweep`;
+    (the parameter set, the point, transient, samples and tolerances; see :func:`robolib.core.nonlinear.sweep`;
     ``checkpoint_key`` an extra salt): an interrupted sweep started again computes only the missing points.
     """
-    from ..core.nonlinear import sweep
 
     task, pts = _sweep_task(params, points, n_transient, n_samples, rtol, atol, engine)
     unique = sorted(dict.fromkeys(pts), key=lambda fc: fc[0])
@@ -299,12 +296,12 @@ def load_or_run(params: dict, points, n_transient: int = N_TRANSIENT, n_samples:
 STUDY_STORE = "gearshift/verdict_runs.json"
 #: Setting this environment variable to 1 makes :func:`load_or_run_study` add what it computes to the store.
 STUDY_STORE_ENV = "ROBOLIB_WRITE_STUDY_STORE"
-#: Lyapunov fields kept (attributes of :class:`robolib.nonlinear.LyapunovResult`).
+#: Lyapunov fields kept (attributes of :class:`robolib.core.nonlinear.LyapunovResult`).
 LYAPUNOV_FIELDS = ("exponent", "uncertainty", "halves", "log_stretch", "tau")
 
 
 class StoredLyapunov:
-    """The stored fields of a :class:`robolib.nonlinear.LyapunovResult` (attribute access)."""
+    """The stored fields of a :class:`robolib.core.nonlinear.LyapunovResult` (attribute access)."""
 
     def __init__(self, **fields):
         self.__dict__.update(fields)
@@ -323,8 +320,6 @@ def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
     :class:`StoredLyapunov`. With ``engine="fast"`` a Lyapunov job must have ``alpha = None`` (the
     minimal-coordinate model has no Baumgarte factor): the renormalisation settings are the DAE job's.
     """
-    from ..core.checks import real, seed as check_seed
-    from . import lyapunov_run, poincare_run
 
     if not isinstance(job, (list, tuple)) or len(job) != 8:
         raise ParameterError(f"job must be (kind, f Hz, c mm, rtol, a, b, alpha, atol_factor), got {job!r:.80}")
@@ -334,7 +329,6 @@ def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
     c_mm = real("job clearance c", c_mm, low=0.0, open_low=True, unit="mm")
     afac = real("job atol_factor", afac, low=0.0, open_low=True)
     seed = check_seed("seed", seed)
-    from .model import check_arguments
 
     try:   # the run's own checks, before any work, with the job named
         check_engine(engine, None, params)
@@ -406,7 +400,6 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, engine: str 
     environment variable ``ROBOLIB_WRITE_STUDY_STORE=1`` the computed runs
     are added to the store.
     """
-    from ..core.nonlinear import sweep
 
     p = Path(path) if path is not None else DATA_DIR / STUDY_STORE
     plain = _plain(params)
@@ -436,7 +429,6 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, engine: str 
 
 def default_params() -> dict:
     """The parameter set of the book's default sweep: ``data/gearshift/default.yaml`` unchanged."""
-    from . import load_parameters
 
     return copy.deepcopy(load_parameters())
 
@@ -458,7 +450,6 @@ def main(argv=None) -> int:
         ap.error(f"--workers must be at least 1, got {a.workers}")
     from dask.distributed import Client, LocalCluster
 
-    from ..core.nonlinear import code_fingerprint
 
     params = default_params()
     points = sweep_points()

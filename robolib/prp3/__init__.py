@@ -3,7 +3,7 @@
 * :mod:`.kinematics` -- geometry, forward and inverse kinematics, working modes, the paper's rules, Jacobian;
 * :mod:`.sampling` -- workspace sampling and volumes, the large round trip and its error law;
 * :mod:`.drawing` -- the labelled mechanism drawing and the Explore figure;
-* :mod:`.study` -- the chapter's study (``robolib.study prp3_roundtrip``).
+Its chapter is :mod:`robolib.studies.prp3_roundtrip`.
 
 >>> from robolib import prp3
 >>> g = prp3.load_geometry("prp3/paper.yaml")
@@ -14,16 +14,52 @@
 
 from __future__ import annotations
 
-from .kinematics import (  # noqa: F401
-    _ik_parts, ALL_MODES, closure_matrices, COLLINEAR_TOL, DEFAULT_MODE, HOME_INPUT, RULE_MATCH_TOL, forward, Geometry, GEOMETRY_SCHEMA,
-    IKSolutions, inverse, inverse_all, jacobian, load_geometry, mirror_root, mode_distance, paper_rule_outcome,
-    PAPER_RULES, RuleAmbiguityError, RuleOutcome, SINGULAR_TOL, Singularity, singularity_measures,
-    slider_points, sphere_centres, SQRT1_2, U1, U2, V, working_mode,
+from robolib.prp3 import drawing  # noqa: E402,F401
+from robolib.prp3.kinematics import (  # noqa: F401
+    ALL_MODES,
+    COLLINEAR_TOL,
+    DEFAULT_MODE,
+    GEOMETRY_SCHEMA,
+    HOME_INPUT,
+    PAPER_RULES,
+    RULE_MATCH_TOL,
+    SINGULAR_TOL,
+    SQRT1_2,
+    U1,
+    U2,
+    Geometry,
+    IKSolutions,
+    RuleAmbiguityError,
+    RuleOutcome,
+    Singularity,
+    V,
+    _ik_parts,
+    closure_matrices,
+    forward,
+    inverse,
+    inverse_all,
+    jacobian,
+    load_geometry,
+    mirror_root,
+    mode_distance,
+    paper_rule_outcome,
+    singularity_measures,
+    slider_points,
+    sphere_centres,
+    working_mode,
 )
-from .sampling import (  # noqa: F401
-    error_law, ErrorLaw, in_workspace, mirror_y, round_trip, RoundTrip, sample_inputs, volume_hit_or_miss,
-    voxel_volume, Workspace, workspace,
+from robolib.prp3.sampling import (  # noqa: F401
+    ErrorLaw,
+    RoundTrip,
+    Workspace,
+    error_law,
+    in_workspace,
+    mirror_y,
+    round_trip,
+    sample_inputs,
+    volume_hit_or_miss,
+    voxel_volume,
+    workspace,
 )
-from . import drawing  # noqa: E402,F401
 
 __all__ = ["Geometry", "GEOMETRY_SCHEMA", "load_geometry", "DEFAULT_MODE", "ALL_MODES", "slider_points", "sphere_centres", "forward", "mirror_root", "inverse", "inverse_all", "IKSolutions", "working_mode", "mode_distance", "paper_rule_outcome", "RuleOutcome", "closure_matrices", "jacobian", "singularity_measures", "Singularity", "sample_inputs", "workspace", "Workspace", "voxel_volume", "mirror_y", "in_workspace", "volume_hit_or_miss", "RoundTrip", "round_trip", "ErrorLaw", "error_law", "PAPER_RULES", "RuleAmbiguityError"]

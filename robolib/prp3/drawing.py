@@ -2,33 +2,32 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from .. import prp3
-
+import base64
+import html as _html
+import io
 import math
 
+import matplotlib
+import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.patches import Arc, Circle, FancyArrowPatch
 from matplotlib.ticker import MaxNLocator
 
-from ..book.labels import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
-from .. import prp3 as _prp3
-from ..study import FIGURE_WIDTH
+from robolib.core.drawing import _BOX, DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.prp3.kinematics import U1, U2, Geometry, V, forward, singularity_measures, slider_points, working_mode
 
 
-def draw_prp3(ax, geom: prp3.Geometry, lx: float, ly: float, theta: float, *, title: str | None = None):
+def draw_prp3(ax, geom: Geometry, lx: float, ly: float, theta: float, *, title: str | None = None):
     """Draw the 3-PRP robot at one input on a 3-D matplotlib axis; return the FK point.
 
     Fixed platform edge BG and the two rails (grey), sliders and crank
     (black), rods (blue), moving platform (orange triangle of attachment points).
     Raises the kernel's error if the input is unreachable.
     """
-    J = prp3.forward(geom, lx, ly, theta)
-    C = prp3.slider_points(geom, lx, ly, theta)
-    att = J + geom.r * prp3.V
+    J = forward(geom, lx, ly, theta)
+    C = slider_points(geom, lx, ly, theta)
+    att = J + geom.r * V
     span = geom.lx_range[1] * 1.05
-    for u in (prp3.U1, prp3.U2):
+    for u in (U1, U2):
         rail = np.array([np.zeros(3), span * u])
         ax.plot(*rail.T, color="0.6", lw=3, solid_capstyle="round")
     bg = np.array([[geom.l0, -geom.l0, 0], [geom.l0, geom.l0, 0]])
@@ -54,7 +53,7 @@ def draw_prp3(ax, geom: prp3.Geometry, lx: float, ly: float, theta: float, *, ti
     return J
 
 
-def prp3_explore_figure(geom: prp3.Geometry, lx: float, ly: float, theta: float, *, size=(4.2, 4.0)):
+def prp3_explore_figure(geom: Geometry, lx: float, ly: float, theta: float, *, size=(4.2, 4.0)):
     """A small 3-D drawing of the 3-PRP robot at one input, titled with ``J``, its mode and conditioning.
 
     Made for the Explore panel (many precomputed figures): no pane grid and
@@ -63,19 +62,17 @@ def prp3_explore_figure(geom: prp3.Geometry, lx: float, ly: float, theta: float,
     message (:class:`robolib.UnreachableError` / :class:`robolib.SingularityError`).
     Returns a :class:`matplotlib.figure.Figure` (not registered with pyplot).
 
-    >>> fig = prp3_explore_figure(prp3.Geometry(), 200.0, 200.0, 0.0)
+    >>> fig = prp3_explore_figure(Geometry(), 200.0, 200.0, 0.0)
     >>> fig.axes[0].get_title().splitlines()[0]
     'J = (262.6, 0.0, -463.6) mm'
     """
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
 
     fig = Figure(figsize=size)
     ax = fig.add_subplot(projection="3d")
     try:
         J = draw_prp3(ax, geom, lx, ly, theta)
-        mode = tuple(int(v) for v in prp3.working_mode(geom, lx, ly, theta))
-        cond = float(prp3.singularity_measures(geom, lx, ly, theta).condition)
+        mode = tuple(int(v) for v in working_mode(geom, lx, ly, theta))
+        cond = float(singularity_measures(geom, lx, ly, theta).condition)
         ax.set_title(f"J = ({J[0]:.1f}, {J[1]:.1f}, {J[2]:.1f}) {geom.unit}\nmode {mode}, cond = {cond:.0f}", fontsize=9)
     except ValueError as exc:  # UnreachableError / SingularityError derive from ValueError
         msg = str(exc)
@@ -97,15 +94,11 @@ def svg_img_html(fig, alt: str) -> str:
     the SVG sits in a ``data:`` URL, so the page needs no file and several
     figures never share SVG element ids. ``alt`` is the image's alt text.
 
-    >>> html = svg_img_html(prp3_explore_figure(prp3.Geometry(), 200.0, 200.0, 0.0), alt="home input")
+    >>> html = svg_img_html(prp3_explore_figure(Geometry(), 200.0, 200.0, 0.0), alt="home input")
     >>> html.startswith('<img alt="home input" src="data:image/svg+xml;base64,')
     True
     """
-    import base64
-    import html as _html
-    import io
 
-    import matplotlib
 
     buf = io.BytesIO()
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "robolib"}):
@@ -125,7 +118,7 @@ def _prp3_default_input(geom):
     return lx, ly, theta
 
 
-def prp3_mechanism(geom: _prp3.Geometry, lx: float | None = None, ly: float | None = None,
+def prp3_mechanism(geom: Geometry, lx: float | None = None, ly: float | None = None,
                    theta: float | None = None) -> Figure:
     """Labelled drawing of the 3-PRP robot at one actuator input.
 
@@ -171,11 +164,11 @@ def prp3_mechanism(geom: _prp3.Geometry, lx: float | None = None, ly: float | No
     lx = d_lx if lx is None else float(lx)
     ly = d_ly if ly is None else float(ly)
     theta = d_th if theta is None else float(theta)
-    J = _prp3.forward(geom, lx, ly, theta)
-    C = _prp3.slider_points(geom, lx, ly, theta)
-    att = J + geom.r * _prp3.V
+    J = forward(geom, lx, ly, theta)
+    C = slider_points(geom, lx, ly, theta)
+    att = J + geom.r * V
     u = geom.unit
-    l0, l1, h = geom.l0, geom.l1, geom.h
+    l0, l1 = geom.l0, geom.l1
     span = geom.lx_range[1] * 1.05
 
     fig = Figure(figsize=(8.2, 8.2), layout="constrained")
@@ -198,7 +191,7 @@ def prp3_mechanism(geom: _prp3.Geometry, lx: float | None = None, ly: float | No
 
     # (b) top view, XY plane
     ax = fig.add_subplot(gsp[0, 1])
-    for uk, name, sgn in ((_prp3.U1, "rail $u_1$", -1), (_prp3.U2, "rail $u_2$", 1)):
+    for uk, name, sgn in ((U1, "rail $u_1$", -1), (U2, "rail $u_2$", 1)):
         ax.plot([0, span * uk[0]], [0, span * uk[1]], color="0.6", lw=4, solid_capstyle="round", zorder=1)
         _label(ax, span * uk[:2], name, (14, 10 * sgn), ha="left")
     ax.plot([l0, l0], [-l0, l0], color="0.3", lw=2.5, zorder=2)
@@ -302,7 +295,7 @@ def prp3_mechanism(geom: _prp3.Geometry, lx: float | None = None, ly: float | No
 
 
 # --------------------------------------------------------------------------- the chapter's result figures
-FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.study.FIGURE_WIDTH)
+FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
 #: Added to an error before its logarithm, so that exact round trips (error 0) show in a histogram.
 LOG_FLOOR = 1e-17
 

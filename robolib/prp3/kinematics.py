@@ -32,9 +32,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import checks
-from ..core.errors import ParameterError, ParameterFileError, RobolibError, SingularityError, UnreachableError
-from ..core.params import load_yaml, number, text, vector
+from robolib.core import checks
+from robolib.core.errors import ParameterError, ParameterFileError, RobolibError, SingularityError, UnreachableError
+from robolib.core.params import load_yaml, number, text, vector
 
 SQRT1_2 = np.sqrt(0.5)
 #: Rail direction of slider 1 (through B) and of slider 2 (through G).
@@ -68,7 +68,7 @@ class Geometry:
     >>> Geometry(l2=-1.0)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: 3-PRP geometry: l2 must be positive, got -1.0
+    robolib.ParameterError: 3-PRP geometry: l2 must be positive, got -1.0
     """
 
     l0: float = 137.5
@@ -290,7 +290,7 @@ def forward(geom: Geometry, lx, ly, theta, *, errors: str = "raise", limits: boo
     >>> forward(Geometry(), 200.0, 200.0, 1.6)
     Traceback (most recent call last):
         ...
-    robolib.errors.UnreachableError: 3-PRP forward kinematics: theta outside its actuator range [-1.5708, 1.5708]: lx=200, ly=200, theta=1.6
+    robolib.UnreachableError: 3-PRP forward kinematics: theta outside its actuator range [-1.5708, 1.5708]: lx=200, ly=200, theta=1.6
     >>> forward(Geometry(), [200.0, 0.0], 200.0, 0.0, errors="mask", limits=False).shape
     (2, 3)
     """
@@ -438,7 +438,7 @@ def _check_mode(mode, paper=False):
     ok = items is not None and len(items) == 3 and all(
         isinstance(s, numbers.Real) and not isinstance(s, (bool, np.bool_)) and s in (-1, 1) for s in items)
     if not ok:
-        raise ParameterError(f"3-PRP working mode must be three signs (+1 or -1)"
+        raise ParameterError("3-PRP working mode must be three signs (+1 or -1)"
                              + (f" or {PAPER_RULES!r}" if paper else "") + f", got mode={mode!r:.60}")
     return tuple(int(s) for s in items)
 
@@ -496,7 +496,7 @@ def inverse(geom: Geometry, points, mode=DEFAULT_MODE, *, errors: str = "raise",
     >>> inverse(Geometry(), [0.0, 0.0, -100.0])
     Traceback (most recent call last):
         ...
-    robolib.errors.UnreachableError: 3-PRP inverse kinematics: point out of reach of chain 3 (crank theta): x=0, y=0, z=-100
+    robolib.UnreachableError: 3-PRP inverse kinematics: point out of reach of chain 3 (crank theta): x=0, y=0, z=-100
     """
     _check_errors_arg(errors)
     limits = checks.flag("limits", limits)

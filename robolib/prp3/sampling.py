@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
+
 import numpy as np
-from ..core import checks
-from ..core.errors import ParameterError, RobolibError, SingularityError, UnreachableError
-from ..core.params import load_yaml, number, text, vector
-from .kinematics import ALL_MODES, DEFAULT_MODE, Geometry, _as_points, _check_mode, _ik_parts, _wrap, forward, inverse, jacobian, working_mode  # noqa: F401
-from .kinematics import _forward, _inverse, _jacobian, _working_mode
+
+from robolib.core import checks
+from robolib.core.errors import ParameterError, UnreachableError
+from robolib.prp3.kinematics import (  # noqa: F401
+    ALL_MODES,
+    DEFAULT_MODE,
+    Geometry,
+    _as_points,
+    _check_mode,
+    _forward,
+    _ik_parts,
+    _inverse,
+    _jacobian,
+    _working_mode,
+    _wrap,
+    forward,
+    inverse,
+    jacobian,
+    working_mode,
+)
 
 
 def _sample_count(n) -> int:

@@ -17,17 +17,15 @@ so a notebook can update the artists of an animation.
 
 from __future__ import annotations
 
-import numpy as np
-
-from .. import redundant
-
 import math
 
+import numpy as np
+from matplotlib.animation import FuncAnimation
 from matplotlib.figure import Figure
-from matplotlib.patches import Arc, Circle, FancyArrowPatch
 
-from ..book.labels import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
-from .. import redundant as _redundant
+from robolib.core.drawing import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.redundant.dynamics import inverse_kinematics
+from robolib.redundant.model import CIRCLE_RADIUS, Robot
 
 #: Colours: active links, passive links, base, end-effector, bearing reactions.
 ACTIVE_COLOR = "tab:blue"
@@ -37,9 +35,10 @@ EFFECTOR_COLOR = "tab:red"
 REACTION_COLOR = "tab:green"
 
 
-def joint_points(robot: redundant.Robot, q) -> np.ndarray:
+def joint_points(robot: Robot, q) -> np.ndarray:
     """Points of each chain (3, 3, 2) in m: active joint, passive joint, tip, for ``q`` (12,).
 
+    >>> from robolib import redundant
     >>> robot = redundant.load()
     >>> joint_points(robot, np.zeros(12))[0].tolist()
     [[0.0, 0.0], [0.25, 0.0], [0.5, 0.0]]
@@ -54,7 +53,7 @@ def joint_points(robot: redundant.Robot, q) -> np.ndarray:
     return out
 
 
-def draw_base(ax, robot: redundant.Robot, *, labels: bool = True, circle: float | None = redundant.CIRCLE_RADIUS):
+def draw_base(ax, robot: Robot, *, labels: bool = True, circle: float | None = CIRCLE_RADIUS):
     """Base triangle, ground hatch marks at the base points ``A_i`` and (optionally) the reference circle.
 
     ``circle`` is the circle radius (m) about the base centroid, ``None`` for no circle.
@@ -83,7 +82,7 @@ def draw_base(ax, robot: redundant.Robot, *, labels: bool = True, circle: float 
     ax.set_ylabel("y [m]")
 
 
-def draw_robot(ax, robot: redundant.Robot, q, *, reactions=None, force_scale: float = 0.1, alpha: float = 1.0,
+def draw_robot(ax, robot: Robot, q, *, reactions=None, force_scale: float = 0.1, alpha: float = 1.0,
                labels: bool = False):
     """Draw the three chains at ``q`` (12,); optional bearing-reaction arrows ``reactions`` (3, 2) N.
 
@@ -117,7 +116,7 @@ def _arrows(ax, origins, forces, scale):
     return out
 
 
-def update_robot(ax, artists: dict, robot: redundant.Robot, q, *, reactions=None, force_scale: float = 0.1):
+def update_robot(ax, artists: dict, robot: Robot, q, *, reactions=None, force_scale: float = 0.1):
     """Move the artists of :func:`draw_robot` to ``q`` (for animations); redraws the reaction arrows."""
     P = joint_points(robot, q)
     for i in range(3):
@@ -130,7 +129,7 @@ def update_robot(ax, artists: dict, robot: redundant.Robot, q, *, reactions=None
     return artists
 
 
-def animate_motion(robot: redundant.Robot, q, *, reactions=None, force_scale: float = 0.1, trace=None,
+def animate_motion(robot: Robot, q, *, reactions=None, force_scale: float = 0.1, trace=None,
                    figsize=(4.2, 4.0), dpi: int = 70, interval: int = 80, title: str = ""):
     """``matplotlib.animation.FuncAnimation`` of the robot through the frames ``q`` (K, 12).
 
@@ -140,7 +139,6 @@ def animate_motion(robot: redundant.Robot, q, *, reactions=None, force_scale: fl
     animation is kept).
     """
     import matplotlib.pyplot as plt
-    from matplotlib.animation import FuncAnimation
 
     q = np.asarray(q, dtype=float)
     fig, ax = plt.subplots(figsize=figsize, dpi=dpi)
@@ -166,7 +164,7 @@ __all__ = ["joint_points", "draw_base", "draw_robot", "update_robot", "animate_m
 
 
 # --------------------------------------------------------------------------- redundant planar robot
-def redundant_mechanism(params: _redundant.Robot, point=None) -> Figure:
+def redundant_mechanism(params: Robot, point=None) -> Figure:
     """Labelled drawing of the 2-DOF redundantly actuated planar robot.
 
     Shows the base points ``A1..A3``, the active links (driven at ``A_i`` by
@@ -199,7 +197,7 @@ def redundant_mechanism(params: _redundant.Robot, point=None) -> Figure:
     robot = params
     l = robot.link_length
     p = robot.centroid + np.array([0.3, 0.15]) * l if point is None else np.asarray(point, float)
-    q = _redundant.inverse_kinematics(robot, p)
+    q = inverse_kinematics(robot, p)
     P = joint_points(robot, q)
     fig = Figure(figsize=(6.2, 5.8), layout="constrained")
     ax = fig.add_subplot()

@@ -2,17 +2,42 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass
 from typing import NamedTuple
+
 import numpy as np
-from ..core import checks as _checks
-from ..core import constraints as _con
-from ..core import friction as _fr
-from ..core.errors import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError
-from ..core.params import load_yaml, number, vector
-from .model import ASSEMBLY_TOL, CHAIN_SINGULAR_TOL, CIRCLE_PERIOD, CIRCLE_RADIUS, COULOMB_MAX_ITER, COULOMB_TOL, DEFAULT_ELBOWS, METHODS, Robot, SINGULAR_TOL, _ACTIVE, _BLK_C, _BLK_R, _PASSIVE, _batch, _bias_blocks, _choice, _constraints, _elbows, _friction_name, _lead, _mass_blocks, _show, _trig, _vec, np  # noqa: F401
+
+from robolib.core import checks as _checks
+from robolib.core import constraints as _con
+from robolib.core import friction as _fr
+from robolib.core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
+from robolib.redundant.model import (  # noqa: F401
+    _ACTIVE,
+    _BLK_C,
+    _BLK_R,
+    _PASSIVE,
+    ASSEMBLY_TOL,
+    CHAIN_SINGULAR_TOL,
+    CIRCLE_PERIOD,
+    CIRCLE_RADIUS,
+    COULOMB_MAX_ITER,
+    COULOMB_TOL,
+    DEFAULT_ELBOWS,
+    METHODS,
+    SINGULAR_TOL,
+    Robot,
+    _batch,
+    _bias_blocks,
+    _choice,
+    _constraints,
+    _elbows,
+    _friction_name,
+    _lead,
+    _mass_blocks,
+    _show,
+    _trig,
+    _vec,
+)
 
 
 # --------------------------------------------------------------------------- forward dynamics
@@ -110,7 +135,7 @@ def _refuse_rank_deficient(w, matrix: str, regular: bool = True):
     >>> _refuse_rank_deficient(np.array([1e-12, 1.0]), "K")
     Traceback (most recent call last):
     ...
-    robolib.errors.SingularityError: configuration q is singular: the constraint matrix of both layers is rank deficient (eigenvalue ratio of K = 1.00e-12 <= 1e-10); the bearing reactions are not determined
+    robolib.SingularityError: configuration q is singular: the constraint matrix of both layers is rank deficient (eigenvalue ratio of K = 1.00e-12 <= 1e-10); the bearing reactions are not determined
     """
     if w[0] <= SINGULAR_TOL * w[-1] or not regular:
         raise SingularityError(
@@ -281,7 +306,7 @@ def _solve(robot: Robot, q, dq, tau, friction, alpha, beta, method="multipliers"
     """Forward dynamics on the full 12-coordinate system (no input checks): a :class:`Dynamics`.
 
     ``method="reduced"`` delegates to :func:`_solve_reduced`; the others build
-    ``M`` (12, 12), ``A`` (10, 12), ``b`` (10,) and use :mod:`robolib.constraints`.
+    ``M`` (12, 12), ``A`` (10, 12), ``b`` (10,) and use :mod:`robolib.core.constraints`.
     """
     if method == "reduced":
         return _solve_reduced(robot, q, dq, tau, friction, alpha, beta)

@@ -18,7 +18,7 @@ passive joint angle relative to the active link. Each chain obeys
 The multipliers of layer 2 are the bearing reactions ``F_i`` of the base on
 active link ``i`` (N), which load the Coulomb friction ``-mu R |F_i| sgn(w_i)``
 of the active joints (``w_i = da_i``). The Udwadia–Kalaba routes live in
-:mod:`robolib.constraints`; the friction laws in :mod:`robolib.friction`.
+:mod:`robolib.core.constraints`; the friction laws in :mod:`robolib.core.friction`.
 
 Redundancy: :func:`inverse_dynamics` returns the minimum-norm motor torques
 plus a preload along the internal direction ``n``; :func:`actuation_jacobian`,
@@ -43,15 +43,12 @@ import dataclasses
 import math
 import os
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
-from ..core import checks as _checks
-from ..core import constraints as _con
-from ..core import friction as _fr
-from ..core.errors import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError
-from ..core.params import load_yaml, number, vector
+from robolib.core import checks as _checks
+from robolib.core.errors import ParameterError, ParameterFileError
+from robolib.core.params import load_yaml, number, vector
 
 #: Friction models accepted by :func:`forward_dynamics`, :func:`inverse_dynamics`, :func:`simulate`.
 FRICTION_MODELS = (None, "coulomb", "coulomb_consistent", "stribeck")

@@ -5,16 +5,50 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from dataclasses import dataclass
+import re
 from typing import NamedTuple
+
 import numpy as np
-from ..core import checks
-from ..core import constraints as _con
-from ..core import friction as _fr
-from ..core.errors import ConvergenceError, ParameterError, ParameterFileError, SingularityError, UnreachableError
-from ..core.params import load_yaml, number, vector
-from .model import ASSEMBLY_TOL, BAUMGARTE, CIRCLE_PERIOD, COULOMB_MAX_ITER, COULOMB_TOL, DEFAULT_ELBOWS, DT, FRICTION_MODELS, Robot, _ACTIVE, _PASSIVE, _batch, _choice, _constraints, _elbows, _friction_name, _mass_blocks, _show, _vec, constraint_residual, end_effector, kinetic_energy, np  # noqa: F401
-from .dynamics import _core, _solve_reduced, inverse_dynamics, preload_direction, preload_reactions, reference_circle, reference_motion  # noqa: F401
+from joblib import Parallel, delayed
+from scipy.integrate import solve_ivp
+from scipy.interpolate import CubicSpline
+
+from robolib.core import checks
+from robolib.core import friction as _fr
+from robolib.core.errors import ConvergenceError, ParameterError, SingularityError
+from robolib.redundant.dynamics import (  # noqa: F401
+    _core,
+    _solve_reduced,
+    inverse_dynamics,
+    preload_direction,
+    preload_reactions,
+    reference_circle,
+    reference_motion,
+)
+from robolib.redundant.model import (  # noqa: F401
+    _ACTIVE,
+    _PASSIVE,
+    ASSEMBLY_TOL,
+    BAUMGARTE,
+    CIRCLE_PERIOD,
+    COULOMB_MAX_ITER,
+    COULOMB_TOL,
+    DEFAULT_ELBOWS,
+    DT,
+    FRICTION_MODELS,
+    Robot,
+    _batch,
+    _choice,
+    _constraints,
+    _elbows,
+    _friction_name,
+    _mass_blocks,
+    _show,
+    _vec,
+    constraint_residual,
+    end_effector,
+    kinetic_energy,
+)
 
 
 # --------------------------------------------------------------------------- simulation
@@ -33,13 +67,12 @@ class TorqueSchedule:
     >>> s(2.5)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: t = 2.5 is not valid: t must be within the schedule's times [0, 2] s (periodic=False)
+    robolib.ParameterError: t = 2.5 is not valid: t must be within the schedule's times [0, 2] s (periodic=False)
     """
 
     vectorized = True
 
     def __init__(self, times, values, periodic=False):
-        from scipy.interpolate import CubicSpline
 
         t = checks.real_array("times", times, shape=(None,))
         if t.size < 2 or np.any(np.diff(t) <= 0):
@@ -264,7 +297,7 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
     >>> simulate(robot, q0, dq0, np.zeros(3), float("nan"))
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: t_end must be a number > 0 s, got nan
+    robolib.ParameterError: t_end must be a number > 0 s, got nan
     """
     q0 = _vec("q0", q0, 12)
     dq0 = _vec("dq0", dq0, 12)
@@ -349,7 +382,6 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
             y = y + (h / 6) * (k1 + 2 * k2 + 2 * k3 + k4)
         T = np.array(rec[:len(Y)]) * h
     else:
-        from scipy.integrate import solve_ivp
 
         n_out = int(math.ceil(t_end / (dt * record_every) - 1e-9))
         T = np.linspace(0.0, t_end, n_out + 1)
@@ -386,7 +418,6 @@ def _failure_reason(robot: Robot, y, friction, exc) -> str:
     """Why the dynamics failed at state ``y`` (q, dq, ...): the error, the largest joint rate and the smallest
     ``|sin b_i|`` there, and for the consistent Coulomb model the contraction factor (computed, instead of the
     solver's guess)."""
-    import re
 
     text = "numerical overflow: the integration diverged" if isinstance(exc, OverflowError) else str(exc)
     y = np.asarray(y, dtype=float)
@@ -474,7 +505,7 @@ def calibrate_stribeck(robot: Robot, *, static_ratio: float = 1.5, stribeck_velo
     ``T_s = static_ratio * T_c``, Stribeck velocity ``stribeck_velocity``
     (rad/s), viscous coefficient ``viscous`` (N m s/rad) and the robot's
     smooth sign, and its level ``T_c`` solves
-    :func:`robolib.friction.stribeck_level_for_rms` on the joint rates of the
+    :func:`robolib.core.friction.stribeck_level_for_rms` on the joint rates of the
     motion (the Stribeck torque depends on the rates only). Recompute it
     whenever the robot or the motion changes.
 
@@ -629,7 +660,6 @@ def friction_sweep(robot: Robot, parameter: str, values, *, n_jobs: int = 1, **k
         except ParameterError as exc:
             raise ParameterError(f"values[{i}] = {v!r} is not valid for parameter = {parameter!r}: {exc}") from None
     if n_jobs != 1 and len(values) > 1:
-        from joblib import Parallel, delayed
 
         points = Parallel(n_jobs=n_jobs)(delayed(_sweep_point)(robot, parameter, v, kwargs) for v in values)
     else:

@@ -11,9 +11,9 @@ Public API (``from robolib import stewart``):
 * control: :class:`Trajectory`, :func:`trajectory_from_model`, :func:`joint_references`,
   :func:`simulate`, :class:`SimResult`, :func:`tracking_metrics`
 * both derivations in plain numpy, for timing: :mod:`robolib.stewart.aswritten`
-* the chapter *Stewart vs virtual-work timing*: :func:`robolib.stewart.study.timing_study`
-  (``robolib.study.run("stewart_timing")``), its timings in :mod:`robolib.stewart.timing`, its figures
-  and Explore panels in :mod:`robolib.stewart.study_figures`
+
+
+Its chapter is :mod:`robolib.studies.stewart_timing`.
 
 >>> from robolib import stewart
 >>> m = stewart.load("stewart/tsai2000.yaml")
@@ -23,13 +23,42 @@ Public API (``from robolib import stewart``):
 
 import numpy as np  # noqa: F401  (doctest namespace)
 
-from . import aswritten
-from .control import SimResult, Trajectory, joint_references, simulate, tracking_metrics, trajectory_from_model
-from .dynamics import (METHODS, DynamicsTerms, dissipation, dynamics_terms, forward_dynamics,
-                       inverse_dynamics, inverse_dynamics_numpy, kinetic_energy, potential_energy)
-from .kinematics import (LIMIT_CODES, LegGeometry, LegMotion, check_limits, forward_kinematics, limit_codes, inverse_kinematics, jacobian,
-                         joint_points, leg_frames, leg_geometry, leg_motion, pose_rates)
-from .model import Body, StewartModel, from_dict, load, point_mass_legs
+from robolib.stewart import aswritten
+from robolib.stewart.control import (
+                       SimResult,
+                       Trajectory,
+                       joint_references,
+                       simulate,
+                       tracking_metrics,
+                       trajectory_from_model,
+)
+from robolib.stewart.dynamics import (
+                       METHODS,
+                       DynamicsTerms,
+                       dissipation,
+                       dynamics_terms,
+                       forward_dynamics,
+                       inverse_dynamics,
+                       inverse_dynamics_numpy,
+                       kinetic_energy,
+                       potential_energy,
+)
+from robolib.stewart.kinematics import (
+                       LIMIT_CODES,
+                       LegGeometry,
+                       LegMotion,
+                       check_limits,
+                       forward_kinematics,
+                       inverse_kinematics,
+                       jacobian,
+                       joint_points,
+                       leg_frames,
+                       leg_geometry,
+                       leg_motion,
+                       limit_codes,
+                       pose_rates,
+)
+from robolib.stewart.model import Body, StewartModel, from_dict, load, point_mass_legs
 
 __all__ = [
     "Body", "StewartModel", "load", "from_dict", "point_mass_legs",

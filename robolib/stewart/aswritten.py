@@ -1,6 +1,6 @@
 """Both derivations "as written": plain numpy, one state, step by step (for the timing comparison).
 
-The compiled kernels of :mod:`robolib.stewart._core` compute the same forces
+The compiled kernels of :mod:`robolib.stewart._kernels` compute the same forces
 with hand-unrolled 3-vectors. The functions here follow each derivation the way
 a reader of the papers would code it, with numpy 3-vectors and small matrices
 and no compilation, so that the book can time *the method* apart from *the
@@ -34,10 +34,11 @@ import time
 
 import numpy as np
 
-from ..core.errors import ParameterError
-from ..core.rotations import rpy_matrix, skew
-from .kinematics import as_state, check_limits
-from .model import StewartModel, _check_model
+from robolib.core.errors import ParameterError
+from robolib.core.rotations import rpy_matrix, skew
+from robolib.stewart.control import joint_references
+from robolib.stewart.kinematics import as_state, check_limits
+from robolib.stewart.model import StewartModel, _check_model
 
 #: Methods of this module (the same names as the compiled dynamics).
 ASWRITTEN_METHODS = ("newton_euler", "virtual_work")
@@ -317,7 +318,6 @@ def simulate_aswritten(model: StewartModel, controller: str = "newton_euler", pl
     >>> e.shape
     (4, 6)
     """
-    from .control import joint_references
 
     wrench = _pick(controller, _WRENCH)
     _pick(plant, _WRENCH)

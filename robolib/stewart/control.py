@@ -26,13 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.checks import real, real_array
-from ..core.errors import ParameterError, UnreachableError
-from ..core.rotations import rpy_rates_to_twist
-from . import _core
-from .dynamics import _method, status_error, status_message
-from .kinematics import as_flag, check_limits, inverse_kinematics, leg_motion
-from .model import StewartModel, _check_model
+from robolib.core.checks import real, real_array
+from robolib.core.errors import ParameterError, UnreachableError
+from robolib.core.rotations import rpy_rates_to_twist
+from robolib.stewart import _kernels
+from robolib.stewart.dynamics import _method, status_error, status_message
+from robolib.stewart.kinematics import as_flag, check_limits, inverse_kinematics, leg_motion
+from robolib.stewart.model import StewartModel, _check_model
 
 #: Default trajectory when the model has no ``trajectory`` block (spec's reconstruction).
 DEFAULT_AMPLITUDE = np.array([0.2, 0.2, 0.2, np.radians(3), np.radians(4), np.radians(5)])
@@ -156,7 +156,7 @@ def simulate(model: StewartModel, controller: str = "newton_euler", *, pid: bool
     >>> stewart.simulate(m, controller="lagrange")
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: controller must be one of ['newton_euler', 'newton_euler_nospin', 'virtual_work'], got 'lagrange'
+    robolib.ParameterError: controller must be one of ['newton_euler', 'newton_euler_nospin', 'virtual_work'], got 'lagrange'
     """
     _check_model(model)
     ctrl_code, plant_code = _method(controller, "controller"), _method(plant, "plant")
@@ -204,12 +204,12 @@ def simulate(model: StewartModel, controller: str = "newton_euler", *, pid: bool
     T_X, T_V, T_L, T_E, T_F = (np.zeros((n, 6)) for _ in range(5))
     args = (model.packed, plant_code, ctrl_code, step)
     refs = (ld, dld, ddld, g["kp"], g["kd"], g["ki"], T_X, T_V, T_L, T_E, T_F)
-    _core.simulate_loop(*args, 0, X0, V0, *refs)  # load/compile the kernel outside the timed run
+    _kernels.simulate_loop(*args, 0, X0, V0, *refs)  # load/compile the kernel outside the timed run
     t0 = time.perf_counter()
-    st, k = _core.simulate_loop(*args, nsteps, X0, V0, *refs)
+    st, k = _kernels.simulate_loop(*args, nsteps, X0, V0, *refs)
     wall = time.perf_counter() - t0
     if st != 0:
-        code, _ = _core.decode_status(st)
+        code, _ = _kernels.decode_status(st)
         raise status_error(code)(f"simulate: at t = {k * step:.4g} s the {plant} plant reached "
                                  f"{status_message(st)}")
     return SimResult(t, T_X, Xd, T_V, T_L, ld, T_E, T_F, wall, controller, plant, g)

@@ -20,19 +20,16 @@ the legs.
 
 from __future__ import annotations
 
-import numpy as np
-
-from .kinematics import joint_points, leg_frames
-from .model import StewartModel
-
 import math
 
+import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.patches import Arc, Circle, FancyArrowPatch
 
-from ..book.labels import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
-from .kinematics import joint_points as _stewart_points
-from .kinematics import leg_geometry as _leg_geometry
+from robolib.core.drawing import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.stewart.kinematics import joint_points, leg_frames
+from robolib.stewart.kinematics import joint_points as _stewart_points
+from robolib.stewart.kinematics import leg_geometry as _leg_geometry
+from robolib.stewart.model import StewartModel
 
 #: Colours: base, platform, cylinder, rod, U axis, compression/extension force arrows.
 COLORS = {"base": "0.35", "platform": "tab:orange", "cylinder": "tab:blue", "rod": "tab:cyan",
@@ -260,7 +257,7 @@ def stewart_mechanism(model, pose=None) -> Figure:
     ax.text(0.3 * mean_leg, -0.45 * mean_leg, -0.3 * mean_leg, "base frame", fontsize=FONTSIZE - 1, ha="center")
     ax.text(*(t + np.array([0, 0, 0.45 * mean_leg])), "platform frame at $t$", fontsize=FONTSIZE - 1,
             ha="center", color="tab:brown")
-    lo, hi = ax.get_xlim3d(), ax.get_zlim3d()
+    hi = ax.get_zlim3d()
     ax.set_zlim(min(hi[0], -0.25 * mean_leg), hi[1])
     ax.tick_params(labelsize=FONTSIZE - 2)
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):

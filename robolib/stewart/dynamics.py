@@ -29,11 +29,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.errors import ParameterError, SingularityError, UnreachableError
-from ..core.rotations import cross, dot
-from . import _core
-from .kinematics import _geometry, _motion, _raise_violation, as_flag, as_state, batch_shape, leg_geometry
-from .model import StewartModel, _check_model
+from robolib.core.errors import ParameterError, SingularityError, UnreachableError
+from robolib.core.rotations import cross, dot
+from robolib.stewart import _kernels
+from robolib.stewart.kinematics import (
+    _geometry,
+    _motion,
+    _raise_violation,
+    as_flag,
+    as_state,
+    batch_shape,
+    leg_geometry,
+)
+from robolib.stewart.model import StewartModel, _check_model
 
 #: Method names accepted by the dynamics functions, and their kernel codes.
 METHODS = {"newton_euler": 0, "virtual_work": 1, "newton_euler_nospin": 2}
@@ -51,7 +59,7 @@ _STATUS = {
 
 def status_message(status: int) -> str:
     """Words for a kernel status code, naming the leg (1-based) when the code concerns one."""
-    code, leg = _core.decode_status(status)
+    code, leg = _kernels.decode_status(status)
     text = _STATUS[code]
     if leg is not None:
         text = text.replace("a leg", f"leg {leg + 1}", 1).replace("a U-joint", f"leg {leg + 1}'s U-joint", 1) \
@@ -88,7 +96,7 @@ def _batch(**states):
 def _check_status(status, what: str, model=None, X=None):
     if status.any():
         k = int(np.flatnonzero(status)[0])
-        code, _ = _core.decode_status(status.flat[k])
+        code, _ = _kernels.decode_status(status.flat[k])
         where = f"state {k} of the batch" if len(status) > 1 else "the state"
         if code >= 4 and model is not None:  # raises with the value and the limit
             _raise_violation(model, X[k], leg_geometry(model, X[k], limits=False), f"{what}: {where}")
@@ -117,7 +125,7 @@ def inverse_dynamics(model: StewartModel, pose, twist, accel, method: str = "new
     shape, (X, V, dV) = _batch(**states)
     F = np.empty_like(X)
     status = np.zeros(len(X), dtype=np.int64)
-    _core.inverse_dynamics_batch(model.packed, code, X, V, dV, F, status)
+    _kernels.inverse_dynamics_batch(model.packed, code, X, V, dV, F, status)
     _check_status(status, "inverse_dynamics", model, X)
     F = F.reshape(shape + (6,))
     if external is not None:
@@ -157,7 +165,7 @@ def dynamics_terms(model: StewartModel, pose, twist, method: str = "newton_euler
     M, J = np.empty((n, 6, 6)), np.empty((n, 6, 6))
     CV, G, Ff = np.empty((n, 6)), np.empty((n, 6)), np.empty((n, 6))
     status = np.zeros(n, dtype=np.int64)
-    _core.terms_batch(model.packed, code, X, V, M, CV, G, Ff, J, status)
+    _kernels.terms_batch(model.packed, code, X, V, M, CV, G, Ff, J, status)
     _check_status(status, "dynamics_terms", model, X)
     return DynamicsTerms(M.reshape(shape + (6, 6)), CV.reshape(shape + (6,)), G.reshape(shape + (6,)),
                          Ff.reshape(shape + (6,)), J.reshape(shape + (6, 6)))
@@ -184,7 +192,7 @@ def forward_dynamics(model: StewartModel, pose, twist, forces, method: str = "ne
                                   forces=as_state(forces, "forces"), external=ext)
     DV = np.empty_like(X)
     status = np.zeros(len(X), dtype=np.int64)
-    _core.forward_dynamics_batch(model.packed, code, X, V, Fa, E, DV, status)
+    _kernels.forward_dynamics_batch(model.packed, code, X, V, Fa, E, DV, status)
     _check_status(status, "forward_dynamics", model, X)
     return DV.reshape(shape + (6,))
 

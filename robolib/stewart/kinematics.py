@@ -23,10 +23,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.checks import count, flag, real
-from ..core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
-from ..core.rotations import cross, dot, rpy_matrix, rpy_rate_matrix
-from .model import StewartModel, _check_model
+from robolib.core.checks import count, flag, real
+from robolib.core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
+from robolib.core.rotations import cross, dot, rpy_matrix, rpy_rate_matrix
+from robolib.stewart.model import StewartModel, _check_model
 
 #: Leg length (m) below which a pose counts as degenerate.
 MIN_LEG_LENGTH = 1e-9
@@ -68,7 +68,7 @@ def as_state(x, name: str, n: int = 6) -> np.ndarray:
     >>> as_state(np.zeros((0, 6)), "pose")
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: pose must be finite real numbers of shape (..., 6), not empty, got shape (0, 6)
+    robolib.ParameterError: pose must be finite real numbers of shape (..., 6), not empty, got shape (0, 6)
     """
     if type(x) is np.ndarray:
         arr = x
@@ -101,7 +101,7 @@ def as_flag(x, name: str) -> bool:
     >>> as_flag(1, "spin")
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: spin must be True or False, got 1 (int)
+    robolib.ParameterError: spin must be True or False, got 1 (int)
     """
     return flag(name, x)
 
@@ -112,7 +112,7 @@ def batch_shape(**states) -> tuple:
     >>> batch_shape(pose=np.zeros((2, 6)), twist=np.zeros((3, 6)))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: pose (2, 6), twist (3, 6) must broadcast over one batch shape (leading axes ...)
+    robolib.ParameterError: pose (2, 6), twist (3, 6) must broadcast over one batch shape (leading axes ...)
     """
     shapes = [a.shape for a in states.values()]
     if all(sh == shapes[0] for sh in shapes):
@@ -273,7 +273,7 @@ def check_limits(model: StewartModel, pose, *, mask: bool = False):
     >>> check_limits(m, far)
     Traceback (most recent call last):
         ...
-    robolib.errors.UnreachableError: pose is unreachable: leg 1 length 4.73191 m is above the stroke limit length_max = 1.8 m
+    robolib.UnreachableError: pose is unreachable: leg 1 length 4.73191 m is above the stroke limit length_max = 1.8 m
     >>> check_limits(m, [m.home_pose, far], mask=True)
     array([ True, False])
     """
@@ -423,7 +423,7 @@ def forward_kinematics(model: StewartModel, lengths, guess=None, *, tol: float =
     >>> forward_kinematics(m, l, max_iter=2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    robolib.errors.ConvergenceError: forward_kinematics: Newton on the leg lengths did not converge in 2 iterations (max residual ... m > tol 1e-12 m); lengths may be unreachable or guess too far
+    robolib.ConvergenceError: forward_kinematics: Newton on the leg lengths did not converge in 2 iterations (max residual ... m > tol 1e-12 m); lengths may be unreachable or guess too far
     """
     _check_model(model)
     target = as_state(lengths, "lengths")

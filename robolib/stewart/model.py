@@ -30,10 +30,10 @@ from pathlib import Path, PurePath
 import numpy as np
 import yaml
 
-from ..core.checks import real, real_array
-from ..core.errors import ParameterError, ParameterFileError, SingularityError
-from ..core.params import number, resolve_data_path, text, validate, vector
-from ..core.rotations import ZERO_NORM_TOL, cross, dot, rpy_matrix
+from robolib.core.checks import real, real_array
+from robolib.core.errors import ParameterError, ParameterFileError, SingularityError
+from robolib.core.params import number, resolve_data_path, text, validate, vector
+from robolib.core.rotations import ZERO_NORM_TOL, cross, dot, rpy_matrix
 
 #: Relative tolerance for the symmetry / positive semi-definiteness of an inertia tensor.
 INERTIA_TOL = 1e-12
@@ -272,9 +272,9 @@ def auto_ujoint_axes(base_joints, platform_joints, home_pose) -> np.ndarray:
 
 
 def _normalize(v, name):
-    """:func:`robolib.rotations.normalize` (the same arithmetic), without its function-level import.
+    """:func:`robolib.core.rotations.normalize` (the same arithmetic), without its function-level import.
 
-    (That import warns -- ``ImportWarning: __package__ != __spec__.parent`` -- once ``robolib.rotations``,
+    (That import warns -- ``ImportWarning: __package__ != __spec__.parent`` -- once ``robolib.core.rotations``,
     the short name, has been imported: an error where warnings are errors, as in the fuzzing harness.)
     """
     v = np.asarray(v, dtype=float)
@@ -312,7 +312,7 @@ def from_dict(data, source: str = "<dict>") -> StewartModel:
     >>> from_dict(d)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterFileError: <dict>: field 'rod.mass' must be non-negative, got -1.0 (kg)
+    robolib.ParameterFileError: <dict>: field 'rod.mass' must be non-negative, got -1.0 (kg)
     """
     if not isinstance(data, dict):
         raise ParameterFileError(f"{source}: top level must be a mapping of fields, got {type(data).__name__}")

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import ConvergenceError, SingularityError
-from ..core.rotations import rpy_matrix
-from .model import StewartModel
+from robolib.core.errors import ConvergenceError, SingularityError
+from robolib.core.rotations import rpy_matrix
+from robolib.stewart.model import StewartModel
 
 #: Loop-closure residual (m) above which the reconstructed joint configuration is rejected.
 CLOSURE_TOL = 1e-10

@@ -9,16 +9,45 @@
 
 from __future__ import annotations
 
-from .mechanism import (  # noqa: F401
-    _numba, AngleLock, ASSEMBLY_MAX_ITER, ASSEMBLY_TOL, BAUMGARTE_ALPHA, BAUMGARTE_BETA, Body, Constant,
-    ConstantSpeed, Driver, GROUND, GroundPin, Mechanism, Pin, PointSpringDamper, rotate, SINGULAR_TOL,
+from robolib.core.multibody.integrator import (  # noqa: F401
+    EPISODE_CHUNK,
+    OUTPUT_CHUNK,
+    IntegrationResult,
+    dense_output,
+    dopri5,
+    hermite,
+    initial_step,
+    integrate_compiled,
+    project,
+    resolve_backend,
+    simulate,
 )
-from .solvers import (  # noqa: F401
-    assemble, driving_torques, energy_terms, inverse_dynamics, kinematic_state, virtual_power_torques,
+from robolib.core.multibody.mechanism import (  # noqa: F401
+    ASSEMBLY_MAX_ITER,
+    ASSEMBLY_TOL,
+    BAUMGARTE_ALPHA,
+    BAUMGARTE_BETA,
+    GROUND,
+    SINGULAR_TOL,
+    AngleLock,
+    Body,
+    Constant,
+    ConstantSpeed,
+    Driver,
+    GroundPin,
+    Mechanism,
+    Pin,
+    PointSpringDamper,
+    _numba,
+    rotate,
 )
-from .integrator import (  # noqa: F401
-    dense_output, dopri5, EPISODE_CHUNK, hermite, initial_step, integrate_compiled, IntegrationResult,
-    OUTPUT_CHUNK, project, resolve_backend, simulate,
+from robolib.core.multibody.solvers import (  # noqa: F401
+    assemble,
+    driving_torques,
+    energy_terms,
+    inverse_dynamics,
+    kinematic_state,
+    virtual_power_torques,
 )
 
 __all__ = ["GROUND", "Body", "GroundPin", "Pin", "AngleLock", "Driver", "Constant", "ConstantSpeed", "PointSpringDamper", "Mechanism", "rotate", "assemble", "kinematic_state", "inverse_dynamics", "driving_torques", "virtual_power_torques", "energy_terms", "dopri5", "hermite", "dense_output", "integrate_compiled", "initial_step", "IntegrationResult", "simulate", "project", "resolve_backend"]

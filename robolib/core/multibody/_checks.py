@@ -9,7 +9,7 @@ Thin wrappers of :mod:`robolib.core.checks` for the multibody vocabulary: a mech
 >>> time_span("t_end", 0.0, -1.0)
 Traceback (most recent call last):
     ...
-robolib.errors.ParameterError: t_end must be a number >= 0 s (not before t0 = 0), got -1.0
+robolib.ParameterError: t_end must be a number >= 0 s (not before t0 = 0), got -1.0
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import numbers
 
 import numpy as np
 
-from ..checks import count, flag, real, real_array  # noqa: F401  (flag: used by the multibody modules)
-from ..errors import ParameterError
+from robolib.core.checks import count, flag, real, real_array  # noqa: F401  (flag: used by the multibody modules)
+from robolib.core.errors import ParameterError
 
 
 def text(name: str, value) -> str:
@@ -34,15 +34,6 @@ def optional_callable(name: str, value):
     """``None`` or a callable, or ParameterError naming ``name``."""
     if value is not None and not callable(value):
         raise ParameterError(f"{name} must be None or a callable, got {value!r} ({type(value).__name__})")
-    return value
-
-
-def mechanism(name: str, value):
-    """A :class:`~robolib.multibody.Mechanism`, or ParameterError naming ``name``."""
-    from .mechanism import Mechanism
-
-    if not isinstance(value, Mechanism):
-        raise ParameterError(f"{name} must be a Mechanism, got {value!r:.60} ({type(value).__name__})")
     return value
 
 

@@ -6,7 +6,7 @@
   :class:`Constant` and :class:`ConstantSpeed`;
 * :class:`PointSpringDamper` -- a force element with its potential energy and dissipated power.
 
-Each checks its fields when it is made (:mod:`._checks`); :class:`robolib.multibody.Mechanism`
+Each checks its fields when it is made (:mod:`._checks`); :class:`robolib.core.multibody.Mechanism`
 assembles them.
 
 >>> Body("bar", 1.0, 1.0 / 12).mass
@@ -21,9 +21,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..checks import real
-from ..errors import ParameterError
-from . import _checks as chk
+from robolib.core.checks import real
+from robolib.core.errors import ParameterError
+from robolib.core.multibody import _checks as chk
 
 #: Name of the fixed ground frame in joint definitions.
 GROUND = "ground"

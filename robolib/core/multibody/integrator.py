@@ -5,14 +5,21 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
-import numpy as np
-from .. import _kernels
-from ..errors import ConvergenceError, ParameterError, SingularityError
-from .mechanism import BAUMGARTE_ALPHA, BAUMGARTE_BETA, Mechanism, _numba, contact_arrays  # noqa: F401
-from . import _checks as chk
-from .solvers import assemble  # noqa: F401
 
+import numpy as np
+
+from robolib.core import _kernels
+from robolib.core.errors import ConvergenceError, ParameterError, SingularityError
+from robolib.core.multibody import _checks as chk
+from robolib.core.multibody.mechanism import (  # noqa: F401
+    BAUMGARTE_ALPHA,
+    BAUMGARTE_BETA,
+    Mechanism,
+    _numba,
+    check_mechanism,
+    contact_arrays,
+)
+from robolib.core.multibody.solvers import assemble  # noqa: F401
 
 # --------------------------------------------------------------------------- integrator
 # Dormand-Prince 5(4) coefficients
@@ -95,7 +102,7 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
     ``True`` to have the step redone (after it changed the state the
     right-hand side depends on, e.g. an impact's onset speed). Raises
     :class:`robolib.ConvergenceError` if the step size collapses. The compiled
-    twin of this loop is :func:`robolib._kernels.integrate_py` (same tableau,
+    twin of this loop is :func:`robolib.core._kernels.integrate_py` (same tableau,
     error norm and step-size rule).
 
     Arguments are checked before the first step: ``fun`` callable, ``t0`` and ``t_end >= t0`` (s), ``y0`` (d,)
@@ -212,7 +219,7 @@ OUTPUT_CHUNK = 65536
 def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: float, beta: float, rtol: float,
                        atol, t_eval=None, h_max: float = np.inf, contacts=None, ddelta0=None, cstate=None,
                        max_steps: int = 10_000_000):
-    """The compiled adaptive step loop (:func:`robolib._kernels.integrate_py`) for ``mech``.
+    """The compiled adaptive step loop (:func:`robolib.core._kernels.integrate_py`) for ``mech``.
 
     Same integrator as :func:`dopri5` with the right-hand side of
     :meth:`Mechanism.rhs` plus the clearance ``contacts`` (table (k, 15),
@@ -222,7 +229,7 @@ def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: fl
     :class:`robolib.SingularityError` / :class:`robolib.ConvergenceError`;
     a driver that leaves its reachable range raises that driver's own error.
     """
-    mech = chk.mechanism("mech", mech)
+    mech = check_mechanism("mech", mech)
     t0 = chk.time("t0", t0)
     t_end = chk.time_span("t_end", t0, t_end)
     y = np.array(chk.state("y0", y0, 2 * mech.n + 2), dtype=float)
@@ -343,7 +350,7 @@ def simulate(mech: Mechanism, t_span, q0, qd0, t_eval=None, alpha: float = BAUMG
     (1/s); the tolerances, ``t_eval`` and ``h_max`` as in :func:`dopri5`; ``extra`` and ``step_hook`` None
     or callables; ``backend`` one of ``"auto"``, ``"numpy"``, ``"numba"``.
     """
-    mech = chk.mechanism("mech", mech)
+    mech = check_mechanism("mech", mech)
     t0, t1 = chk.span_pair("t_span", t_span)
     q0, qd0 = chk.state("q0", q0, mech.n), chk.state("qd0", qd0, mech.n)
     alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
@@ -364,7 +371,7 @@ def project(mech: Mechanism, q, qd, t: float = 0.0):
 
     ``q``, ``qd`` (n,) finite, ``t`` (s). Returns the projected ``(q, qd)``.
     """
-    mech = chk.mechanism("mech", mech)
+    mech = check_mechanism("mech", mech)
     qd = chk.state("qd", qd, mech.n)
     q = assemble(mech, chk.state("q", q, mech.n), t)
     J = mech.jacobian(q)

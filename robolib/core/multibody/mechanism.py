@@ -34,7 +34,7 @@ that the clearance module can hook impact detection into every accepted step.
 Two implementations: the reference :func:`dopri5` loop in Python over
 :meth:`Mechanism.rhs` (vectorised numpy, full augmented matrix, about 200 us
 per call for the gear-shift manipulator), and :func:`integrate_compiled`, the
-whole step loop compiled with numba (:mod:`robolib._kernels`: right-hand side,
+whole step loop compiled with numba (:mod:`robolib.core._kernels`: right-hand side,
 error control, dense output and the clearance impact events; the augmented
 system solved through its sparse Schur complement ``J M^-1 J^T`` since ``M`` is
 diagonal, a few microseconds per right-hand side). Contact makes 10^4 steps
@@ -59,9 +59,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import _kernels
-from ..errors import ParameterError, SingularityError
-from . import _checks as chk
+from robolib.core import _kernels
+from robolib.core.errors import ParameterError, SingularityError
+from robolib.core.multibody import _checks as chk
 
 _numba = _kernels._numba  # None when numba is not installed
 
@@ -75,10 +75,18 @@ SINGULAR_TOL = 1e-12
 BAUMGARTE_ALPHA = 5.0
 BAUMGARTE_BETA = 5.0
 
-from .elements import (  # noqa: E402,F401  (the elements are part of this module's names)
-    _COORD, AngleLock, Body, Constant, ConstantSpeed, Driver, GROUND, GroundPin, Pin, PointSpringDamper,
+from robolib.core.multibody.elements import (  # noqa: E402,F401  (the elements are part of this module's names)
+    _COORD,
+    GROUND,
+    AngleLock,
+    Body,
+    Constant,
+    ConstantSpeed,
+    Driver,
+    GroundPin,
+    Pin,
+    PointSpringDamper,
 )
-
 
 # Bodies, joints, drivers and force elements: robolib.core.multibody.elements.
 
@@ -96,7 +104,7 @@ def _broadcast(*named) -> tuple:
     return shape
 
 
-#: Columns of a contact table (:class:`robolib.clearance.ClearanceModel`): bodies and points, radii, clearance,
+#: Columns of a contact table (:class:`robolib.core.clearance.ClearanceModel`): bodies and points, radii, clearance,
 #: stiffness, hysteresis factor, friction, floor.
 CONTACT_COLUMNS = 15
 
@@ -148,7 +156,7 @@ def _vec2(value, what: str) -> np.ndarray:
 
 
 def _sparse_cholesky_pattern(jc, jn):
-    """Symbolic Cholesky of ``S = J M^-1 J^T`` from the Jacobian pattern (``jc``, ``jn``, see :mod:`robolib._kernels`).
+    """Symbolic Cholesky of ``S = J M^-1 J^T`` from the Jacobian pattern (``jc``, ``jn``, see :mod:`robolib.core._kernels`).
 
     Greedy minimum-degree order, then the fill pattern. Returns ``iperm`` (m,)
     (row r of S goes to position ``iperm[r]``), ``lpat`` (nl, 2) the factor's
@@ -195,6 +203,13 @@ def _sparse_cholesky_pattern(jc, jn):
 
 
 # --------------------------------------------------------------------------- mechanism
+
+def check_mechanism(name: str, value):
+    """A :class:`Mechanism`, or ParameterError naming ``name``."""
+    if not isinstance(value, Mechanism):
+        raise ParameterError(f"{name} must be a Mechanism, got {value!r:.60} ({type(value).__name__})")
+    return value
+
 class Mechanism:
     """Bodies + joints + force elements, compiled to index arrays for fast evaluation.
 
@@ -639,7 +654,7 @@ class Mechanism:
 
 
     def kernel_model(self):
-        """The mechanism as arrays for the compiled kernels (:mod:`robolib._kernels`): ``(Mi, Mf, dtab)``.
+        """The mechanism as arrays for the compiled kernels (:mod:`robolib.core._kernels`): ``(Mi, Mf, dtab)``.
 
         ``dtab`` is ``None`` when a driver motion has no compiled form (a motion object
         offers one through a ``kernel_row()`` method returning up to 10 floats).
@@ -698,7 +713,7 @@ class Mechanism:
         return self._kmodel
 
     def kernel_work(self):
-        """Fresh work arrays for :func:`robolib._kernels.rhs_py` (J values, H, gamma, H_t, g, S, lambda, cos/sin)."""
+        """Fresh work arrays for :func:`robolib.core._kernels.rhs_py` (J values, H, gamma, H_t, g, S, lambda, cos/sin)."""
         m, n = self.m, self.n
         return (np.zeros((m, 4)), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(n), np.zeros((m, m)),
                 np.zeros(m), np.zeros((self.nb, 2)))
@@ -708,7 +723,7 @@ class Mechanism:
         """Compiled (numba) version of :meth:`rhs`, for the same ``y = (q, qd, W_drive, W_loss)``.
 
         ``contacts`` is a contact table (k, 15) built by
-        :class:`robolib.clearance.ClearanceModel` (bearing body, bearing point,
+        :class:`robolib.core.clearance.ClearanceModel` (bearing body, bearing point,
         journal body, journal point, R_B, R_J, c, K, D, mu, v0, v1, floor) and
         ``ddelta0`` the (k,) array of onset speeds, read at every call (the
         clearance event handler updates it in place). Driver motions are Python

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-import math
-import os
-from dataclasses import dataclass, field
-from typing import Callable, Sequence
 import numpy as np
-from .. import _kernels
-from ..errors import ConvergenceError, ParameterError, SingularityError
-from .mechanism import ASSEMBLY_MAX_ITER, ASSEMBLY_TOL, Driver, Mechanism, SINGULAR_TOL  # noqa: F401
-from . import _checks as chk
+
+from robolib.core.errors import ConvergenceError, SingularityError
+from robolib.core.multibody import _checks as chk
+from robolib.core.multibody.mechanism import (  # noqa: F401
+    ASSEMBLY_MAX_ITER,
+    ASSEMBLY_TOL,
+    SINGULAR_TOL,
+    Driver,
+    Mechanism,
+    check_mechanism,
+)
 
 
 # --------------------------------------------------------------------------- solvers
@@ -26,7 +29,7 @@ def assemble(mech: Mechanism, q_guess, t: float = 0.0, tol: float = ASSEMBLY_TOL
     >>> np.round(assemble(pend, [0.4, 0.1, 1.4]), 12).tolist()
     [0.0, 0.5, 1.570796326795]
     """
-    mech = chk.mechanism("mech", mech)
+    mech = check_mechanism("mech", mech)
     q = np.array(chk.state("q_guess", q_guess, mech.n), dtype=float)
     t = chk.time("t", t)
     tol = chk.positive_tol("tol", tol, "m or rad")
@@ -63,7 +66,7 @@ def kinematic_state(mech: Mechanism, q_guess, t: float):
     Returns ``(q, qd, qdd)`` from ``H = 0``, ``J qd = -H_t``, ``J qdd = gamma``.
     Raises :class:`SingularityError` at a singular configuration.
     """
-    mech = chk.mechanism("mech", mech)
+    mech = check_mechanism("mech", mech)
     q = assemble(mech, q_guess, t)
     J = mech.jacobian(q)
     qd = _solve_square(J, -mech.time_derivative(t), f"mechanism {mech.name!r} at t = {t:g} s")
@@ -73,7 +76,7 @@ def kinematic_state(mech: Mechanism, q_guess, t: float):
 
 def inverse_dynamics(mech: Mechanism, q, qd, qdd, t: float = 0.0):
     """Multipliers of a 0-DOF motion: solve ``J^T lambda = g - M qdd`` (m,)."""
-    mech = chk.mechanism("mech", mech)
+    mech = check_mechanism("mech", mech)
     J = mech.jacobian(q)
     g = mech.applied_forces(q, qd, t)
     rhs = g - mech.mass_diag * chk.state("qdd", qdd, mech.n)
@@ -85,7 +88,7 @@ def driving_torques(mech: Mechanism, lam) -> dict:
 
     ``lam`` may be (m,) or (..., m); returns ``{driver name: value(s)}``.
     """
-    mech = chk.mechanism("mech", mech)
+    mech = check_mechanism("mech", mech)
     lam = chk.state("lam", lam, mech.m, batch=True)
     out = {}
     for jt in mech.joints:
@@ -100,7 +103,7 @@ def virtual_power_torques(mech: Mechanism, q, qd, qdd, t: float = 0.0) -> dict:
     ``v_k`` is the velocity field with unit rate on driver ``k`` and zero on
     every other row (``J v_k = e_k``). Independent of the multipliers.
     """
-    mech = chk.mechanism("mech", mech)
+    mech = check_mechanism("mech", mech)
     J = mech.jacobian(q)
     f = mech.mass_diag * chk.state("qdd", qdd, mech.n) - mech.applied_forces(q, qd, t)
     out = {}
@@ -114,7 +117,7 @@ def virtual_power_torques(mech: Mechanism, q, qd, qdd, t: float = 0.0) -> dict:
 
 def energy_terms(mech: Mechanism, q, qd) -> dict:
     """Kinetic and potential energy (J) of sampled states ``q, qd`` (..., n)."""
-    mech = chk.mechanism("mech", mech)
+    mech = check_mechanism("mech", mech)
     return {"kinetic": mech.kinetic_energy(qd), "potential": mech.potential_energy(q)}
 
 

@@ -1,4 +1,4 @@
-"""Figures, animation and Explore panel of the friction study (:mod:`robolib.redundant.study_friction`).
+"""Figures, animation and Explore panel of the friction study (:mod:`robolib.studies.redundant_friction.study`).
 
 Every figure is a :class:`matplotlib.figure.Figure` made without pyplot from the
 study's data ``d`` (``StudyResult.data``); :func:`figures` makes them all.
@@ -7,17 +7,21 @@ study's data ``d`` (``StudyResult.data``); :func:`figures` makes them all.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from ..core import friction as _fr
-from ..core.errors import RobolibError
-from .dynamics import inverse_dynamics, reference_motion
-from .model import CIRCLE_PERIOD, CIRCLE_RADIUS
-from .simulation import COMPARED_LAWS, rms
-from ..study import FIGURE_WIDTH
+from robolib.book.notebook import animation_html, explore
+from robolib.core import friction as _fr
+from robolib.core.drawing import FIGURE_WIDTH
+from robolib.core.errors import RobolibError
+from robolib.redundant.drawing import animate_motion
+from robolib.redundant.dynamics import inverse_dynamics, reference_motion
+from robolib.redundant.model import CIRCLE_PERIOD, CIRCLE_RADIUS
+from robolib.redundant.simulation import COMPARED_LAWS, rms
+from robolib.studies.redundant_friction.settings import DEC_LIMIT, DIFF, relative_difference
 
 #: Colours of the friction models (labels of ``study_friction.MODELS``) and of the compared laws.
 COLORS = {"none": "k", "Coulomb decoupled": "tab:blue", "Coulomb consistent": "tab:cyan", "Stribeck": "tab:red"}
@@ -26,7 +30,12 @@ LAW_COLOR = {"coulomb_consistent": COLORS["Coulomb consistent"], "stribeck": COL
 #: Metrics of the sweep figures: (key, axis label, scale).
 METRICS = (("friction_rms", "RMS friction torque [mN m]", 1e3), ("energy", "energy per period [mJ]", 1e3),
            ("deviation", "uncompensated deviation [mm]", 1e3))
-FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.study.FIGURE_WIDTH)
+FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
+
+
+def sweep_difference(sw: dict, metric: str) -> np.ndarray:
+    """``|S - C| / C`` of a sweep's ``metric`` (consistent Coulomb C, Stribeck S), one value per point."""
+    return relative_difference(sw["coulomb_consistent"][metric], sw["stribeck"][metric])
 
 
 def laws_figure(d: dict) -> Figure:
@@ -91,7 +100,6 @@ def energy_ref_figure(d: dict) -> Figure:
 
 def sweep_figure(d: dict, name: str) -> Figure:
     """RMS friction torque, energy per period and uncompensated deviation of both laws along sweep ``name``."""
-    from .study_friction import DIFF, sweep_difference
 
     values, sw, xlabel = d["sweeps"][name]
     fig = Figure(figsize=(FULL_WIDTH, 3.3), layout="tight")
@@ -142,7 +150,6 @@ def slow_figure(d: dict) -> Figure:
 
 def decoupling_figure(d: dict) -> Figure:
     """Relative error of the decoupled Coulomb model over mu R and the preload / the circle period."""
-    from .study_friction import DEC_LIMIT
 
     robot, s, maps = d["robot"], d["settings"], d["dec_maps"]
     mu_r = np.asarray(s["mu_r"])
@@ -192,7 +199,6 @@ def _stop_note(sim) -> str:
     """`` (stopped at t = ... s)`` for a simulation that stopped early, else ``""``."""
     if not sim.stopped:
         return ""
-    import re
 
     m = re.search(r"stopped at t = (\S+) s", sim.stopped)
     return f" (stopped at t = {m.group(1)} s)" if m else " (stopped)"
@@ -246,7 +252,7 @@ def energy_geared_figure(d: dict) -> Figure:
 
 
 def figures(d: dict) -> dict:
-    """Every figure of the chapter by name (the names of :func:`~robolib.redundant.study_friction.friction_study`)."""
+    """Every figure of the chapter by name (the names of :func:`~robolib.studies.redundant_friction.study.run`)."""
     return {"laws": laws_figure(d), "waveforms": waveforms_figure(d), "energy_ref": energy_ref_figure(d),
             "sweep_speed": sweep_figure(d, "period"), "slow": slow_figure(d),
             "sweep_payload": sweep_figure(d, "end_effector_mass"), "sweep_preload": sweep_figure(d, "preload"),
@@ -257,8 +263,6 @@ def figures(d: dict) -> dict:
 # --- the animation and the Explore panel ------------------------------------------------------------------
 def motion_animation(res):
     """The robot on its circle with its friction-free bearing reactions (0.25 m/N), as an HTML player."""
-    from ..book.notebook import animation_html
-    from .drawing import animate_motion
 
     d = res.data
     frames = np.linspace(0, len(d["t_id"]), d["settings"]["n_frames"], endpoint=False).astype(int)
@@ -298,7 +302,6 @@ def explore_draw(robot, period_s: float, payload: float, preload_Nm: float, samp
 
 def explore_panel(res):
     """The chapter's Explore panel (:func:`robolib.book.notebook.explore`): period, payload and preload."""
-    from ..book.notebook import explore
 
     robot = res.data["robot"]
     if res.params["quick"]:

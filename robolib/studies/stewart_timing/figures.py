@@ -1,4 +1,4 @@
-"""Figures, animation and Explore panels of the Stewart chapter (from a :func:`~robolib.stewart.study.timing_study`
+"""Figures, animation and Explore panels of the Stewart chapter (from a :func:`~robolib.studies.stewart_timing.study.run`
 result). Every figure is a :class:`matplotlib.figure.Figure` made without pyplot.
 
 >>> import numpy as np
@@ -9,16 +9,20 @@ result). Every figure is a :class:`matplotlib.figure.Figure` made without pyplot
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
+from matplotlib.animation import FuncAnimation
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
-from ..core.errors import SingularityError, UnreachableError
-from . import drawing
-from .control import simulate, tracking_metrics
-from .dynamics import inverse_dynamics
-from .kinematics import inverse_kinematics
-from ..study import FIGURE_WIDTH
+from robolib.book.notebook import animation_html, explore
+from robolib.core.drawing import FIGURE_WIDTH
+from robolib.core.errors import SingularityError, UnreachableError
+from robolib.stewart import drawing
+from robolib.stewart.control import simulate, tracking_metrics
+from robolib.stewart.dynamics import inverse_dynamics
+from robolib.stewart.kinematics import inverse_kinematics
+from robolib.studies.stewart_timing.settings import PATENT_NE_S, PATENT_RATIO, PATENT_VW_S, REPRODUCED
 
 #: Limit codes of :func:`robolib.stewart.limit_codes`: legend text and colour of the reach figure.
 LIMIT_NAMES = {0: "reachable", 4: "leg shorter than length_min", 5: "leg longer than length_max",
@@ -27,7 +31,7 @@ LIMIT_COLORS = {0: "white", 4: "tab:blue", 5: "tab:red", 6: "tab:green", 7: "tab
 #: rad/s, steady turn about the vertical in the pose panel of Explore.
 EXPLORE_WZ = 1.0
 CONTROLLERS = (("newton_euler", "NE", "tab:blue"), ("virtual_work", "VW", "tab:orange"))
-FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.study.FIGURE_WIDTH)
+FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
 
 
 def spin_figure(spins: dict, t) -> Figure:
@@ -64,7 +68,7 @@ def forces_figure(fs: dict, t, name: str) -> Figure:
 
 
 def reach_figure(model, reach: dict, Xd) -> Figure:
-    """Which limit binds on the plane y = y_home (``reach`` from :func:`~robolib.stewart.study.reach_map`);
+    """Which limit binds on the plane y = y_home (``reach`` from :func:`~robolib.studies.stewart_timing.study.reach_map`);
     the reference trajectory ``Xd`` (n, 6) projected in black, home as a cross."""
     fig = Figure(figsize=(7.5, 5.5), layout="tight")
     ax = fig.subplots()
@@ -110,7 +114,6 @@ def tracking_figure(runs: dict, name: str) -> Figure:
 
 def ratios_figure(ratio: dict) -> Figure:
     """Every measured VW/NE cost ratio (bars, log axis) beside the patent's ratio and half of it."""
-    from .study import PATENT_NE_S, PATENT_RATIO, PATENT_VW_S, REPRODUCED
 
     labels = list(ratio["runs"]) + list(ratio["evals"])
     vals = [b / a for a, b in ratio["runs"].values()] + [b / a for a, b in ratio["evals"].values()]
@@ -144,10 +147,7 @@ def chapter_figures(res) -> dict:
 def animation_panel(res):
     """One period of the slowest trajectory term with the NE forces, and the accumulated spin angle beside it:
     an HTML player (``IPython.display.HTML``) of ``res.data["settings"].n_frames`` JPEG frames."""
-    import matplotlib
-    from matplotlib.animation import FuncAnimation
 
-    from ..book.notebook import animation_html
 
     d = res.data
     model, tr, sa = d["model"], d["traj"], d["spin_angle"]
@@ -241,7 +241,6 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
 
 def explore_pose(res):
     """Explore panel 1: forces of both models at a pose (height offset, yaw) while turning about the vertical."""
-    from ..book.notebook import explore
 
     model, quick = res.data["model"], res.params["quick"]
     grid = ({"dz": [-0.45, -0.3, -0.15, 0.0, 0.15, 0.3, 0.6], "yaw_deg": [-30, -15, 0, 15, 30]}
@@ -257,7 +256,6 @@ def explore_pose(res):
 
 def explore_gains(res):
     """Explore panel 2: short closed loops of both controllers on the U-joint plant with chosen K_p, K_i."""
-    from ..book.notebook import explore
 
     d, quick = res.data, res.params["quick"]
     kd, step, T = res.params["kd"], res.params["step"], d["settings"].explore_t

@@ -1,4 +1,4 @@
-"""The derivation study (robolib.redundant.study_derivation): its claims, tables, data, parameters and Models page.
+"""The derivation study (robolib.studies.redundant_derivation.study): its claims, tables, data, parameters and Models page.
 
 Quick runs only (``quick_study`` caches them per session); a run with another
 parameter costs about a second once the sympy derivation is cached.
@@ -16,10 +16,10 @@ import pytest
 
 from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, redundant, study
-from robolib.redundant import derivation_checks as checks
-from robolib.redundant import study_derivation as sd
+from robolib.studies.redundant_derivation import experiments as checks
+from robolib.studies.redundant_derivation import study as sd
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NAME = "redundant_derivation"
 IDS = ["rd_me_identity", "rd_err_M", "rd_err_C", "rd_err_h", "rd_err_le", "rd_err_layers", "rd_dev_sequential",
        "rd_dev_multipliers", "rd_dev_kkt", "rd_dev_fast", "rd_dev_reactions", "rd_layer2_not_reaction",
@@ -154,7 +154,7 @@ def test_fewer_checks_are_fewer_states(quick_study):
 
 
 def test_deterministic(res):
-    again = sd.derivation_study(quick=True)
+    again = sd.run(quick=True)
     assert [(r["id"], r["value"]) for r in again.records()] == [(r["id"], r["value"]) for r in res.records()]
 
 
@@ -183,7 +183,7 @@ def _run_refused(match, **params):
 
 
 def test_every_parameter_is_declared_in_order():
-    assert list(sd.PARAMETERS) == list(inspect.signature(sd.derivation_study).parameters) == list(INVALID)
+    assert list(sd.PARAMETERS) == list(inspect.signature(sd.run).parameters) == list(INVALID)
     assert study.parameters(NAME) == sd.PARAMETERS
     assert {k: p.default for k, p in sd.PARAMETERS.items()} == study.defaults(NAME)
 
@@ -201,9 +201,9 @@ def test_boundary_values_are_valid(name):
 
 
 def test_a_direct_call_is_checked_too():
-    """The notebook calls derivation_study itself: the declarations guard that call as well."""
+    """The notebook calls run itself: the declarations guard that call as well."""
     with pytest.raises(ParameterError, match=r"^t_drift = 0.001 is not valid: t_drift must be a number >= 0.004 s"):
-        sd.derivation_study(t_drift=0.001, quick=True)
+        sd.run(t_drift=0.001, quick=True)
 
 
 def test_unknown_parameter_and_missing_file():

@@ -25,6 +25,7 @@ period-1 just above).
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from types import SimpleNamespace
@@ -33,13 +34,14 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..book.notebook import markdown_table
-from ..core import checks
-from ..core import nonlinear as N
-from ..core.errors import ParameterError, SingularityError, UnreachableError
-from ..core.periodic import STABILITY_MARGIN
-from . import orbits as O
-from .settings import CITED_CASES
+from robolib.book.notebook import markdown_table
+from robolib.core import checks
+from robolib.core import nonlinear as N
+from robolib.core.errors import ParameterError, SingularityError, UnreachableError
+from robolib.core.periodic import STABILITY_MARGIN
+from robolib.gearshift import orbits as O
+from robolib.studies.clearance_dynamics.figures import FULL_WIDTH
+from robolib.studies.clearance_dynamics.settings import CITED_CASES
 
 #: Periods tried per case, smallest first (a period-4 orbit would follow a second doubling).
 ORBIT_PERIODS = (1, 2, 4)
@@ -224,7 +226,6 @@ def orbit_tasks(s, n_jobs=None) -> tuple[dict, dict | None]:
     """:func:`case_orbits` for every verdict case of the study settings ``s`` and :func:`branch_study`, in parallel
     (the branch first: the longest task); ``({(f, c_mm): dict}, branch dict or None)``. ``QUICK`` settings and no
     branch when ``s.params["quick"]``."""
-    import functools
 
     need = ("params", "base", "joints", "freq_range", "freq_sweep_clearance_mm", "cases", "n_jobs")
     if any(not hasattr(s, a) for a in need):
@@ -312,7 +313,7 @@ def register_ladder_agreement(reg, cases: dict, ladder: dict) -> None:
     """Claim ``clearance_orbit_ladder``: the orbit verdicts and the tolerance ladders' verdicts name the same
     motion (period-k, confirmed or in the limit, for a stable period-k orbit; irregular for none).
 
-    ``ladder``: ``{(f, c_mm): (kind, k)}`` of :class:`robolib.gearshift.verdicts.VerdictStudy`.
+    ``ladder``: ``{(f, c_mm): (kind, k)}`` of :class:`robolib.studies.clearance_dynamics.verdicts.VerdictStudy`.
     """
     rows, agree = [], []
     for fc, d in cases.items():
@@ -540,7 +541,6 @@ def branch_figure(d: dict, f_runs, freqs) -> Figure:
     """(a) The frequency sweep's Poincaré samples e_x/c (dots) up to the branch's end, and the continued period-1
     branch (solid: stable, open markers dashed: unstable), the first loss of stability shaded; (b) the largest
     ``abs(multiplier)`` along the branch (log), with ``abs(mu) = 1``. ``d`` None (quick runs): a figure that says so."""
-    from .figures import FULL_WIDTH
 
     fig = Figure(figsize=(FULL_WIDTH, 3.8), layout="tight")
     a0, a1 = fig.subplots(1, 2)
@@ -604,7 +604,6 @@ def orbit_table(cases: dict) -> str:
 def orbits_figure(cases: dict) -> Figure:
     """Per case: the simulated Poincaré samples (dots) and the orbit points found (stable: filled circles, unstable:
     open squares) in the (e_x/c, ė_x/(cω)) plane, and the distance of each sample to the nearest orbit point."""
-    from .figures import FULL_WIDTH
 
     n = len(cases)
     fig = Figure(figsize=(min(3.4, FULL_WIDTH / n) * n, 6.0), layout="tight")  # at most the column's width

@@ -37,8 +37,29 @@ except ImportError:  # pragma: no cover
 
     HAVE_NUMBA = False
 
-from .model import (OFF_A, OFF_B, OFF_CC, OFF_CP, OFF_CR, OFF_CSMAX, OFF_CUMAX, OFF_FP, OFF_FS, OFF_FU, OFF_G,
-                    OFF_IC, OFF_IP, OFF_IR, OFF_LMAX, OFF_LMIN, OFF_MC, OFF_MP, OFF_MR, OFF_P, OFF_S0)
+from robolib.stewart.model import (
+    OFF_A,
+    OFF_B,
+    OFF_CC,
+    OFF_CP,
+    OFF_CR,
+    OFF_CSMAX,
+    OFF_CUMAX,
+    OFF_FP,
+    OFF_FS,
+    OFF_FU,
+    OFF_G,
+    OFF_IC,
+    OFF_IP,
+    OFF_IR,
+    OFF_LMAX,
+    OFF_LMIN,
+    OFF_MC,
+    OFF_MP,
+    OFF_MR,
+    OFF_P,
+    OFF_S0,
+)
 
 PIVOT_TOL = 1e-13
 LEN_TOL = 1e-9

@@ -1,6 +1,6 @@
 """Claim 2 of the Stewart chapter: what a VW/NE cost ratio can come from, timed side by side.
 
-Three experiments (:func:`robolib.stewart.study.timing_study` runs them on one machine, in one run):
+Three experiments (:func:`robolib.studies.stewart_timing.study.run` runs them on one machine, in one run):
 
 1. single evaluations of the compiled kernels and of the plain-numpy "as written" derivations
    (:func:`evaluation_times`);
@@ -23,12 +23,21 @@ import time
 
 import numpy as np
 
-from ..book.claims import ClaimsRegister
-from ..book.notebook import markdown_table
-from . import _core, aswritten
-from .control import Trajectory, simulate
-from .dynamics import forward_dynamics, inverse_dynamics
-from .model import StewartModel
+from robolib.book.claims import ClaimsRegister
+from robolib.book.notebook import markdown_table
+from robolib.stewart import _kernels, aswritten
+from robolib.stewart.control import Trajectory, simulate
+from robolib.stewart.dynamics import forward_dynamics, inverse_dynamics
+from robolib.stewart.model import StewartModel
+from robolib.studies.stewart_timing.settings import (
+    IMPL_MIN,
+    PATENT_NE_S,
+    PATENT_RATIO,
+    PATENT_VW_S,
+    REPRODUCED,
+    RUN_TARGET_S,
+    SAME_COST,
+)
 
 #: Compiled single evaluations are timed over this many times more calls than the notebook's number.
 KERNEL_FACTOR = 10
@@ -79,7 +88,7 @@ def evaluation_times(m: StewartModel, X, V, dV, f, s, ref=None) -> dict:
 
     Compiled kernels (what the simulation loop calls) and the as-written numpy derivations of NE and VW,
     inverse and forward dynamics; the VW terms by columns; the public API; the pinocchio reference ``ref``.
-    ``s`` is the study's :class:`~robolib.stewart.study.Settings` (repeats and calls); the repeats of all
+    ``s`` is the study's :class:`~robolib.studies.stewart_timing.study.Settings` (repeats and calls); the repeats of all
     evaluations are interleaved (:func:`time_interleaved`).
     """
     x1, v1, d1 = X[None].copy(), V[None].copy(), dV[None].copy()
@@ -94,14 +103,14 @@ def evaluation_times(m: StewartModel, X, V, dV, f, s, ref=None) -> dict:
     calls = {}
     for ab, meth, code in METHODS:
         calls[f"{ab} inverse dynamics, compiled"] = (
-            lambda c=code: _core.inverse_dynamics_batch(m.packed, c, x1, v1, d1, f1, st1), kernel)
+            lambda c=code: _kernels.inverse_dynamics_batch(m.packed, c, x1, v1, d1, f1, st1), kernel)
         calls[f"{ab} forward dynamics, compiled"] = (
-            lambda c=code: _core.forward_dynamics_batch(m.packed, c, x1, v1, fs1, e1, dv1, st1), kernel)
+            lambda c=code: _kernels.forward_dynamics_batch(m.packed, c, x1, v1, fs1, e1, dv1, st1), kernel)
         calls[f"{ab} inverse dynamics, as written"] = (
             lambda mm=meth: aswritten.inverse_dynamics_aswritten(m, X, V, dV, mm), s.aw_number)
         calls[f"{ab} forward dynamics, as written"] = (
             lambda mm=meth: aswritten.forward_dynamics_aswritten(m, X, V, f, mm), s.aw_number)
-    calls[COLUMNS] = (lambda: _core.terms_batch(m.packed, 1, x1, v1, Mb, CVb, Gb, FFb, JJb, st1), kernel)
+    calls[COLUMNS] = (lambda: _kernels.terms_batch(m.packed, 1, x1, v1, Mb, CVb, Gb, FFb, JJb, st1), kernel)
     calls["NE inverse dynamics, public API (with input checks)"] = (lambda: inverse_dynamics(m, X, V, dV),
                                                                     s.timing_number)
     if ref is not None:
@@ -144,7 +153,6 @@ def aswritten_key(s) -> str:
 
 def timing_claims(claims: ClaimsRegister, ev: dict, wall: dict, s) -> dict:
     """Register the claims of claim 2; return the ratios ``{"runs": {experiment: (NE s, VW s)}, "evals": ...}``."""
-    from .study import IMPL_MIN, PATENT_RATIO, REPRODUCED, RUN_TARGET_S, SAME_COST
 
     best = {k: {meth: min(v) for meth, v in w.items()} for k, w in wall.items()}
     k_aw = aswritten_key(s)
@@ -212,7 +220,6 @@ def evaluation_table(ev: dict, name: str) -> str:
 
 def ratio_table(ratio: dict, duration: float) -> str:
     """**Table 5**: every VW/NE ratio of the run beside the patent's."""
-    from .study import PATENT_NE_S, PATENT_RATIO, PATENT_VW_S
 
     rows = [["patent: SolidWorks–MATLAB co-simulation (15 s, mean of 5)", f"{PATENT_NE_S:.3f}", f"{PATENT_VW_S:.3f}",
              f"{PATENT_RATIO:.1f}"]]

@@ -1,7 +1,7 @@
 """The settings of the clearance chapter's study: its parameters checked, the quick reductions, derived values.
 
 :func:`study_settings` turns the keyword parameters of
-:func:`robolib.gearshift.study.clearance_study` (the chapter's ``parameters`` cell)
+:func:`robolib.studies.clearance_dynamics.study.run` (the chapter's ``parameters`` cell)
 into a :class:`StudySettings`: the parameter sets of the runs, the verdict cases
 with their tolerance ladders, the sweep grids and the fixed settings of the
 chapter (slider-crank clearances, Explore grid, transient-study windows). Bad
@@ -22,14 +22,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.errors import ParameterError
-from .model import build_gearshift, clearance_model, load_parameters, with_changes
-from .runs import DEFAULT_ENGINE, ENGINES, LYAPUNOV_TAU, check_engine as _check_engine_joints
+from robolib.core.errors import ParameterError, SingularityError, UnreachableError
+from robolib.core.params import Parameter, validate_parameters
+from robolib.gearshift.model import CLEARANCE_JOINTS, build_gearshift, clearance_model, load_parameters, with_changes
+from robolib.gearshift.runs import DEFAULT_ENGINE, ENGINES, LYAPUNOV_TAU
+from robolib.gearshift.runs import check_engine as _check_engine_joints
 
 #: The contact laws of ``contact_law`` (:mod:`robolib.core.contact`).
 CONTACT_LAWS = ("lankarani_nikravesh", "flores", "hertz")
-#: Revolute joints of the manipulator that can have clearance (``clearance_joint``).
-CLEARANCE_JOINTS = ("A1", "A2", "A3", "B1", "B2", "B3", "E2", "E3", "C")
 #: The cases the chapter's prose discusses by name, (Hz, mm): a run without one registers it as not computed.
 CITED_CASES = ((10.0, 0.5), (6.0, 0.5), (2.0, 0.1))
 #: Fewest renormalisations of a Lyapunov estimate (whatever ``lyapunov_span`` asks).
@@ -143,7 +143,7 @@ def check_clearance_joint(name: str, value: str) -> None:
     >>> check_clearance_joint("clearance_joint", "B1,B9")
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: clearance_joint = 'B1,B9' is not valid: clearance_joint must be comma-separated revolute joints among A1, A2, A3, B1, B2, B3, E2, E3, C, each at most once ('B9' is not one)
+    robolib.ParameterError: clearance_joint = 'B1,B9' is not valid: clearance_joint must be comma-separated revolute joints among A1, A2, A3, B1, B2, B3, E2, E3, C, each at most once ('B9' is not one)
     """
     names = [x.strip() for x in value.split(",") if x.strip()]
     bad = [x for x in names if x not in CLEARANCE_JOINTS]
@@ -163,7 +163,7 @@ def check_cases(name: str, value) -> None:
     >>> check_cases("verdict_cases", [[10.0, 0.0]])
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: verdict_cases = [[10.0, 0.0]] is not valid: verdict_cases must be a non-empty list of distinct [frequency Hz, clearance mm] pairs, both numbers > 0 (case 1 has clearance 0.0)
+    robolib.ParameterError: verdict_cases = [[10.0, 0.0]] is not valid: verdict_cases must be a non-empty list of distinct [frequency Hz, clearance mm] pairs, both numbers > 0 (case 1 has clearance 0.0)
     """
     if len(value) == 0:
         _refuse(name, value, VALID_CASES, "the list is empty")
@@ -201,7 +201,7 @@ def check_ladder(name: str, value) -> None:
     >>> check_ladder("convergence_rtols", [1e-8, 1e-6])
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: convergence_rtols = [1e-08, 1e-06] is not valid: convergence_rtols must be a list of at least 2 relative tolerances in (0, 1), strictly decreasing (loosest first) (1e-06 does not follow 1e-08 as a tighter tolerance)
+    robolib.ParameterError: convergence_rtols = [1e-08, 1e-06] is not valid: convergence_rtols must be a list of at least 2 relative tolerances in (0, 1), strictly decreasing (loosest first) (1e-06 does not follow 1e-08 as a tighter tolerance)
     """
     why = _ladder_problem(value)
     if why:
@@ -215,7 +215,7 @@ def check_ladders(name: str, value) -> None:
     >>> check_ladders("case_rtols", [[1e-6, 0.0]])
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: case_rtols = [[1e-06, 0.0]] is not valid: case_rtols must be a non-empty list of tolerance ladders, one per verdict case, each at least 2 relative tolerances in (0, 1), strictly decreasing (loosest first) (ladder 1: 0.0 is not in (0, 1))
+    robolib.ParameterError: case_rtols = [[1e-06, 0.0]] is not valid: case_rtols must be a non-empty list of tolerance ladders, one per verdict case, each at least 2 relative tolerances in (0, 1), strictly decreasing (loosest first) (ladder 1: 0.0 is not in (0, 1))
     """
     if len(value) == 0:
         _refuse(name, value, VALID_LADDERS, "the list is empty")
@@ -231,7 +231,7 @@ def check_range(name: str, value) -> None:
     >>> check_range("freq_range", [12.0, 1.0])
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: freq_range = [12.0, 1.0] is not valid: freq_range must be a pair [low, high] of numbers with 0 < low <= high (low 12 > high 1)
+    robolib.ParameterError: freq_range = [12.0, 1.0] is not valid: freq_range must be a pair [low, high] of numbers with 0 < low <= high (low 12 > high 1)
     """
     if len(value) != 2:
         _refuse(name, value, VALID_RANGE, f"{len(value)} entries")
@@ -250,7 +250,7 @@ def check_engine(name: str, value) -> None:
     >>> check_engine("engine", "DAE")
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: engine = 'DAE' is not valid: engine must be 'fast' (the minimal-coordinate model, one clearance joint) or 'dae' (the seed's Baumgarte DAE, any clearance joints) (not one of 'fast', 'dae')
+    robolib.ParameterError: engine = 'DAE' is not valid: engine must be 'fast' (the minimal-coordinate model, one clearance joint) or 'dae' (the seed's Baumgarte DAE, any clearance joints) (not one of 'fast', 'dae')
     """
     if not isinstance(value, str) or value not in ENGINES:
         _refuse(name, value, VALID_ENGINE, f"not one of {', '.join(map(repr, ENGINES))}")
@@ -269,12 +269,12 @@ def check_conditions(p: dict) -> None:
     >>> check_conditions({"quick": False, "verdict_cases": [[10.0, 0.5]], "case_rtols": [[1e-6, 1e-8]] * 2})
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: case_rtols must have one ladder per verdict case: 2 ladders for 1 cases (verdict_cases)
+    robolib.ParameterError: case_rtols must have one ladder per verdict case: 2 ladders for 1 cases (verdict_cases)
     >>> check_conditions({"quick": True, "verdict_cases": [[10.0, 0.5]], "case_rtols": [], "clearance_joint": "B1,E2",
     ...                   "engine": "fast"})
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: engine = 'fast' is not valid with clearance_joint = 'B1,E2': the fast engine models one clearance joint (2 named); use engine = 'dae' for several
+    robolib.ParameterError: engine = 'fast' is not valid with clearance_joint = 'B1,E2': the fast engine models one clearance joint (2 named); use engine = 'dae' for several
     """
     if not p["quick"] and len(p["case_rtols"]) != len(p["verdict_cases"]):
         raise ParameterError(f"case_rtols must have one ladder per verdict case: {len(p['case_rtols'])} ladders for "
@@ -296,7 +296,6 @@ def check_model(p: dict, file_params: dict) -> None:
     journal in a slightly larger bearing), and the shift stroke must stay reachable and away from the chains'
     singular poses over a whole drive period (checked at 32 instants of the closed-form motion).
     """
-    from ..core.errors import SingularityError, UnreachableError
 
     r_j = file_params["clearance"]["journal_radius"]
     for name, c_mm in run_clearances_mm(p):
@@ -313,16 +312,65 @@ def check_model(p: dict, file_params: dict) -> None:
                              f"within the mechanism's reach over a drive period ({exc})") from None
 
 
+_POS = {"low": 0.0, "open_low": True}
+#: The study's parameters (the chapter's ``parameters`` cell) with their units and valid values, in the order of
+#: :func:`robolib.studies.clearance_dynamics.study.run`'s signature. Every call checks them before any work; conditions between parameters
+#: and those that depend on the parameter file are :func:`check_conditions` and
+#: :func:`check_model`.
+PARAMETERS = {
+    "parameter_file": Parameter("gearshift/default.yaml", "mechanism, contact and solver data, units in the file",
+                                kind="file"),
+    "clearance_joint": Parameter("B1", f"the joints with clearance, {VALID_JOINTS}", kind="text",
+                                 check=check_clearance_joint),
+    "clearance_mm": Parameter(0.1, "radial clearance c of the detailed run, below the journal radius of the "
+                              "parameter file", unit="mm", **_POS),
+    "contact_law": Parameter("lankarani_nikravesh", "normal contact law", kind="choice", choices=CONTACT_LAWS),
+    "detail_frequency": Parameter(2.0, "drive (shift) frequency of the detailed run", unit="Hz", **_POS),
+    "detail_duration": Parameter(1.0, f"simulated time of the detailed run, at least one interval of its "
+                                 f"{DETAIL_SAMPLE_RATE / 1e3:g} kHz samples", unit="s",
+                                 low=1.0 / DETAIL_SAMPLE_RATE),
+    "verdict_cases": Parameter([[10.0, 0.5], [6.0, 0.5], [2.0, 0.1]],
+                               f"frequency and clearance of each case of the verdict study: {VALID_CASES}, the "
+                               f"clearances below the journal radius", unit="Hz, mm", kind="list", check=check_cases),
+    "convergence_rtols": Parameter([1e-6, 1e-8, 1e-9, 1e-10], f"relative tolerances of the detailed run's "
+                                   f"convergence study, atol is rtol/1000: {VALID_LADDER}", kind="list",
+                                   check=check_ladder),
+    "case_rtols": Parameter([[1e-6, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12], [1e-6, 1e-8, 1e-9, 1e-10], [1e-6, 1e-9, 1e-10]],
+                            f"tolerance ladder per verdict case, atol is rtol/1000: {VALID_LADDERS}", kind="list",
+                            check=check_ladders),
+    "freq_range": Parameter([1.0, 12.0], f"drive-frequency sweep range: {VALID_RANGE}", unit="Hz", kind="list",
+                            check=check_range),
+    "freq_step": Parameter(0.25, "drive-frequency sweep resolution", unit="Hz", **_POS),
+    "freq_sweep_clearance_mm": Parameter(0.5, "clearance of the drive-frequency sweep, below the journal radius",
+                                         unit="mm", **_POS),
+    "clearance_range_mm": Parameter([0.02, 0.5], f"clearance sweep range: {VALID_RANGE}, high below the journal "
+                                    f"radius", unit="mm", kind="list", check=check_range),
+    "n_clearance": Parameter(25, "number of clearance values in the clearance sweep", kind="integer", low=1),
+    "clearance_sweep_frequency": Parameter(6.0, "drive frequency of the clearance sweep", unit="Hz", **_POS),
+    "n_transient": Parameter(20, "drive periods discarded before Poincaré sampling and before the Lyapunov "
+                             "estimate", kind="integer", low=0),
+    "n_poincare": Parameter(60, "Poincaré samples, one per drive period, per verdict run and sweep point; the "
+                            "period test compares at least two", kind="integer", low=2),
+    "lyapunov_span": Parameter(2.4, "simulated time renormalised over per Lyapunov estimate: one renormalisation "
+                               "per half period, at least 8", unit="s", low=0.0),
+    "engine": Parameter(DEFAULT_ENGINE, f"the model of the verdict ladders, their Lyapunov estimates and the sweeps: "
+                        f"{VALID_ENGINE}; 'fast' (the default) computes them, 'dae' reads the stored DAE runs where "
+                        f"their settings match (the orbits and the branch always use the fast model)", kind="choice", choices=ENGINES),
+    "n_jobs": Parameter(2, f"parallel processes of the sweeps, joblib: {VALID_JOBS}, not 0", kind="integer",
+                        low=-1, check=check_n_jobs),
+    "seed": Parameter(0, "seed of the random initial separation of the Lyapunov estimates", kind="integer", low=0),
+    "quick": Parameter(False, "True: tiny sweeps and short runs, for tests", kind="boolean"),
+}
+
+
 def study_settings(**params) -> StudySettings:
     """Check the study's parameters and derive its :class:`StudySettings` (``quick``: the tiny test settings).
 
-    ``params``: keyword parameters of :func:`robolib.gearshift.study.clearance_study`; the others take its
+    ``params``: keyword parameters of :func:`robolib.studies.clearance_dynamics.study.run`; the others take its
     defaults (``engine``: :data:`DEFAULT_ENGINE` while the study's parameters do not declare it). Raises
     :class:`robolib.ParameterError` before any run: for an unknown name or a value outside its declared range
-    (:data:`robolib.gearshift.study.PARAMETERS`), for parameters that do not fit together (:func:`check_conditions`) and for a run the parameter file cannot carry (:func:`check_model`).
+    (:data:`robolib.studies.clearance_dynamics.study.PARAMETERS`), for parameters that do not fit together (:func:`check_conditions`) and for a run the parameter file cannot carry (:func:`check_model`).
     """
-    from ..study import validate_parameters
-    from .study import PARAMETERS
 
     params = {k: v.default for k, v in PARAMETERS.items()} | params
     validate_parameters(PARAMETERS, params, "clearance_dynamics")     # each on its own (names, types, ranges)
@@ -367,7 +415,7 @@ def study_settings(**params) -> StudySettings:
     return s
 
 
-__all__ = ["CONTACT_LAWS", "CLEARANCE_JOINTS", "CITED_CASES", "N_RENORM_MIN", "SLIDER_CLEARANCES_MM",
+__all__ = ["PARAMETERS", "CONTACT_LAWS", "CLEARANCE_JOINTS", "CITED_CASES", "N_RENORM_MIN", "SLIDER_CLEARANCES_MM",
            "EXPLORE_CLEARANCES_MM", "EXPLORE_FREQUENCIES", "N_FRAMES", "TRANSIENT_STUDY", "SAMPLE_STUDY",
            "DETAIL_SAMPLE_RATE", "VALID_JOINTS", "VALID_CASES", "VALID_LADDER", "VALID_LADDERS", "VALID_RANGE",
            "VALID_JOBS", "VALID_ENGINE", "StudySettings", "check_clearance_joint", "check_cases", "check_ladder",

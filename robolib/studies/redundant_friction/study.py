@@ -1,19 +1,19 @@
 """The friction study of the redundant planar robot: the chapter *Redundant planar robot: friction comparison*.
 
-:func:`friction_study` runs every experiment of the chapter and returns a
-:class:`robolib.study.StudyResult`: the two friction laws of the patent (the
+:func:`run` runs every experiment of the chapter and returns a
+:class:`robolib.book.result.StudyResult`: the two friction laws of the patent (the
 load-dependent Coulomb law of a journal bearing and the rate-dependent Stribeck
 law) calibrated to the same RMS friction torque on the reference circle, then
 compared at other speeds, payloads and preloads, in slow motion, against the
 patent's decoupled Coulomb model, under large preload, and, with the geared-joint
 parameter set, uncompensated. Its keyword parameters are the chapter's
 ``parameters`` cell. The figures and the Explore panel are in
-:mod:`robolib.redundant.friction_figures`.
+:mod:`robolib.studies.redundant_friction.figures`.
 
 From Python::
 
-    from robolib.redundant.study_friction import friction_study
-    res = friction_study(quick=True, mu=0.3)
+    from robolib.studies.redundant_friction.study import run
+    res = run(quick=True, mu=0.3)
     res.failing(), res["rf_dec_ref"].value
 
 The small helpers below (named tolerances, turns covered, tracking error, fits) are
@@ -26,23 +26,73 @@ import dataclasses
 import math
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 
-from ..book.claims import ClaimsRegister
-from ..book.notebook import parameter_table
-from ..core.errors import ParameterError
-from ..study import Parameter, declare_parameters
-from .model import BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, COULOMB_MAX_ITER, DT, load
-from .dynamics import inverse_dynamics, reference_circle, reference_motion
-from .simulation import (COMPARED_LAWS, CONTRACTION_LIMIT, calibrate_stribeck, coulomb_contraction, decoupling_error,
-                         decoupling_map, friction_power, friction_sweep, operating_point, reference_torque, rms,
-                         simulate)
-from .friction_setup import (  # noqa: F401  (the study's set-up, also reachable from this module)
-    OWN_COULOMB_TOL, OWN_STRIBECK_TOL, N_FRAMES, N_SWEEP, SWEEP_SAMPLES, MAP_SAMPLES,
-    CAL_FILE_TOL, CAL_RMS_TOL, DIFF, DEC_LIMIT, FAST_RATE, LEVEL_TOL, FREE_TRACK_TOL, LINEAR_FROM, LINEAR_TOL,
-    BALANCE_TOL, EX1_AGREE, EX2_PRELOAD_BAND, PERIODS, PAYLOADS, PRELOAD_FRACTIONS, MU_R, MAP_PRELOADS, MAP_PERIODS, EPS_VALUES, QUICK,
-    MODELS, OVERRIDES, relative_difference, turns, turns_covered, tracking_error, log_slope,
-    linear_fit_residual, bisect_increasing, _nonzero_jobs, _robot_file, PARAMETERS, coulomb_condition,
-    settings, robots, stops, claim_of_runs,
+from robolib.book.claims import ClaimsRegister
+from robolib.book.notebook import parameter_table
+from robolib.book.result import StudyResult
+from robolib.core.errors import ParameterError
+from robolib.core.params import declare_parameters
+from robolib.redundant.dynamics import inverse_dynamics, reference_motion
+from robolib.redundant.model import BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, DT
+from robolib.redundant.simulation import (
+    COMPARED_LAWS,
+    CONTRACTION_LIMIT,
+    decoupling_error,
+    decoupling_map,
+    friction_power,
+    friction_sweep,
+    operating_point,
+    reference_torque,
+    rms,
+    simulate,
+)
+from robolib.studies.redundant_friction import figures as ff
+from robolib.studies.redundant_friction.figures import sweep_difference
+from robolib.studies.redundant_friction.settings import (  # noqa: F401  (the study's set-up, also reachable from this module)
+    BALANCE_TOL,
+    CAL_FILE_TOL,
+    CAL_RMS_TOL,
+    DEC_LIMIT,
+    DIFF,
+    EPS_VALUES,
+    EX1_AGREE,
+    EX2_PRELOAD_BAND,
+    FAST_RATE,
+    FREE_TRACK_TOL,
+    LEVEL_TOL,
+    LINEAR_FROM,
+    LINEAR_TOL,
+    MAP_PERIODS,
+    MAP_PRELOADS,
+    MAP_SAMPLES,
+    MODELS,
+    MU_R,
+    N_FRAMES,
+    N_SWEEP,
+    OVERRIDES,
+    OWN_COULOMB_TOL,
+    OWN_STRIBECK_TOL,
+    PARAMETERS,
+    PAYLOADS,
+    PERIODS,
+    PRELOAD_FRACTIONS,
+    QUICK,
+    SWEEP_SAMPLES,
+    _nonzero_jobs,
+    _robot_file,
+    bisect_increasing,
+    claim_of_runs,
+    coulomb_condition,
+    linear_fit_residual,
+    log_slope,
+    relative_difference,
+    robots,
+    settings,
+    stops,
+    tracking_error,
+    turns,
+    turns_covered,
 )
 
 
@@ -116,11 +166,6 @@ def law_sweeps(d: dict) -> None:
 def sweep_stops(values, sw: dict, laws=COMPARED_LAWS, unit: str = "") -> list:
     """The stopped simulations of a sweep (:func:`stops` style): ``"<law> at <value><unit>: <why>"``."""
     return [f"{law} at {v:g}{unit}: {why}" for law in laws for v, why in zip(values, sw[law]["stopped"]) if why]
-
-
-def sweep_difference(sw: dict, metric: str) -> np.ndarray:
-    """``|S - C| / C`` of a sweep's ``metric`` (consistent Coulomb C, Stribeck S), one value per point."""
-    return relative_difference(sw["coulomb_consistent"][metric], sw["stribeck"][metric])
 
 
 def speed_claims(reg: ClaimsRegister, d: dict) -> None:
@@ -294,7 +339,6 @@ def decoupling(reg: ClaimsRegister, d: dict) -> None:
 
 def large_preload(reg: ClaimsRegister, d: dict) -> None:
     """Inverse dynamics on the reference circle over ``[-preload_max, preload_max]``; the least-friction preload."""
-    from scipy.optimize import minimize_scalar
 
     robot, pmax = d["robot"], d["params"]["preload_max"]
     q, dq, ddq = d["q_id"], d["dq_id"], d["ddq_id"]
@@ -506,7 +550,7 @@ def exercises(reg: ClaimsRegister, d: dict) -> None:
 
 
 def exercise_text(res, n: int) -> str:
-    """The printed answer of exercise ``n`` (1, 2 or 3) of a :func:`friction_study` result."""
+    """The printed answer of exercise ``n`` (1, 2 or 3) of a :func:`run` result."""
     d = res.data
     if n == 1:
         e = d["exercise_1"]
@@ -594,8 +638,8 @@ def _values(d: dict) -> dict:
             "rf_ex2_ratio": f"{e2['ratio']:.0f}"}
 
 
-@declare_parameters(PARAMETERS)
-def friction_study(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml", mu=None, journal_radius=None,
+@declare_parameters(PARAMETERS, "redundant_friction")
+def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml", mu=None, journal_radius=None,
                    coulomb_torque=None, stribeck_velocity=None, viscous=None, smooth_eps=None, calibrate=True,
                    preload=0.0, preload_sweep=0.3, preload_max=3.0, samples=400, t_sim=4.0, n_jobs=1, quick=False):
     """The chapter *Redundant planar robot: friction comparison* as one function; returns a ``StudyResult``.
@@ -619,13 +663,11 @@ def friction_study(data_file="redundant/default.yaml", geared_file="redundant/ge
     finding of the run: the claims that need it fail, saying where and why.
 
     ``tables``: ``parameters`` (the key parameters, then every value folded), ``criteria``; ``figures`` (see
-    :mod:`~robolib.redundant.friction_figures`): ``laws``, ``waveforms``,
+    :mod:`~robolib.studies.redundant_friction.figures`): ``laws``, ``waveforms``,
     ``energy_ref``, ``sweep_speed``, ``slow``, ``sweep_payload``,
     ``sweep_preload``, ``decoupling``, ``preload``, ``paths``, ``energy_geared``;
     ``data``: the robots, the reference motion and every experiment's arrays.
     """
-    from ..study import StudyResult
-    from . import friction_figures as ff
 
     params = dict(data_file=data_file, geared_file=geared_file, mu=mu, journal_radius=journal_radius,
                   coulomb_torque=coulomb_torque, stribeck_velocity=stribeck_velocity, viscous=viscous,
@@ -655,6 +697,6 @@ def friction_study(data_file="redundant/default.yaml", geared_file="redundant/ge
     return StudyResult("redundant_friction", params, reg, tables=tables, figures=ff.figures(d), data=d, values=_values(d))
 
 
-__all__ = ["friction_study", "PARAMETERS", "coulomb_condition", "exercise_text", "settings", "robots", "stops",
+__all__ = ["run", "PARAMETERS", "coulomb_condition", "exercise_text", "settings", "robots", "stops",
            "claim_of_runs", "relative_difference",
            "turns", "turns_covered", "tracking_error", "log_slope", "linear_fit_residual", "bisect_increasing"]

@@ -1,4 +1,4 @@
-"""The clearance chapter as one function: :func:`clearance_study` (study ``clearance_dynamics``).
+"""The clearance chapter as one function: :func:`run` (study ``clearance_dynamics``).
 
 The gear-shift manipulator with a clearance joint, studied the way the chapter
 tells it: the model's topology, the ideal motion and its torques, Baumgarte's
@@ -21,8 +21,8 @@ change of the model or the integrator (hours of CPU)::
 
 From Python::
 
-    from robolib.gearshift.study import clearance_study
-    res = clearance_study(quick=True)
+    from robolib.studies.clearance_dynamics.study import run
+    res = run(quick=True)
     res.failing(), res.tables["readings"], res.figures["bifurcation"]
 """
 
@@ -30,73 +30,35 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import time
 
 import numpy as np
+from matplotlib.figure import Figure
 
-from ..book.claims import ClaimsRegister
-from ..core import contact
-from ..core import nonlinear as N
-from ..core.clearance import mode_shares
-from ..study import Parameter, StudyResult, declare_parameters
-from . import checks, figures, orbit_study, sweeps, verdicts
-from .drawing import gearshift_mechanism
-from .model import build_gearshift, clearance_model, simulate_clearance, with_changes
-from .runs import (DEFAULT_ENGINE, ENGINES, FAST_TOLERANCE_DIVISOR, LYAPUNOV_TAU, NOISE_RTOL_DIVISOR, PERIOD_TOL_FACTOR,
-                   explore_run)
-from .settings import (CONTACT_LAWS, DETAIL_SAMPLE_RATE, VALID_CASES, VALID_ENGINE, VALID_JOBS, VALID_JOINTS, VALID_LADDER,
-                       VALID_LADDERS, VALID_RANGE, StudySettings, check_cases, check_clearance_joint, check_ladder,
-                       check_ladders, check_n_jobs, check_range, study_settings)
-
-_POS = {"low": 0.0, "open_low": True}
-#: The study's parameters (the chapter's ``parameters`` cell) with their units and valid values, in the order of
-#: :func:`clearance_study`'s signature. Every call checks them before any work; conditions between parameters
-#: and those that depend on the parameter file are :func:`.settings.check_conditions` and
-#: :func:`.settings.check_model`.
-PARAMETERS = {
-    "parameter_file": Parameter("gearshift/default.yaml", "mechanism, contact and solver data, units in the file",
-                                kind="file"),
-    "clearance_joint": Parameter("B1", f"the joints with clearance, {VALID_JOINTS}", kind="text",
-                                 check=check_clearance_joint),
-    "clearance_mm": Parameter(0.1, "radial clearance c of the detailed run, below the journal radius of the "
-                              "parameter file", unit="mm", **_POS),
-    "contact_law": Parameter("lankarani_nikravesh", "normal contact law", kind="choice", choices=CONTACT_LAWS),
-    "detail_frequency": Parameter(2.0, "drive (shift) frequency of the detailed run", unit="Hz", **_POS),
-    "detail_duration": Parameter(1.0, f"simulated time of the detailed run, at least one interval of its "
-                                 f"{DETAIL_SAMPLE_RATE / 1e3:g} kHz samples", unit="s",
-                                 low=1.0 / DETAIL_SAMPLE_RATE),
-    "verdict_cases": Parameter([[10.0, 0.5], [6.0, 0.5], [2.0, 0.1]],
-                               f"frequency and clearance of each case of the verdict study: {VALID_CASES}, the "
-                               f"clearances below the journal radius", unit="Hz, mm", kind="list", check=check_cases),
-    "convergence_rtols": Parameter([1e-6, 1e-8, 1e-9, 1e-10], f"relative tolerances of the detailed run's "
-                                   f"convergence study, atol is rtol/1000: {VALID_LADDER}", kind="list",
-                                   check=check_ladder),
-    "case_rtols": Parameter([[1e-6, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12], [1e-6, 1e-8, 1e-9, 1e-10], [1e-6, 1e-9, 1e-10]],
-                            f"tolerance ladder per verdict case, atol is rtol/1000: {VALID_LADDERS}", kind="list",
-                            check=check_ladders),
-    "freq_range": Parameter([1.0, 12.0], f"drive-frequency sweep range: {VALID_RANGE}", unit="Hz", kind="list",
-                            check=check_range),
-    "freq_step": Parameter(0.25, "drive-frequency sweep resolution", unit="Hz", **_POS),
-    "freq_sweep_clearance_mm": Parameter(0.5, "clearance of the drive-frequency sweep, below the journal radius",
-                                         unit="mm", **_POS),
-    "clearance_range_mm": Parameter([0.02, 0.5], f"clearance sweep range: {VALID_RANGE}, high below the journal "
-                                    f"radius", unit="mm", kind="list", check=check_range),
-    "n_clearance": Parameter(25, "number of clearance values in the clearance sweep", kind="integer", low=1),
-    "clearance_sweep_frequency": Parameter(6.0, "drive frequency of the clearance sweep", unit="Hz", **_POS),
-    "n_transient": Parameter(20, "drive periods discarded before Poincaré sampling and before the Lyapunov "
-                             "estimate", kind="integer", low=0),
-    "n_poincare": Parameter(60, "Poincaré samples, one per drive period, per verdict run and sweep point; the "
-                            "period test compares at least two", kind="integer", low=2),
-    "lyapunov_span": Parameter(2.4, "simulated time renormalised over per Lyapunov estimate: one renormalisation "
-                               "per half period, at least 8", unit="s", low=0.0),
-    "engine": Parameter(DEFAULT_ENGINE, f"the model of the verdict ladders, their Lyapunov estimates and the sweeps: "
-                        f"{VALID_ENGINE}; 'fast' (the default) computes them, 'dae' reads the stored DAE runs where "
-                        f"their settings match (the orbits and the branch always use the fast model)", kind="choice", choices=ENGINES),
-    "n_jobs": Parameter(2, f"parallel processes of the sweeps, joblib: {VALID_JOBS}, not 0", kind="integer",
-                        low=-1, check=check_n_jobs),
-    "seed": Parameter(0, "seed of the random initial separation of the Lyapunov estimates", kind="integer", low=0),
-    "quick": Parameter(False, "True: tiny sweeps and short runs, for tests", kind="boolean"),
-}
+from robolib.book.claims import ClaimsRegister
+from robolib.book.notebook import explore
+from robolib.book.result import StudyResult
+from robolib.core import contact
+from robolib.core import nonlinear as N
+from robolib.core.clearance import mode_shares
+from robolib.core.params import declare_parameters
+from robolib.gearshift.drawing import gearshift_mechanism
+from robolib.gearshift.model import build_gearshift, clearance_model, simulate_clearance, with_changes
+from robolib.gearshift.runs import (
+    DEFAULT_ENGINE,
+    FAST_TOLERANCE_DIVISOR,
+    LYAPUNOV_TAU,
+    NOISE_RTOL_DIVISOR,
+    PERIOD_TOL_FACTOR,
+    explore_run,
+)
+from robolib.studies.clearance_dynamics import bifurcation, experiments, figures, orbit_study, verdicts
+from robolib.studies.clearance_dynamics.settings import (
+    PARAMETERS,
+    StudySettings,
+    study_settings,
+)
 
 #: Captions of the tables (the "**Table N** — ..." headings), by name, in the chapter's order.
 TABLE_CAPTIONS = {
@@ -126,8 +88,8 @@ def _captioned(name: str, number: int, table: str) -> str:
     return f"**Table {number}** — {TABLE_CAPTIONS[name]}\n\n{table}"
 
 
-@declare_parameters(PARAMETERS)
-def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance_mm=0.1,
+@declare_parameters(PARAMETERS, "clearance_dynamics")
+def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance_mm=0.1,
                     contact_law="lankarani_nikravesh", detail_frequency=2.0, detail_duration=1.0,
                     verdict_cases=[[10.0, 0.5], [6.0, 0.5], [2.0, 0.1]],  # noqa: B006 (never mutated)
                     convergence_rtols=[1e-6, 1e-8, 1e-9, 1e-10],  # noqa: B006
@@ -151,7 +113,7 @@ def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1
     ladders and sweeps (``"dae"``: the seed's, from the stores at the defaults; ``"fast"``: computed); ``n_jobs`` processes;
     ``seed`` of the Lyapunov separations; ``quick``: tiny runs for tests (about a minute).
 
-    Returns a :class:`robolib.study.StudyResult` with the tables ``modes``, ``convergence``, ``orbits``, ``readings``,
+    Returns a :class:`robolib.book.result.StudyResult` with the tables ``modes``, ``convergence``, ``orbits``, ``readings``,
     ``replicate``, ``transient``, ``lyapunov``, ``sweep_readings``, ``slider_crank``; the figures
     ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbits``, ``bifurcation``, ``branch``, ``slider``; ``data``
     with the settings and every experiment's data (``ideal``, ``drift``, ``detail``, ``convergence``, ``verdicts``,
@@ -164,14 +126,14 @@ def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1
     t_start = time.perf_counter()
     s = study_settings(**params)
     reg = ClaimsRegister("clearance_dynamics", source="001", glue=False)
-    checks.topology_check(s, reg)
-    ideal = checks.ideal_check(s, reg)
-    drift = checks.drift_check(s, reg)
-    detail = checks.detail_run(s, reg)
-    conv = checks.detail_convergence(s, reg)
+    experiments.topology_check(s, reg)
+    ideal = experiments.ideal_check(s, reg)
+    drift = experiments.drift_check(s, reg)
+    detail = experiments.detail_run(s, reg)
+    conv = experiments.detail_convergence(s, reg)
     v = verdicts.run_verdict_study(s, reg)
     orb, branch = orbit_study.orbit_study(s, v, reg)
-    bif = sweeps.bifurcation_study(s, v, reg)
+    bif = bifurcation.bifurcation_study(s, v, reg)
     if branch is not None:
         orbit_study.register_branch(reg, branch, bif["f_runs"], s.freqs)
         orbit_study.register_crossings(reg, branch)
@@ -183,14 +145,14 @@ def clearance_study(parameter_file="gearshift/default.yaml", clearance_joint="B1
             if cid not in reg.claims:
                 reg.claim(cid, "the period-1 branch", value=None, criterion="the branch is computed (not in quick "
                           "runs, and with one clearance joint only)", holds=False, text="not computed in this run")
-    sc = checks.slider_crank_check(s, reg)
+    sc = experiments.slider_crank_check(s, reg)
     grid = [(f, c) for c in s.explore_c for f in s.explore_f]
     _, ex_out = N.sweep(functools.partial(explore_run, s.base), grid, n_jobs=s.n_jobs)
-    tables = {"modes": checks.modes_table(detail), "convergence": checks.convergence_table(conv),
+    tables = {"modes": experiments.modes_table(detail), "convergence": experiments.convergence_table(conv),
               "orbits": orbit_study.orbit_table(orb), "readings": verdicts.readings_table(v),
               "replicate": verdicts.replicate_table(v),
               "transient": verdicts.transient_table(v), "lyapunov": verdicts.lyapunov_table(v),
-              "sweep_readings": sweeps.sweep_readings_table(s, bif), "slider_crank": checks.slider_table(sc)}
+              "sweep_readings": bifurcation.sweep_readings_table(s, bif), "slider_crank": experiments.slider_table(sc)}
     tables = {name: _captioned(name, i + 1, t) for i, (name, t) in enumerate(tables.items())}
     figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
@@ -215,7 +177,7 @@ def glue_values(s: StudySettings, ideal: dict, detail: dict, conv: dict, v, bif:
             "clearance_lyap_span": f"{s.lyapunov_span:g}", "clearance_lyap_batches": str(N.LYAPUNOV_BATCHES),
             "clearance_alpha": f"{s.alpha:g}", "clearance_ladder_slope": f"{N.LADDER_MIN_SLOPE:g}",
             "clearance_ladder_fit": str(N.LADDER_FIT), "clearance_replicate_atol": f"{verdicts.REPLICATE_ATOL:g}",
-            "clearance_ladder_gap": f"{N.LADDER_GAP:g}", "clearance_near_period": f"{sweeps.NEAR_PERIOD:g}",
+            "clearance_ladder_gap": f"{N.LADDER_GAP:g}", "clearance_near_period": f"{bifurcation.NEAR_PERIOD:g}",
             "clearance_fsweep_c": f"{s.freq_sweep_clearance_mm:g}",
             "clearance_conv_rt_hi": f"{max(s.convergence_rtols):g}",
             "clearance_conv_rt_lo": f"{min(s.convergence_rtols):g}",
@@ -272,7 +234,7 @@ def parameter_rows(res: StudyResult) -> list:
 
 def criteria_rows() -> list:
     """The constants of the claims' criteria, fixed before the runs: ``(name, value, meaning)`` rows."""
-    C, V, S = checks, verdicts, sweeps
+    C, V, S = experiments, verdicts, bifurcation
     return [
         ("TAU_AGREE, DAE_AGREE", f"{C.TAU_AGREE:g} N m, {C.DAE_AGREE:g}", "torque and DAE checks"),
         ("LIN_TOL", ", ".join(f"{k}: {x:g}" for k, x in C.LIN_TOL.items()), "Eqs. 21–22 vs direct (relative)"),
@@ -309,7 +271,6 @@ def detail_animation(res: StudyResult):
 
 def explore_panel(res: StudyResult):
     """The Explore panel: journal orbit and normal force of short runs over the grid of clearance and frequency."""
-    from ..book.notebook import explore
 
     _register_png_display()
     s, runs = res.data["settings"], res.data["explore_runs"]
@@ -336,10 +297,8 @@ def _register_png_display() -> None:
     ip = get_ipython()
     if ip is None:
         return
-    from matplotlib.figure import Figure
 
     def png(fig):
-        import io
 
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=72, bbox_inches="tight")
@@ -403,6 +362,6 @@ def exercise_4(res: StudyResult) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["TABLE_CAPTIONS", "PARAMETERS", "clearance_study", "glue_values", "key_parameter_rows", "parameter_rows",
+__all__ = ["TABLE_CAPTIONS", "PARAMETERS", "run", "glue_values", "key_parameter_rows", "parameter_rows",
            "criteria_rows", "detail_animation", "explore_panel", "exercise_1", "exercise_2", "exercise_3",
            "exercise_4"]

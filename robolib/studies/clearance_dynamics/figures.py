@@ -1,7 +1,7 @@
 """The clearance chapter's figures, from the study's data, made without pyplot (:class:`matplotlib.figure.Figure`).
 
 Each function takes the data dict of one experiment
-(:mod:`robolib.gearshift.checks`, :mod:`robolib.gearshift.sweeps`) and returns a
+(:mod:`robolib.studies.clearance_dynamics.experiments`, :mod:`robolib.studies.clearance_dynamics.bifurcation`) and returns a
 Figure; :func:`detail_animation` returns the animation of the detailed run's last
 drive period and :func:`explore_figure` one figure of the Explore panel.
 
@@ -15,23 +15,24 @@ drive period and :func:`explore_figure` one figure of the Explore panel.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.animation import FuncAnimation
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from ..core import clearance as C
-from ..core import nonlinear as N
-from .drawing import CHAIN_COLORS, MODE_COLORS, draw_gearshift, draw_orbit, mode_bands
-from .sweeps import reading_bar
-from ..study import FIGURE_WIDTH
+from robolib.core import clearance as C
+from robolib.core import nonlinear as N
+from robolib.core.drawing import FIGURE_WIDTH
+from robolib.gearshift.drawing import CHAIN_COLORS, MODE_COLORS, draw_gearshift, draw_orbit, mode_bands
+from robolib.studies.clearance_dynamics.bifurcation import reading_bar
 
-FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.study.FIGURE_WIDTH)
+FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
 
 
 def ideal_figure(d: dict) -> Figure:
     """Driven angles, motor torques (multipliers, with virtual-power dots) and the stroke over one period.
 
-    ``d``: :func:`robolib.gearshift.checks.ideal_check`'s data.
+    ``d``: :func:`robolib.studies.clearance_dynamics.experiments.ideal_check`'s data.
     """
     gs, t, im, vp = d["gs"], d["t"], d["motion"], d["vp"]
     fig = Figure(figsize=(FULL_WIDTH, 3.4), layout="tight")
@@ -57,7 +58,7 @@ def ideal_figure(d: dict) -> Figure:
 def orbit_figure(d: dict) -> Figure:
     """Journal orbit coloured by the normal force, and the force history with the motion modes shaded.
 
-    ``d``: :func:`robolib.gearshift.checks.detail_run`'s data.
+    ``d``: :func:`robolib.studies.clearance_dynamics.experiments.detail_run`'s data.
     """
     fig = Figure(figsize=(FULL_WIDTH, 3.9), layout="tight")
     ax0 = fig.add_subplot(1, 3, 1)
@@ -100,7 +101,6 @@ def detail_animation(d: dict, joints, n_frames: int, period: float):
 
     Left the mechanism (clearance ``joints`` ringed), right the journal centre in its bearing; ``n_frames`` frames.
     """
-    from matplotlib.animation import FuncAnimation
 
     ts, q, e = d["ts"], d["run"].q, d["orbit"]["e_local"]
     c = d["c"]
@@ -127,7 +127,7 @@ def detail_animation(d: dict, joints, n_frames: int, period: float):
 def bifurcation_figure(s, d: dict) -> Figure:
     """Poincaré samples e_x/c and rate against frequency and clearance, and each point's reading (bars).
 
-    ``s``: the study settings; ``d``: :func:`robolib.gearshift.sweeps.bifurcation_study`'s data.
+    ``s``: the study settings; ``d``: :func:`robolib.studies.clearance_dynamics.bifurcation.bifurcation_study`'s data.
     """
     fig = Figure(figsize=(FULL_WIDTH, 8.0), layout="tight")
     axs = fig.subplots(3, 2, sharex="col", gridspec_kw={"height_ratios": [2, 2, 1]})
@@ -151,7 +151,7 @@ def bifurcation_figure(s, d: dict) -> Figure:
 def slider_figure(d: dict) -> Figure:
     """Slider velocity over two crank turns (ideal and every other clearance), and the errors against c (log-log).
 
-    ``d``: :func:`robolib.gearshift.checks.slider_crank_check`'s data.
+    ``d``: :func:`robolib.studies.clearance_dynamics.experiments.slider_crank_check`'s data.
     """
     fig = Figure(figsize=(FULL_WIDTH, 3.5), layout="tight")
     axs = fig.subplots(1, 2)

@@ -1,4 +1,4 @@
-"""The clearance chapter's study function (robolib.gearshift.study.clearance_study), run quick.
+"""The clearance chapter's study function (robolib.studies.clearance_dynamics.study.run), run quick.
 
 * the study's parameters are declared with unit, meaning and valid values; every invalid value is refused,
   naming the parameter and its range, before any work;
@@ -19,12 +19,23 @@ import pytest
 from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, study
 from robolib.core import nonlinear as N
-from robolib.gearshift import checks, store, sweeps, verdicts
-from robolib.gearshift.settings import (CITED_CASES, VALID_CASES, VALID_JOBS, VALID_JOINTS, VALID_LADDER,
-                                        VALID_LADDERS, VALID_RANGE, study_settings)
-from robolib.gearshift.study import PARAMETERS, clearance_study
+from robolib.gearshift import store
+from robolib.studies.clearance_dynamics import bifurcation as sweeps
+from robolib.studies.clearance_dynamics import experiments as checks
+from robolib.studies.clearance_dynamics import verdicts
+from robolib.studies.clearance_dynamics.settings import (
+    CITED_CASES,
+    VALID_CASES,
+    VALID_JOBS,
+    VALID_JOINTS,
+    VALID_LADDER,
+    VALID_LADDERS,
+    VALID_RANGE,
+    study_settings,
+)
+from robolib.studies.clearance_dynamics.study import PARAMETERS, run
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NAME = "clearance_dynamics"
 #: The claim ids of the chapter, in the order it registers them.
 IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumgarte", "clearance_lin_p",
@@ -163,7 +174,7 @@ def test_a_parameter_file_the_run_cannot_use_is_named_before_any_work(tmp_path, 
 
 
 def test_a_direct_call_checks_too():
-    _, cpu = refusal(lambda: clearance_study(quick=True, n_poincare=1),
+    _, cpu = refusal(lambda: run(quick=True, n_poincare=1),
                      r"^n_poincare = 1 is not valid: n_poincare must be an integer >= 2")
     assert cpu < PROMPT_CPU_S
     _, cpu = refusal(lambda: study_settings(clearance_mm=0), r"^clearance_mm = 0 is not valid")
@@ -171,7 +182,7 @@ def test_a_direct_call_checks_too():
 
 
 def test_the_parameter_table_gives_unit_meaning_and_valid_values():
-    from robolib.notebook import parameter_table
+    from robolib.book.notebook import parameter_table
 
     text = parameter_table(run=study.defaults(NAME), spec=PARAMETERS)
     assert "notebook parameter" not in text
@@ -307,7 +318,7 @@ def test_tables_figures_and_explore_data(quick_study):
 
 
 def test_exercise_1_matches_the_closed_form():
-    from robolib.gearshift.study import exercise_1
+    from robolib.studies.clearance_dynamics.study import exercise_1
 
     text = exercise_1()
     ratio = float(re.search(r"ratio (\S+),", text).group(1))
@@ -365,7 +376,7 @@ def test_models_page_states_the_codes_rule_and_constants():
     flat = " ".join(page.split())
     targets = re.findall(r"\{robolib-value\}`([^`]+)`", page)
     assert {"robolib.core.nonlinear.LADDER_MIN_SLOPE", "robolib.core.nonlinear.LADDER_FIT",
-            "robolib.core.nonlinear.LADDER_GAP", "robolib.gearshift.verdicts.REPLICATE_ATOL"} <= set(targets)
+            "robolib.core.nonlinear.LADDER_GAP", "robolib.studies.clearance_dynamics.verdicts.REPLICATE_ATOL"} <= set(targets)
     for t in targets:
         code_value(t)                                   # every constant the page names exists
     assert "3^{\\log_{10}" not in page, "the page still states the step-by-step ladder rule the code replaced"

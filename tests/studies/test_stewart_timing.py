@@ -1,4 +1,4 @@
-"""The Stewart chapter's study (robolib.stewart.study.timing_study) at quick settings, and its Models page.
+"""The Stewart chapter's study (robolib.studies.stewart_timing.study.run) at quick settings, and its Models page.
 
 * the parameters: the study's defaults are the notebook's ``parameters`` cell; bad values are
   refused up front with an error naming the parameter;
@@ -25,9 +25,10 @@ from matplotlib.figure import Figure
 
 from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, UnreachableError, stewart, study
-from robolib.stewart import study as st, timing
+from robolib.studies.stewart_timing import study as st
+from robolib.studies.stewart_timing import timing
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NAME = "stewart_timing"
 IDS = ["stewart_spin", "stewart_vw_gap", "stewart_vw_random", "stewart_rest_onaxis", "stewart_rest_offaxis",
        "stewart_pin", "stewart_unreachable", "stewart_c1_static", "stewart_c1_fluct", "stewart_c1_tconv",
@@ -109,7 +110,7 @@ def test_conditions_between_parameters_and_on_the_sets_are_checked_up_front(para
 
 def test_every_parameter_is_declared_and_tested():
     assert list(st.PARAMETERS) == list(study.defaults(NAME)) == list(REFUSED)
-    assert study.parameters(NAME) == st.PARAMETERS and st.timing_study.parameters is st.PARAMETERS
+    assert study.parameters(NAME) == st.PARAMETERS and st.run.parameters is st.PARAMETERS
     for name, spec in st.PARAMETERS.items():
         spec.validate(name, spec.default)
 
@@ -207,7 +208,7 @@ def test_tracking_claims_against_the_runs(res):
     assert min(res["stewart_pid_gain"].value) >= st.PID_GAIN_MIN
     # the hold: the exact-model (NE) controller's static error is all hold (first order in the step)
     share_ne, share_vw = res["stewart_c1_hold"].value
-    (s_ne, f_ne), (s_vw, f_vw) = res.data["hold"]["newton_euler"], res.data["hold"]["virtual_work"]
+    s_ne, f_ne = res.data["hold"]["newton_euler"]
     assert 8 < s_ne / f_ne < 12 and share_ne == pytest.approx(st.hold_share(s_ne, f_ne))
     assert 0.75 <= share_vw < share_ne < 1.02
     r = res.data["runs"][name, "newton_euler", True]
@@ -310,7 +311,7 @@ def test_explore_panels_and_their_figures(res):
 
 
 def st_figures():
-    from robolib.stewart import study_figures
+    from robolib.studies.stewart_timing import figures as study_figures
 
     return study_figures
 
@@ -330,11 +331,11 @@ def test_models_page_values_resolve_and_match_the_code():
     assert len(targets) >= 7
     for t in targets:
         assert code_value(t), t
-    from robolib.stewart import _core, control, kinematics
+    from robolib.stewart import _kernels, control, kinematics
 
     # the compiled kernels use the same tolerances as the numpy kinematics the page names
-    assert _core.USING_TOL == kinematics.UJOINT_SINGULAR_TOL and _core.LEN_TOL == kinematics.MIN_LEG_LENGTH
-    assert _core.LIMIT_TOL == kinematics.LIMIT_TOL
+    assert _kernels.USING_TOL == kinematics.UJOINT_SINGULAR_TOL and _kernels.LEN_TOL == kinematics.MIN_LEG_LENGTH
+    assert _kernels.LIMIT_TOL == kinematics.LIMIT_TOL
     # "(s + 20)^3 = s^3 + 60 s^2 + 1200 s + 8000": the default gains, triple pole at -20 rad/s
     g = control.DEFAULT_GAINS
     assert "(s + 20)^3 = s^3 + {kd:g} s^2 + {kp:g} s + {ki:g}".format(**g) in text

@@ -1,4 +1,4 @@
-"""The 3-PRP round-trip study (robolib.prp3.study): its results, claims, parameters and the Models page.
+"""The 3-PRP round-trip study (robolib.studies.prp3_roundtrip.study): its results, claims, parameters and the Models page.
 
 Quick runs only (``quick_study`` of conftest, cached): the default quick run, one with another
 seed and one with a workspace sample too small for the coarse voxel claim.
@@ -15,9 +15,9 @@ import pytest
 
 from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, prp3, study
-from robolib.prp3 import study as s3
+from robolib.studies.prp3_roundtrip import study as s3
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NAME = "prp3_roundtrip"
 
 
@@ -116,7 +116,7 @@ def test_the_edges_of_the_ranges_are_valid(name, value):
 
 
 def test_a_direct_call_checks_too():
-    _, cpu = refusal(lambda: s3.roundtrip_study(quick=True, n_samples=500),
+    _, cpu = refusal(lambda: s3.run(quick=True, n_samples=500),
                      r"^n_samples = 500 is not valid: n_samples must be an integer >= 2000")
     assert cpu < PROMPT_CPU_S
 
@@ -142,8 +142,8 @@ def test_quick_caps_the_samples_and_the_parameter_table_says_so(res):
 
 # ---- tables and figures ---------------------------------------------------------------------------------
 def test_tables_and_figures(res):
-    from matplotlib.figure import Figure
     import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     for k in range(1, 6):
         assert res.tables[f"table{k}"].startswith(f"**Table {k}** — ")

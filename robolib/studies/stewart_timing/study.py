@@ -1,4 +1,4 @@
-"""The chapter *Stewart vs virtual-work timing* as one function: :func:`timing_study`.
+"""The chapter *Stewart vs virtual-work timing* as one function: :func:`run`.
 
 The patent's two claims on the 6-UPS platform (seed 004) are tested here: claim 1,
 the U-joint Newton-Euler (NE) model tracks better under ID-PID control than the
@@ -6,9 +6,9 @@ virtual-work (VW) model; claim 2, a 15-s simulation of NE runs "nearly 31 times"
 faster. The study computes every experiment of the chapter: leg spin along the
 reference trajectory, the NE-VW force gap (trajectory, random states, rest, the
 pinocchio cross-check), the stroke and joint limits, the closed-loop tracking runs,
-the timings (:mod:`robolib.stewart.timing`) and exercise 3, registers the claims and
-returns a :class:`robolib.study.StudyResult`. Its figures and the Explore panels are in
-:mod:`robolib.stewart.study_figures`.
+the timings (:mod:`robolib.studies.stewart_timing.timing`) and exercise 3, registers the claims and
+returns a :class:`robolib.book.result.StudyResult`. Its figures and the Explore panels are in
+:mod:`robolib.studies.stewart_timing.figures`.
 
 >>> from robolib import study
 >>> sorted(study.defaults("stewart_timing"))[:4]
@@ -19,93 +19,60 @@ returns a :class:`robolib.study.StudyResult`. Its figures and the Explore panels
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..book.claims import ClaimsRegister
-from ..book.notebook import markdown_table, parameter_table
-from ..core.errors import ParameterError, UnreachableError
-from ..study import Parameter, declare_parameters
-from .control import CONVERGENCE_FRACTION, Trajectory, joint_references, simulate, tracking_metrics, \
-    trajectory_from_model
-from .dynamics import inverse_dynamics
-from .kinematics import check_limits, jacobian, leg_geometry, leg_motion, limit_codes
-from .model import StewartModel, load, point_mass_legs
-
-#: Trajectory selections of the ``trajectory`` parameter.
-TRAJECTORIES = ("file", "translation", "rotation")
-#: The patent's Table 2: mean wall time of its 15-s runs (s), NE and VW, and their ratio.
-PATENT_NE_S, PATENT_VW_S = 17.698, 551.098
-PATENT_RATIO = PATENT_VW_S / PATENT_NE_S
-#: Random poses: home +- this (m, m, m, rad, rad, rad); twists and accelerations: N(0, these).
-SPREAD = np.array([0.1, 0.1, 0.1, 0.15, 0.15, 0.15])
-TWIST_SCALE = np.array([0.5, 0.5, 0.5, 1.0, 1.0, 1.0])
-ACCEL_SCALE = np.array([3.0, 3.0, 3.0, 5.0, 5.0, 5.0])
-#: Tail of a run (s) over which static error and fluctuation are measured: min(this, duration / 3).
-WINDOW_MAX = 5.0
-#: A pose this far above home (m) has legs of about 5 m on Tsai's platform: beyond the stroke.
-FAR_DZ = 4.3
-
-# --- criteria of the claims, fixed before any result is computed -------------------------------------
-MUCH_LARGER = 2.0       # claim 1: the VW static error is "much larger" if at least this multiple of NE's
-BETTER = 0.10           # claim 1: "better" fluctuation / convergence speed needs at least a 10 % margin
-REPRODUCED = 0.5        # claim 2: the 31x is reproduced if a measured VW/NE run ratio reaches half of it
-SAME_COST = 2.0         # claim 2: two runs cost "about the same" if their ratio is within this factor
-RUN_TARGET_S = 1.5      # s, target wall time of a 15-s run of each model (compiled)
-SPIN_SHARE_MIN = 0.01   # spin counts as present if its peak is at least 1 % of the normal angular velocity
-SPIN_ANGLE_DEG = (0.1, 10.0)  # deg: "a few degrees at most" of accumulated spin over one period
-VW_GAP = (1e-6, 1e-2)   # VW-vs-NE force gap on the trajectory is "small but real" inside this band (relative)
-ROUNDOFF = 1e-12        # relative difference that counts as round-off
-REAL = 1e-8             # relative difference that is clearly not round-off
-PIN_AGREE = 1e-9        # NE kernel vs pinocchio, relative
-PID_GAIN_MIN = 1.5      # the integral term must divide the static error by at least this
-HOLD_SHARE_MIN = 0.75   # "most" of the static error comes from the hold: at least this share of it
-IMPL_MIN = 100.0        # as written / compiled: "implementation matters more than the method" above this factor
-EX3_RESID = 1e-2        # exercise 3: prediction vs simulation, as a fraction of the initial error
-EX3_LATE = 0.05         # exercise 3: "a sizeable part" of the error left at 0.3 s
-ZOH_ORDER_MIN = 5.0     # exercise 3: a 10x smaller step must shrink the residual at least this much
-#: Exercise 3: the PD gains (1/s^2, 1/s) and the length of its run (s).
-EX3_GAINS, EX3_T = {"kp": 400.0, "kd": 30.0}, 0.3
-#: Controller model names, short.
-LABEL = {"newton_euler": "NE", "virtual_work": "VW"}
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Sizes of one run, from ``duration`` (s) and ``quick``: repeats, sample counts, the tail window (s)."""
-
-    duration: float
-    window: float
-    timing_repeats: int
-    timing_number: int
-    aw_number: int
-    run_repeats: int
-    aw_steps: int
-    aw_repeats: int
-    n_random: int
-    n_frames: int
-    explore_t: float
-    reach_nx: int
-
-
-def settings(duration: float, quick: bool) -> Settings:
-    """The run's sizes: ``quick`` caps ``duration`` at 2 s and cuts repeats, samples and frames.
-
-    >>> s = settings(15.0, True)
-    >>> s.duration, s.window, s.timing_repeats, s.n_random
-    (2.0, 0.6666666666666666, 3, 4)
-    """
-    if quick:
-        d = min(duration, 2.0)
-        return Settings(d, min(WINDOW_MAX, d / 3), 3, 100, 3, 2, 3, 1, 4, 6, 0.5, 41)
-    return Settings(duration, min(WINDOW_MAX, duration / 3), 7, 1000, 10, 4, 8, 3, 12, 24, 1.0, 161)
-
-
-#: Fewest controller steps in a closed-loop run (the run's tail, exercise 3's 0.3-s run).
-MIN_STEPS = 30
-#: Largest step (s): exercise 3's 0.3-s run has at least MIN_STEPS steps too.
-STEP_MAX = EX3_T / MIN_STEPS
+from robolib.book.claims import ClaimsRegister
+from robolib.book.notebook import markdown_table, parameter_table
+from robolib.book.result import StudyResult
+from robolib.core.errors import ParameterError, UnreachableError
+from robolib.core.params import Parameter, declare_parameters
+from robolib.stewart import control as _control
+from robolib.stewart.control import (
+    CONVERGENCE_FRACTION,
+    Trajectory,
+    joint_references,
+    simulate,
+    tracking_metrics,
+    trajectory_from_model,
+)
+from robolib.stewart.dynamics import inverse_dynamics
+from robolib.stewart.kinematics import check_limits, jacobian, leg_geometry, leg_motion, limit_codes
+from robolib.stewart.model import StewartModel, load, point_mass_legs
+from robolib.stewart.pinocchio_ref import PinocchioStewart
+from robolib.studies.stewart_timing import figures as figs
+from robolib.studies.stewart_timing import timing
+from robolib.studies.stewart_timing.settings import (
+    ACCEL_SCALE,
+    BETTER,
+    EX3_GAINS,
+    EX3_LATE,
+    EX3_RESID,
+    EX3_T,
+    FAR_DZ,
+    HOLD_SHARE_MIN,
+    IMPL_MIN,
+    LABEL,
+    MIN_STEPS,
+    MUCH_LARGER,
+    PATENT_RATIO,
+    PID_GAIN_MIN,
+    PIN_AGREE,
+    REAL,
+    REPRODUCED,
+    ROUNDOFF,
+    RUN_TARGET_S,
+    SAME_COST,
+    SPIN_ANGLE_DEG,
+    SPIN_SHARE_MIN,
+    SPREAD,
+    STEP_MAX,
+    TRAJECTORIES,
+    TWIST_SCALE,
+    VW_GAP,
+    ZOH_ORDER_MIN,
+    Settings,
+    settings,
+)
 
 
 def zoh_spectral_radius(step: float, kp: float, kd: float, ki: float = 0.0) -> float:
@@ -135,7 +102,7 @@ def check_run_settings(duration: float, step: float, kp: float, kd: float, ki: f
     >>> check_run_settings(15.0, 0.003, 1200.0, 60.0, 8000.0, quick=True)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: step = 0.003 s does not divide the duration used (2 s: quick caps duration = 15 s at 2 s) into whole steps (2 / 0.003 = 666.667)
+    robolib.ParameterError: step = 0.003 s does not divide the duration used (2 s: quick caps duration = 15 s at 2 s) into whole steps (2 / 0.003 = 666.667)
     """
     d = settings(duration, quick).duration
     used = f"the duration used ({d:g} s{f': quick caps duration = {duration:g} s at 2 s' if d != duration else ''})"
@@ -238,10 +205,9 @@ def force_gap(model: StewartModel, traj: Trajectory, t) -> dict:
 def pinocchio_reference(model: StewartModel):
     """The independent pinocchio model of ``model``, or None if pinocchio (PyPI ``pin``) is not installed."""
     try:
-        from .pinocchio_ref import PinocchioStewart
+        return PinocchioStewart(model)
     except ImportError:
         return None
-    return PinocchioStewart(model)
 
 
 def random_gaps(model: StewartModel, X, V, dV, ref=None) -> dict:
@@ -398,7 +364,6 @@ def tracking_table(runs: dict, metrics: dict, window: float, duration: float) ->
 
 def parameter_tables(p: dict, s: Settings) -> dict:
     """The short table of key parameters and the three full tables (data file, second file, run settings)."""
-    from . import control as _control, timing as _timing
 
     g = f"{p['kp']:g}, {p['kd']:g}, {p['ki']:g}"
     key = parameter_table(title="Key parameters of this run (every value is in the folded tables below)", extra=[
@@ -425,7 +390,7 @@ def parameter_tables(p: dict, s: Settings) -> dict:
          "convergence: the error stays below this fraction of its initial value"),
         ("random states", f"{s.n_random} per set: pose home ± {SPREAD.tolist()}, twist N(0, 0.5 m/s, 1 rad/s), "
          "acceleration N(0, 3 m/s², 5 rad/s²)", "seeded by seed"),
-        ("timing", f"{s.timing_repeats} interleaved repeats × {_timing.KERNEL_FACTOR * s.timing_number} calls "
+        ("timing", f"{s.timing_repeats} interleaved repeats × {timing.KERNEL_FACTOR * s.timing_number} calls "
          f"(compiled kernels), × {s.timing_number} (public API), × {s.aw_number} (as written); {s.run_repeats} "
          f"repeats per run; as-written runs {s.aw_steps} steps × {s.aw_repeats}", "best repeat is used"),
         ("animation", f"{s.n_frames} frames over one period of the slowest trajectory term",
@@ -487,8 +452,8 @@ PARAMETERS = {
 }
 
 
-@declare_parameters(PARAMETERS)
-def timing_study(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/hydraulic.yaml",
+@declare_parameters(PARAMETERS, "stewart_timing")
+def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/hydraulic.yaml",
                  trajectory: str = "file", amplitude_scale: float = 1.0, frequency_scale: float = 1.0,
                  kp: float = 1200.0, kd: float = 60.0, ki: float = 8000.0, duration: float = 15.0,
                  step: float = 0.001, seed: int = 2026, quick: bool = False):
@@ -501,13 +466,11 @@ def timing_study(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = 
     ``kd`` [1/s], ``ki`` [1/s³] (PD runs use 0); ``duration`` [s] of each closed-loop run; ``step`` [s]
     of the controller and RK4; ``seed`` of the random states; ``quick``: 2-s runs, fewer repeats.
 
-    Returns a :class:`robolib.study.StudyResult` with the 24 claims, tables ``key_parameters``,
+    Returns a :class:`robolib.book.result.StudyResult` with the 24 claims, tables ``key_parameters``,
     ``parameters_data``, ``parameters_other``, ``parameters_run``, ``table1`` ... ``table5``, figures
     ``mechanism``, ``spin``, ``forces``, ``reach``, ``tracking``, ``ratios``, and the data the prose,
     the animation, the Explore panels and the exercises use.
     """
-    from ..study import StudyResult
-    from . import study_figures as figs, timing
 
     p = dict(data_file=data_file, other_file=other_file, trajectory=trajectory, amplitude_scale=amplitude_scale,
              frequency_scale=frequency_scale, kp=kp, kd=kd, ki=ki, duration=duration, step=step, seed=seed,
@@ -719,7 +682,7 @@ def exercise_3_claims(claims: ClaimsRegister, ex3: dict, step: float) -> None:
                  text=f"a factor of {ex3['zoh']:.1f}")
 
 
-__all__ = ["timing_study", "PARAMETERS", "Settings", "settings", "zoh_spectral_radius", "check_run_settings",
+__all__ = ["run", "PARAMETERS", "Settings", "settings", "zoh_spectral_radius", "check_run_settings",
            "load_sets", "check_trajectories", "reference_trajectory",
            "random_states", "spin_along", "force_gap", "random_gaps", "reach_map", "unreachable_message",
            "tracking_runs", "spin_angle", "hold_effect", "hold_share", "spin_claim", "force_claims", "exercise_1", "exercise_2", "exercise_3"]

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..book.notebook import markdown_table
-from ..core import nonlinear as N
-from . import store as B
-from .settings import StudySettings
+from robolib.book.notebook import markdown_table
+from robolib.core import nonlinear as N
+from robolib.gearshift import store as B
+from robolib.studies.clearance_dynamics.settings import StudySettings
 
 #: Normalised units (1 % of c): a point the test reads irregular is "near period-k" if its lag-k misfit is below this.
 NEAR_PERIOD = 1e-2
@@ -53,11 +53,11 @@ def reading_bar(r: dict) -> tuple[int, bool]:
 def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
     """Load (or run) the sweeps; claims ``clearance_store_current``, ``clearance_bif_resolution``, ``clearance_bif_cost``.
 
-    ``v``: the :class:`~robolib.gearshift.verdicts.VerdictStudy` whose default-rung runs the stored points are
+    ``v``: the :class:`~robolib.studies.clearance_dynamics.verdicts.VerdictStudy` whose default-rung runs the stored points are
     compared with. Returns ``points``, ``runs`` (one :func:`robolib.gearshift.store.run_sweep` record per point),
     ``f_runs``, ``c_runs`` (the two sweeps), ``info`` (stored or computed, with its metadata) and the cost figures
     ``sim_s`` (simulated s), ``integration_s`` (single-process s), ``rate``, ``wall_s``, ``workers``.
-    ``checkpoint``: a directory that keeps each computed point as it completes (:func:`robolib.nonlinear.sweep`),
+    ``checkpoint``: a directory that keeps each computed point as it completes (:func:`robolib.core.nonlinear.sweep`),
     so that a sweep the store does not hold, interrupted and run again, computes only its missing points.
     """
     points = B.sweep_points(s.freqs, s.freq_sweep_clearance_mm, s.clearances_mm, s.clearance_sweep_frequency)

@@ -1,4 +1,4 @@
-"""The friction study of the redundant robot (robolib.redundant.study_friction): results, claims, parameters.
+"""The friction study of the redundant robot (robolib.studies.redundant_friction.study): results, claims, parameters.
 
 Quick runs only (``quick_study`` of conftest.py, cached per session): the default quick
 run, three runs that change one parameter and check that the claims that must move do, and
@@ -20,9 +20,9 @@ from matplotlib.figure import Figure
 from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, study
 from robolib import redundant as R
-from robolib.redundant import study_friction as sf
+from robolib.studies.redundant_friction import study as sf
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NAME = "redundant_friction"
 #: Every claim of the chapter, in the order of the text.
 CLAIM_IDS = [
@@ -62,7 +62,7 @@ def test_tables_figures_and_values(res):
                                 "sweep_preload", "decoupling", "preload", "paths", "energy_geared"}
     from matplotlib._pylab_helpers import Gcf
 
-    from robolib.redundant.friction_figures import explore_draw
+    from robolib.studies.redundant_friction.figures import explore_draw
 
     for name, fig in res.figures.items():
         assert isinstance(fig, Figure) and fig.axes, name
@@ -250,7 +250,7 @@ VALID = {
 
 def test_every_parameter_is_declared_in_the_signatures_order():
     assert list(sf.PARAMETERS) == list(study.defaults(NAME)) and set(INVALID) == set(VALID) == set(sf.PARAMETERS)
-    assert study.parameters(NAME) == sf.PARAMETERS and sf.friction_study.parameters is sf.PARAMETERS
+    assert study.parameters(NAME) == sf.PARAMETERS and sf.run.parameters is sf.PARAMETERS
     assert not hasattr(sf, "check_study_parameters")                        # the hand-written checks are gone
 
 
@@ -287,7 +287,7 @@ def test_unknown_parameter_and_missing_file():
     with pytest.raises(ParameterError, match="n_sampels"):
         study.run(NAME, n_sampels=5)
     with pytest.raises(ParameterError, match="data_file = 'redundant/nope.yaml' is not valid: .*not found"):
-        sf.friction_study(data_file="redundant/nope.yaml", quick=True)   # the function checks too, not only run()
+        sf.run(data_file="redundant/nope.yaml", quick=True)   # the function checks too, not only run()
 
 
 # ---- the model-dependent condition and a simulation without a solution ------------------------------------------

@@ -1,12 +1,12 @@
 """The study of the chapter *Redundant planar robot: derivation*: the sympy derivation checked against robolib.
 
-:func:`derivation_study` takes the chapter's parameters (the notebook's
+:func:`run` takes the chapter's parameters (the notebook's
 ``parameters`` cell), runs every experiment of the chapter and returns a
-:class:`robolib.study.StudyResult` with its claims, tables, figures and data:
+:class:`robolib.book.result.StudyResult` with its claims, tables, figures and data:
 
 1. the symbolic identities of the derivation (end-effector mass, preload direction);
 2. the sympy subsystem model and constraint layers against robolib's kernels
-   (:func:`~robolib.redundant.derivation_checks.kernel_errors`, ``layer_errors``);
+   (:func:`~robolib.studies.redundant_derivation.experiments.kernel_errors`, ``layer_errors``);
 3. every route to the constrained accelerations and bearing reactions
    (``route_deviations``), with the caution that the sequential layer-2 term is
    not the bearing reaction;
@@ -18,7 +18,7 @@
 The criteria of the claims are the named tolerances below, fixed before the results.
 
 >>> import inspect
->>> list(inspect.signature(derivation_study).parameters)
+>>> list(inspect.signature(run).parameters)
 ['data_file', 'n_checks', 't_free', 't_drift', 'seed', 'quick']
 >>> effective_settings(300, 3.0, 10.0, quick=True)
 (30, 1.0, 5.0)
@@ -34,17 +34,33 @@ from functools import partial
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..book.claims import ClaimsRegister
-from ..book.notebook import markdown_table, parameter_table
-from ..core.errors import ParameterError
-from ..study import FIGURE_WIDTH, Parameter, StudyResult, declare_parameters
-from . import derivation_checks as checks
-from . import symbolic as sym
-from .drawing import draw_base, draw_robot, joint_points, redundant_mechanism
-from .dynamics import forward_dynamics, initial_state, inverse_dynamics, preload_direction, preload_reactions
-from .dynamics import reference_motion
-from .model import (BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, DEFAULT_ELBOWS, DRIFT_BOUND, DT, load,
-                    subsystem_mass_matrix)
+from robolib.book.claims import ClaimsRegister
+from robolib.book.notebook import explore, markdown_table, parameter_table
+from robolib.book.result import StudyResult
+from robolib.core.drawing import FIGURE_WIDTH
+from robolib.core.errors import ParameterError
+from robolib.core.params import Parameter, declare_parameters
+from robolib.redundant import symbolic as sym
+from robolib.redundant.drawing import draw_base, draw_robot, joint_points, redundant_mechanism
+from robolib.redundant.dynamics import (
+    forward_dynamics,
+    initial_state,
+    inverse_dynamics,
+    preload_direction,
+    preload_reactions,
+    reference_motion,
+)
+from robolib.redundant.model import (
+    BAUMGARTE,
+    CIRCLE_PERIOD,
+    CIRCLE_RADIUS,
+    DEFAULT_ELBOWS,
+    DRIFT_BOUND,
+    DT,
+    load,
+    subsystem_mass_matrix,
+)
+from robolib.studies.redundant_derivation import experiments as checks
 
 STUDY = "redundant_derivation"
 #: Seed document the chapter studies (the patent of the redundant robot).
@@ -102,7 +118,7 @@ EXERCISE_TIME, EXERCISE_PRELOAD = 0.7, 5.0
 
 # ---- parameters ----------------------------------------------------------------------------------
 #: The study's parameters (the notebook's ``parameters`` cell) with their units and valid values;
-#: :func:`derivation_study` checks every call against them before any work. A run shorter than one
+#: :func:`run` checks every call against them before any work. A run shorter than one
 #: RK4 step ``redundant.DT`` would not run at that step (the step-halving claim compares ``DT`` with
 #: ``DT / 2``), so both durations start there.
 PARAMETERS = {
@@ -335,7 +351,7 @@ def redundancy_table(red: dict) -> str:
 def energy_figure(runs: dict) -> Figure:
     """Free-motion kinetic-energy error (left) and driven-motion constraint drift (right), both gains.
 
-    robolib.study.FIGURE_WIDTH (9.6 in) wide: at robolib.study.FIGURE_DPI its PNG fits the book's 672-px column at >= 0.67 (10-pt text >= 9 px).
+    robolib.core.drawing.FIGURE_WIDTH (9.6 in) wide: at robolib.core.drawing.FIGURE_DPI its PNG fits the book's 672-px column at >= 0.67 (10-pt text >= 9 px).
     """
     fig = Figure(figsize=(FIGURE_WIDTH, 3.5), layout="constrained")
     axs = fig.subplots(1, 2)
@@ -355,15 +371,15 @@ def energy_figure(runs: dict) -> Figure:
 
 
 # ---- the study --------------------------------------------------------------------------------------
-@declare_parameters(PARAMETERS)
-def derivation_study(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10.0, seed=4, quick=False):
+@declare_parameters(PARAMETERS, "redundant_derivation")
+def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10.0, seed=4, quick=False):
     """Run the derivation chapter: every check of the sympy derivation against robolib, with its claims.
 
     ``data_file``: robot parameter file (``data/`` path); ``n_checks``: random
     states per check; ``t_free`` (s): free-motion run (energy); ``t_drift`` (s):
     driven run along the circle (drift); ``seed``: of every random draw;
     ``quick``: cap the checks and runs at the ``QUICK_*`` values. Returns a
-    :class:`robolib.study.StudyResult` with 26 claims, tables ``kernels``,
+    :class:`robolib.book.result.StudyResult` with 26 claims, tables ``kernels``,
     ``layers``, ``routes``, ``redundancy``, ``parameters`` (key rows first), ``criteria``, figures ``mechanism``, ``energy``,
     the LaTeX displays in ``data["latex"]`` and the glued settings in ``values``.
     The first call spends ~15 s in sympy (cached for later calls). Every call is
@@ -467,7 +483,6 @@ def preload_figure(robot, dx_mm: float, dy_mm: float, preload: float, *, limits=
 
 def explore_panel(res, mode: str = "auto"):
     """The chapter's Explore panel (:func:`robolib.book.notebook.explore`), opening at zero offset and preload."""
-    from ..book.notebook import explore
 
     robot, grid = res.data["robot"], res.data["explore_grid"]
     draw = partial(preload_figure, robot, limits=explore_limits(robot, grid))
@@ -528,5 +543,5 @@ def exercise_3(res) -> dict:
     return out
 
 
-__all__ = ["derivation_study", "PARAMETERS", "check_model", "effective_settings", "explore_panel", "preload_figure",
+__all__ = ["run", "PARAMETERS", "check_model", "effective_settings", "explore_panel", "preload_figure",
            "explore_limits", "exercise_1", "exercise_2", "exercise_3", "preload_exercise", "energy_figure"]

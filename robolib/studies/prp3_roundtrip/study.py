@@ -1,11 +1,11 @@
-"""The chapter "3-PRP FK/IK round trip" as one study: :func:`roundtrip_study`.
+"""The chapter "3-PRP FK/IK round trip" as one study: :func:`run`.
 
 The study repeats Yu, Sun and Ning's check of their closed-form kinematics (ten
 random inputs through forward then inverse kinematics), then a large round trip
 with the law of its error near the mode boundaries, the working modes and the
 paper's root-selection rules, the workspace and its volume, and the Jacobian's
 conditioning. Every finding is a claim of the returned
-:class:`robolib.study.StudyResult`; the notebook ``notebooks/prp3_roundtrip.md``
+:class:`robolib.book.result.StudyResult`; the notebook ``notebooks/prp3_roundtrip.md``
 tells the story around it.
 
 >>> from robolib import study
@@ -21,14 +21,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import brentq
 
-from ..book.claims import ClaimsRegister
-from ..book.notebook import markdown_table, parameter_table
-from ..core.errors import ParameterError
-from ..study import Parameter, declare_parameters
-from . import kinematics as kin
-from . import sampling
-from . import drawing
+from robolib.book.claims import ClaimsRegister
+from robolib.book.notebook import explore, markdown_table, parameter_table, yaml_parameter_rows
+from robolib.book.result import StudyResult
+from robolib.core.errors import ParameterError
+from robolib.core.params import Parameter, declare_parameters
+from robolib.prp3 import drawing, sampling
+from robolib.prp3 import kinematics as kin
 
 # ---- settings of the chapter (criteria are written here, before the results) ------------------------
 #: Sample sizes are capped at this with ``quick=True``.
@@ -93,7 +94,7 @@ def _check_geometry(name: str, value) -> None:
     >>> _check_geometry("geometry", "redundant/default.yaml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: geometry = 'redundant/default.yaml' is not valid: it must be a 3-PRP geometry file like 'prp3/paper.yaml' (...
+    robolib.ParameterError: geometry = 'redundant/default.yaml' is not valid: it must be a 3-PRP geometry file like 'prp3/paper.yaml' (...
     """
     try:
         kin.load_geometry(value)
@@ -121,7 +122,7 @@ def check_model(geom: kin.Geometry, geometry: str) -> None:
     >>> check_model(kin.Geometry(l2=100.0), "short.yaml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: geometry = 'short.yaml': the forward kinematics of the home input lx = 200 mm, ly = 200 mm, theta = 0 rad is not defined (...
+    robolib.ParameterError: geometry = 'short.yaml': the forward kinematics of the home input lx = 200 mm, ly = 200 mm, theta = 0 rad is not defined (...
     """
     try:
         kin.forward(geom, *HOME)
@@ -372,7 +373,6 @@ def exercise_1(geom: kin.Geometry) -> dict:
 
 def exercise_2(geom: kin.Geometry) -> dict:
     """The ``lx`` [mm] where the home configuration (``ly``, ``θ`` of :data:`HOME`) meets chain 1's mode boundary."""
-    from scipy.optimize import brentq
 
     def signed_distance(lx):
         """lx - b_1 = sigma_1 * sqrt(disc_1): zero on chain 1's mode boundary [mm]."""
@@ -425,7 +425,6 @@ def geometry_rows(geometry: str) -> list[tuple[str, str, str]]:
     >>> [r for r in geometry_rows("prp3/paper.yaml") if r[0] == "l2"]
     [('l2', '500', 'mm, rod length (all three chains)')]
     """
-    from ..book.notebook import yaml_parameter_rows
 
     unit = {"l0": "mm", "l1": "mm", "l2": "mm", "r": "mm", "h": "mm", "lx_range": "mm", "ly_range": "mm",
             "theta_range": "deg"}
@@ -452,9 +451,9 @@ def criteria_rows() -> list[tuple[str, str, str]]:
     ]
 
 
-@declare_parameters(PARAMETERS)
-def roundtrip_study(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, seed=2024, quick=False):
-    """The 3-PRP FK/IK round trip chapter: every experiment and claim, as a :class:`~robolib.study.StudyResult`.
+@declare_parameters(PARAMETERS, "prp3_roundtrip")
+def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, seed=2024, quick=False):
+    """The 3-PRP FK/IK round trip chapter: every experiment and claim, as a :class:`~robolib.book.result.StudyResult`.
 
     ``geometry``: geometry file (``data/`` path; lengths in mm, angles in degrees);
     ``n_samples``: inputs of the large round trip; ``n_workspace``: inputs sampled
@@ -626,14 +625,12 @@ def roundtrip_study(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace
         sizes, quick, data["explore_grid"]), spec=PARAMETERS, key=KEY_ROWS, key_title="Key parameters of this run",
         title="Every parameter of this run, with units and meaning")
     tables["criteria"] = parameter_table(extra=criteria_rows(), title="Constants of the claims' criteria")
-    from ..study import StudyResult
 
     return StudyResult("prp3_roundtrip", params, reg, tables=tables, figures=figures, data=data, values=values)
 
 
 def explore_panel(res):
     """The chapter's Explore panel: the robot redrawn at a grid of inputs (``robolib.book.notebook.explore``)."""
-    from ..book.notebook import explore
 
     geom = res.data["geometry"]
 

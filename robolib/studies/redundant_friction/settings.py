@@ -4,19 +4,19 @@ up-front consistent-Coulomb condition, the robots of a run, small helpers (used 
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
-from ..book.claims import ClaimsRegister
-from ..book.notebook import parameter_table
-from ..core.errors import ParameterError
-from ..study import Parameter, declare_parameters
-from .model import BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, COULOMB_MAX_ITER, DT, load
-from .dynamics import inverse_dynamics, reference_circle, reference_motion
-from .simulation import (COMPARED_LAWS, CONTRACTION_LIMIT, calibrate_stribeck, coulomb_contraction, decoupling_error,
-                         decoupling_map, friction_power, friction_sweep, operating_point, reference_torque, rms,
-                         simulate)
+from robolib.book.claims import ClaimsRegister
+from robolib.core.errors import ParameterError
+from robolib.core.params import Parameter
+from robolib.redundant.dynamics import reference_circle, reference_motion
+from robolib.redundant.model import CIRCLE_PERIOD, COULOMB_MAX_ITER, load
+from robolib.redundant.simulation import (
+    CONTRACTION_LIMIT,
+    calibrate_stribeck,
+    coulomb_contraction,
+)
 
 # --- criteria of the claims, fixed before the results ----------------------------------------------
 #: The file's T_c must match the recomputed calibration to 0.5 % (it is rounded to 4 digits).
@@ -157,7 +157,7 @@ def _nonzero_jobs(name: str, value) -> None:
     >>> _nonzero_jobs("n_jobs", 0)
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: n_jobs = 0 is not valid: n_jobs must be a non-zero integer (joblib: 1 serial, n > 1 processes, -1 all cores)
+    robolib.ParameterError: n_jobs = 0 is not valid: n_jobs must be a non-zero integer (joblib: 1 serial, n > 1 processes, -1 all cores)
     """
     if value == 0:
         raise ParameterError(f"{name} = {value!r} is not valid: {name} must be a non-zero integer "
@@ -171,7 +171,7 @@ def _robot_file(name: str, value) -> None:
     >>> _robot_file("data_file", "prp3/paper.yaml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    robolib.errors.ParameterError: data_file = 'prp3/paper.yaml' is not valid: data_file must be a redundant-robot parameter file like 'redundant/default.yaml' (...
+    robolib.ParameterError: data_file = 'prp3/paper.yaml' is not valid: data_file must be a redundant-robot parameter file like 'redundant/default.yaml' (...
     """
     try:
         load(value)

@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..book.notebook import markdown_table
-from ..core import nonlinear as N
-from ..core.errors import ParameterError
-from . import store as B
-from .runs import LYAPUNOV_TAU
-from .settings import CITED_CASES, StudySettings
+from robolib.book.notebook import markdown_table
+from robolib.core import nonlinear as N
+from robolib.core.errors import ParameterError
+from robolib.gearshift import store as B
+from robolib.gearshift.runs import LYAPUNOV_TAU
+from robolib.studies.clearance_dynamics.settings import CITED_CASES, StudySettings
 
 #: A "limit" verdict is repeated with atol times this: another realisation of the integration error.
 REPLICATE_ATOL = 1.001
@@ -345,7 +345,7 @@ def combined_uncertainty(L, L_tight=None) -> float:
     """1/s: the batch-means error of an estimate, with the change to the same estimate at the ladder's tightest rung
     added in quadrature (issue 20 item 5): ``hypot(u, |lambda_tight - lambda|)``, or ``u`` without a tighter rung.
     ``L``, ``L_tight``: Lyapunov estimates (``exponent``, ``uncertainty`` in 1/s, e.g. a
-    :class:`robolib.nonlinear.LyapunovResult`).
+    :class:`robolib.core.nonlinear.LyapunovResult`).
 
     >>> from types import SimpleNamespace as E
     >>> combined_uncertainty(E(exponent=6.6, uncertainty=1.1), E(exponent=9.0, uncertainty=2.8))

@@ -1,13 +1,13 @@
 """The clearance chapter's model checks: topology, ideal motion, Baumgarte drift, the detailed run, slider-crank.
 
 Each function computes one experiment of the chapter from a
-:class:`~robolib.gearshift.settings.StudySettings`, registers its claims in a
+:class:`~robolib.studies.clearance_dynamics.settings.StudySettings`, registers its claims in a
 :class:`~robolib.book.claims.ClaimsRegister` and returns its data (a dict) for the
 tables, figures and prose. The criteria are the module constants below, fixed
 before any result is computed.
 
 >>> from robolib.book.claims import ClaimsRegister
->>> from robolib.gearshift.settings import study_settings
+>>> from robolib.studies.clearance_dynamics.settings import study_settings
 >>> reg = ClaimsRegister("demo", glue=False)
 >>> topology_check(study_settings(quick=True), reg)["rows"]
 [21, 19, 2, 4]
@@ -17,15 +17,27 @@ True
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from ..book.notebook import markdown_table
-from ..core import clearance as C
-from ..core import multibody as mb
-from .model import (build_gearshift, build_slider_crank, clearance_model, end_effector_errors, ideal_motion,
-                    simulate_clearance, simulate_ideal, slider_closed_form, with_changes)
-from .runs import detail_metrics, journal_orbit
-from .settings import DETAIL_SAMPLE_RATE, StudySettings
+from robolib.book.notebook import markdown_table
+from robolib.core import clearance as C
+from robolib.core import multibody as mb
+from robolib.core.nonlinear import sweep
+from robolib.gearshift.model import (
+    build_gearshift,
+    build_slider_crank,
+    clearance_model,
+    end_effector_errors,
+    ideal_motion,
+    simulate_clearance,
+    simulate_ideal,
+    slider_closed_form,
+    with_changes,
+)
+from robolib.gearshift.runs import detail_metrics, journal_orbit
+from robolib.studies.clearance_dynamics.settings import DETAIL_SAMPLE_RATE, StudySettings
 
 #: N m: motor torques from the multipliers vs from virtual power.
 TAU_AGREE = 1e-9
@@ -166,9 +178,7 @@ def detail_convergence(s: StudySettings, reg) -> dict:
     Returns ``metrics`` (one :func:`robolib.gearshift.detail_metrics` dict per rtol) and ``at_default``
     (the one closest to the parameter file's rtol).
     """
-    from functools import partial
 
-    from ..core.nonlinear import sweep
 
     task = partial(_detail_metrics_at, s.p_detail, s.detail_duration, s.rtol, s.atol)
     _, metrics = sweep(task, s.convergence_rtols, n_jobs=s.n_jobs)

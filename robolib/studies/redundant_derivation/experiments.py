@@ -2,7 +2,7 @@
 
 Each function runs one experiment of the chapter *Redundant planar robot:
 derivation* and returns the largest differences it found (plain floats, in the
-SI unit of the compared entries). :func:`robolib.redundant.study_derivation.derivation_study`
+SI unit of the compared entries). :func:`robolib.studies.redundant_derivation.study.run`
 turns them into claims. The random draws follow one generator ``rng`` in the
 chapter's order (kernel checks, constraint layers, identity check), so a seed
 reproduces every number.
@@ -26,13 +26,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import constraints
-from . import symbolic as sym
-from .dynamics import (forward_dynamics, initial_state, inverse_dynamics, minimum_norm_torques, preload_direction,
-                       preload_reactions, reference_circle, reference_motion)
-from .model import (BAUMGARTE, CIRCLE_PERIOD, DT, FRICTION_MODELS, base_constraints, bias_forces, closure_constraints,
-                    mass_matrix, subsystem_coriolis_matrix, subsystem_mass_matrix)
-from .simulation import reference_torque, simulate
+from robolib.core import constraints
+from robolib.redundant import symbolic as sym
+from robolib.redundant.dynamics import (
+    forward_dynamics,
+    initial_state,
+    inverse_dynamics,
+    minimum_norm_torques,
+    preload_direction,
+    preload_reactions,
+    reference_circle,
+    reference_motion,
+)
+from robolib.redundant.model import (
+    BAUMGARTE,
+    CIRCLE_PERIOD,
+    DT,
+    FRICTION_MODELS,
+    base_constraints,
+    bias_forces,
+    closure_constraints,
+    mass_matrix,
+    subsystem_coriolis_matrix,
+    subsystem_mass_matrix,
+)
+from robolib.redundant.simulation import reference_torque, simulate
 
 #: Random cut-chain states of the kernel checks: positions U[-POSITION_RANGE, POSITION_RANGE] m,
 #: angles U[-pi, pi] rad, rates U[-RATE_RANGE, RATE_RANGE] (m/s, rad/s),

@@ -20,8 +20,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.patches import Arc, Circle, FancyArrowPatch
+from matplotlib.patches import Arc, FancyArrowPatch
+
+#: Resolution (dots per inch) of a figure shown with :meth:`robolib.book.result.StudyResult.figure`.
+FIGURE_DPI = 100
+#: Width [in] of a figure as wide as the book's text: at FIGURE_DPI its PNG is under 1000 px, which the 672-px column
+#: shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px (tests/test_book_browser.py checks it).
+FIGURE_WIDTH = 9.6
 
 #: Font size (pt) of every label in these drawings (the book requires at least 9).
 FONTSIZE = 10

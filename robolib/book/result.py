@@ -1,0 +1,91 @@
+"""What a chapter's study returns: :class:`StudyResult` (its parameters, claims, tables, figures and data)."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from robolib.book.claims import Claim, ClaimsRegister, write_claims
+from robolib.core.drawing import FIGURE_DPI
+from robolib.core.errors import ParameterError
+
+#: Where ``<name>.claims.json`` goes unless told otherwise (the folder a book build reads).
+DEFAULT_OUT = Path(__file__).resolve().parents[2] / "book" / "studies"
+
+
+@dataclass
+class StudyResult:
+    """What a study returns: its parameters, claims, tables, figures and data.
+
+    ``params``: every parameter of the run (defaults filled in); ``claims``: the
+    :class:`~robolib.book.claims.ClaimsRegister` of its findings; ``tables``:
+    Markdown tables by name; ``figures``: :class:`matplotlib.figure.Figure` objects
+    by name (made without pyplot); ``data``: arrays, numbers and objects by name;
+    ``values``: text the prose cites that is not a finding (counts, settings), glued
+    under its name by :meth:`glue`.
+
+    >>> reg = ClaimsRegister("demo", glue=False)
+    >>> _ = reg.claim("demo_ok", "one is one", value=1, criterion="== 1", holds=True)
+    >>> res = StudyResult("demo", {"quick": True}, reg, values={"n_rows": "10"})
+    >>> res.failing(), res["demo_ok"].holds, [r["id"] for r in res.records()]
+    ([], True, ['demo_ok'])
+    """
+
+    name: str
+    params: dict
+    claims: ClaimsRegister
+    tables: dict = field(default_factory=dict)
+    figures: dict = field(default_factory=dict)
+    data: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)
+
+    def __getitem__(self, claim_id: str) -> Claim:
+        """The registered claim ``claim_id``."""
+        return self.claims[claim_id]
+
+    def failing(self) -> list[str]:
+        """Ids of the claims that do not hold in this run."""
+        return self.claims.failing()
+
+    def records(self) -> list[dict]:
+        """The claims as JSON records ``{id, statement, value, criterion, holds, ...}``."""
+        return self.claims.records()
+
+    def write_claims(self, out_dir: str | Path = DEFAULT_OUT) -> Path:
+        """Write ``<out_dir>/<name>.claims.json`` (a temporary file renamed into place); return its path."""
+        if not isinstance(out_dir, (str, Path)) or not str(out_dir):
+            raise ParameterError(f"out_dir must be a folder name, got {out_dir!r:.60}")
+        return write_claims(self.records(), Path(out_dir) / f"{self.name}.claims.json")
+
+    # ---- inside a notebook ---------------------------------------------------------------------
+    def glue(self) -> None:
+        """Glue every claim (Markdown, with its warning if it fails) and every value, for the prose."""
+        from IPython.display import Markdown
+        from myst_nb import glue
+
+        for c in self.claims.claims.values():
+            glue(c.id, Markdown(c.markdown()), display=False)
+        for key, value in self.values.items():
+            glue(key, value, display=False)
+
+    def table(self, name: str):
+        """Table ``name`` as displayable Markdown."""
+        from IPython.display import Markdown
+
+        return Markdown(self.tables[name])
+
+    def figure(self, name: str, dpi: float = FIGURE_DPI):
+        """Figure ``name`` as a PNG image (a figure made without pyplot has no image of its own)."""
+        from IPython.display import Image
+
+        buf = io.BytesIO()
+        self.figures[name].savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+        return Image(buf.getvalue())
+
+    def summary(self) -> None:
+        """The table "What this chapter found", with the machine-readable register (last cell)."""
+        self.claims.summary()
+
+
+__all__ = ["StudyResult", "DEFAULT_OUT"]
