@@ -1,4 +1,4 @@
-"""Labels for the mechanism drawings: symbol labels, dimension lines, angle arcs, arrows.
+"""Drawing helpers of the mechanism packages: the figure width, symbol labels, dimension lines, angle arcs, arrows.
 
 The mechanism packages draw their labelled figures with these helpers
 (:func:`robolib.prp3.drawing.prp3_mechanism`, :func:`robolib.redundant.drawing.redundant_mechanism`,

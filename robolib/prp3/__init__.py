@@ -2,7 +2,8 @@
 
 * :mod:`.kinematics` -- geometry, forward and inverse kinematics, working modes, the paper's rules, Jacobian;
 * :mod:`.sampling` -- workspace sampling and volumes, the large round trip and its error law;
-* :mod:`.drawing` -- the labelled mechanism drawing and the Explore figure;
+* :mod:`.drawing` -- the labelled mechanism drawing and the Explore figure.
+
 Its chapter is :mod:`robolib.studies.prp3_roundtrip`.
 
 >>> from robolib import prp3

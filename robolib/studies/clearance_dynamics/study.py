@@ -5,9 +5,11 @@ tells it: the model's topology, the ideal motion and its torques, Baumgarte's
 stabilisation, one clearance run in detail with its end-point errors and their
 convergence, the Poincaré verdicts of three cases on tolerance ladders with their
 replicates, transient study and Lyapunov exponents, the bifurcation sweeps, and
-the slider-crank validation. The experiments live in :mod:`.checks`,
-:mod:`.verdicts` and :mod:`.sweeps`, the figures in :mod:`.figures`, the
-parameters' checks and derived settings in :mod:`.settings`.
+the slider-crank validation. The experiments live in
+:mod:`robolib.studies.clearance_dynamics.experiments`, :mod:`robolib.studies.clearance_dynamics.verdicts`,
+:mod:`robolib.studies.clearance_dynamics.orbit_study` and :mod:`robolib.studies.clearance_dynamics.bifurcation`,
+the figures in :mod:`robolib.studies.clearance_dynamics.figures`, the parameters' checks and derived
+settings in :mod:`robolib.studies.clearance_dynamics.settings`.
 
 The verdict ladders, their Lyapunov estimates and the sweeps run on the fast model (``engine = "fast"``, the
 default) and are computed in every run, as are the periodic orbits and the branch. On the seed's DAE
@@ -117,10 +119,10 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
     ``replicate``, ``transient``, ``lyapunov``, ``sweep_readings``, ``slider_crank``; the figures
     ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbits``, ``bifurcation``, ``branch``, ``slider``; ``data``
     with the settings and every experiment's data (``ideal``, ``drift``, ``detail``, ``convergence``, ``verdicts``,
-    ``orbits`` and ``branch`` (:mod:`.orbit_study`),
+    ``orbits`` and ``branch`` (:mod:`robolib.studies.clearance_dynamics.orbit_study`),
     ``bifurcation``, ``slider_crank``, ``explore_runs``); ``values`` the text the prose glues.
     Raises :class:`robolib.ParameterError` naming a bad parameter and its valid values before any run
-    (:data:`PARAMETERS`; conditions between parameters and those of the parameter file in :mod:`.settings`).
+    (:data:`PARAMETERS`; conditions between parameters and those of the parameter file in :mod:`robolib.studies.clearance_dynamics.settings`).
     """
     params = copy.deepcopy(dict(locals()))
     t_start = time.perf_counter()

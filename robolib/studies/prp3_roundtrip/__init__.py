@@ -3,7 +3,7 @@
 The chapter's experiments over the library :mod:`robolib.prp3`; ``run(**params)`` is the whole chapter
 (``robolib.study.run("prp3_roundtrip", ...)``, ``python -m robolib.study prp3_roundtrip``).
 
-* :mod:`.study` -- the chapter's study function :func:`run` and its declared ``PARAMETERS``.
+* :mod:`robolib.studies.prp3_roundtrip.study` -- the chapter's study function :func:`run` and its declared ``PARAMETERS``.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 The chapter's experiments over the library :mod:`robolib.redundant`; ``run(**params)`` is the whole chapter
 (``robolib.study.run("redundant_derivation", ...)``, ``python -m robolib.study redundant_derivation``).
 
-* :mod:`.study` -- the chapter's study function :func:`run` and its declared ``PARAMETERS``;
-* :mod:`.experiments` -- the chapter's model experiments.
+* :mod:`robolib.studies.redundant_derivation.study` -- the chapter's study function :func:`run` and its declared ``PARAMETERS``;
+* :mod:`robolib.studies.redundant_derivation.experiments` -- the chapter's model experiments.
 """
 
 from __future__ import annotations

@@ -534,7 +534,7 @@ def preload_exercise(robot) -> dict:
 
 
 def exercise_3(res) -> dict:
-    """The layers in the other order at the first identity-check state (:func:`~.derivation_checks.other_layer_order`)."""
+    """The layers in the other order at the first identity-check state (:func:`~robolib.studies.redundant_derivation.experiments.other_layer_order`)."""
     _, qs, dqs, taus = res.data["identity_states"]
     out = checks.other_layer_order(res.data["robot"], qs[0], dqs[0], taus[0])
     out["table"] = markdown_table(["comparison", "largest difference"],

@@ -3,10 +3,10 @@
 The chapter's experiments over the library :mod:`robolib.stewart`; ``run(**params)`` is the whole chapter
 (``robolib.study.run("stewart_timing", ...)``, ``python -m robolib.study stewart_timing``).
 
-* :mod:`.study` -- the chapter's study function :func:`run` and its declared ``PARAMETERS``;
-* :mod:`.settings` -- the chapter's settings and the constants its claims' criteria use;
-* :mod:`.timing` -- the timing experiments;
-* :mod:`.figures` -- the chapter's figures, animations and Explore panels.
+* :mod:`robolib.studies.stewart_timing.study` -- the chapter's study function :func:`run` and its declared ``PARAMETERS``;
+* :mod:`robolib.studies.stewart_timing.settings` -- the chapter's settings and the constants its claims' criteria use;
+* :mod:`robolib.studies.stewart_timing.timing` -- the timing experiments;
+* :mod:`robolib.studies.stewart_timing.figures` -- the chapter's figures, animations and Explore panels.
 """
 
 from __future__ import annotations
