@@ -21,7 +21,8 @@ text: the fuzz suite checks what the messages name) and dropping or ``None``-ing
 (a ``TypeError`` at the first call, killed by any test, and half of all mutants).
 
 Functions compiled with numba are decorated and mutmut leaves decorated functions alone, so the numba
-kernels (robolib/stewart/_kernels.py, robolib/core/_kernels.py) are not mutated: they are checked against
+kernels (robolib/stewart/_kernels.py, robolib/core/_kernels.py, robolib/core/_dopri.py,
+robolib/gearshift/_kernels.py) are not mutated: they are checked against
 independent references by their own tests.
 """
 

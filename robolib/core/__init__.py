@@ -11,5 +11,6 @@
 * :mod:`.nonlinear` -- Poincare sections, period-k tests, sweeps (joblib / Dask), Lyapunov exponents, spectra;
 * :mod:`.drawing` -- figure width of the book, labels, dimension lines and angle arcs of the mechanism drawings;
 * :mod:`.parallel` -- sweeps of a function over parameter points (serial, joblib, Dask), checkpointed;
-* :mod:`._kernels` -- the compiled (numba) kernels shared by the multibody and clearance cores.
+* :mod:`._kernels` -- the compiled (numba) kernels shared by the multibody and clearance cores;
+* :mod:`._dopri` -- the compiled Dormand--Prince step loop (dense output, events) of every compiled model.
 """

@@ -1,4 +1,4 @@
-"""Compiled (numba) kernels of the planar multibody core: right-hand side and the whole adaptive step loop.
+"""Compiled (numba) kernels of the planar multibody core: right-hand side and its adaptive step loop.
 
 Internal module of :mod:`robolib.multibody` and :mod:`robolib.clearance`; the
 functions here are plain Python (``*_py``) compiled on first use by
@@ -27,8 +27,10 @@ Contact table ``C (k, 15)``: bearing body, bearing point, journal body,
 journal point, R_B, R_J, c, K, D, mu, v0, v1, floor (see
 :class:`robolib.clearance.ClearanceModel`); ``dd0 (k,)`` the onset speeds.
 
-Dense output: the Dormand--Prince 4th-order continuous extension (Shampine
-1986; the same coefficients as ``scipy.integrate.RK45``).
+The step loop is :func:`robolib.core._dopri.integrate_py` (shared with the
+gear-shift's fast model); :func:`integrate_py` here passes it this model's
+drivers (:func:`drive_eval_py`), right-hand side (:func:`rhs_py`) and contact
+events.
 """
 
 from __future__ import annotations
@@ -37,33 +39,19 @@ import math
 
 import numpy as np
 
+from . import _dopri
+
 try:
     import numba as _numba
 except ImportError:  # pragma: no cover
     _numba = None
 
-#: Dormand--Prince 5(4) tableau.
-C_NODES = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
-A_MAT = np.zeros((7, 7))
-for _i, _row in enumerate([[], [1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
-                           [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
-                           [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
-                           [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]]):
-    A_MAT[_i, :len(_row)] = _row
-B_5 = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
-E_ERR = B_5 - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
-#: Dense-output matrix: ``y(t0 + x h) = y0 + h sum_j (K^T P)_j x^(j+1)``.
-P_DENSE = np.array([
-    [1.0, -8048581381 / 2820520608, 8663915743 / 2820520608, -12715105075 / 11282082432],
-    [0.0, 0.0, 0.0, 0.0],
-    [0.0, 131558114200 / 32700410799, -68118460800 / 10900136933, 87487479700 / 32700410799],
-    [0.0, -1754552775 / 470086768, 14199869525 / 1410260304, -10690763975 / 1880347072],
-    [0.0, 127303824393 / 49829197408, -318862633887 / 49829197408, 701980252875 / 199316789632],
-    [0.0, -282668133 / 205662961, 2019193451 / 616988883, -1453857185 / 822651844],
-    [0.0, 40617522 / 29380423, -110615467 / 29380423, 69997945 / 29380423],
-])
-#: Status codes of :func:`integrate_py`.
-DONE, EPISODES_FULL, OUTPUT_FULL, SINGULAR, STEP_COLLAPSE, MAX_STEPS = 0, 1, 2, 3, 4, 5
+#: Status codes of :func:`rhs_py` (OK, SINGULAR: ``J M^-1 J^T`` is) and :func:`integrate_py` (those of
+#: :func:`robolib.core._dopri.integrate_py`; SINGULAR: at a stage).
+OK = 0
+DONE, EPISODES_FULL, OUTPUT_FULL, STEP_COLLAPSE, MAX_STEPS = (_dopri.DONE, _dopri.EPISODES_FULL, _dopri.OUTPUT_FULL,
+                                                              _dopri.STEP_COLLAPSE, _dopri.MAX_STEPS)
+SINGULAR = _dopri.STAGE_FAILED
 
 
 def chain_drive_py(t, Ax, Ay, l1, l2, sign, E0x, E0y, a, w):
@@ -95,8 +83,8 @@ def chain_drive_py(t, Ax, Ay, l1, l2, sign, E0x, E0y, a, w):
     return th1, w1, a1
 
 
-def drive_eval_py(dtab, t, fv):
-    """Driver values ``fv (3, nd)`` = (f, df/dt, d2f/dt2) at time t from the driver table."""
+def drive_eval_py(t, dtab, fv):
+    """Driver values ``fv (3, nd)`` = (f, df/dt, d2f/dt2) at time t from the driver table (the step loop's ``before``)."""
     for k in range(dtab.shape[0]):
         kind = dtab[k, 0]
         if kind == 0.0:
@@ -161,7 +149,7 @@ def contact_speed_py(C, k, y, n):
 
 
 def rhs_py(t, y, dy, fv, Mi, Mf, C, dd0, alpha, beta, W):
-    """``dy = f(t, y)`` for ``y = (q, qd, W_drive, W_loss, ...)``; returns False if ``J M^-1 J^T`` is singular."""
+    """``dy = f(t, y)`` for ``y = (q, qd, W_drive, W_loss, ...)``; returns OK, or SINGULAR if ``J M^-1 J^T`` is."""
     jc, jn, pi, pj, prx, ai, aj, arows, drows, dcol, dmotor, fb, pairs, iperm, lpat, ustart, uk = Mi
     si, sj, aoff, mass, fs, fa, fk, fc = Mf
     jv, H, gam, Ht, g, S, lam, cs = W
@@ -335,7 +323,7 @@ def rhs_py(t, y, dy, fv, Mi, Mf, C, dd0, alpha, beta, W):
             acc -= S[r, k2] * S[c2, k2]
         if r == c2:
             if acc <= 1e-14 * (abs(S[r, r]) + 1e-300):
-                return False
+                return SINGULAR
             S[r, r] = math.sqrt(acc)
         else:
             S[r, c2] = acc / S[c2, c2]
@@ -373,205 +361,45 @@ def rhs_py(t, y, dy, fv, Mi, Mf, C, dd0, alpha, beta, W):
     dy[2 * n + 1] = P_loss
     for i in range(2 * n + 2, y.shape[0]):
         dy[i] = 0.0
-    return True
+    return OK
 
 
-def dense_py(t0, h, y0, K, tt, out):
-    """Dormand--Prince dense output at ``tt`` in the step ``[t0, t0 + h]`` (4th order), into ``out``."""
-    x = (tt - t0) / h
-    x2 = x * x
-    x3 = x2 * x
-    x4 = x3 * x
-    for i in range(y0.shape[0]):
-        acc = 0.0
-        for s in range(7):
-            ks = K[s, i]
-            if ks != 0.0:
-                acc += ks * (_P[s, 0] * x + _P[s, 1] * x2 + _P[s, 2] * x3 + _P[s, 3] * x4)
-        out[i] = y0[i] + h * acc
+def event_py(k, y, C, n):
+    """Event k of the step loop: the penetration of contact k."""
+    return contact_delta_c(C, k, y, n)
 
 
-def locate_py(C, k, t0, h, y0, K, ta, tb, upward, n, work):
-    """Time in ``[ta, tb]`` where delta of contact k crosses zero (bisection on the dense output)."""
-    for _ in range(200):
-        if tb - ta <= 4e-16 * max(abs(ta), abs(tb)) + 1e-300:
-            break
-        tm = 0.5 * (ta + tb)
-        if tm <= ta or tm >= tb:
-            break
-        dense_py_c(t0, h, y0, K, tm, work)
-        dm = contact_delta_c(C, k, work, n)
-        if (dm > 0.0) == upward:
-            tb = tm
-        else:
-            ta = tm
-    return tb
+def onset_py(k, y, C, n):
+    """Onset speed of contact k at state y, at least its floor ``C[k, 14]``."""
+    v = contact_speed_c(C, k, y, n)
+    return v if v > C[k, 14] else C[k, 14]
 
 
 def integrate_py(st, y, f, t_end, rtol, atol, h_max, max_steps, t_eval, every, out_t, out_y, Mi, Mf, dtab, C,
                  dd0, alpha, beta, W, cst, ep):
-    """The whole adaptive Dormand--Prince 5(4) loop with contact events, from ``st[0]`` to ``t_end``.
+    """The step loop (:func:`robolib.core._dopri.integrate_py`) with this model, from ``st[0]`` to ``t_end``.
 
-    ``st`` (8,) holds ``t, h, h_min, n_steps, n_rejected, n_rhs, n_out, n_ep`` and is updated in
-    place, as are ``y``, ``f`` (the derivative at ``y``), ``dd0`` and the contact states ``cst
-    (k, 4)`` = (delta at the last accepted step, armed onset time, open episode's onset time,
-    its onset speed; NaN = none). Output: if ``every``, every accepted step into ``out_t, out_y``
-    (capacity = their length), else the dense output at ``t_eval`` into ``out_y``. Closed contact
-    episodes go to ``ep (cap, 4)`` = (joint, t_on, t_off, ddelta0). Returns a status code (DONE,
-    EPISODES_FULL, OUTPUT_FULL: call again to continue; SINGULAR, STEP_COLLAPSE, MAX_STEPS).
+    Before each stage the drivers (:func:`drive_eval_py`), stage :func:`rhs_py` (singular: the loop
+    stops), events the contacts' penetrations, error norm over all components (``yref = 0``). ``st
+    (10,)``, the contact states ``cst (k, 4)``, the episodes ``ep (cap, 4)`` = (joint, t_on, t_off,
+    ddelta0) and the status codes (SINGULAR = its STAGE_FAILED) as there.
     """
     d = y.shape[0]
-    n = Mf[3].shape[0]
-    nk = C.shape[0]
-    nd = dtab.shape[0]
-    K = np.empty((7, d))
-    yi = np.empty(d)
-    ys = np.empty(d)
-    fv = np.empty((3, nd))
-    dnew = np.empty(nk)
-    t = st[0]
-    h = st[1]
-    h_min = st[2]
-    n_steps = int(st[3])
-    n_rej = int(st[4])
-    n_rhs = int(st[5])
-    n_out = int(st[6])
-    n_ep = int(st[7])
-    cap_ep = ep.shape[0]
-    cap_out = out_y.shape[0]
-    status = DONE
-    while t < t_end:
-        if n_steps >= max_steps:
-            status = MAX_STEPS
-            break
-        if n_ep + nk > cap_ep:
-            status = EPISODES_FULL
-            break
-        if every and n_out >= cap_out:
-            status = OUTPUT_FULL
-            break
-        if h > t_end - t:
-            h = t_end - t
-        if h > h_max:
-            h = h_max
-        if t + h >= t_end - 1e-14 * max(1.0, abs(t_end)):
-            h = t_end - t
-        for i in range(d):
-            K[0, i] = f[i]
-        ok = True
-        for s in range(1, 7):
-            for i in range(d):
-                acc = 0.0
-                for j in range(s):
-                    acc += _A[s, j] * K[j, i]
-                yi[i] = y[i] + h * acc
-            ts_ = t + _CN[s] * h
-            drive_eval_c(dtab, ts_, fv)
-            if not rhs_c(ts_, yi, K[s], fv, Mi, Mf, C, dd0, alpha, beta, W):
-                ok = False
-                break
-        n_rhs += 6
-        if not ok:
-            status = SINGULAR
-            break
-        err = 0.0
-        for i in range(d):
-            e = 0.0
-            for j in range(7):
-                e += _E[j] * K[j, i]
-            sc = atol[i] + rtol * max(abs(y[i]), abs(yi[i]))
-            err += (h * e / sc) ** 2
-        err = math.sqrt(err / d)
-        if not (err < 1e300):
-            err = 1e10
-        if err <= 1.0:
-            t_new = t + h
-            redo = False
-            for k in range(nk):
-                dn = contact_delta_c(C, k, yi, n)
-                dnew[k] = dn
-                if cst[k, 0] <= 0.0 < dn and cst[k, 1] != cst[k, 1]:
-                    ts_ = locate_c(C, k, t, h, y, K, t, t_new, True, n, ys)
-                    dense_py_c(t, h, y, K, ts_, ys)
-                    v = contact_speed_c(C, k, ys, n)
-                    dd0[k] = v if v > C[k, 14] else C[k, 14]
-                    cst[k, 1] = ts_
-                    redo = True
-            if redo:
-                n_rej += 1
-                continue  # redo the same step with the onset speed of the new impact
-            for k in range(nk):
-                da = cst[k, 0]
-                db = dnew[k]
-                if da <= 0.0 < db:
-                    cst[k, 2] = cst[k, 1]
-                    cst[k, 3] = dd0[k]
-                    cst[k, 1] = math.nan
-                elif cst[k, 1] == cst[k, 1] and cst[k, 1] <= t_new:
-                    cst[k, 1] = math.nan  # the anticipated crossing did not happen
-                if da > 0.0 >= db and cst[k, 2] == cst[k, 2]:
-                    t_off = locate_c(C, k, t, h, y, K, t, t_new, False, n, ys)
-                    ep[n_ep, 0] = k
-                    ep[n_ep, 1] = cst[k, 2]
-                    ep[n_ep, 2] = t_off
-                    ep[n_ep, 3] = cst[k, 3]
-                    n_ep += 1
-                    cst[k, 2] = math.nan
-                cst[k, 0] = db
-            if every:
-                out_t[n_out] = t_new
-                for i in range(d):
-                    out_y[n_out, i] = yi[i]
-                n_out += 1
-            else:
-                while n_out < t_eval.shape[0] and t_eval[n_out] <= t_new:
-                    dense_py_c(t, h, y, K, t_eval[n_out], ys)
-                    for i in range(d):
-                        out_y[n_out, i] = ys[i]
-                    n_out += 1
-            for i in range(d):
-                y[i] = yi[i]
-                f[i] = K[6, i]
-            t = t_new
-            n_steps += 1
-            if h < h_min:
-                h_min = h
-            if err == 0.0:
-                fac = 5.0
-            else:
-                fac = 0.9 * err ** -0.2
-                fac = 5.0 if fac > 5.0 else (0.2 if fac < 0.2 else fac)
-            h = h * fac
-        else:
-            n_rej += 1
-            fac = 0.9 * err ** -0.2
-            h = h * (0.2 if fac < 0.2 else fac)
-            if h < 1e-14 * max(1.0, abs(t)):
-                status = STEP_COLLAPSE
-                break
-    st[0] = t
-    st[1] = h
-    st[2] = h_min
-    st[3] = n_steps
-    st[4] = n_rej
-    st[5] = n_rhs
-    st[6] = n_out
-    st[7] = n_ep
-    return status
+    fv = np.empty((3, dtab.shape[0]))
+    return _LOOP(st, y, f, t_end, rtol, atol, np.zeros(d), d, h_max, max_steps, t_eval, every, out_t, out_y,
+                 drive_eval_c, (dtab, fv), rhs_c, (fv, Mi, Mf, C, dd0, alpha, beta, W), False, _EVENT, _ONSET,
+                 (C, Mf[3].shape[0]), dd0, cst, ep)
 
 
 # ----------------------------------------------------------------------------- compilation
-_A = A_MAT
-_CN = C_NODES
-_E = E_ERR
-_P = P_DENSE
 _CHAIN = chain_drive_py
 drive_eval_c = drive_eval_py
 contact_delta_c = contact_delta_py
 contact_speed_c = contact_speed_py
 rhs_c = rhs_py
-dense_py_c = dense_py
-locate_c = locate_py
+_EVENT = event_py
+_ONSET = onset_py
+_LOOP = _dopri.integrate_py
 integrate_c = integrate_py
 _COMPILED = False
 
@@ -583,7 +411,7 @@ def available() -> bool:
 
 def get():
     """Compile the kernels on first use (cached on disk); returns ``(rhs, integrate, drive_eval)``."""
-    global _COMPILED, _CHAIN, drive_eval_c, contact_delta_c, contact_speed_c, rhs_c, dense_py_c, locate_c
+    global _COMPILED, _CHAIN, drive_eval_c, contact_delta_c, contact_speed_c, rhs_c, _EVENT, _ONSET, _LOOP
     global integrate_c
     if not _COMPILED:
         jit = _numba.njit(cache=True, fastmath=False)
@@ -592,8 +420,8 @@ def get():
         contact_delta_c = jit(contact_delta_py)
         contact_speed_c = jit(contact_speed_py)
         rhs_c = jit(rhs_py)
-        dense_py_c = jit(dense_py)
-        locate_c = jit(locate_py)
+        _EVENT, _ONSET = jit(event_py), jit(onset_py)
+        _LOOP = _dopri.get()
         integrate_c = jit(integrate_py)
         _COMPILED = True
     return rhs_c, integrate_c, drive_eval_c

@@ -21,13 +21,13 @@ impact onset speed ``ddelta0`` located by an event and floored, the same modifie
 constraint solve, no Baumgarte terms, no drift. The elbow branches are those of the DAE's
 assembly (chosen at build time so that ``e = 0`` reproduces :meth:`GearShift.ideal_state`).
 
-The integrator is a compiled Dormand--Prince 5(4) loop with dense output and the contact onset
-event (:func:`robolib.gearshift._fast_kernels.integrate_py`, the semantics of the DAE's
-:func:`robolib.core.multibody.integrate_compiled`). Its state is ``(e, ed, W_drive, W_loss)``; the
-error norm covers ``(e, ed)`` only, each component scaled by ``atol + rtol * max(|y|, y_ref)``
-with ``y_ref = (l, l, l omega, l omega)`` (:data:`ERROR_SCALE`): the DAE measures the error of
-whole body positions (size ``l``), so the same ``rtol`` asks the same absolute accuracy of the
-journal here (see :class:`FastClearance`).
+The integrator is the compiled Dormand--Prince 5(4) loop with dense output and the contact onset
+event that the DAE's :func:`robolib.core.multibody.integrate_compiled` runs too
+(:func:`robolib.core._dopri.integrate_py`, entered through :func:`robolib.gearshift._kernels.integrate_py`).
+Its state is ``(e, ed, W_drive, W_loss)``; the error norm covers ``(e, ed)`` only, each component
+scaled by ``atol + rtol * max(|y|, y_ref)`` with ``y_ref = (l, l, l omega, l omega)``
+(:data:`ERROR_SCALE`): the DAE measures the error of whole body positions (size ``l``), so the same
+``rtol`` asks the same absolute accuracy of the journal here (see :class:`FastClearance`).
 
 >>> fc = FastClearance(joint="B1")
 >>> r = fc.simulate((0.0, 0.05), t_eval=[0.05])
@@ -52,7 +52,7 @@ from robolib.core.clearance import ClearanceResult, contact_modes, mode_shares
 from robolib.core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
 from robolib.core.multibody import Driver
 from robolib.core.multibody.integrator import EPISODE_CHUNK, OUTPUT_CHUNK
-from robolib.gearshift import _fast_kernels as FK
+from robolib.gearshift import _kernels as FK
 from robolib.gearshift.model import (
     CLEARANCE_JOINTS,
     build_gearshift,
@@ -349,12 +349,12 @@ class FastClearance:
         y = np.concatenate([e0, ed0, [0.0, 0.0]])
         floor = self.spec.ddelta0_floor
         c = self.clearance
-        cst = np.full(4, np.nan)
-        cst[0] = math.hypot(*e0) - c
-        if cst[0] > 0:
+        cst = np.full((1, 4), np.nan)
+        cst[0, 0] = math.hypot(*e0) - c
+        if cst[0, 0] > 0:
             n = e0 / math.hypot(*e0)
             self._dd0[0] = max(float(ed0 @ n), floor) if ddelta0 is None else ddelta0
-            cst[2], cst[3] = t0, self._dd0[0]
+            cst[0, 2], cst[0, 3] = t0, self._dd0[0]
         else:
             self._dd0[0] = floor if ddelta0 is None else ddelta0
         wall = time.perf_counter()
@@ -378,7 +378,7 @@ class FastClearance:
             st[6] = k0
         eps_all = []
         while True:
-            ep = np.full((EPISODE_CHUNK, 3), np.nan)
+            ep = np.full((EPISODE_CHUNK, 4), np.nan)
             st[7] = 0
             if every:
                 ot, oy = np.empty(OUTPUT_CHUNK), np.empty((OUTPUT_CHUNK, FK.STATE_DIM))
@@ -388,7 +388,7 @@ class FastClearance:
             status = self._integ(st, y, f, t1, rtol, at, self._yref, float(h_max), int(max_steps), 4, te, every, ot, oy,
                                  self._A, self._drv, self._par, self._cfg, self._mass, self._crow, self._dd0, cst, ep,
                                  *self._work)
-            eps_all.append(ep[:int(st[7])].copy())
+            eps_all.append(ep[:int(st[7]), 1:].copy())  # (t_on, t_off, ddelta0)
             if every:
                 chunks_t.append(ot[:int(st[6])].copy())
                 chunks_y.append(oy[:int(st[6])].copy())
@@ -409,8 +409,8 @@ class FastClearance:
             k = int(st[6])
             tt, yy = te, out[:k]
         episodes = [tuple(float(v) for v in row) for row in np.concatenate(eps_all)]
-        if cst[2] == cst[2]:
-            episodes.append((float(cst[2]), math.nan, float(cst[3])))
+        if cst[0, 2] == cst[0, 2]:
+            episodes.append((float(cst[0, 2]), math.nan, float(cst[0, 3])))
         res = FastResult(t=tt, e=yy[:, :2].copy(), ed=yy[:, 2:4].copy(), W_drive=yy[:, 4].copy(),
                          W_loss=yy[:, 5].copy(), episodes=episodes, n_steps=int(st[3]), n_rejected=int(st[4]),
                          n_rhs=int(st[5]), wall_s=wall, y_final=y.copy(), ddelta0_final=float(self._dd0[0]),

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from robolib.core import _kernels
+from robolib.core import _dopri, _kernels
 from robolib.core.errors import ConvergenceError, ParameterError, SingularityError
 from robolib.core.multibody import _checks as chk
 from robolib.core.multibody.mechanism import (  # noqa: F401
@@ -87,7 +87,7 @@ def dense_output(t0, y0, K, h, t):
         K = chk.real_array("K", K, shape=(7, len(y0)))
     t = chk.real("t", t, low=t0, high=t0 + h, unit="s (inside the step)")
     x = (t - t0) / h
-    Q = K.T @ _kernels.P_DENSE
+    Q = K.T @ _dopri.P_DENSE
     return y0 + h * (Q @ np.array([x, x * x, x ** 3, x ** 4]))
 
 
@@ -102,7 +102,7 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
     ``True`` to have the step redone (after it changed the state the
     right-hand side depends on, e.g. an impact's onset speed). Raises
     :class:`robolib.ConvergenceError` if the step size collapses. The compiled
-    twin of this loop is :func:`robolib.core._kernels.integrate_py` (same tableau,
+    twin of this loop is :func:`robolib.core._dopri.integrate_py` (same tableau,
     error norm and step-size rule).
 
     Arguments are checked before the first step: ``fun`` callable, ``t0`` and ``t_end >= t0`` (s), ``y0`` (d,)
@@ -259,12 +259,12 @@ def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: fl
     rhs_k = _kernels.rhs_c
     f = np.empty(d)
     fv = np.empty((3, len(dtab)))
-    drive(dtab, float(t0), fv)
-    if not rhs_k(float(t0), y, f, fv, Mi, Mf, C, dd0, float(alpha), float(beta), W):
+    drive(float(t0), dtab, fv)
+    if rhs_k(float(t0), y, f, fv, Mi, Mf, C, dd0, float(alpha), float(beta), W) != _kernels.OK:
         raise SingularityError(f"mechanism {mech.name!r}: augmented matrix is singular at t = {t0:.6g} s")
     if not np.all(np.isfinite(f)):
         _driver_check(mech, float(t0))
-    st = np.array([float(t0), initial_step(y, f, rtol, atol, t_end - t0, h_max), np.inf, 0, 0, 1, 0, 0])
+    st = np.array([float(t0), initial_step(y, f, rtol, atol, t_end - t0, h_max), np.inf, 0, 0, 1, 0, 0, np.nan, 0.0])
     every = t_eval is None
     if every:
         te = np.zeros(0)

@@ -747,7 +747,7 @@ class Mechanism:
             for k in range(nd):
                 fv[:, k] = motions[k](t)
             dy = np.empty(len(y))
-            if not rhs_k(float(t), np.ascontiguousarray(y, dtype=float), dy, fv, Mi, Mf, C, dd0, a, b, W):
+            if rhs_k(float(t), np.ascontiguousarray(y, dtype=float), dy, fv, Mi, Mf, C, dd0, a, b, W) != _kernels.OK:
                 raise SingularityError(f"mechanism {name!r}: augmented matrix is singular at t = {t:.6g} s")
             return dy
 

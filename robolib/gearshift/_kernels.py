@@ -27,15 +27,17 @@ chain p closes by a circle intersection from ``A_p^+`` to ``E_p - o_Bp``; the le
 ``M = diag(m, m, I)`` and the applied forces ``Q`` (gearbox spring--damper at the lever tip,
 contact force at the clearance joint as :class:`robolib.clearance.ClearanceModel` applies them):
 ``T^T M T edd = T^T (Q - M b)``. State ``y = (e_x, e_y, ed_x, ed_y, W_drive, W_loss)``.
+
+**Step loop.** :func:`robolib.core._dopri.integrate_py`, the DAE's (the same tableau, error norm,
+step-size rule, dense output and event location); :func:`integrate_py` passes it :func:`rhs_py` and
+the contact event (:func:`delta_py`, :func:`onset_py`).
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from ..core._kernels import A_MAT, C_NODES, E_ERR, P_DENSE
+from ..core import _dopri
 from ..core.contact import _normal_force_scalar, _tangential_force_scalar
 
 try:
@@ -53,7 +55,9 @@ P_L, P_LPC, P_SE, P_SP, P_K, P_C, P_AX, P_AY = range(8)
 N_PAR = 8
 #: Status codes of the kinematics / right-hand side / step loop.
 OK, UNREACHABLE, SINGULAR, DRIVE = 0, 1, 2, 3
-DONE, EPISODES_FULL, OUTPUT_FULL, CLOSURE_FAILED, STEP_COLLAPSE, MAX_STEPS = 0, 1, 2, 3, 4, 5
+DONE, EPISODES_FULL, OUTPUT_FULL, STEP_COLLAPSE, MAX_STEPS = (_dopri.DONE, _dopri.EPISODES_FULL, _dopri.OUTPUT_FULL,
+                                                              _dopri.STEP_COLLAPSE, _dopri.MAX_STEPS)
+CLOSURE_FAILED = _dopri.STAGE_FAILED
 #: ``|det [P - C1; P - C2]| / (r1 r2)`` (the sine of the angle between the two radii) below which a circle
 #: intersection is singular (the circles touch): the same bound as the chains' CHAIN_SINGULAR_TOL.
 CLOSURE_SINGULAR_TOL = 1e-9
@@ -350,202 +354,42 @@ def rhs_py(t, y, dy, A, drv, par, cfg, mass, crow, dd0, pts, q, T, qd, b, Q, cs)
     return OK
 
 
-def delta_py(y, c):
-    """Penetration ``|e| - c`` (m)."""
-    return math.sqrt(y[0] * y[0] + y[1] * y[1]) - c
+def delta_py(k, y, crow):
+    """The step loop's event: the penetration ``|e| - c`` (m), ``c = crow[8]`` (one event, ``k = 0``)."""
+    return math.sqrt(y[0] * y[0] + y[1] * y[1]) - crow[8]
 
 
-def dense_py(t0, h, y0, K, tt, out):
-    """Dormand--Prince dense output at ``tt`` in the step ``[t0, t0 + h]`` (4th order), into ``out``."""
-    x = (tt - t0) / h
-    x2 = x * x
-    x3 = x2 * x
-    x4 = x3 * x
-    for i in range(y0.shape[0]):
-        acc = 0.0
-        for s in range(7):
-            ks = K[s, i]
-            if ks != 0.0:
-                acc += ks * (_P[s, 0] * x + _P[s, 1] * x2 + _P[s, 2] * x3 + _P[s, 3] * x4)
-        out[i] = y0[i] + h * acc
-
-
-def locate_py(c, t0, h, y0, K, ta, tb, upward, work):
-    """Time in ``[ta, tb]`` where the penetration crosses zero (bisection on the dense output)."""
-    for _ in range(200):
-        if tb - ta <= 4e-16 * max(abs(ta), abs(tb)) + 1e-300:
-            break
-        tm = 0.5 * (ta + tb)
-        if tm <= ta or tm >= tb:
-            break
-        _DENSE(t0, h, y0, K, tm, work)
-        dm = delta_py(work, c)
-        if (dm > 0.0) == upward:
-            tb = tm
-        else:
-            ta = tm
-    return tb
+def onset_py(k, y, crow):
+    """Onset speed ``e . ed / |e|`` (m/s) at state y, at least the floor ``crow[14]``."""
+    eps = math.sqrt(y[0] * y[0] + y[1] * y[1])
+    v = (y[2] * y[0] + y[3] * y[1]) / eps
+    return v if v > crow[14] else crow[14]
 
 
 def integrate_py(st, y, f, t_end, rtol, atol, yref, h_max, max_steps, n_err, t_eval, every, out_t, out_y,
                  A, drv, par, cfg, mass, crow, dd0, cst, ep, pts, q, T, qd, b, Q, cs):
-    """Adaptive Dormand--Prince 5(4) loop with the contact onset event (the semantics of the DAE's step loop).
+    """The step loop (:func:`robolib.core._dopri.integrate_py`) with this model, from ``st[0]`` to ``t_end``.
 
-    ``st (10,)`` = ``t, h, h_min, n_steps, n_rejected, n_rhs, n_out, n_ep, t_fail, rhs status``;
-    ``cst (4,)`` = (delta at the last accepted step, armed onset time, open episode's onset time, its
-    onset speed; NaN = none); episodes into ``ep (cap, 3)`` = (t_on, t_off, ddelta0). The error norm
-    is the RMS over the first ``n_err`` components, each scaled by ``atol + rtol max(|y|, |y_new|, yref)``. On a new contact (delta crosses zero upwards in an
-    accepted step) the crossing is located on the dense output, ``dd0 = max(ddelta, floor)`` stored and
-    the step redone. A trial stage where a closure fails (a step far into the contact) counts as a
-    rejected step (h / 5); CLOSURE_FAILED only when the step collapses on it (``st[8:10]`` = its time, status). Returns DONE, EPISODES_FULL, OUTPUT_FULL (call again), CLOSURE_FAILED,
-    STEP_COLLAPSE or MAX_STEPS.
+    Stage :func:`rhs_py`, where a closure fails (a step far into the contact) the step is rejected (``h /
+    5``; CLOSURE_FAILED only when it collapses, ``st[8:10]`` = its time and status); one event, the
+    penetration; the error norm over the first ``n_err`` components with the floor ``yref``. ``st (10,)``,
+    ``cst (1, 4)``, episodes ``ep (cap, 4)`` = (0, t_on, t_off, ddelta0) and the status codes as there.
     """
-    d = y.shape[0]
-    Kst = np.empty((7, d))
-    yi = np.empty(d)
-    ys = np.empty(d)
-    c = crow[8]
-    floor = crow[14]
-    t = st[0]
-    h = st[1]
-    h_min = st[2]
-    n_steps = int(st[3])
-    n_rej = int(st[4])
-    n_rhs = int(st[5])
-    n_out = int(st[6])
-    n_ep = int(st[7])
-    cap_ep = ep.shape[0]
-    cap_out = out_y.shape[0]
-    status = DONE
-    while t < t_end:
-        if n_steps >= max_steps:
-            status = MAX_STEPS
-            break
-        if n_ep + 1 > cap_ep:
-            status = EPISODES_FULL
-            break
-        if every and n_out >= cap_out:
-            status = OUTPUT_FULL
-            break
-        if h > t_end - t:
-            h = t_end - t
-        if h > h_max:
-            h = h_max
-        if t + h >= t_end - 1e-14 * max(1.0, abs(t_end)):
-            h = t_end - t
-        for i in range(d):
-            Kst[0, i] = f[i]
-        ok = OK
-        for s in range(1, 7):
-            for i in range(d):
-                acc = 0.0
-                for j in range(s):
-                    acc += _A[s, j] * Kst[j, i]
-                yi[i] = y[i] + h * acc
-            ts_ = t + _CN[s] * h
-            ok = _RHS(ts_, yi, Kst[s], A, drv, par, cfg, mass, crow, dd0, pts, q, T, qd, b, Q, cs)
-            if ok != OK:
-                st[8] = ts_
-                st[9] = ok
-                break
-        n_rhs += 6
-        if ok != OK:  # a trial stage left the assembly (a far too long step into contact): reject, shorten
-            n_rej += 1
-            h = h * 0.2
-            if h < 1e-14 * max(1.0, abs(t)):
-                status = CLOSURE_FAILED
-                break
-            continue
-        err = 0.0
-        for i in range(n_err):
-            e = 0.0
-            for j in range(7):
-                e += _E[j] * Kst[j, i]
-            sc = atol[i] + rtol * max(max(abs(y[i]), abs(yi[i])), yref[i])
-            err += (h * e / sc) ** 2
-        err = math.sqrt(err / n_err)
-        if not (err < 1e300):
-            err = 1e10
-        if err <= 1.0:
-            t_new = t + h
-            dn = delta_py(yi, c)
-            if cst[0] <= 0.0 < dn and cst[1] != cst[1]:
-                ts_ = locate_py(c, t, h, y, Kst, t, t_new, True, ys)
-                _DENSE(t, h, y, Kst, ts_, ys)
-                eps = math.sqrt(ys[0] * ys[0] + ys[1] * ys[1])
-                v = (ys[2] * ys[0] + ys[3] * ys[1]) / eps
-                dd0[0] = v if v > floor else floor
-                cst[1] = ts_
-                n_rej += 1
-                continue  # redo the same step with the onset speed of the new impact
-            da = cst[0]
-            if da <= 0.0 < dn:
-                cst[2] = cst[1]
-                cst[3] = dd0[0]
-                cst[1] = math.nan
-            elif cst[1] == cst[1] and cst[1] <= t_new:
-                cst[1] = math.nan  # the anticipated crossing did not happen
-            if da > 0.0 >= dn and cst[2] == cst[2]:
-                t_off = locate_py(c, t, h, y, Kst, t, t_new, False, ys)
-                ep[n_ep, 0] = cst[2]
-                ep[n_ep, 1] = t_off
-                ep[n_ep, 2] = cst[3]
-                n_ep += 1
-                cst[2] = math.nan
-            cst[0] = dn
-            if every:
-                out_t[n_out] = t_new
-                for i in range(d):
-                    out_y[n_out, i] = yi[i]
-                n_out += 1
-            else:
-                while n_out < t_eval.shape[0] and t_eval[n_out] <= t_new:
-                    _DENSE(t, h, y, Kst, t_eval[n_out], ys)
-                    for i in range(d):
-                        out_y[n_out, i] = ys[i]
-                    n_out += 1
-            for i in range(d):
-                y[i] = yi[i]
-                f[i] = Kst[6, i]
-            t = t_new
-            n_steps += 1
-            if h < h_min:
-                h_min = h
-            if err == 0.0:
-                fac = 5.0
-            else:
-                fac = 0.9 * err ** -0.2
-                fac = 5.0 if fac > 5.0 else (0.2 if fac < 0.2 else fac)
-            h = h * fac
-        else:
-            n_rej += 1
-            fac = 0.9 * err ** -0.2
-            h = h * (0.2 if fac < 0.2 else fac)
-            if h < 1e-14 * max(1.0, abs(t)):
-                status = STEP_COLLAPSE
-                break
-    st[0] = t
-    st[1] = h
-    st[2] = h_min
-    st[3] = n_steps
-    st[4] = n_rej
-    st[5] = n_rhs
-    st[6] = n_out
-    st[7] = n_ep
-    return status
+    model = (A, drv, par, cfg, mass, crow, dd0, pts, q, T, qd, b, Q, cs)
+    return _LOOP(st, y, f, t_end, rtol, atol, yref, n_err, h_max, max_steps, t_eval, every, out_t, out_y,
+                 _NO_HOOK, (), _RHS, model, True, _EVENT, _ONSET, (crow,), dd0, cst, ep)
 
 
 # ----------------------------------------------------------------------------- compilation
-_A = A_MAT
-_CN = C_NODES
-_E = E_ERR
-_P = P_DENSE
 _DRIVE = drive_py
 _NORMAL = _normal_force_scalar
 _TANGENTIAL = _tangential_force_scalar
-_DENSE = dense_py
 _KIN = kinematics_py
 _RHS = rhs_py
+_EVENT = delta_py
+_ONSET = onset_py
+_LOOP = _dopri.integrate_py
+_NO_HOOK = _dopri.no_hook_py
 kinematics_c = kinematics_py
 rhs_c = rhs_py
 integrate_c = integrate_py
@@ -562,8 +406,8 @@ def get():
 
     Without numba the plain Python functions are returned (same results, slower).
     """
-    global _COMPILED, _DRIVE, _NORMAL, _TANGENTIAL, _DENSE, _KIN, _RHS, kinematics_c, rhs_c, integrate_c
-    global shift_py, arm_py, circle_py, link_py, applied_forces_py, delta_py, locate_py
+    global _COMPILED, _DRIVE, _NORMAL, _TANGENTIAL, _KIN, _RHS, _EVENT, _ONSET, _LOOP, _NO_HOOK
+    global kinematics_c, rhs_c, integrate_c, shift_py, arm_py, circle_py, link_py, applied_forces_py
     if not _COMPILED and _numba is not None:
         jit = _numba.njit(cache=True, fastmath=False)
         inl = _numba.njit(cache=True, fastmath=False, inline="always")  # small helpers: inlined into their callers
@@ -571,11 +415,12 @@ def get():
         _NORMAL = inl(_normal_force_scalar)
         _TANGENTIAL = inl(_tangential_force_scalar)
         shift_py, arm_py, circle_py, link_py = inl(shift_py), inl(arm_py), inl(circle_py), inl(link_py)
-        applied_forces_py, delta_py = inl(applied_forces_py), inl(delta_py)
-        _DENSE = jit(dense_py)
-        locate_py = jit(locate_py)
+        applied_forces_py = inl(applied_forces_py)
         _KIN = kinematics_c = jit(kinematics_py)
         _RHS = rhs_c = jit(rhs_py)
+        _EVENT, _ONSET = jit(delta_py), jit(onset_py)
+        _LOOP = _dopri.get()
+        _NO_HOOK = _dopri.no_hook_c
         integrate_c = jit(integrate_py)
         _COMPILED = True
     return kinematics_c, rhs_c, integrate_c
