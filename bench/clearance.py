@@ -100,7 +100,7 @@ def run() -> dict:
     t1 = time.perf_counter()
     _, par = N.sweep(task, freqs, n_jobs=2)
     t_par = time.perf_counter() - t1
-    same = all(np.allclose(a["e_local"], b["e_local"], atol=1e-12) for a, b in zip(serial, par))
+    same = all(np.allclose(a.e_local, b.e_local, atol=1e-12) for a, b in zip(serial, par))
     t_dask = float("nan")
     same_dask = False
     try:
@@ -112,7 +112,7 @@ def run() -> dict:
             t1 = time.perf_counter()
             _, dres = N.sweep(task, freqs, backend="dask", client=client)
             t_dask = time.perf_counter() - t1
-        same_dask = all(np.array_equal(a["e_local"], b["e_local"]) for a, b in zip(serial, dres))
+        same_dask = all(np.array_equal(a.e_local, b.e_local) for a, b in zip(serial, dres))
     except ImportError:  # pragma: no cover
         pass
 

@@ -128,7 +128,11 @@ NOT_FUZZED = {
     "build_slider_crank": "takes a parameter set (validated by its loader's schema)",
     "ChainDrive": "built by build_gearshift from validated parameters (its IK is chain_ik, fuzzed)",
     "GearShift": "result container of build_gearshift", "SliderCrank": "result container of build_slider_crank",
-    "StoredLyapunov": "result container", "save": "writes records that run_sweep made (tests/test_gearshift_bifurcation.py)",
+    "StoredLyapunov": "result container", "JournalOrbit": "result container of journal_orbit",
+    "PoincarePoint": "result container (the stored fields of poincare_run)", "PoincareRun": "result container of "
+    "poincare_run", "OrbitRun": "result container of orbit_run", "DetailMetrics": "result container of "
+    "detail_metrics", "SweepSource": "result container of load_or_run", "RunSources": "result container of "
+    "load_or_run_study", "save": "writes records that run_sweep made (tests/test_gearshift_bifurcation.py)",
     "load": "reads a store (its key compared, tests/test_gearshift_bifurcation.py)",
     "load_or_run": "load + run_sweep (both covered)", "stored_jobs": "reads the verdict store",
     "load_or_run_study": "store + study_run (covered)", "default_params": "takes no argument",

@@ -248,6 +248,9 @@ NOT_FUZZED = {
     "ERROR_SCALE": "a constant", "BRANCH_TOL": "a constant",
     # orbits
     "OrbitResult": "result container of periodic_orbit_at", "FastLyapunov": "result container of fast_lyapunov",
+    "ContactMargin": "result container of section_contact_margin", "FrequencyBranch": "result container of "
+    "frequency_branch", "SectionUnits": "result container of section_units", "CaseOrbits": "result container of "
+    "case_orbits", "BranchStudy": "result container of branch_study",
     "orbit_claims": "registers claims from results periodic_orbit_at / fast_lyapunov computed (internal data; "
                     "tests/test_gearshift_orbits.py)",
     # orbit_study (study level: settings validated by the study's declared parameters, results by their producers)
@@ -339,12 +342,12 @@ def test_orbit_study_names_a_bad_argument(entry, arg, bad, reason):
 
 def test_the_orbit_study_rows_are_valid_calls():
     """The rows above fail because of the bad value, not the valid call (cheap ones; case_orbits ~2 s)."""
-    S.orbit_verdict_name(None), S.orbit_verdict_name({"k": 2})
+    S.orbit_verdict_name(None)
     S.orbit_table({})
     S.section_units(P12, np.zeros((2, 4)), [])
     assert S.orbit_tasks(settings_ns(), n_jobs=1) == ({}, None)
     fn, kwargs = ORBIT_STUDY_ROWS["case_orbits"]
-    assert fn(**kwargs)["attempts"]
+    assert fn(**kwargs).attempts
 
 
 # ---- the checks found by fuzzing, asserted by name and by message -----------------------------------------

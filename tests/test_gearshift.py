@@ -250,10 +250,10 @@ def test_journal_orbit_rates_and_drawing():
     ts = np.linspace(0.0, 0.02, 2001)
     cm, r = G.simulate_clearance(GS, 0.02, t_eval=ts, rtol=1e-9, atol=1e-12)
     orb = G.journal_orbit(cm, r.q, r.qd)
-    e_fd = np.gradient(orb["e"], ts, axis=0)
+    e_fd = np.gradient(orb.e, ts, axis=0)
     free = slice(10, 400)  # free flight before the first impact (4.1 ms): smooth signal
-    np.testing.assert_allclose(orb["e_dot"][free], e_fd[free], atol=1e-4 * np.abs(orb["e_dot"][free]).max())
-    np.testing.assert_allclose(np.hypot(*orb["e_local"].T), orb["eps"], rtol=1e-12)
+    np.testing.assert_allclose(orb.e_dot[free], e_fd[free], atol=1e-4 * np.abs(orb.e_dot[free]).max())
+    np.testing.assert_allclose(np.hypot(*orb.e_local.T), orb.eps, rtol=1e-12)
     segs = GS.drawing(r.q[-1])
     for name, seg in segs.items():
         if name != "ground":
@@ -265,9 +265,9 @@ def test_poincare_run_and_flow_are_picklable_tasks():
     import pickle
 
     out = G.poincare_run(P, frequency=12.0, clearance=2e-4, n_transient=1, n_samples=2)
-    assert out["t"].tolist() == pytest.approx([1 / 12, 2 / 12])
-    assert out["e_local"].shape == (2, 2) and np.all(out["eps"] < 2e-4 * 1.1)
-    assert np.abs(out["dE"]).max() < 5 * 2e-4
+    assert out.t.tolist() == pytest.approx([1 / 12, 2 / 12])
+    assert out.e_local.shape == (2, 2) and np.all(out.eps < 2e-4 * 1.1)
+    assert np.abs(out.dE).max() < 5 * 2e-4
     flow = G.ClearanceFlow(P, clearance=2e-4)
     y0 = flow.initial_state()
     flow2 = pickle.loads(pickle.dumps(flow))

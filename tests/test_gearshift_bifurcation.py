@@ -36,8 +36,8 @@ def test_store_answers_the_books_default_request(stored):
     assert len(records) == len(B.DEFAULT_FREQUENCIES) + len(B.DEFAULT_CLEARANCES_MM) == 45 + 25
     assert np.max(np.diff(B.DEFAULT_FREQUENCIES)) <= 0.25 + 1e-12 and len(B.DEFAULT_CLEARANCES_MM) >= 25
     for r in records:
-        assert r["samples"].shape == (B.N_SAMPLES, 4) and np.all(np.isfinite(r["samples"]))
-        assert r["period"] >= 0 and r["noise"] > 0 and r["wall_s"] > 0
+        assert r.samples.shape == (B.N_SAMPLES, 4) and np.all(np.isfinite(r.samples))
+        assert r.period >= 0 and r.noise > 0 and r.wall_s > 0
     assert meta["wall_s"] > 0 and meta["workers"] >= 1 and meta["integration_s"] > 0
 
 
@@ -50,7 +50,7 @@ def test_stored_point_is_what_the_code_computes_now(stored):
                       engine=key["engine"])[0]
     for k in B.FIELDS:
         if k != "wall_s":
-            assert np.array_equal(np.asarray(now[k]), np.asarray(records[i][k])), \
+            assert np.array_equal(np.asarray(getattr(now, k)), np.asarray(getattr(records[i], k))), \
                 f"stored field {k!r} of point {pts[i]} differs from a fresh run: remake the store (make bifurcation)"
 
 
@@ -62,11 +62,12 @@ def test_save_load_round_trip_and_key_mismatch(tmp_path):
     path = B.save(tmp_path / "s.npz", key, recs, {"wall_s": 1.0})
     got, meta = B.load(path, key)
     assert meta["wall_s"] == 1.0
-    assert all(np.array_equal(np.asarray(a[k]), np.asarray(b[k])) for a, b in zip(recs, got) for k in B.FIELDS)
+    assert all(np.array_equal(np.asarray(getattr(a, k)), np.asarray(getattr(b, k)))
+               for a, b in zip(recs, got) for k in B.FIELDS)
     assert B.load(path, B.sweep_key(p, pts, 1, 4)) is None                  # other samples
     assert B.load(path, B.sweep_key(p, pts, 1, 3, rtol=1e-8)) is None       # other tolerance
     assert B.load(tmp_path / "none.npz") is None
-    assert B.load_or_run(p, pts, 1, 3, path=path)[1]["source"] == "stored"
+    assert B.load_or_run(p, pts, 1, 3, path=path)[1].source == "stored"
     with pytest.raises(ParameterError, match="2 records for 1 sweep points"):
         B.save(tmp_path / "t.npz", key, recs * 2)
 
@@ -94,12 +95,12 @@ def test_verdict_study_store_is_current():
         run = min((r for r in runs if r["job"][0] == kind), key=lambda r: cost(r["job"]))
         job, seed = tuple(run["job"][:-1]), run["job"][-1]
         got, info = B.load_or_run_study(B.default_params(), [job], seed=seed, engine="dae")
-        assert info["stored"] == 1
+        assert info.stored == 1
         now = B.study_run(job, B.default_params(), seed=seed, engine="dae")
         if kind == "poincare":
             for k in B.FIELDS:
                 if k != "wall_s":
-                    assert np.array_equal(np.asarray(now[k]), np.asarray(got[job][k])), \
+                    assert np.array_equal(np.asarray(getattr(now, k)), np.asarray(getattr(got[job], k))), \
                         f"stored {k!r} of {job} differs from a fresh run: remake the stores (make bifurcation)"
         else:
             for k in B.LYAPUNOV_FIELDS:
@@ -116,15 +117,15 @@ def test_study_store_serves_only_matching_runs(tmp_path, monkeypatch):
     path = tmp_path / "runs.json"
     monkeypatch.setenv(B.STUDY_STORE_ENV, "1")
     first, info = B.load_or_run_study(p, [job], path=path)
-    assert info == {"stored": 0, "computed": 1, "wall_s": info["wall_s"]}
+    assert info == B.RunSources(0, 1, info.wall_s)
     monkeypatch.setenv(B.STUDY_STORE_ENV, "0")
     again, info = B.load_or_run_study(p, [job], path=path)
-    assert info["stored"] == 1 and np.array_equal(again[job]["samples"], first[job]["samples"])
+    assert info.stored == 1 and np.array_equal(again[job].samples, first[job].samples)
     other = job[:4] + (2,) + job[5:]
-    assert B.load_or_run_study(p, [other], path=path)[1]["computed"] == 1          # other settings: computed
+    assert B.load_or_run_study(p, [other], path=path)[1].computed == 1          # other settings: computed
     from robolib import gearshift as G
     p2 = G.with_changes(p, **{"gearbox.damping": 3.0})
-    assert B.load_or_run_study(p2, [job], path=path)[1]["computed"] == 1           # other parameters: computed
+    assert B.load_or_run_study(p2, [job], path=path)[1].computed == 1           # other parameters: computed
     with pytest.raises(ParameterError, match="job kind"):
         B.study_run(("orbit",) + job[1:], p)
 

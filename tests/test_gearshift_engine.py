@@ -35,7 +35,7 @@ def _pair(joint, f, c, rtol, **kw):
 
 def _gaps(runs, c):
     a, b = runs["fast"], runs["dae"]
-    return (float(np.max(np.abs(a["samples"] - b["samples"]))), float(np.max(np.abs(a["dE"] - b["dE"]))) / c)
+    return (float(np.max(np.abs(a.samples - b.samples))), float(np.max(np.abs(a.dE - b.dE))) / c)
 
 
 @pytest.mark.parametrize("joint, f, c, rt_tight", [("B1", 12.0, 1e-4, 1e-11), ("C", 12.0, 1e-4, 1e-10)])
@@ -46,12 +46,12 @@ def test_fast_and_dae_poincare_runs_agree_to_the_integration_error(joint, f, c, 
     assert st < s9 / SHRINK and st < GAP_TIGHT, (s9, st)
     assert et < max(e9 / SHRINK, 1e-9) and et < GAP_TIGHT, (e9, et)
     a, b = loose["fast"], loose["dae"]
-    assert a["period"] == b["period"] == 1                      # the same reading: period-1 after 6 periods
-    assert a["n_episodes"] == b["n_episodes"]
-    assert set(a) == set(b) and a["engine"] == "fast" and b["engine"] == "dae"
+    assert a.period == b.period == 1                      # the same reading: period-1 after 6 periods
+    assert a.n_episodes == b.n_episodes
+    assert type(a) is type(b) is G.PoincareRun and a.engine == "fast" and b.engine == "dae"
     for k in B.FIELDS + ("dE", "dvE", "e_local", "e_dot", "eps", "t"):
-        assert np.shape(a[k]) == np.shape(b[k]), k
-    assert abs(a["peak_force"] - b["peak_force"]) <= 1e-2 * b["peak_force"] + 1e-9
+        assert np.shape(getattr(a, k)) == np.shape(getattr(b, k)), k
+    assert abs(a.peak_force - b.peak_force) <= 1e-2 * b.peak_force + 1e-9
 
 
 def test_the_chapters_engine_is_the_fast_model_and_a_run_without_one_is_the_dae():
@@ -61,7 +61,7 @@ def test_the_chapters_engine_is_the_fast_model_and_a_run_without_one_is_the_dae(
     assert DEFAULT_ENGINE == "fast" and study_settings(quick=True).engine == "fast"
     assert study_settings(quick=True, engine="dae").engine == "dae"
     assert REFERENCE_ENGINE == B.LEGACY_ENGINE == "dae"
-    assert G.poincare_run(P, 12.0, 5e-4, n_transient=0, n_samples=2, rtol=1e-6, atol=1e-9)["engine"] == "dae"
+    assert G.poincare_run(P, 12.0, 5e-4, n_transient=0, n_samples=2, rtol=1e-6, atol=1e-9).engine == "dae"
     assert B.sweep_key(P, [(12.0, 0.5)])["engine"] == "dae"
 
 
@@ -104,9 +104,9 @@ def test_sweep_keys_differ_by_engine_and_a_store_serves_only_its_engine(tmp_path
     path = B.save(tmp_path / "fast.npz", k_fast, recs, {"wall_s": 1.0})
     assert B.load(path, k_fast) is not None and B.load(path, k_dae) is None
     got, info = B.load_or_run(P, pts, 1, 3, path=path, engine="dae")       # not served: computed on the DAE
-    assert info["source"] == "computed" and info["engine"] == "dae"
-    assert not np.array_equal(got[0]["samples"], recs[0]["samples"])        # another model's numbers
-    assert B.load_or_run(P, pts, 1, 3, path=path, engine="fast")[1]["source"] == "stored"
+    assert info.source == "computed" and info.engine == "dae"
+    assert not np.array_equal(got[0].samples, recs[0].samples)        # another model's numbers
+    assert B.load_or_run(P, pts, 1, 3, path=path, engine="fast")[1].source == "stored"
     # a store written before keys had an engine holds DAE runs
     legacy = {k: v for k, v in k_dae.items() if k != "engine"}
     old = B.save(tmp_path / "old.npz", legacy, got, {"wall_s": 1.0})
@@ -118,20 +118,20 @@ def test_a_study_store_serves_only_runs_of_its_engine(tmp_path, monkeypatch):
     path = tmp_path / "runs.json"
     monkeypatch.setenv(B.STUDY_STORE_ENV, "1")
     fast, info = B.load_or_run_study(P, [job], path=path, engine="fast")
-    assert info["computed"] == 1
+    assert info.computed == 1
     monkeypatch.setenv(B.STUDY_STORE_ENV, "0")
-    assert B.load_or_run_study(P, [job], path=path, engine="fast")[1]["stored"] == 1
+    assert B.load_or_run_study(P, [job], path=path, engine="fast")[1].stored == 1
     dae, info = B.load_or_run_study(P, [job], path=path, engine="dae")
-    assert info == {"stored": 0, "computed": 1, "wall_s": info["wall_s"]}
-    assert not np.array_equal(dae[job]["samples"], fast[job]["samples"])
+    assert info == B.RunSources(0, 1, info.wall_s)
+    assert not np.array_equal(dae[job].samples, fast[job].samples)
     assert B.stored_jobs(P, [job], path=path, engine="fast") == [job]
     assert B.stored_jobs(P, [job], path=path, engine="dae") == []
     # a run stored before keys had an engine (job + seed, 9 entries) is a DAE run
     store = json.loads(path.read_text())
     store["runs"] = [{"job": r["job"][:-1], "result": r["result"]} for r in store["runs"]]
     path.write_text(json.dumps(store))
-    assert B.load_or_run_study(P, [job], path=path, engine="dae")[1]["stored"] == 1
-    assert B.load_or_run_study(P, [job], path=path, engine="fast")[1]["computed"] == 1
+    assert B.load_or_run_study(P, [job], path=path, engine="dae")[1].stored == 1
+    assert B.load_or_run_study(P, [job], path=path, engine="fast")[1].computed == 1
 
 
 def test_the_books_dae_store_is_read_on_the_dae_engine_only():
@@ -162,7 +162,7 @@ def test_a_rung_means_the_same_accuracy_on_both_engines(monkeypatch):
 
     def error(engine, rt):
         run = lambda r: G.poincare_run(P, 10.0, 5e-4, n_transient=2, n_samples=2, joints=["B1"], engine=engine,  # noqa
-                                       rtol=r, atol=r * 1e-3, k_max=1)["samples"]
+                                       rtol=r, atol=r * 1e-3, k_max=1).samples
         return float(np.abs(run(rt) - run(rt / 100)).max())
 
     rt = 1e-10

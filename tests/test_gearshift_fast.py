@@ -83,7 +83,7 @@ def test_poincare_samples_agree_with_dae():
     # local frame of the bearing, as the chapter's Poincaré runs sample it
     orb = G.journal_orbit(fc.cm, rd.q, rd.qd)
     q, _ = fc.trajectory(r.t, r.e, r.ed)
-    assert np.abs(fc.e_local(q, r.e) - orb["e_local"]).max() / c < E_TOL
+    assert np.abs(fc.e_local(q, r.e) - orb.e_local).max() / c < E_TOL
     # the return map from the centred journal is the run's first sample; with the onset speed carried as a
     # 5th component, three single-period maps continue the run to its third sample
     x1 = fc.return_map(np.zeros(4), 0.0, 1, rtol=1e-11, atol=1e-14)
@@ -214,5 +214,5 @@ def test_converted_result_feeds_the_dae_tools():
     assert np.abs(F["F_n"] - Fd["F_n"][0]).max() < 1e-9 * F["F_n"].max()
     assert np.abs(F["F_t"] - Fd["F_t"][0]).max() < 1e-9 * F["F_n"].max()
     orb = G.journal_orbit(fc.cm, cr.q, cr.qd)
-    assert np.abs(orb["e"] - r.e).max() < 1e-15 and np.abs(orb["e_dot"] - r.ed).max() < 1e-12
+    assert np.abs(orb.e - r.e).max() < 1e-15 and np.abs(orb.e_dot - r.ed).max() < 1e-12
     assert np.abs(fc.cm.energy_balance(cr)["residual"]).max() < 1e-6 * np.abs(r.W_drive).max()

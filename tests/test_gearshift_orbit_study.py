@@ -1,6 +1,7 @@
 """The clearance chapter's orbit study (robolib.studies.clearance_dynamics.orbit_study): shooting per case, its claims and units."""
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -33,10 +34,10 @@ def test_close_returns_closest_first_and_apart():
 
 def test_ten_hz_attractor_is_period_two(ten_hz):
     d = ten_hz
-    a = d["attractor"]
-    assert a is not None and a["k"] == 2 and a["minimal_period"] == 2
-    assert a["residual"] <= a["tol"] and a["converges"] and a["mu_upper"] < 1
-    assert [k for k, _, _ in d["attempts"]][0] == 1          # period 1 was tried first and failed
+    a = d.attractor
+    assert a is not None and a.k == 2 and a.minimal_period == 2
+    assert a.residual <= a.tol and a.converges and a.mu_upper < 1
+    assert [k for k, _, _ in d.attempts][0] == 1          # period 1 was tried first and failed
     reg = ClaimsRegister("orbit_study_test", glue=False)
     S.register_case(reg, d)
     assert reg.claims["clearance_orbit_10_0p5"].holds
@@ -56,25 +57,27 @@ def test_section_units_match_the_dae_samples():
     p = load_parameters()
     f, c = 2.0, 1e-4
     P = O.stroboscopic_map(p, f, c, rtol=1e-10)
-    fast = S.section_units(P, P.samples(4)[2:], [])["samples"]
-    dae = poincare_run(p, f, c, n_transient=2, n_samples=3, rtol=1e-10, atol=1e-13)["samples"]
+    fast = S.section_units(P, P.samples(4)[2:], []).samples
+    dae = poincare_run(p, f, c, n_transient=2, n_samples=3, rtol=1e-10, atol=1e-13).samples
     assert fast.shape == dae.shape == (3, 4)
     assert np.max(np.abs(fast - dae)) < UNITS_AGREE, np.abs(fast - dae)
     assert np.max(np.abs(fast[:, 0])) > 0.5          # the journal sits off-centre: the rotation is tested
 
 
 def _orbit(k=1, max_mu=0.4, err=0.01, converges=True, resolved=True, f=6.0):
-    """A synthetic orbit summary at f Hz (exponents ln|mu| / (kT), T = 1/f)."""
+    """A synthetic orbit at f Hz (exponents ln|mu| / (kT), T = 1/f); no PeriodicOrbit behind it."""
     r = f / k
-    return {"k": k, "residual": 1e-6, "tol": 1e-5, "max_mu": max_mu, "mu_error": err, "mu_upper": max_mu + err,
-            "resolved": resolved, "converges": converges, "sim_distance": 1e-7, "lyapunov_floquet": math.log(max_mu) * r,
-            "lyapunov_upper": math.log(max_mu + err) * r,
-            "lyapunov_lower": math.log(max_mu - err) * r if resolved else -math.inf,
-            "minimal_period": k, "points": [[0.0] * 4] * k}
+    return O.OrbitResult(f, 5e-4, k, None, 1e-6, 1e-5, 1e-7, np.array([max_mu]), max_mu, max_mu + err < 1,
+                         math.log(max_mu) * r, max_mu, 1e-7, np.zeros(1), converges, k, 0.0, 0.0, 0,
+                         minimal_period=k, mu_error=err, resolved=resolved, mu_upper=max_mu + err,
+                         lyapunov_upper=math.log(max_mu + err) * r,
+                         lyapunov_lower=math.log(max_mu - err) * r if resolved else -math.inf)
 
 
 def _case(attractor, found, lam, u):
-    return {"case": (6.0, 0.5), "attractor": attractor, "found": found, "lyapunov": {"exponent": lam, "uncertainty": u}}
+    L = O.FastLyapunov(lam, u, lam, u, 0.0, u, 1e-11, 1e-12, 4, 0.0)
+    return S.CaseOrbits((6.0, 0.5), np.zeros((2, 4)), np.zeros((2, 4)), np.ones(4), found, attractor, [], L,
+                        S.SectionUnits(np.zeros((2, 4)), {}), 0.0)
 
 
 @pytest.mark.parametrize("attractor_ok, lam, holds", [(True, math.log(0.4) * 6, True), (False, math.log(0.4) * 6, False)])
@@ -105,10 +108,16 @@ def test_irregular_case_claims():
 def _branch(mu_b=-2.06, grows=True):
     f = np.array([2.5, 2.75, 3.0, 3.25, 3.5])
     mu = np.array([0.01, -0.004, -0.06, mu_b, -0.03])
-    return {"f": f, "section": np.zeros((5, 4)), "mu": np.abs(mu), "mu_real": mu, "stable": np.abs(mu) < 1,
-            "bifurcations": [("period-doubling", 3.21, (3.205, 3.215), "")], "first_loss": 3,
-            "direct": {2: [0.02, 0.001, 0.0002, 0.0003], 3: ([2.5, 5.2, 10.8, 21.0] if grows else [0.5, 0.2, 0.1, 0.05])},
-            "clearance_mm": 0.5, "stop_reason": "reached p1", "branch2": None}
+    return S.BranchStudy(f, np.zeros((5, 4)), np.abs(mu), mu, np.abs(mu) < 1,
+                         [("period-doubling", 3.21, (3.205, 3.215), "")] if mu_b < 0 else [], 3,
+                         {2: [0.02, 0.001, 0.0002, 0.0003],
+                          3: ([2.5, 5.2, 10.8, 21.0] if grows else [0.5, 0.2, 0.1, 0.05])},
+                         {}, 0.5, None, "reached p1", 0, 0.0)
+
+
+def _run(period, samples):
+    """A sweep point's period reading and samples (what the branch's claims read of a PoincarePoint)."""
+    return SimpleNamespace(period=period, samples=samples)
 
 
 @pytest.mark.parametrize("brute, mu_b, grows, holds", [
@@ -118,10 +127,8 @@ def _branch(mu_b=-2.06, grows=True):
     ((1, 4), -2.06, False, False)])    # the direct route does not see the perturbation grow
 def test_first_pd_claim_criterion(brute, mu_b, grows, holds):
     freqs = [3.0, 3.25]
-    runs = [{"period": brute[0], "samples": np.zeros((3, 4))}, {"period": brute[1], "samples": np.zeros((3, 4))}]
+    runs = [_run(brute[0], np.zeros((3, 4))), _run(brute[1], np.zeros((3, 4)))]
     d = _branch(mu_b, grows)
-    if mu_b > 0:
-        d["bifurcations"] = []
     reg = ClaimsRegister("t", glue=False)
     S.register_branch(reg, d, runs, freqs)
     c = reg.claims["clearance_orbit_first_pd"]
@@ -133,27 +140,27 @@ def test_brute_agreement_claim():
     """Stable branch points must be what the sweep reads, unstable ones must not; a slow approach is not compared."""
     d = _branch()
     freqs = [2.5, 2.75, 3.0, 3.25, 3.5]
-    on = [{"period": 1, "samples": np.zeros((3, 4))} for _ in freqs]
-    on[3] = {"period": 0, "samples": np.ones((3, 4))}
+    on = [_run(1, np.zeros((3, 4))) for _ in freqs]
+    on[3] = _run(0, np.ones((3, 4)))
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     assert reg.claims["clearance_orbit_brute"].holds        # 3.5 Hz: |mu| 0.03 stable, period-1 on the orbit
-    on[4] = {"period": 1, "samples": np.full((3, 4), 0.5)}   # period-1, but far from the branch's orbit
+    on[4] = _run(1, np.full((3, 4), 0.5))   # period-1, but far from the branch's orbit
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     assert not reg.claims["clearance_orbit_brute"].holds and "3.5 Hz" in reg.claims["clearance_orbit_brute"].text
-    on[4] = {"period": 0, "samples": np.zeros((3, 4))}      # on the orbit, but the period test reads irregular
+    on[4] = _run(0, np.zeros((3, 4)))      # on the orbit, but the period test reads irregular
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     c = reg.claims["clearance_orbit_brute"]
     assert c.holds and "period test reads otherwise at 3.5 Hz (irregular, 0.0e+00 from the orbit)" in c.text
-    on[3] = {"period": 1, "samples": np.ones((3, 4))}        # unstable at 3.25 Hz, but the sweep reads period-1
+    on[3] = _run(1, np.ones((3, 4)))        # unstable at 3.25 Hz, but the sweep reads period-1
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     assert not reg.claims["clearance_orbit_brute"].holds and "3.25 Hz" in reg.claims["clearance_orbit_brute"].text
-    on[3] = {"period": 0, "samples": np.ones((3, 4))}
-    on[4] = {"period": 1, "samples": np.full((3, 4), 0.5)}
-    d["mu"][4] = 0.9                                          # 0.9^20 = 0.12: the approach is slow, not compared
+    on[3] = _run(0, np.ones((3, 4)))
+    on[4] = _run(1, np.full((3, 4), 0.5))
+    d.mu[4] = 0.9                                          # 0.9^20 = 0.12: the approach is slow, not compared
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     assert reg.claims["clearance_orbit_brute"].holds and "slow" in reg.claims["clearance_orbit_brute"].text

@@ -116,7 +116,7 @@ def test_orbit_claims_say_what_the_words_say(case):
 
     reg = ClaimsRegister(study="orbits_test", glue=False)
     bad = O.OrbitResult(**{**case.__dict__, "orbit": None, "reason": "no decrease"})
-    O.orbit_claims(reg, {(F, 0.5): {"orbit": case, "lyapunov": None}, (F, 0.25): {"orbit": bad, "lyapunov": None}})
+    O.orbit_claims(reg, {(F, 0.5): (case, None), (F, 0.25): (bad, None)})
     assert reg.claims["gs_orbit_exists_10_0p5"].holds and reg.claims["gs_orbit_converges_10_0p5"].holds
     assert not reg.claims["gs_orbit_exists_10_0p25"].holds
     assert "gs_orbit_routes_10_0p5" not in reg.claims
@@ -138,7 +138,7 @@ def test_first_pd_claim_criterion():
     for brute, holds in (({"below": (3.19, 1), "above": (3.25, 4)}, True),
                          ({"below": (3.19, 1), "above": (3.25, 1)}, False), (None, False)):
         reg = ClaimsRegister(study="orbits_test", glue=False)
-        O.orbit_claims(reg, {}, {"pd": pd, "clearance_mm": 0.5, "brute": brute})
+        O.orbit_claims(reg, {}, O.FrequencyBranch(None, pd, None, 0.0, 0), clearance_mm=0.5, brute=brute)
         assert reg.claims["gs_orbit_first_pd"].holds is holds
 
 
@@ -163,8 +163,8 @@ def test_multiplier_error_direct_route_and_smooth_scale(case):
     assert case.mu_error >= case.mu_floor > 0
     assert case.lyapunov_lower <= case.lyapunov <= case.lyapunov_upper
     cm = case.contact
-    assert cm["smooth_at_step"] and cm["stencil"] < cm["depth"] < 1e-2
-    assert cm["n_onsets"] > 10 and cm["min_onset_speed"] > 0.05
+    assert cm.smooth_at_step and cm.stencil < cm.depth < 1e-2
+    assert cm.n_onsets > 10 and cm.min_onset_speed > 0.05
     P = O.stroboscopic_map(None, F, C, rtol=DIRECT_RTOL)
     ratios = O.perturbation_ratios(P, case.orbit.x, k=2, amplitude=DIRECT_AMPLITUDE, n_returns=3)
     assert np.all(np.diff(ratios) < 0)
@@ -174,7 +174,7 @@ def test_multiplier_error_direct_route_and_smooth_scale(case):
 def test_stencil_wider_than_contact_depth_misreads(case):
     """A step whose e-stencil crosses the contact boundary at the section reads a wrong multiplier (the neighbour
     starts in free flight: a new onset and memory), so the smooth scale is a real limit, not a precaution."""
-    assert WIDE_STEP > case.contact["depth"]
+    assert WIDE_STEP > case.contact.depth
     P = O.stroboscopic_map(None, F, C)
     mu = floquet_multipliers(monodromy(P, case.orbit.x, k=2, step=WIDE_STEP, scale=P.scale))
     assert abs(abs(mu[0]) - case.max_mu) > WIDE_STENCIL_OFF
@@ -195,7 +195,7 @@ def test_contraction_below_noise_is_a_bound(strong):
     r = strong
     assert r.orbit is not None and r.residual <= r.tol and r.converges
     assert not r.resolved and r.mu_floor > READ_2HZ and r.lyapunov_lower == -math.inf
-    assert r.contact["smooth_at_step"]
+    assert r.contact.smooth_at_step
     P = O.stroboscopic_map(None, 2.0, 1e-4, rtol=DIRECT_RTOL)
     ratio = O.perturbation_ratios(P, r.orbit.x, k=1, amplitude=DIRECT_AMPLITUDE_2HZ, n_returns=1)[0]
     assert ratio < READ_2HZ / 10
@@ -203,7 +203,7 @@ def test_contraction_below_noise_is_a_bound(strong):
     assert L.exponent + L.uncertainty < math.log(READ_2HZ) * 2.0   # below the old Floquet reading's -19 /s
     assert L.exponent - L.uncertainty <= r.lyapunov_upper
     reg = ClaimsRegister(study="orbits_test", glue=False)
-    O.orbit_claims(reg, {(2.0, 0.1): {"orbit": r, "lyapunov": L}})
+    O.orbit_claims(reg, {(2.0, 0.1): (r, L)})
     c = reg.claims["gs_orbit_routes_2_0p1"]
     assert c.holds and "within the Floquet bound" in c.statement and "bounded by" in c.text
     ex = reg.claims["gs_orbit_exists_2_0p1"]
@@ -219,7 +219,7 @@ def test_routes_claim_fails_outside_interval_or_bound(case):
     unres = O.OrbitResult(**{**case.__dict__, "resolved": False})
     for res, L, holds in ((case, far, False), (case, near, True), (unres, far, False), (unres, near, True)):
         reg = ClaimsRegister(study="orbits_test", glue=False)
-        O.orbit_claims(reg, {(F, 0.5): {"orbit": res, "lyapunov": L}})
+        O.orbit_claims(reg, {(F, 0.5): (res, L)})
         assert reg.claims["gs_orbit_routes_10_0p5"].holds is holds, (res.resolved, L.exponent)
 
 

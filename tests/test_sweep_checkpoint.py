@@ -269,7 +269,9 @@ def test_the_store_command_resumes_from_its_checkpoint(tmp_path, monkeypatch):
 
     def fake_run_sweep(params, points, **kw):
         seen.update(kw)
-        return [{k: 0.0 for k in B.FIELDS} for _ in points]
+        from robolib.gearshift.runs import PoincarePoint
+
+        return [PoincarePoint(**dict.fromkeys(B.FIELDS, 0.0)) for _ in points]
 
     class FakeClient:
         def __init__(self, *a, **k):
@@ -306,7 +308,7 @@ def test_a_gear_shift_sweep_keeps_its_points_keyed_by_the_parameter_set(tmp_path
     again = B.run_sweep(p, pts, n_transient=0, n_samples=2, checkpoint=ckpt)
     assert [f.stat().st_mtime_ns for f in mine] == stamps, "a rerun computes nothing"
     for a, b in zip(first, again):
-        assert np.array_equal(a["samples"], b["samples"])
+        assert np.array_equal(a.samples, b.samples)
     q = with_changes(p, **{"gearbox.damping": p["gearbox"]["damping"] * 1.5})
     assert set(B.checkpoint_files(ckpt, q, pts, n_transient=0, n_samples=2)).isdisjoint(mine)
     assert B._remove_points(ckpt, p, pts, None) == 0, "the default sweep's files are other files"

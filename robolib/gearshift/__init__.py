@@ -15,7 +15,7 @@ Its chapter is :mod:`robolib.studies.clearance_dynamics`.
 
 from __future__ import annotations
 
-from robolib.gearshift import drawing, fast, store  # noqa: E402,F401
+from robolib.gearshift import drawing, fast, orbits, store  # noqa: E402,F401
 from robolib.gearshift.fast import FastClearance, FastResult  # noqa: E402,F401
 from robolib.gearshift.model import (  # noqa: F401
     CHAIN_SINGULAR_TOL,
@@ -42,6 +42,7 @@ from robolib.gearshift.model import (  # noqa: F401
     slider_closed_form,
     with_changes,
 )
+from robolib.gearshift.orbits import ContactMargin, FastLyapunov, FrequencyBranch, OrbitResult  # noqa: F401
 from robolib.gearshift.runs import (  # noqa: F401
     LYAPUNOV_RENORM,
     LYAPUNOV_TAU,
@@ -52,6 +53,11 @@ from robolib.gearshift.runs import (  # noqa: F401
     POINCARE_SAMPLES,
     POINCARE_TRANSIENT,
     ClearanceFlow,
+    DetailMetrics,
+    JournalOrbit,
+    OrbitRun,
+    PoincarePoint,
+    PoincareRun,
     detail_metrics,
     explore_run,
     journal_orbit,
@@ -59,5 +65,8 @@ from robolib.gearshift.runs import (  # noqa: F401
     orbit_run,
     poincare_run,
 )
+from robolib.gearshift.store import RunSources, StoredLyapunov, SweepSource  # noqa: F401
 
-__all__ = ["CLEARANCE_JOINTS", "SCHEMA", "SLIDER_CRANK_SCHEMA", "load_parameters", "load_slider_crank", "with_changes", "chain_ik", "ShiftStroke", "ChainDrive", "GearShift", "build_gearshift", "clearance_specs", "clearance_model", "ideal_motion", "simulate_ideal", "simulate_clearance", "chain1_variables", "end_effector_errors", "SliderCrank", "slider_closed_form", "build_slider_crank", "journal_orbit", "poincare_run", "ClearanceFlow", "lyapunov_run", "orbit_run", "POINCARE_TRANSIENT", "POINCARE_SAMPLES", "PERIOD_TOL_FACTOR", "PERIOD_TOL_FLOOR", "NOISE_RTOL_DIVISOR", "LYAPUNOV_TRANSIENT", "LYAPUNOV_RENORM", "LYAPUNOV_TAU", "detail_metrics", "explore_run", "FastClearance", "FastResult"]
+__all__ = ["CLEARANCE_JOINTS", "SCHEMA", "SLIDER_CRANK_SCHEMA", "load_parameters", "load_slider_crank", "with_changes", "chain_ik", "ShiftStroke", "ChainDrive", "GearShift", "build_gearshift", "clearance_specs", "clearance_model", "ideal_motion", "simulate_ideal", "simulate_clearance", "chain1_variables", "end_effector_errors", "SliderCrank", "slider_closed_form", "build_slider_crank", "journal_orbit", "poincare_run", "ClearanceFlow", "lyapunov_run", "orbit_run", "POINCARE_TRANSIENT", "POINCARE_SAMPLES", "PERIOD_TOL_FACTOR", "PERIOD_TOL_FLOOR", "NOISE_RTOL_DIVISOR", "LYAPUNOV_TRANSIENT", "LYAPUNOV_RENORM", "LYAPUNOV_TAU", "detail_metrics", "explore_run", "FastClearance", "FastResult",
+           "JournalOrbit", "PoincarePoint", "PoincareRun", "OrbitRun", "DetailMetrics",
+           "OrbitResult", "ContactMargin", "FastLyapunov", "FrequencyBranch", "SweepSource", "RunSources", "StoredLyapunov"]

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -366,15 +366,30 @@ def contraction_per_return(ratios) -> float:
     return float(round((r[-1] / r[1]) ** (1.0 / (len(r) - 2)), 12))
 
 
-def section_contact_margin(P: StroboscopicMap, orbit: PeriodicOrbit) -> dict:
-    """How far the orbit is from the contact model's switching surfaces, scaled.
+@dataclass(frozen=True)
+class ContactMargin:
+    """How far a periodic orbit is from the contact model's switching surfaces (:func:`section_contact_margin`).
 
-    ``depth``: smallest ``||e| / c - 1|`` at the orbit's section points (c): a difference stencil wider than this
-    moves the neighbour across the contact boundary (a new onset and onset-speed memory: P is not smooth on that
-    scale); ``stencil``: the e-half-width of the monodromy stencil (c) = the relative step; ``smooth_at_step``:
-    ``stencil < depth``; ``min_onset_speed``: smallest normal speed at the contact onsets inside the k periods
-    (c omega; 0 = grazing), the episodes that span the section excluded; ``n_onsets``.
+    Fields:
+        depth: smallest ``||e| / c - 1|`` at the orbit's section points, in units of c: a difference stencil wider
+            than this moves the neighbour across the contact boundary (a new onset and onset-speed memory: P is
+            not smooth on that scale).
+        stencil: the e-half-width of the monodromy stencil (units of c) = the map's relative step.
+        smooth_at_step: ``stencil < depth``.
+        min_onset_speed: smallest normal speed at the contact onsets inside the k periods, in units of c omega
+            (0 = grazing; the episodes that span the section excluded; inf without an onset).
+        n_onsets: the number of those onsets.
     """
+
+    depth: float
+    stencil: float
+    smooth_at_step: bool
+    min_onset_speed: float
+    n_onsets: int
+
+
+def section_contact_margin(P: StroboscopicMap, orbit: PeriodicOrbit) -> ContactMargin:
+    """How far the orbit is from the contact model's switching surfaces, scaled: a :class:`ContactMargin`."""
     P = _check_map(P)
     orbit = _check_orbit(P, orbit)
     fc = P.model
@@ -388,8 +403,8 @@ def section_contact_margin(P: StroboscopicMap, orbit: PeriodicOrbit) -> dict:
                         ddelta0=float(x[4]) if P.n == 5 else None)
         onsets += [d0 for (t_on, _, d0) in r.episodes if t_on > 0.0]
     stencil = float(P.step)
-    return {"depth": depth, "stencil": stencil, "smooth_at_step": bool(stencil < depth),
-            "min_onset_speed": float(min(onsets) / v) if onsets else math.inf, "n_onsets": len(onsets)}
+    return ContactMargin(depth, stencil, bool(stencil < depth), float(min(onsets) / v) if onsets else math.inf,
+                         len(onsets))
 
 
 @dataclass
@@ -402,12 +417,15 @@ class OrbitResult:
     ``det`` det(monodromy); ``sim_distance`` (scaled) the largest distance of the last simulated Poincaré samples
     to the nearest orbit point and ``sim_distances`` per sample; ``converges`` whether it is within
     ``CONVERGE_FACTOR * tol``; ``period_test`` the period-k of the simulated samples (0 = irregular) and
-    ``memory`` :func:`memory_sensitivity`; ``wall_s``; ``evaluations`` of P. ``noise_k`` the noise of P^k at the
-    orbit (:func:`return_noise`), ``mu_floor`` = :func:`multiplier_floor` of it; ``mu_error`` = mu_floor plus
-    ``|max_mu - max|mu| at STEP_SPREAD_FACTOR x the step|`` (``extra["max_mu_2step"]``); ``resolved`` whether
-    ``max_mu >= MU_RESOLVED_FACTOR * mu_error`` (else max_mu is a bound, not a value); ``mu_upper`` =
-    ``max_mu + mu_error`` and ``mu_lower`` (``max_mu - mu_error``, 0 if not resolved); ``lyapunov_upper``,
-    ``lyapunov_lower`` their ``ln / (kT)`` (1/s; -inf for mu_lower = 0); ``contact`` :func:`section_contact_margin`.
+    ``memory`` :func:`memory_sensitivity`; ``wall_s``; ``evaluations`` of P; ``reason`` the outcome in words. ``noise_k``
+    the noise of P^k at the orbit (:func:`return_noise`), ``mu_floor`` = :func:`multiplier_floor` of it; ``mu_error`` =
+    mu_floor plus ``|max_mu - max_mu_2step|``, ``max_mu_2step`` the reading at STEP_SPREAD_FACTOR x the step;
+    ``resolved`` whether ``max_mu >= MU_RESOLVED_FACTOR * mu_error`` (else max_mu is a bound, not a value);
+    ``mu_upper`` = ``max_mu + mu_error`` and ``mu_lower`` (``max_mu - mu_error``, 0 if not resolved);
+    ``lyapunov_upper``, ``lyapunov_lower`` their ``ln / (kT)`` (1/s; -inf for mu_lower = 0); ``contact`` the
+    :class:`ContactMargin` (:func:`section_contact_margin`); ``minimal_period`` the smallest j with orbit point j
+    equal to point 0 within the convergence tolerance (k for a proper period-k orbit). The fields after ``reason``
+    are NaN / None when shooting failed (``orbit`` None).
     """
 
     frequency: float
@@ -430,7 +448,8 @@ class OrbitResult:
     wall_s: float
     evaluations: int
     reason: str = "converged"
-    extra: dict = field(default_factory=dict)
+    minimal_period: int | None = None
+    max_mu_2step: float = float("nan")
     noise_k: float = float("nan")
     mu_floor: float = float("nan")
     mu_error: float = float("nan")
@@ -439,20 +458,7 @@ class OrbitResult:
     mu_lower: float = float("nan")
     lyapunov_upper: float = float("nan")
     lyapunov_lower: float = float("nan")
-    contact: dict = field(default_factory=dict)
-
-    def summary(self) -> dict:
-        mu = self.multipliers
-        return {"f": self.frequency, "c_mm": self.clearance * 1e3, "k": self.k, "found": self.orbit is not None,
-                "residual": self.residual, "tol": self.tol, "noise": self.noise,
-                "multipliers": [complex(m) for m in mu], "max_mu": self.max_mu, "stable": self.stable,
-                "lyapunov_floquet": self.lyapunov, "det": self.det, "sim_distance": self.sim_distance,
-                "converges": self.converges, "period_test": self.period_test, "memory": self.memory,
-                "wall_s": self.wall_s, "evaluations": self.evaluations, "reason": self.reason,
-                "noise_k": self.noise_k, "mu_floor": self.mu_floor, "mu_error": self.mu_error,
-                "resolved": self.resolved,
-                "mu_upper": self.mu_upper, "lyapunov_upper": self.lyapunov_upper,
-                "lyapunov_lower": self.lyapunov_lower, "contact": dict(self.contact)}
+    contact: ContactMargin | None = None
 
 
 def _check_k(k) -> int:
@@ -532,17 +538,25 @@ def periodic_orbit_at(params, frequency, clearance, k=1, x0=None, joint="B1", rt
     return OrbitResult(P.frequency, P.clearance, k, o, o.residual, tol, noise, o.multipliers, o.max_modulus, o.stable,
                        o.lyapunov, float(np.linalg.det(o.monodromy)), float(np.max(d)), d,
                        bool(np.max(d) <= CONVERGE_FACTOR * tol), ptest, mem, time.perf_counter() - wall, evals,
-                       f"converged (minimal period {kmin})", {"minimal_period": kmin, "max_mu_2step": mu2}, noise_k,
+                       f"converged (minimal period {kmin})", kmin, mu2, noise_k,
                        floor, err, resolved, hi, lo, math.log(hi) / kT, (math.log(lo) / kT if lo > 0 else -math.inf),
                        contact)
 
 
 @dataclass
 class FastLyapunov:
-    """Time-series largest Lyapunov exponent of the fast model (:func:`fast_lyapunov`), 1/s.
+    """Time-series largest Lyapunov exponent of the fast model (:func:`fast_lyapunov`).
 
-    ``exponent`` at ``rtol``; ``batch`` its batch-means error; ``exponent_fine`` at ``rtol_fine``; ``spread`` =
-    ``|exponent - exponent_fine|``; ``uncertainty = batch + spread``; ``wall_s``.
+    Fields:
+        exponent: the exponent at ``rtol``, 1/s.
+        batch: its batch-means standard error, 1/s.
+        exponent_fine: the exponent at ``rtol_fine``, 1/s.
+        batch_fine: its batch-means standard error, 1/s.
+        spread: ``|exponent - exponent_fine|``, 1/s.
+        uncertainty: ``batch + spread``, 1/s.
+        rtol, rtol_fine: the two relative tolerances.
+        n_renorm: drive periods renormalised (each ``LYAP_SUBSTEPS`` times).
+        wall_s: wall time of both runs, s.
     """
 
     exponent: float
@@ -611,6 +625,27 @@ class _MapFamily:
         return P, P.period
 
 
+@dataclass(frozen=True)
+class FrequencyBranch:
+    """The period-1 branch in frequency and what was found along it (:func:`frequency_branch`).
+
+    Fields:
+        branch: the continued period-1 branch (:class:`robolib.core.continuation.Branch`: parameters in Hz, points
+            (m, 4) in m, m/s, multipliers, stability, bifurcations).
+        pd: the first period-doubling :class:`robolib.core.continuation.Bifurcation` on it, or None.
+        branch2: the period-2 branch born there (a :class:`robolib.core.continuation.Branch`), the reason its start
+            failed (text), or None without a doubling.
+        wall_s: wall time of the continuation, s.
+        evaluations: evaluations of the return map (both branches).
+    """
+
+    branch: object
+    pd: object
+    branch2: object
+    wall_s: float
+    evaluations: int
+
+
 #: Continuation: frequency step (Hz) and the located bifurcations' bracket (Hz).
 BRANCH_DS = 0.25
 BRANCH_P_TOL = 1e-3
@@ -621,7 +656,7 @@ BRANCH_TOL = 3e-4
 
 def frequency_branch(params, clearance, f0=1.0, f1=12.0, joint="B1", rtol=None, ds=BRANCH_DS, p_tol=BRANCH_P_TOL,
                      tol=BRANCH_TOL, x0=None, n_transient=ORBIT_TRANSIENT, pd_span=0.5, update="broyden",
-                     ds_min=None, scheme="central") -> dict:
+                     ds_min=None, scheme="central") -> FrequencyBranch:
     """The period-1 branch in frequency from ``f0`` to ``f1`` (Hz) at ``clearance`` (m), its first doubling, the
     period-2 branch born there (continued ``pd_span`` Hz on). ``ds`` the frequency step (Hz), halved after a failed
     solve down to ``ds_min`` (default ``p_tol / 2``). ``scheme``: the monodromy's differences, ``"central"`` or
@@ -630,8 +665,8 @@ def frequency_branch(params, clearance, f0=1.0, f1=12.0, joint="B1", rtol=None, 
     the journal centred (``n_transient = 0``: that state itself). Bad arguments raise
     :class:`robolib.ParameterError` naming them before any integration.
 
-    Returns ``branch`` (:class:`robolib.core.continuation.Branch`), ``pd`` the first period-doubling
-    :class:`Bifurcation` or None, ``branch2`` (period 2) or None, ``wall_s``, ``evaluations``.
+    Returns a :class:`FrequencyBranch`: ``branch`` (:class:`robolib.core.continuation.Branch`), ``pd`` the first
+    period-doubling :class:`Bifurcation` or None, ``branch2`` (period 2) or None, ``wall_s``, ``evaluations``.
     """
     _, clearance = _check_fc(1.0, clearance)
     f0 = checks.real("f0", f0, low=0.0, open_low=True, unit="Hz")
@@ -675,30 +710,30 @@ def frequency_branch(params, clearance, f0=1.0, f1=12.0, joint="B1", rtol=None, 
                                   p_tol=p_tol, **newton)
         except (ShootingError, ParameterError) as exc:
             br2 = str(exc)
-    return {"branch": br, "pd": pd, "branch2": br2, "wall_s": time.perf_counter() - wall,
-            "evaluations": br.evaluations + (br2.evaluations if hasattr(br2, "evaluations") else 0)}
+    return FrequencyBranch(br, pd, br2, time.perf_counter() - wall,
+                           br.evaluations + (br2.evaluations if hasattr(br2, "evaluations") else 0))
 
 
 def _case_id(prefix: str, f: float, c_mm: float) -> str:
     return f"{prefix}_{f:g}_{c_mm:g}".replace(".", "p")
 
 
-def orbit_claims(reg, cases: dict, branch: dict | None = None) -> None:
+def orbit_claims(reg, cases: dict, branch: FrequencyBranch | None = None, clearance_mm: float | None = None,
+                 brute: dict | None = None) -> None:
     """Register the orbit findings in ``reg`` (a :class:`robolib.book.claims.ClaimsRegister`).
 
-    ``cases``: ``{(f [Hz], c [mm]): {"orbit": OrbitResult, "lyapunov": FastLyapunov or None}}``; per case the claims
+    ``cases``: ``{(f [Hz], c [mm]): (OrbitResult, FastLyapunov or None)}``; per case the claims
     ``gs_orbit_exists_*`` (residual at most the shooting tolerance, stated, and ``max|mu| + err < 1 -
     STABILITY_MARGIN``, err the differencing error: :func:`multiplier_floor` plus the step spread),
     ``gs_orbit_converges_*`` (the last simulated Poincaré samples within ``CONVERGE_FACTOR`` times the tolerance
     of the orbit points) and, with an exponent, ``gs_orbit_routes_*``: the Floquet interval ``ln(max|mu| ± err) /
     (kT)`` meets ``lambda_ts ± u`` when the multiplier is resolved, else ``lambda_ts - u`` is below the Floquet bound
     ``ln(max|mu| + err) / (kT)`` (the claim then says "within the bound", not "agree").
-    ``branch``: the dict of :func:`frequency_branch` with ``clearance_mm`` and optionally ``brute`` =
-    ``{"below": (f, period-k), "above": (f, period-k)}`` from Poincaré runs (k = 0: irregular); claim
+    ``branch``: the :class:`FrequencyBranch` of :func:`frequency_branch` at ``clearance_mm`` (mm), and optionally
+    ``brute`` = ``{"below": (f, period-k), "above": (f, period-k)}`` from Poincaré runs (k = 0: irregular); claim
     ``gs_orbit_first_pd``.
     """
-    for (f, c_mm), d in cases.items():
-        r, L = d["orbit"], d.get("lyapunov")
+    for (f, c_mm), (r, L) in cases.items():
         found = r.orbit is not None
         mu_text = (f"max|mu| = {r.max_mu:.3g} ± {r.mu_error:.2g}" if r.resolved else
                    f"max|mu| <= {r.mu_upper:.2g} (the reading {r.max_mu:.2g} is below its differencing error "
@@ -741,8 +776,7 @@ def orbit_claims(reg, cases: dict, branch: dict | None = None) -> None:
                              "u": L.uncertainty},
                       criterion=crit, holds=bool(ok), text=text)
     if branch is not None:
-        pd, c_mm = branch["pd"], branch["clearance_mm"]
-        brute = branch.get("brute")
+        pd, c_mm = branch.pd, clearance_mm
         agree = brute is not None and brute["below"][1] == 1 and brute["above"][1] != 1
         reg.claim("gs_orbit_first_pd", f"the first period doubling of the period-1 branch at c = {c_mm:g} mm is at "
                   f"f = {pd.parameter:.3f} Hz" if pd else f"the period-1 branch at c = {c_mm:g} mm has a period doubling",
@@ -755,6 +789,6 @@ def orbit_claims(reg, cases: dict, branch: dict | None = None) -> None:
 
 
 __all__ = ["StroboscopicMap", "stroboscopic_map", "memory_sensitivity", "return_noise", "multiplier_floor",
-           "perturbation_ratios", "contraction_per_return", "section_contact_margin", "OrbitResult",
+           "perturbation_ratios", "contraction_per_return", "section_contact_margin", "ContactMargin", "OrbitResult",
            "periodic_orbit_at", "liouville_log_determinant",
-           "FastLyapunov", "fast_lyapunov", "frequency_branch", "orbit_claims", "STABILITY_MARGIN"]
+           "FastLyapunov", "fast_lyapunov", "FrequencyBranch", "frequency_branch", "orbit_claims", "STABILITY_MARGIN"]

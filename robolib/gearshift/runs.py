@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from robolib.core import checks
@@ -9,7 +11,14 @@ from robolib.core.checks import count
 from robolib.core.clearance import ClearanceModel, mode_shares
 from robolib.core.errors import ParameterError
 from robolib.core.multibody import project as _project
-from robolib.core.nonlinear import PERIOD_K_MAX, largest_lyapunov, period_k, poincare_times, repeat_residuals
+from robolib.core.nonlinear import (
+    PERIOD_K_MAX,
+    LyapunovResult,
+    largest_lyapunov,
+    period_k,
+    poincare_times,
+    repeat_residuals,
+)
 from robolib.core.params import Parameter
 from robolib.gearshift.fast import FastClearance
 from robolib.gearshift.model import (  # noqa: F401
@@ -22,14 +31,149 @@ from robolib.gearshift.model import (  # noqa: F401
 )
 
 
-# --------------------------------------------------------------------------- nonlinear-dynamics runs
-def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> dict:
-    """Journal-centre orbit of clearance joint number ``joint`` for samples (T, n).
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class JournalOrbit:
+    """The journal centre of one clearance joint over T samples (:func:`journal_orbit`).
 
-    Returns ``e`` (T, 2) eccentricity in the global frame, ``e_local`` (T, 2) in
-    the bearing body's frame (global for a ground bearing), ``e_dot`` (T, 2),
-    ``eps`` and ``delta`` (T,) (m, m/s).
+    Fields:
+        e: (T, 2) eccentricity ``P_j - P_i`` in the global frame, m.
+        e_local: (T, 2) the same in the bearing body's frame (global for a ground bearing), m.
+        e_dot: (T, 2) rate of ``e`` in the global frame, m/s.
+        eps: (T,) ``|e|``, m.
+        delta: (T,) penetration ``|e| - c`` (> 0 in contact), m.
     """
+
+    e: np.ndarray
+    e_local: np.ndarray
+    e_dot: np.ndarray
+    eps: np.ndarray
+    delta: np.ndarray
+
+
+@dataclass(frozen=True)
+class PoincarePoint:
+    """A Poincaré run's samples and period reading: what the stores keep of a :class:`PoincareRun`
+    (:func:`robolib.gearshift.store.run_sweep`, :func:`robolib.gearshift.store.study_run`).
+
+    Fields:
+        frequency: drive frequency, Hz.
+        clearance: radial clearance of joint 0, m.
+        samples: (N, 4) normalised Poincaré samples ``(e_local / c, e_dot / (c omega))`` (dimensionless).
+        period: the period test's reading k >= 1, or 0 for irregular.
+        noise: one-return integration noise (normalised units).
+        period_tol: the period test's tolerance ``max(PERIOD_TOL_FACTOR * noise, PERIOD_TOL_FLOOR)`` (normalised).
+        residuals: (k_max,) lag misfits of the samples (:func:`robolib.core.nonlinear.repeat_residuals`, normalised).
+        n_episodes: contact episodes that start in the sampled window.
+        peak_force: largest normal force at the samples, N.
+        rtol: the integrator's relative tolerance (the run's own, before any engine divisor).
+        n_steps: accepted integrator steps.
+        wall_s: integration wall time on one process, s.
+    """
+
+    frequency: float
+    clearance: float
+    samples: np.ndarray
+    period: int
+    noise: float
+    period_tol: float
+    residuals: np.ndarray
+    n_episodes: int
+    peak_force: float
+    rtol: float
+    n_steps: int
+    wall_s: float
+
+
+@dataclass(frozen=True)
+class PoincareRun(PoincarePoint):
+    """One Poincaré run (:func:`poincare_run`): the fields of :class:`PoincarePoint` and the sampled motion.
+
+    Fields besides :class:`PoincarePoint`'s:
+        t: (N,) sample times, s.
+        e_local: (N, 2) journal eccentricity of joint 0 in the bearing body's frame, m.
+        e_dot: (N, 2) its rate in the global frame, m/s.
+        eps: (N,) ``|e|``, m.
+        dE: (N, 2) end-point position error against the ideal motion, m.
+        dvE: (N, 2) end-point velocity error, m/s.
+        engine: the model integrated, ``"fast"`` or ``"dae"`` (:data:`ENGINES`).
+    """
+
+    t: np.ndarray
+    e_local: np.ndarray
+    e_dot: np.ndarray
+    eps: np.ndarray
+    dE: np.ndarray
+    dvE: np.ndarray
+    engine: str
+
+    def point(self) -> PoincarePoint:
+        """The stored fields only (:class:`PoincarePoint`)."""
+        return PoincarePoint(**{k: getattr(self, k) for k in PoincarePoint.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class OrbitRun:
+    """A densely sampled steady clearance response (:func:`orbit_run`, :func:`explore_run`), T samples.
+
+    Fields:
+        frequency: drive frequency, Hz.
+        clearance: radial clearance of joint 0, m.
+        t: (T,) sample times, s.
+        e_local: (T, 2) journal eccentricity of joint 0 in the bearing body's frame, m.
+        e_dot: (T, 2) its rate in the global frame, m/s.
+        eps: (T,) ``|e|``, m.
+        F_n: (T,) normal contact force of joint 0, N.
+        a_tip: (T, 2) lever-tip acceleration, m/s^2.
+        poincare: (n_periods, 4) the samples at phase 0, ``(e_local, e_dot)`` (m, m/s).
+        shares: the window's motion modes (:func:`robolib.core.clearance.mode_shares`: shares of the time, counts).
+        n_steps: accepted integrator steps.
+        wall_s: integration wall time, s.
+    """
+
+    frequency: float
+    clearance: float
+    t: np.ndarray
+    e_local: np.ndarray
+    e_dot: np.ndarray
+    eps: np.ndarray
+    F_n: np.ndarray
+    a_tip: np.ndarray
+    poincare: np.ndarray
+    shares: dict
+    n_steps: int
+    wall_s: float
+
+
+@dataclass(frozen=True)
+class DetailMetrics:
+    """The tolerance-sensitive outputs of one clearance run (:func:`detail_metrics`).
+
+    Fields:
+        n_episodes: contact episodes of joint 0.
+        n_impacts: of them, impacts (no longer than ``impact_max_duration``).
+        peak_force: largest normal force at the samples, N.
+        dp_max: largest end-point position error against the ideal motion, m.
+        rtol: the integrator's relative tolerance.
+        n_steps: accepted integrator steps.
+        n_rejected: rejected integrator steps.
+        wall_s: integration wall time, s.
+    """
+
+    n_episodes: int
+    n_impacts: int
+    peak_force: float
+    dp_max: float
+    rtol: float
+    n_steps: int
+    n_rejected: int
+    wall_s: float
+
+
+# --------------------------------------------------------------------------- nonlinear-dynamics runs
+def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> JournalOrbit:
+    """Journal-centre orbit of clearance joint number ``joint`` for samples (T, n): a :class:`JournalOrbit`
+    (``e``, ``e_local``, ``e_dot``, ``eps``, ``delta``; m, m/s)."""
 
     joint = count("joint", joint, low=0, high=len(cm.specs) - 1)
     kin = cm.contact_kinematics(q, qd)
@@ -47,7 +191,7 @@ def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> dict:
     vj = red.point_velocity(q, qd, red.bodies[row[3]].name, (row[4], row[5]))
     vi = red.point_velocity(q, qd, red.bodies[bi].name, (row[1], row[2])) if bi >= 0 else 0.0 * vj
     e_dot = vj - vi
-    return {"e": e, "e_local": e_loc, "e_dot": e_dot, "eps": kin["eps"][joint], "delta": kin["delta"][joint]}
+    return JournalOrbit(e, e_loc, e_dot, kin["eps"][joint], kin["delta"][joint])
 
 
 #: Converged Poincaré defaults (drive periods): see the convergence study of the clearance chapter.
@@ -142,7 +286,7 @@ def _solver(p, rtol=None, atol=None):
 def poincare_run(params: dict, frequency: float | None = None, clearance: float | None = None,
                  n_transient: int = POINCARE_TRANSIENT, n_samples: int = POINCARE_SAMPLES, joints=None,
                  backend: str = "auto", rtol: float | None = None, atol: float | None = None,
-                 k_max: int | None = None, engine: str = REFERENCE_ENGINE) -> dict:
+                 k_max: int | None = None, engine: str = REFERENCE_ENGINE) -> PoincareRun:
     """Stroboscopic Poincaré samples and period verdict of the gear-shift clearance response (picklable).
 
     Simulates ``n_transient + n_samples`` drive periods from the ideal state
@@ -163,12 +307,11 @@ def poincare_run(params: dict, frequency: float | None = None, clearance: float 
     here) the seed's Baumgarte DAE (:func:`robolib.gearshift.simulate_clearance`, any joints). Both return the same
     fields, measured the same way; their samples agree to the integration error (tests/test_gearshift_engine.py).
 
-    Returns the parameter values, sample times ``t``, ``e_local``, ``e_dot``
+    Returns a :class:`PoincareRun`: the parameter values, sample times ``t``, ``e_local``, ``e_dot``
     (N, 2), ``eps`` (N,), ``samples`` (N, 4), end-point errors ``dE``, ``dvE``
     (N, 2) (m, m/s), ``period`` (k >= 1, or 0 for irregular), ``noise``,
     ``period_tol``, ``residuals`` (k_max,) (:func:`robolib.core.nonlinear.repeat_residuals`),
-    ``n_episodes`` (contact episodes that start in the sampled window), ``peak_force`` (largest
-    normal force at the samples, N), ``rtol``, ``n_steps``, the integration wall time ``wall_s`` (s) and
+    ``n_episodes``, ``peak_force`` (N), ``rtol``, ``n_steps``, ``wall_s`` (s) and
     ``engine``. ``rtol``/``atol`` default to the parameter file's solver values.
 
     Bad arguments raise :class:`robolib.ParameterError` naming the argument and its valid values
@@ -201,11 +344,10 @@ def poincare_run(params: dict, frequency: float | None = None, clearance: float 
     km = min(PERIOD_K_MAX, n_samples // 3) if k_max is None else int(k_max)
     km = max(1, min(km, n_samples - 1))
     n_imp = sum(1 for (t_on, _t_off, _d) in run["episodes"] if t_on >= ts[0])
-    return {"frequency": f, "clearance": c, "t": ts, "e_local": run["e_local"], "e_dot": run["e_dot"],
-            "eps": run["eps"], "samples": scale, "dE": dE, "dvE": dvE,
-            "period": period_k(scale, tol, km), "noise": noise, "period_tol": tol,
-            "residuals": repeat_residuals(scale, km), "n_episodes": n_imp, "peak_force": run["peak_force"],
-            "rtol": rt, "n_steps": run["n_steps"], "wall_s": run["wall_s"], "engine": engine}
+    return PoincareRun(frequency=f, clearance=c, samples=scale, period=period_k(scale, tol, km), noise=noise,
+                       period_tol=tol, residuals=repeat_residuals(scale, km), n_episodes=n_imp,
+                       peak_force=run["peak_force"], rtol=rt, n_steps=run["n_steps"], wall_s=run["wall_s"], t=ts,
+                       e_local=run["e_local"], e_dot=run["e_dot"], eps=run["eps"], dE=dE, dvE=dvE, engine=engine)
 
 
 def _dae_poincare(p, joints, clearance, ts, T, rt, at, backend) -> dict:
@@ -221,9 +363,9 @@ def _dae_poincare(p, joints, clearance, ts, T, rt, at, backend) -> dict:
         rr = cm.simulate((ts[-1], ts[-1] + T), y_end[:n], y_end[n:2 * n], t_eval=[ts[-1] + T], ddelta0=dd_end,
                          rtol=rt / tol_div, atol=at / tol_div, backend=backend)
         o = journal_orbit(cm, rr.q, rr.qd)
-        ends.append((o["e_local"][0], o["e_dot"][0]))
-    return {"gs": gs, "c": cm.specs[0].clearance, "q": r.q, "qd": r.qd, "e_local": orb["e_local"],
-            "e_dot": orb["e_dot"], "eps": orb["eps"], "ends": ends, "episodes": r.episodes[0],
+        ends.append((o.e_local[0], o.e_dot[0]))
+    return {"gs": gs, "c": cm.specs[0].clearance, "q": r.q, "qd": r.qd, "e_local": orb.e_local,
+            "e_dot": orb.e_dot, "eps": orb.eps, "ends": ends, "episodes": r.episodes[0],
             "peak_force": float(cm.contact_forces(r)["F_n"][0].max()), "n_steps": r.n_steps, "wall_s": r.wall_s}
 
 
@@ -349,7 +491,7 @@ def lyapunov_run(params: dict, frequency: float | None = None, clearance: float 
                  n_transient: int = LYAPUNOV_TRANSIENT, n_renorm: int = LYAPUNOV_RENORM,
                  tau_periods: float = LYAPUNOV_TAU, d0: float | None = None, joints=None, seed: int = 0,
                  backend: str = "auto", rtol: float | None = None, atol: float | None = None,
-                 alpha: float | None = None, engine: str = REFERENCE_ENGINE):
+                 alpha: float | None = None, engine: str = REFERENCE_ENGINE) -> LyapunovResult:
     """Largest Lyapunov exponent (1/s) of the gear-shift clearance response, with its uncertainty (picklable).
 
     Benettin renormalisation every ``tau_periods`` drive periods after
@@ -400,12 +542,12 @@ def lyapunov_run(params: dict, frequency: float | None = None, clearance: float 
 
 def orbit_run(params: dict, frequency: float | None = None, clearance: float | None = None,
               n_transient: int = 10, n_periods: int = 4, samples_per_period: int = 200, joints=None,
-              backend: str = "auto") -> dict:
+              backend: str = "auto") -> OrbitRun:
     """Densely sampled steady clearance response over ``n_periods`` drive periods (picklable, for sweeps).
 
     Integrates from the ideal state at ``t = 0`` and samples
     ``samples_per_period`` times per period after ``n_transient`` periods
-    (the first sample of each period is a Poincaré sample). Returns ``t`` (T,),
+    (the first sample of each period is a Poincaré sample). Returns an :class:`OrbitRun`: ``t`` (T,),
     the journal orbit ``e_local``, ``e_dot`` (T, 2) and ``eps`` (T,) of
     clearance joint 0, its normal force ``F_n`` (T,), the lever-tip
     acceleration ``a_tip`` (T, 2) (m/s^2), the Poincaré samples ``poincare``
@@ -415,7 +557,7 @@ def orbit_run(params: dict, frequency: float | None = None, clearance: float | N
     values (frequency > 0 Hz, clearance > 0 m, n_transient >= 0, n_periods >= 1, samples_per_period >= 1).
 
     >>> r = orbit_run(load_parameters(), frequency=10.0, n_transient=0, n_periods=1, samples_per_period=20)
-    >>> r["t"].shape, r["poincare"].shape
+    >>> r.t.shape, r.poincare.shape
     ((20,), (1, 4))
     """
 
@@ -439,18 +581,18 @@ def orbit_run(params: dict, frequency: float | None = None, clearance: float | N
     up = np.stack([-np.sin(th), np.cos(th)], axis=-1)
     a_tip = qdd[:, 18:20] + hp * (a[:, None] * up - (w * w)[:, None] * u)
     sel = k % samples_per_period == 0
-    pc = np.concatenate([orb["e_local"][sel], orb["e_dot"][sel]], axis=-1)
-    return {"frequency": f, "clearance": cm.specs[0].clearance, "t": r.t, "e_local": orb["e_local"],
-            "e_dot": orb["e_dot"], "eps": orb["eps"], "F_n": F["F_n"][0], "a_tip": a_tip, "poincare": pc,
-            "shares": mode_shares(r.episodes[0], float(ts[0]), t_end, cm.impact_max_duration),
-            "n_steps": r.n_steps, "wall_s": r.wall_s}
+    pc = np.concatenate([orb.e_local[sel], orb.e_dot[sel]], axis=-1)
+    return OrbitRun(frequency=f, clearance=cm.specs[0].clearance, t=r.t, e_local=orb.e_local, e_dot=orb.e_dot,
+                    eps=orb.eps, F_n=F["F_n"][0], a_tip=a_tip, poincare=pc,
+                    shares=mode_shares(r.episodes[0], float(ts[0]), t_end, cm.impact_max_duration),
+                    n_steps=r.n_steps, wall_s=r.wall_s)
 
 
 def detail_metrics(params: dict, duration: float = 1.0, rtol: float | None = None, atol: float | None = None,
-                   sample_rate: float = 20000.0, backend: str = "auto") -> dict:
+                   sample_rate: float = 20000.0, backend: str = "auto") -> DetailMetrics:
     """Tolerance-sensitive outputs of one clearance run from the ideal state (picklable, for sweeps).
 
-    Integrates ``duration`` s (default data: 2 Hz, c = 0.1 mm) and returns the
+    Integrates ``duration`` s (default data: 2 Hz, c = 0.1 mm) and returns (a :class:`DetailMetrics`) the
     number of contact episodes and of impacts (episodes no longer than
     ``impact_max_duration``), the peak normal force (N) and the largest
     end-point position error (m) at ``sample_rate`` samples per second (dense
@@ -458,8 +600,8 @@ def detail_metrics(params: dict, duration: float = 1.0, rtol: float | None = Non
     naming the argument and its valid values (duration > 0 s, 0 < rtol < 1, atol > 0, sample_rate > 0 1/s).
 
     >>> m = detail_metrics(load_parameters(), duration=0.01, rtol=1e-6, atol=1e-9)
-    >>> sorted(m)[:3], m["n_steps"] > 0
-    (['dp_max', 'n_episodes', 'n_impacts'], True)
+    >>> m.n_episodes >= m.n_impacts >= 0, m.n_steps > 0
+    (True, True)
     """
 
     check_arguments(duration=duration, rtol=rtol, atol=atol, sample_rate=sample_rate)
@@ -471,21 +613,21 @@ def detail_metrics(params: dict, duration: float = 1.0, rtol: float | None = Non
     E_id = gs.end_point(np.array([gs.ideal_state(t)[0] for t in ts]))
     sh = mode_shares(r.episodes[0], 0.0, duration, cm.impact_max_duration)
     F = cm.contact_forces(r)["F_n"][0]
-    return {"n_episodes": len(r.episodes[0]), "n_impacts": sh["n_impacts"], "peak_force": float(F.max()),
-            "dp_max": float(np.abs(gs.end_point(r.q) - E_id).max()), "rtol": rt, "n_steps": r.n_steps,
-            "n_rejected": r.n_rejected, "wall_s": r.wall_s}
+    return DetailMetrics(n_episodes=len(r.episodes[0]), n_impacts=sh["n_impacts"], peak_force=float(F.max()),
+                         dp_max=float(np.abs(gs.end_point(r.q) - E_id).max()), rtol=rt, n_steps=r.n_steps,
+                         n_rejected=r.n_rejected, wall_s=r.wall_s)
 
 
-def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: float = 4000.0) -> dict:
+def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: float = 4000.0) -> OrbitRun:
     """Short clearance run from the ideal state for the chapter's Explore panel (picklable).
 
     ``case = (frequency (Hz), clearance (mm))``; integrates about ``seconds``
     (a whole number of drive periods, at least one) and returns
-    :func:`orbit_run`'s dict. A bad case or duration raises :class:`robolib.ParameterError` naming it and its
+    :func:`orbit_run`'s :class:`OrbitRun`. A bad case or duration raises :class:`robolib.ParameterError` naming it and its
     valid values, before any integration.
 
     >>> r = explore_run(load_parameters(), (10.0, 0.1), seconds=0.1, samples_per_second=200.0)
-    >>> r["t"].shape
+    >>> r.t.shape
     (20,)
     """
     if not isinstance(case, (list, tuple)) or len(case) != 2:

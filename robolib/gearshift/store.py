@@ -59,6 +59,7 @@ import json
 import os
 import platform
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -70,7 +71,7 @@ from robolib.core.files import atomic_write, atomic_write_text
 from robolib.core.nonlinear import code_fingerprint, point_files, sweep
 from robolib.core.params import DATA_DIR
 from robolib.gearshift.model import check_arguments, check_params, load_parameters
-from robolib.gearshift.runs import ENGINES, REFERENCE_ENGINE, check_engine, lyapunov_run, poincare_run
+from robolib.gearshift.runs import ENGINES, REFERENCE_ENGINE, PoincarePoint, check_engine, lyapunov_run, poincare_run
 
 #: The book's default sweep: drive frequencies (Hz) at ``FREQ_SWEEP_CLEARANCE_MM``,
 #: and clearances (mm) at ``CLEARANCE_SWEEP_FREQUENCY``.
@@ -105,9 +106,52 @@ STORE_FORMAT = 1
 #: The engine of the runs in a store written before runs had an engine (the seed's DAE was the only model then):
 #: a stored key without ``engine`` and a stored verdict job without it are read as this engine's.
 LEGACY_ENGINE = REFERENCE_ENGINE
-#: Per-point fields kept in the store (arrays of :func:`robolib.gearshift.poincare_run`).
+#: Per-point fields kept in the store: those of :class:`robolib.gearshift.runs.PoincarePoint`.
 FIELDS = ("frequency", "clearance", "samples", "period", "noise", "period_tol", "residuals", "n_episodes",
           "peak_force", "rtol", "n_steps", "wall_s")
+
+
+@dataclass(frozen=True)
+class SweepSource:
+    """Where the points of :func:`load_or_run` came from.
+
+    Fields:
+        source: ``"stored"`` (read from the store) or ``"computed"`` (run now).
+        engine: the model of the points, ``"fast"`` or ``"dae"``.
+        path: the store's file (as given, or ``data/<STORES[engine]>``) for stored points, else None.
+        wall_s: wall time of the run that made the points, s (the store's record, or this run's); None if not recorded.
+        workers: Dask workers of the run that made a stored sweep; None if computed or not recorded.
+        integration_s: summed single-process integration time of the points, s; None if not recorded.
+        meta: the store's metadata as written (machine, processor, cpu_count, created, command, key); empty when
+            computed.
+    """
+
+    source: str
+    engine: str
+    path: str | None = None
+    wall_s: float | None = None
+    workers: int | None = None
+    integration_s: float | None = None
+    meta: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunSources:
+    """How many of a batch of verdict-study runs (:func:`load_or_run_study`) were read from the store and how many
+    were computed.
+
+    Fields:
+        stored: runs read from the store.
+        computed: runs computed now.
+        wall_s: wall time of this call, s (the computed runs' integration and the store's reading).
+    """
+
+    stored: int
+    computed: int
+    wall_s: float
+
+    def __add__(self, other: "RunSources") -> "RunSources":
+        return RunSources(self.stored + other.stored, self.computed + other.computed, self.wall_s + other.wall_s)
 
 
 def sweep_points(frequencies=DEFAULT_FREQUENCIES, freq_clearance_mm: float = FREQ_SWEEP_CLEARANCE_MM,
@@ -185,7 +229,7 @@ def _point(fc, params, n_transient, n_samples, rtol, atol, engine=LEGACY_ENGINE)
     f, c_mm = fc
     r = poincare_run(params, f, c_mm * 1e-3, n_transient=n_transient, n_samples=n_samples, rtol=rtol,
                      atol=atol, engine=engine)
-    return {k: r[k] for k in FIELDS}
+    return r.point()
 
 
 def _sweep_task(params, points, n_transient, n_samples, rtol, atol, engine=REFERENCE_ENGINE):
@@ -212,10 +256,10 @@ def checkpoint_files(checkpoint, params: dict, points, n_transient: int = N_TRAN
 def run_sweep(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
               rtol: float | None = None, atol: float | None = None, n_jobs: int = 1, backend: str | None = None,
               client=None, progress: bool | None = None, checkpoint=None, checkpoint_key=None,
-              engine: str = REFERENCE_ENGINE) -> list[dict]:
+              engine: str = REFERENCE_ENGINE) -> list[PoincarePoint]:
     """Run every point (:func:`robolib.gearshift.poincare_run` with ``engine``) through :func:`robolib.core.nonlinear.sweep`.
 
-    Returns one dict per point with the fields ``FIELDS`` (``samples`` (N, 4)
+    Returns one :class:`robolib.gearshift.runs.PoincarePoint` per point (``samples`` (N, 4)
     in the units e/c and de/dt/(c omega), ``period`` k >= 1 or 0 for
     irregular, ``wall_s`` the point's integration wall time on one process).
     Longer runs start first (lower frequency = more simulated time); a point listed twice (the frequency sweep's
@@ -233,11 +277,12 @@ def run_sweep(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: i
     return [got[fc] if i == pts.index(fc) else copy.deepcopy(got[fc]) for i, fc in enumerate(pts)]
 
 
-def save(path, key: dict, records: list[dict], meta: dict | None = None) -> Path:
-    """Write a sweep to ``path`` (.npz): the key and metadata as JSON, the fields as stacked arrays."""
+def save(path, key: dict, records: list[PoincarePoint], meta: dict | None = None) -> Path:
+    """Write a sweep (:class:`robolib.gearshift.runs.PoincarePoint` records) to ``path`` (.npz): the key and metadata
+    as JSON, the fields as stacked arrays."""
     if len(records) != len(key["points"]):
         raise ParameterError(f"{len(records)} records for {len(key['points'])} sweep points")
-    arrays = {k: np.array([r[k] for r in records]) for k in FIELDS}
+    arrays = {k: np.array([getattr(r, k) for r in records]) for k in FIELDS}
     return atomic_write(path, lambda f: np.savez_compressed(f, key=np.array(json.dumps(key, sort_keys=True)),
                                                          meta=np.array(json.dumps(meta or {}, sort_keys=True)),
                                                          **arrays))
@@ -245,7 +290,8 @@ def save(path, key: dict, records: list[dict], meta: dict | None = None) -> Path
 
 def load(path=None, key: dict | None = None):
     """``(records, meta)`` of the sweep stored at ``path`` (default: the book's store of the key's engine,
-    :func:`store_path`), or ``None``.
+    :func:`store_path`), or ``None``: one :class:`robolib.gearshift.runs.PoincarePoint` per point, and the store's
+    metadata (a dict as written, with its ``key``).
 
     ``None`` when there is no store or, with ``key``, when its key differs
     from ``key`` (another parameter set, other points or settings, another engine; a key without an engine,
@@ -267,7 +313,7 @@ def load(path=None, key: dict | None = None):
         for k in FIELDS:
             v = cols[k][i]
             rec[k] = v.copy() if np.ndim(v) else v.item()
-        records.append(rec)
+        records.append(PoincarePoint(**rec))
     return records, meta | {"key": stored}
 
 
@@ -276,20 +322,20 @@ def load_or_run(params: dict, points, n_transient: int = N_TRANSIENT, n_samples:
                 **run_kw):
     """The stored sweep if its key (engine included) matches the request, else a fresh :func:`run_sweep`.
 
-    Returns ``(records, info)``; ``info["source"]`` is ``"stored"`` (with the
-    store's metadata: when, where and how long it took) or ``"computed"`` (with
-    this run's wall time); ``info["engine"]`` the engine of the points.
+    Returns ``(records, info)``: the :class:`robolib.gearshift.runs.PoincarePoint` records and a
+    :class:`SweepSource` (``source`` ``"stored"``, with the store's metadata: when, where and how long it took, or
+    ``"computed"``, with this run's wall time; ``engine`` the engine of the points).
     """
     key = sweep_key(params, points, n_transient, n_samples, rtol, atol, engine)
     got = load(path, key)
     if got is not None:
         records, meta = got
-        return records, meta | {"source": "stored", "engine": engine,
-                                "path": str(Path(path) if path else Path("data") / STORES[engine])}
+        return records, SweepSource("stored", engine, str(Path(path) if path else Path("data") / STORES[engine]),
+                                    meta.get("wall_s"), meta.get("workers"), meta.get("integration_s"), meta)
     t0 = time.perf_counter()
     records = run_sweep(params, points, n_transient, n_samples, rtol, atol, engine=engine, **run_kw)
-    return records, {"source": "computed", "engine": engine, "wall_s": time.perf_counter() - t0,
-                     "integration_s": float(sum(r["wall_s"] for r in records))}
+    return records, SweepSource("computed", engine, wall_s=time.perf_counter() - t0,
+                                integration_s=float(sum(r.wall_s for r in records)))
 
 
 #: Where the verdict study's runs are stored (relative to the data folder).
@@ -300,11 +346,23 @@ STUDY_STORE_ENV = "ROBOLIB_WRITE_STUDY_STORE"
 LYAPUNOV_FIELDS = ("exponent", "uncertainty", "halves", "log_stretch", "tau")
 
 
+@dataclass(frozen=True)
 class StoredLyapunov:
-    """The stored fields of a :class:`robolib.core.nonlinear.LyapunovResult` (attribute access)."""
+    """The stored fields of a :class:`robolib.core.nonlinear.LyapunovResult` (:data:`LYAPUNOV_FIELDS`).
 
-    def __init__(self, **fields):
-        self.__dict__.update(fields)
+    Fields:
+        exponent: largest Lyapunov exponent, 1/s.
+        uncertainty: its batch-means standard error, 1/s.
+        halves: (2,) the exponents of the two halves of the run, 1/s.
+        log_stretch: (n_renorm,) ``log(d_k / d0)`` per renormalisation interval.
+        tau: renormalisation interval, s.
+    """
+
+    exponent: float
+    uncertainty: float
+    halves: tuple
+    log_stretch: np.ndarray
+    tau: float
 
 
 def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
@@ -316,7 +374,7 @@ def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
     :func:`robolib.gearshift.lyapunov_run` with ``a`` transient periods and
     ``b`` renormalisations (``alpha``: Baumgarte factor or None). atol is the
     parameter set's atol scaled with rtol (exactly its atol at its rtol), times
-    ``atol_factor``. Returns the Poincaré fields ``FIELDS`` or a
+    ``atol_factor``. Returns a :class:`robolib.gearshift.runs.PoincarePoint` or a
     :class:`StoredLyapunov`. With ``engine="fast"`` a Lyapunov job must have ``alpha = None`` (the
     minimal-coordinate model has no Baumgarte factor): the renormalisation settings are the DAE job's.
     """
@@ -344,7 +402,7 @@ def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
     at = s["atol"] if rt == s["rtol"] else s["atol"] * (rt / s["rtol"])
     if kind == "poincare":
         r = poincare_run(params, f, c_mm * 1e-3, n_transient=a, n_samples=b, rtol=rt, atol=at * afac, engine=engine)
-        return {k: r[k] for k in FIELDS}
+        return r.point()
     if kind == "lyapunov":
         L = lyapunov_run(params, f, c_mm * 1e-3, n_transient=a, n_renorm=b, rtol=rt, atol=at * afac, alpha=alpha,
                          seed=seed, engine=engine)
@@ -363,8 +421,7 @@ def _stored_job_key(key: list) -> list:
 
 
 def _to_json(r):
-    d = r.__dict__ if isinstance(r, StoredLyapunov) else r
-    return {"lyapunov": isinstance(r, StoredLyapunov)} | _plain(d)
+    return {"lyapunov": isinstance(r, StoredLyapunov)} | _plain(dict(r.__dict__))
 
 
 def _from_json(d):
@@ -374,7 +431,7 @@ def _from_json(d):
     if lyap:
         out["halves"] = tuple(out["halves"])
         return StoredLyapunov(**out)
-    return out
+    return PoincarePoint(**out)
 
 
 def stored_jobs(params: dict, jobs, seed: int = 0, path=None, engine: str = REFERENCE_ENGINE) -> list:
@@ -394,9 +451,8 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, engine: str 
     """Results of the verdict-study ``jobs`` (:func:`study_run` on ``engine``): stored where the store has them
     for this engine, else computed (a run of one engine is never served for the other).
 
-    Returns ``(dict job -> result, info)`` with ``info["stored"]`` and
-    ``info["computed"]`` the numbers of runs of each kind and
-    ``info["integration_s"]`` the wall time of the computed ones. With the
+    Returns ``(dict job -> result, info)``, ``info`` a :class:`RunSources` (the numbers of runs stored and
+    computed, and the wall time of the call). With the
     environment variable ``ROBOLIB_WRITE_STUDY_STORE=1`` the computed runs
     are added to the store.
     """
@@ -424,7 +480,7 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, engine: str 
         if os.environ.get(STUDY_STORE_ENV, "") == "1":
             store["runs"] += [{"job": _job_key(j, seed, engine), "result": _to_json(r)} for j, r in zip(todo, res)]
             atomic_write_text(p, json.dumps(store))
-    return out, {"stored": len(out) - len(todo), "computed": len(todo), "wall_s": time.perf_counter() - t0}
+    return out, RunSources(len(out) - len(todo), len(todo), time.perf_counter() - t0)
 
 
 def default_params() -> dict:
@@ -472,7 +528,7 @@ def main(argv=None) -> int:
         client.close()
         if cluster is not None:
             cluster.close()
-    integ = float(sum(r["wall_s"] for r in records))
+    integ = float(sum(r.wall_s for r in records))
     meta = {"wall_s": wall, "workers": n_workers, "integration_s": integ, "machine": platform.machine(),
             "processor": platform.processor() or platform.machine(), "cpu_count": os.cpu_count(),
             "created": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -503,7 +559,8 @@ def _remove_points(checkpoint, params, points, salt, engine: str = REFERENCE_ENG
     return n
 
 
-__all__ = ["LEGACY_ENGINE", "STUDY_STORE", "STUDY_STORE_ENV", "LYAPUNOV_FIELDS", "StoredLyapunov", "study_run",
+__all__ = ["LEGACY_ENGINE", "STUDY_STORE", "STUDY_STORE_ENV", "LYAPUNOV_FIELDS", "StoredLyapunov", "SweepSource",
+           "RunSources", "study_run",
            "stored_jobs", "load_or_run_study",
            "DEFAULT_FREQUENCIES", "FREQ_SWEEP_CLEARANCE_MM", "DEFAULT_CLEARANCES_MM", "CLEARANCE_SWEEP_FREQUENCY",
            "N_TRANSIENT", "N_SAMPLES", "STORE", "STORES", "store_path", "CHECKPOINT_DIR", "FIELDS", "sweep_points", "sweep_key", "checkpoint_files",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -211,12 +212,12 @@ def test_model_check_claims_against_their_data(quick_study):
     res = quick_study(NAME)
     assert res["clearance_rows"].value == [21, 19, 2, 4] and res["clearance_rows"].holds
     ideal = res.data["ideal"]
-    tau = max(np.abs(v).max() for v in ideal["motion"]["torques"].values())
-    assert ideal["tau_max"] == pytest.approx(tau) and res.values["clearance_tau_max"] == f"{tau:.3g}"
+    tau = max(np.abs(v).max() for v in ideal.motion["torques"].values())
+    assert ideal.tau_max == pytest.approx(tau) and res.values["clearance_tau_max"] == f"{tau:.3g}"
     assert 0 <= res["clearance_tau_gap"].value < checks.TAU_AGREE * 1e-3     # round-off, far inside the criterion
     assert 0 < res["clearance_dae"].value < checks.DAE_AGREE
     d = res.data["detail"]
-    err, c = d["errors"], d["c"]
+    err, c = d.errors, d.c
     assert c == pytest.approx(0.1e-3)
     for k in "pva":
         rel = np.abs(err[f"d{k}_lin"] - err[f"d{k}"]).max() / np.abs(err[f"d{k}"]).max()
@@ -224,29 +225,29 @@ def test_model_check_claims_against_their_data(quick_study):
     dp = np.abs(err["dp"]).max() / c
     assert res["clearance_dp_size"].value == pytest.approx(dp) and 0.3 < dp < 3.0
     # the end-point error of the detailed run is the direct difference of the end points
-    gs = d["gs"]
-    E_ideal = gs.end_point(np.array([gs.ideal_state(t)[0] for t in d["ts"]]))
-    assert np.max(np.abs(gs.end_point(d["run"].q) - E_ideal)) == pytest.approx(np.abs(err["dp"]).max(), rel=1e-9)
-    sh = d["shares"]
+    gs = d.gs
+    E_ideal = gs.end_point(np.array([gs.ideal_state(t)[0] for t in d.ts]))
+    assert np.max(np.abs(gs.end_point(d.run.q) - E_ideal)) == pytest.approx(np.abs(err["dp"]).max(), rel=1e-9)
+    sh = d.shares
     assert sh["free flight"] + sh["impact"] + sh["continuous contact"] == pytest.approx(1.0)
-    m = res.data["convergence"]["metrics"]
-    assert [x["rtol"] for x in m] == [1e-6, 1e-8]
+    m = res.data["convergence"].metrics
+    assert [x.rtol for x in m] == [1e-6, 1e-8]
     # the quick ladder's rung closest to the default rtol (1e-9) is its tightest: it is compared with itself
-    assert res.data["convergence"]["at_default"] is m[-1]
+    assert res.data["convergence"].at_default is m[-1]
     assert res["clearance_conv_detail"].value == [0, 0.0, 0.0] and res["clearance_conv_detail"].holds
-    assert m[0]["n_steps"] < m[1]["n_steps"]                     # a tighter tolerance takes more steps
+    assert m[0].n_steps < m[1].n_steps                     # a tighter tolerance takes more steps
 
 
 def test_slider_crank_claims_against_their_data(quick_study):
     res = quick_study(NAME)
     sc = res.data["slider_crank"]
-    assert [c for c, *_ in sc["runs"]] == [0.5, 0.1, 0.02]
-    ratios = [dx / (c * 1e-3) for c, _, dx, _ in sc["runs"]]
+    assert [c for c, *_ in sc.runs] == [0.5, 0.1, 0.02]
+    ratios = [dx / (c * 1e-3) for c, _, dx, _ in sc.runs]
     assert res["clearance_sc_ratio"].value == pytest.approx(ratios)
     assert all(checks.SC_RATIO[0] < x < checks.SC_RATIO[1] for x in ratios) == res["clearance_sc_ratio"].holds
     assert res["clearance_sc_acc"].value < checks.SC_ACC_REL and res["clearance_sc_acc"].holds
     v2, v1 = res["clearance_sc_level"].value
-    assert (v2, v1) == (sc["runs"][-2][3], sc["runs"][-1][3])
+    assert (v2, v1) == (sc.runs[-2][3], sc.runs[-1][3])
     assert res["clearance_sc_level"].holds == (v1 / v2 > checks.SC_LEVEL)
 
 
@@ -254,13 +255,13 @@ def test_verdict_claims_follow_the_ladder_rule(quick_study):
     res = quick_study(NAME)
     v = res.data["verdicts"]
     s = v.s
-    assert s.cases == [(10.0, 0.5)] and v.info["computed"] + v.info["stored"] == len(verdicts.verdict_jobs(s))
+    assert s.cases == [(10.0, 0.5)] and v.info.computed + v.info.stored == len(verdicts.verdict_jobs(s))
     rts = s.rtols[(10.0, 0.5)]
     runs = [v.pk(10.0, 0.5, rt) for rt in rts]
-    expected = N.ladder_verdict(rts, [r["period"] for r in runs], [r["residuals"] for r in runs])
+    expected = N.ladder_verdict(rts, [r.period for r in runs], [r.residuals for r in runs])
     claim = res["clearance_verdict_10_0p5"]
     assert (claim.value["kind"], claim.value["k"]) == expected
-    assert claim.value["readings"] == [r["period"] for r in runs]
+    assert claim.value["readings"] == [r.period for r in runs]
     assert claim.holds == (expected[0] in ("confirmed", "limit", "irregular"))
     L = v.lyap(10.0, 0.5)
     Lt = v.lyap(10.0, 0.5, rt=rts[-1])
@@ -281,19 +282,19 @@ def test_verdict_claims_follow_the_ladder_rule(quick_study):
     w = v.windows[0]
     tr_lo, _ = verdicts.long_run_window(s)
     long = v.pk(10.0, 0.5, s.rt_default(10.0, 0.5), *verdicts.long_run_window(s))
-    smp = long["samples"][w["tr"] - tr_lo: w["tr"] - tr_lo + w["ns"]]
-    assert w["period"] == N.period_k(smp, long["period_tol"], 1)
+    smp = long.samples[w.tr - tr_lo: w.tr - tr_lo + w.ns]
+    assert w.period == N.period_k(smp, long.period_tol, 1)
 
 
 def test_sweep_claims_and_readings(quick_study):
     res = quick_study(NAME)
     b = res.data["bifurcation"]
-    assert len(b["runs"]) == 2 and b["info"]["source"] == "computed"
+    assert len(b.runs) == 2 and b.info.source == "computed"
     assert res["clearance_bif_resolution"].value == {"freq_step": None, "n_clearance": 1, "n_samples": 4}
     assert not res["clearance_bif_resolution"].holds
-    r = b["runs"][0]
+    r = b.runs[0]
     assert sweeps.sweep_reading(r) in res.tables["sweep_readings"]
-    assert res["clearance_bif_cost"].value["integration_s"] == pytest.approx(sum(x["wall_s"] for x in b["runs"]))
+    assert res["clearance_bif_cost"].value["integration_s"] == pytest.approx(sum(x.wall_s for x in b.runs))
 
 
 def test_tables_figures_and_explore_data(quick_study):
@@ -328,7 +329,7 @@ def test_exercise_1_matches_the_closed_form():
 # ----------------------------------------------------------------------------- changed parameters
 def test_larger_clearance_moves_the_detailed_run_claims_only(quick_study):
     base, wide = quick_study(NAME), quick_study(NAME, clearance_mm=0.5)
-    assert wide.data["detail"]["c"] == pytest.approx(0.5e-3)
+    assert wide.data["detail"].c == pytest.approx(0.5e-3)
     for cid in ("clearance_dp_size", "clearance_lin_p", "clearance_lin_a", "clearance_baumgarte"):
         assert wide[cid].value != base[cid].value, cid
     # the verdict study, the sweep points and the slider-crank do not depend on the detailed run's clearance
@@ -406,12 +407,12 @@ class _FakeStudy(verdicts.VerdictStudy):
     """A verdict study whose Poincaré runs are given per (rtol, atol factor): period and lag misfits."""
 
     def __init__(self, s, table):
-        super().__init__(s, runs={}, info={})
+        super().__init__(s, runs={}, info=store.RunSources(0, 0, 0.0))
         self.table = table
 
     def pk(self, f, c, rt, tr=None, ns=None, afac=1.0):
         k, res = self.table[(rt, afac)]
-        return {"period": k, "residuals": res}
+        return SimpleNamespace(period=k, residuals=res)     # what the ladder reads of a PoincarePoint
 
     def has_replicate(self, f, c):
         return (self.s.rtols[(f, c)][-1], verdicts.REPLICATE_ATOL) in self.table

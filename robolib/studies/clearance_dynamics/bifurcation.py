@@ -8,19 +8,23 @@ the engine: :data:`robolib.gearshift.store.STORES`); other settings compute thei
 that coincide with the verdict study's own runs must agree with them: on the fast model (the
 default) the verdict runs are computed in every run, so a stale stored sweep fails there.
 
->>> sweep_reading({"period": 0, "residuals": [0.8, 0.004, 0.9]})
+>>> from types import SimpleNamespace as Point     # a PoincarePoint's period and residuals
+>>> sweep_reading(Point(period=0, residuals=[0.8, 0.004, 0.9]))
 'near period-2'
->>> sweep_reading({"period": 1, "residuals": [1e-9]}), sweep_reading({"period": 0, "residuals": [0.5]})
+>>> sweep_reading(Point(period=1, residuals=[1e-9])), sweep_reading(Point(period=0, residuals=[0.5]))
 ('period-1', 'irregular')
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from robolib.book.notebook import markdown_table
 from robolib.core import nonlinear as N
 from robolib.gearshift import store as B
+from robolib.gearshift.runs import PoincarePoint
 from robolib.studies.clearance_dynamics.settings import StudySettings
 
 #: Normalised units (1 % of c): a point the test reads irregular is "near period-k" if its lag-k misfit is below this.
@@ -33,30 +37,57 @@ BIF_MIN_CLEARANCES = 25
 BIF_MIN_SAMPLES = 60
 
 
-def sweep_reading(r: dict) -> str:
+@dataclass(frozen=True)
+class BifurcationSweeps:
+    """The chapter's two bifurcation sweeps and their cost (:func:`bifurcation_study`).
+
+    Fields:
+        points: ``[(f [Hz], c [mm]), ...]`` the frequency sweep's points, then the clearance sweep's.
+        runs: one :class:`robolib.gearshift.runs.PoincarePoint` per point.
+        f_runs: the frequency sweep's runs (at ``freq_sweep_clearance_mm``), one per ``s.freqs``.
+        c_runs: the clearance sweep's runs (at ``clearance_sweep_frequency``), one per ``s.clearances_mm``.
+        info: where the points came from (:class:`robolib.gearshift.store.SweepSource`).
+        sim_s: simulated time of all points, s.
+        integration_s: their summed single-process integration time, s.
+        rate: ``integration_s / sim_s`` (s per simulated s).
+        wall_s: wall time of the run that made the points, s (None if not recorded).
+        workers: workers of that run.
+    """
+
+    points: list
+    runs: list
+    f_runs: list
+    c_runs: list
+    info: B.SweepSource
+    sim_s: float
+    integration_s: float
+    rate: float
+    wall_s: float | None
+    workers: int
+
+
+def sweep_reading(r: PoincarePoint) -> str:
     """A sweep point's reading: the period test's ``period-k``, else ``near period-k`` (smallest lag whose misfit
     is at most ``NEAR_PERIOD``), else ``irregular``."""
-    if r["period"] >= 1:
-        return N.period_name(r["period"])
-    near = np.flatnonzero(np.asarray(r["residuals"]) <= NEAR_PERIOD)
+    if r.period >= 1:
+        return N.period_name(r.period)
+    near = np.flatnonzero(np.asarray(r.residuals) <= NEAR_PERIOD)
     return f"near period-{near[0] + 1}" if len(near) else "irregular"
 
 
-def reading_bar(r: dict) -> tuple[int, bool]:
+def reading_bar(r: PoincarePoint) -> tuple[int, bool]:
     """``(k, near)`` of a point for the bar chart: the period (0 = irregular) and whether it is only near period-k."""
     t = sweep_reading(r)
     if t.startswith("near"):
         return int(t.split("-")[1]), True
-    return (int(r["period"]) if r["period"] >= 1 else 0), False
+    return (int(r.period) if r.period >= 1 else 0), False
 
 
-def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
+def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> BifurcationSweeps:
     """Load (or run) the sweeps; claims ``clearance_store_current``, ``clearance_bif_resolution``, ``clearance_bif_cost``.
 
     ``v``: the :class:`~robolib.studies.clearance_dynamics.verdicts.VerdictStudy` whose default-rung runs the stored points are
-    compared with. Returns ``points``, ``runs`` (one :func:`robolib.gearshift.store.run_sweep` record per point),
-    ``f_runs``, ``c_runs`` (the two sweeps), ``info`` (stored or computed, with its metadata) and the cost figures
-    ``sim_s`` (simulated s), ``integration_s`` (single-process s), ``rate``, ``wall_s``, ``workers``.
+    compared with. Returns a :class:`BifurcationSweeps`.
     ``checkpoint``: a directory that keeps each computed point as it completes (:func:`robolib.core.nonlinear.sweep`),
     so that a sweep the store does not hold, interrupted and run again, computes only its missing points.
     """
@@ -77,10 +108,10 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
                    + (f" in steps of {step:g} Hz" if step is not None else "")
                    + f", {len(cls)} clearances from {cls[0]:g} to {cls[-1]:g} mm, {s.n_poincare} samples per point",
               method=True)
-    sim_s = sum((s.n_transient + s.n_poincare) / r["frequency"] for r in runs)
-    integ_s = float(sum(r["wall_s"] for r in runs))
+    sim_s = sum((s.n_transient + s.n_poincare) / r.frequency for r in runs)
+    integ_s = float(sum(r.wall_s for r in runs))
     rate = integ_s / sim_s
-    wall_s, workers = info.get("wall_s"), info.get("workers", s.n_jobs)
+    wall_s, workers = info.wall_s, (s.n_jobs if info.workers is None else info.workers)
     reg.claim("clearance_bif_cost", "the run that made the sweep recorded its wall time and its single-process "
               "integration time", value={"wall_s": wall_s, "workers": workers,
               "integration_s": integ_s, "rate": rate},
@@ -89,8 +120,8 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> dict:
               text=f"{wall_s / 60:.1f} min wall on {workers} workers ({integ_s / 60:.1f} min of single-process "
                    f"integration, {rate:.2f} s per simulated second)" if wall_s is not None else "not recorded",
               method=True)
-    return {"points": points, "runs": runs, "f_runs": runs[:len(freqs)], "c_runs": runs[len(freqs):], "info": info,
-            "sim_s": sim_s, "integration_s": integ_s, "rate": rate, "wall_s": wall_s, "workers": workers}
+    return BifurcationSweeps(points, runs, runs[:len(freqs)], runs[len(freqs):], info, sim_s, integ_s, rate, wall_s,
+                             workers)
 
 
 def _source_text(source: str, engine: str, n: int) -> str:
@@ -107,10 +138,9 @@ def register_store_current(s: StudySettings, v, reg, points, runs, info) -> None
     stored (the DAE at the defaults), that the two stores hold the same model's runs. The text says which.
     """
     same = [(i, fc) for i, fc in enumerate(points) if fc in s.cases and s.rt_default(*fc) == s.rtol]
-    gaps = [float(np.max(np.abs(runs[i]["samples"] - v.pk(*fc, s.rtol)["samples"]))) for i, fc in same]
-    n_verdict_stored = v.info.get("stored", 0)
-    v_src = "stored" if n_verdict_stored and not v.info.get("computed", 0) else "computed"
-    srcs = (f"sweep {_source_text(info['source'], s.engine, len(runs))}, verdict runs "
+    gaps = [float(np.max(np.abs(runs[i].samples - v.pk(*fc, s.rtol).samples))) for i, fc in same]
+    v_src = "stored" if v.info.stored and not v.info.computed else "computed"
+    srcs = (f"sweep {_source_text(info.source, s.engine, len(runs))}, verdict runs "
             f"{_source_text(v_src, s.engine, len(v.runs))}")
     reg.claim("clearance_store_current", "the sweep's points that coincide with this run's verdict runs at the default "
               "tolerance have the same Poincaré samples (the sweep and the verdict study run one model with the same "
@@ -126,7 +156,7 @@ def _listing(vals, runs, want) -> str:
     return (f"{len(sel)}: " + ", ".join(sel)) if sel else "none"
 
 
-def sweep_readings_table(s: StudySettings, d: dict) -> str:
+def sweep_readings_table(s: StudySettings, d: BifurcationSweeps) -> str:
     """Markdown: the points of each sweep grouped by their reading."""
     kinds = [("period-1", lambda t: t == "period-1"), ("period-2", lambda t: t == "period-2"),
              ("period-k, k ≥ 3", lambda t: t.startswith("period-") and t not in ("period-1", "period-2")),
@@ -135,8 +165,8 @@ def sweep_readings_table(s: StudySettings, d: dict) -> str:
     return markdown_table(
         ["reading", f"drive frequencies [Hz] at c = {s.freq_sweep_clearance_mm:g} mm",
          f"clearances [mm] at f = {s.clearance_sweep_frequency:g} Hz"],
-        [[name, _listing(s.freqs, d["f_runs"], w), _listing(s.clearances_mm, d["c_runs"], w)] for name, w in kinds])
+        [[name, _listing(s.freqs, d.f_runs, w), _listing(s.clearances_mm, d.c_runs, w)] for name, w in kinds])
 
 
-__all__ = ["NEAR_PERIOD", "STORE_AGREE", "BIF_MAX_STEP", "BIF_MIN_CLEARANCES", "BIF_MIN_SAMPLES",
+__all__ = ["NEAR_PERIOD", "STORE_AGREE", "BIF_MAX_STEP", "BIF_MIN_CLEARANCES", "BIF_MIN_SAMPLES", "BifurcationSweeps",
            "sweep_reading", "reading_bar", "bifurcation_study", "register_store_current", "sweep_readings_table"]

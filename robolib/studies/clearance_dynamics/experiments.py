@@ -2,14 +2,14 @@
 
 Each function computes one experiment of the chapter from a
 :class:`~robolib.studies.clearance_dynamics.settings.StudySettings`, registers its claims in a
-:class:`~robolib.book.claims.ClaimsRegister` and returns its data (a dict) for the
+:class:`~robolib.book.claims.ClaimsRegister` and returns its data (a dataclass of this module) for the
 tables, figures and prose. The criteria are the module constants below, fixed
 before any result is computed.
 
 >>> from robolib.book.claims import ClaimsRegister
 >>> from robolib.studies.clearance_dynamics.settings import study_settings
 >>> reg = ClaimsRegister("demo", glue=False)
->>> topology_check(study_settings(quick=True), reg)["rows"]
+>>> topology_check(study_settings(quick=True), reg).rows
 [21, 19, 2, 4]
 >>> reg["clearance_rows"].holds
 True
@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -24,8 +25,11 @@ import numpy as np
 from robolib.book.notebook import markdown_table
 from robolib.core import clearance as C
 from robolib.core import multibody as mb
+from robolib.core.clearance import ClearanceModel, ClearanceResult
 from robolib.core.nonlinear import sweep
 from robolib.gearshift.model import (
+    GearShift,
+    SliderCrank,
     build_gearshift,
     build_slider_crank,
     clearance_model,
@@ -36,7 +40,7 @@ from robolib.gearshift.model import (
     slider_closed_form,
     with_changes,
 )
-from robolib.gearshift.runs import detail_metrics, journal_orbit
+from robolib.gearshift.runs import DetailMetrics, JournalOrbit, detail_metrics, journal_orbit
 from robolib.studies.clearance_dynamics.settings import DETAIL_SAMPLE_RATE, StudySettings
 
 #: N m: motor torques from the multipliers vs from virtual power.
@@ -63,11 +67,130 @@ SC_RATIO = (0.5, 2.0)
 SC_LEVEL = 0.7
 
 
-def topology_check(s: StudySettings, reg) -> dict:
-    """Rows of the ideal model and of one and two clearance joints; claim ``clearance_rows``.
+@dataclass(frozen=True)
+class Topology:
+    """The model's constraint rows (:func:`topology_check`).
 
-    Returns ``rows = [coordinates, ideal rows without drivers, rows removed by B1, by B1 and E2]``.
+    Fields:
+        rows: ``[coordinates, ideal rows without drivers, rows removed by B1, rows removed by B1 and E2]``.
     """
+
+    rows: list
+
+
+@dataclass(frozen=True)
+class IdealCheck:
+    """The ideal motion over one drive period (:func:`ideal_check`), n_t instants.
+
+    Fields:
+        gs: the model (:class:`robolib.gearshift.GearShift`).
+        t: (n_t,) instants, s.
+        motion: :func:`robolib.gearshift.ideal_motion` at them (``q``, ``qd``, ``qdd``, ``torques`` by driver).
+        vp: per instant, the virtual-power torques ``{driver: N m}``.
+        tau_gap: largest difference of the two torque routes, N m.
+        tau_max: largest motor torque, N m.
+        dae_err: largest ``|q_DAE - q_closed|`` (m, rad).
+    """
+
+    gs: GearShift
+    t: np.ndarray
+    motion: dict
+    vp: list
+    tau_gap: float
+    tau_max: float
+    dae_err: float
+
+
+@dataclass(frozen=True)
+class DriftCheck:
+    """Constraint drift of the detailed run with and without Baumgarte's terms (:func:`drift_check`).
+
+    Fields:
+        t: (k,) instants, s.
+        drift: ``{alpha [1/s]: (k,) max |H|}`` (constraint residual, m or rad) for alpha 0 and the file's.
+        growth: unstabilised drift at the end over that at one third of the run.
+        ratio: unstabilised over stabilised drift at the end.
+    """
+
+    t: np.ndarray
+    drift: dict
+    growth: float
+    ratio: float
+
+
+@dataclass(frozen=True)
+class DetailRun:
+    """The detailed clearance run and its end-point errors (:func:`detail_run`), T samples.
+
+    Fields:
+        gs: the model; cm: its :class:`robolib.core.clearance.ClearanceModel`; run: the
+            :class:`robolib.core.clearance.ClearanceResult`.
+        ts: (T,) sample times, s.
+        orbit: the journal orbit of joint 0 (:class:`robolib.gearshift.runs.JournalOrbit`).
+        F_n: (T,) normal contact force of joint 0, N.
+        modes: (T,) motion mode per sample (free 0, impact 1, continuous 2).
+        shares: the run's mode shares (:func:`robolib.core.clearance.mode_shares`).
+        errors: the end-point errors (:func:`robolib.gearshift.end_effector_errors`; m, m/s, m/s^2).
+        c: radial clearance of joint 0, m.
+        rel: ``{"p", "v", "a"}``: max |linearised - direct| / max |direct| per error.
+        dp_over_c: largest end-point position error over c.
+        K: contact stiffness of joint 0, N/m^1.5.
+    """
+
+    gs: GearShift
+    cm: ClearanceModel
+    run: ClearanceResult
+    ts: np.ndarray
+    orbit: JournalOrbit
+    F_n: np.ndarray
+    modes: np.ndarray
+    shares: dict
+    errors: dict
+    c: float
+    rel: dict
+    dp_over_c: float
+    K: float
+
+
+@dataclass(frozen=True)
+class DetailConvergence:
+    """The detailed run at every rtol of ``convergence_rtols`` (:func:`detail_convergence`).
+
+    Fields:
+        metrics: one :class:`robolib.gearshift.runs.DetailMetrics` per rtol, loosest first.
+        at_default: the one closest to the parameter file's rtol.
+    """
+
+    metrics: list
+    at_default: DetailMetrics
+
+
+@dataclass(frozen=True)
+class SliderCrankCheck:
+    """The slider-crank validation (:func:`slider_crank_check`).
+
+    Fields:
+        sc: the model (:class:`robolib.gearshift.SliderCrank`); k_x: the index of the slider's x coordinate.
+        t: (721,) instants over two crank turns, s.
+        ideal_x, ideal_v: (721,) ideal slider position (m) and velocity (m/s).
+        runs: ``(c [mm], ClearanceResult, max position error [m], max velocity error [m/s])`` per clearance.
+        acc_rel: multibody vs closed-form slider acceleration, max difference over the peak.
+        ratios: max position error over c, per clearance.
+    """
+
+    sc: SliderCrank
+    k_x: int
+    t: np.ndarray
+    ideal_x: np.ndarray
+    ideal_v: np.ndarray
+    runs: list
+    acc_rel: float
+    ratios: list
+
+
+def topology_check(s: StudySettings, reg) -> Topology:
+    """Rows of the ideal model and of one and two clearance joints; claim ``clearance_rows``. Returns a
+    :class:`Topology`."""
     gs = build_gearshift(s.p_detail)
     red1 = clearance_model(gs, joints="B1").reduced
     red2 = clearance_model(gs, joints="B1,E2").reduced
@@ -78,15 +201,13 @@ def topology_check(s: StudySettings, reg) -> dict:
               criterion="n = 21, rows = 19, one clearance joint -2 rows, two -4 rows", holds=rows == [21, 19, 2, 4],
               text=f"{ideal_rows} rows for {gs.mech.n} coordinates; one clearance joint removes "
                    f"{rows[2]} rows, two remove {rows[3]}", answers="001.c1")
-    return {"rows": rows}
+    return Topology(rows)
 
 
-def ideal_check(s: StudySettings, reg, n_t: int = 201) -> dict:
+def ideal_check(s: StudySettings, reg, n_t: int = 201) -> IdealCheck:
     """Ideal motion over one drive period at ``n_t`` instants: torques two ways, the DAE against the closed form.
 
-    Claims ``clearance_tau_gap`` (N m) and ``clearance_dae``. Returns ``t`` (n_t,) [s], ``motion``
-    (:func:`robolib.gearshift.ideal_motion`), ``vp`` (virtual-power torques per instant, {driver: N m}),
-    ``tau_gap``, ``tau_max`` [N m], ``dae_err`` and the model ``gs``.
+    Claims ``clearance_tau_gap`` (N m) and ``clearance_dae``. Returns an :class:`IdealCheck`.
     """
     gs = build_gearshift(s.p_detail)
     T = 1.0 / s.detail_frequency
@@ -104,16 +225,13 @@ def ideal_check(s: StudySettings, reg, n_t: int = 201) -> dict:
     reg.claim("clearance_dae", "the integrated Baumgarte DAE follows the closed-form ideal motion over one period",
               value=dae_err, criterion=f"max |q_DAE - q_closed| < {DAE_AGREE:g}", holds=dae_err < DAE_AGREE,
               text=f"{dae_err:.1e}")
-    return {"gs": gs, "t": t, "motion": im, "vp": vp, "tau_gap": float(tau_gap), "tau_max": float(tau_max),
-            "dae_err": float(dae_err)}
+    return IdealCheck(gs, t, im, vp, float(tau_gap), float(tau_max), float(dae_err))
 
 
-def drift_check(s: StudySettings, reg) -> dict:
+def drift_check(s: StudySettings, reg) -> DriftCheck:
     """Constraint drift of the detailed clearance run with and without Baumgarte's terms; claim ``clearance_baumgarte``.
 
-    Three drive periods (0.2 s in quick runs) sampled at 61 (11) instants. Returns ``t`` [s], ``drift``
-    {alpha [1/s]: ``max |H|`` per instant}, ``growth`` (unstabilised drift, end / one third) and ``ratio``
-    (unstabilised / stabilised at the end).
+    Three drive periods (0.2 s in quick runs) sampled at 61 (11) instants. Returns a :class:`DriftCheck`.
     """
     T = 1.0 / s.detail_frequency
     t = np.linspace(0.0, 3 * T, 61) if not s.quick else np.linspace(0.0, 0.2, 11)
@@ -130,16 +248,14 @@ def drift_check(s: StudySettings, reg) -> dict:
                         f"{DRIFT_FACTOR:g}x the stabilised one", holds=grow > DRIFT_GROWTH and ratio > DRIFT_FACTOR,
               text=f"{drift[0.0][-1]:.1e} without and {drift[s.alpha][-1]:.1e} with stabilisation after "
                    f"{t[-1]:g} s", answers="001.c2")
-    return {"t": t, "drift": drift, "growth": float(grow), "ratio": float(ratio)}
+    return DriftCheck(t, drift, float(grow), float(ratio))
 
 
-def detail_run(s: StudySettings, reg) -> dict:
+def detail_run(s: StudySettings, reg) -> DetailRun:
     """The detailed clearance run (``detail_duration`` s at 20 kHz samples) and its end-point errors.
 
-    Claims ``clearance_lin_p``, ``_v``, ``_a`` (Eqs. 21-22 vs direct) and ``clearance_dp_size``. Returns the
-    model ``gs``, clearance model ``cm``, result ``run``, sample times ``ts`` (T,), journal orbit ``orbit``,
-    normal force ``F_n`` (T,) [N], motion ``modes`` (T,), mode ``shares``, end-point errors ``errors``
-    (:func:`robolib.gearshift.end_effector_errors`), the clearance ``c`` [m] and the relative misfits ``rel``.
+    Claims ``clearance_lin_p``, ``_v``, ``_a`` (Eqs. 21-22 vs direct) and ``clearance_dp_size``. Returns a
+    :class:`DetailRun`.
     """
     gs = build_gearshift(s.p_detail)
     ts = np.linspace(0.0, s.detail_duration, int(round(s.detail_duration * DETAIL_SAMPLE_RATE)) + 1)
@@ -157,42 +273,40 @@ def detail_run(s: StudySettings, reg) -> dict:
     reg.claim("clearance_dp_size", "the end point wanders by about the clearance", value=dp_c,
               criterion=f"{DP_BAND[0]:g} c < max |Δp| < {DP_BAND[1]:g} c", holds=DP_BAND[0] < dp_c < DP_BAND[1],
               text=f"{dp_c:.2f} c")
-    return {"gs": gs, "cm": cm, "run": run, "ts": ts, "orbit": journal_orbit(cm, run.q, run.qd),
-            "F_n": cm.contact_forces(run)["F_n"][0], "modes": C.contact_modes(run.t, run.episodes[0],
-                                                                               cm.impact_max_duration),
-            "shares": C.mode_shares(run.episodes[0], 0.0, s.detail_duration, cm.impact_max_duration),
-            "errors": err, "c": c, "rel": rel, "dp_over_c": dp_c, "K": float(cm.K[0])}
+    return DetailRun(gs, cm, run, ts, journal_orbit(cm, run.q, run.qd), cm.contact_forces(run)["F_n"][0],
+                     C.contact_modes(run.t, run.episodes[0], cm.impact_max_duration),
+                     C.mode_shares(run.episodes[0], 0.0, s.detail_duration, cm.impact_max_duration),
+                     err, c, rel, dp_c, float(cm.K[0]))
 
 
-def modes_table(d: dict) -> str:
+def modes_table(d: DetailRun) -> str:
     """Markdown: share of the detailed run in free flight, impacts and continuous contact."""
-    sh = d["shares"]
+    sh = d.shares
     return markdown_table(["motion mode", "share of the run", "episodes"], [
         ["free flight", f"{sh['free flight']:.1%}", "-"], ["impact (≤ 1 ms)", f"{sh['impact']:.1%}", sh["n_impacts"]],
         ["continuous contact", f"{sh['continuous contact']:.1%}", sh["n_continuous"]]])
 
 
-def detail_convergence(s: StudySettings, reg) -> dict:
+def detail_convergence(s: StudySettings, reg) -> DetailConvergence:
     """The detailed run at every rtol of ``convergence_rtols`` (atol scaled with it); claim ``clearance_conv_detail``.
 
-    Returns ``metrics`` (one :func:`robolib.gearshift.detail_metrics` dict per rtol) and ``at_default``
-    (the one closest to the parameter file's rtol).
+    Returns a :class:`DetailConvergence`.
     """
 
 
     task = partial(_detail_metrics_at, s.p_detail, s.detail_duration, s.rtol, s.atol)
     _, metrics = sweep(task, s.convergence_rtols, n_jobs=s.n_jobs)
     ref = metrics[-1]
-    at_def = min(metrics, key=lambda m: abs(np.log(m["rtol"] / s.rtol)))
-    d_ep = abs(at_def["n_episodes"] - ref["n_episodes"])
-    d_F = abs(at_def["peak_force"] / ref["peak_force"] - 1)
-    d_p = abs(at_def["dp_max"] / ref["dp_max"] - 1)
+    at_def = min(metrics, key=lambda m: abs(np.log(m.rtol / s.rtol)))
+    d_ep = abs(at_def.n_episodes - ref.n_episodes)
+    d_F = abs(at_def.peak_force / ref.peak_force - 1)
+    d_p = abs(at_def.dp_max / ref.dp_max - 1)
     reg.claim("clearance_conv_detail", f"at the default rtol = {s.rtol:g} the detailed run's contact-episode count, "
-              f"peak force and largest end-point error have converged (compared with rtol = {ref['rtol']:g})",
+              f"peak force and largest end-point error have converged (compared with rtol = {ref.rtol:g})",
               value=[d_ep, d_F, d_p], criterion=f"episodes within {CONV_EPISODES}, peak force and error within "
               f"{CONV_REL:.0%}", holds=d_ep <= CONV_EPISODES and d_F < CONV_REL and d_p < CONV_REL,
               text=f"{d_ep} episodes, {d_F:.2%} in peak force, {d_p:.2%} in end-point error")
-    return {"metrics": metrics, "at_default": at_def}
+    return DetailConvergence(metrics, at_def)
 
 
 def _detail_metrics_at(p, duration, rtol0, atol0, rt):
@@ -200,21 +314,20 @@ def _detail_metrics_at(p, duration, rtol0, atol0, rt):
     return detail_metrics(p, duration, rtol=rt, atol=atol0 if rt == rtol0 else atol0 * (rt / rtol0))
 
 
-def convergence_table(d: dict) -> str:
+def convergence_table(d: DetailConvergence) -> str:
     """Markdown: the detailed run's counters and outputs per rtol."""
     return markdown_table(["rtol", "steps", "rejected", "contact episodes", "impacts", "peak F_n [N]",
                            "max end-point error [µm]", "wall [s]"],
-                          [[f"{m['rtol']:g}", f"{m['n_steps']:,}", f"{m['n_rejected']:,}", m["n_episodes"],
-                            m["n_impacts"], f"{m['peak_force']:.4g}", f"{m['dp_max'] * 1e6:.4g}", f"{m['wall_s']:.2f}"]
-                           for m in d["metrics"]])
+                          [[f"{m.rtol:g}", f"{m.n_steps:,}", f"{m.n_rejected:,}", m.n_episodes,
+                            m.n_impacts, f"{m.peak_force:.4g}", f"{m.dp_max * 1e6:.4g}", f"{m.wall_s:.2f}"]
+                           for m in d.metrics])
 
 
-def slider_crank_check(s: StudySettings, reg) -> dict:
+def slider_crank_check(s: StudySettings, reg) -> SliderCrankCheck:
     """Slider-crank validation: closed-form acceleration, and the clearance response as c shrinks.
 
-    Claims ``clearance_sc_acc``, ``clearance_sc_ratio`` and ``clearance_sc_level``. Returns the model ``sc``,
-    ``t`` (721,) [s] over two crank turns, the ideal slider position and velocity ``ideal_x``, ``ideal_v``,
-    and ``runs``: ``(c [mm], result, max position error [m], max velocity error [m/s])`` per clearance.
+    Claims ``clearance_sc_acc``, ``clearance_sc_ratio`` and ``clearance_sc_level``. Returns a
+    :class:`SliderCrankCheck`.
     """
     sc = build_slider_crank()
     T = 2 * np.pi / sc.omega
@@ -241,18 +354,18 @@ def slider_crank_check(s: StudySettings, reg) -> dict:
     reg.claim("clearance_sc_level", "the slider velocity error does not vanish with the clearance: it levels off",
               value=[v2, v1], criterion=f"error at the smallest c > {SC_LEVEL:g} x the error at the next larger c",
               holds=v1 / v2 > SC_LEVEL, text=f"{v2:.3g} m/s at {c2:g} mm and {v1:.3g} m/s at {c1:g} mm")
-    return {"sc": sc, "k_x": k_x, "t": t, "ideal_x": ideal_x, "ideal_v": ideal_v, "runs": runs,
-            "acc_rel": acc_rel, "ratios": ratios}
+    return SliderCrankCheck(sc, k_x, t, ideal_x, ideal_v, runs, acc_rel, ratios)
 
 
-def slider_table(d: dict) -> str:
+def slider_table(d: SliderCrankCheck) -> str:
     """Markdown: the slider-crank's largest position and velocity errors per clearance."""
     return markdown_table(["c [mm]", "max slider position error [µm]", "error / c", "max slider velocity error [m/s]"],
                           [[f"{c:g}", f"{dx * 1e6:.1f}", f"{dx / (c * 1e-3):.2f}", f"{dv:.3g}"]
-                           for c, _, dx, dv in d["runs"]])
+                           for c, _, dx, dv in d.runs])
 
 
 __all__ = ["TAU_AGREE", "DAE_AGREE", "LIN_TOL", "DRIFT_FACTOR", "DRIFT_GROWTH", "CONV_REL", "CONV_EPISODES",
-           "DP_BAND", "SC_ACC_REL", "SC_RATIO", "SC_LEVEL", "topology_check", "ideal_check", "drift_check",
+           "DP_BAND", "SC_ACC_REL", "SC_RATIO", "SC_LEVEL", "Topology", "IdealCheck", "DriftCheck", "DetailRun",
+           "DetailConvergence", "SliderCrankCheck", "topology_check", "ideal_check", "drift_check",
            "detail_run", "modes_table", "detail_convergence", "convergence_table", "slider_crank_check",
            "slider_table"]

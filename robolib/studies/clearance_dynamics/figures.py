@@ -24,17 +24,19 @@ from robolib.core import clearance as C
 from robolib.core import nonlinear as N
 from robolib.core.drawing import FIGURE_WIDTH
 from robolib.gearshift.drawing import CHAIN_COLORS, MODE_COLORS, draw_gearshift, draw_orbit, mode_bands
-from robolib.studies.clearance_dynamics.bifurcation import reading_bar
+from robolib.gearshift.runs import OrbitRun
+from robolib.studies.clearance_dynamics.bifurcation import BifurcationSweeps, reading_bar
+from robolib.studies.clearance_dynamics.experiments import DetailRun, IdealCheck, SliderCrankCheck
 
 FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
 
 
-def ideal_figure(d: dict) -> Figure:
+def ideal_figure(d: IdealCheck) -> Figure:
     """Driven angles, motor torques (multipliers, with virtual-power dots) and the stroke over one period.
 
     ``d``: :func:`robolib.studies.clearance_dynamics.experiments.ideal_check`'s data.
     """
-    gs, t, im, vp = d["gs"], d["t"], d["motion"], d["vp"]
+    gs, t, im, vp = d.gs, d.t, d.motion, d.vp
     fig = Figure(figsize=(FULL_WIDTH, 3.4), layout="tight")
     axs = fig.subplots(1, 3)
     for drv in gs.mech.driver_names:
@@ -55,18 +57,18 @@ def ideal_figure(d: dict) -> Figure:
     return fig
 
 
-def orbit_figure(d: dict) -> Figure:
+def orbit_figure(d: DetailRun) -> Figure:
     """Journal orbit coloured by the normal force, and the force history with the motion modes shaded.
 
     ``d``: :func:`robolib.studies.clearance_dynamics.experiments.detail_run`'s data.
     """
     fig = Figure(figsize=(FULL_WIDTH, 3.9), layout="tight")
     ax0 = fig.add_subplot(1, 3, 1)
-    art = draw_orbit(ax0, d["orbit"]["e_local"], d["c"], c_values=np.log10(1.0 + d["F_n"]))
+    art = draw_orbit(ax0, d.orbit.e_local, d.c, c_values=np.log10(1.0 + d.F_n))
     fig.colorbar(art, ax=ax0, label="log10(1 + F_n / N)", shrink=0.8)
     ax1 = fig.add_subplot(1, 3, (2, 3))
-    mode_bands(ax1, d["run"].t, d["modes"])
-    ax1.plot(d["run"].t, d["F_n"], "k", lw=0.6)
+    mode_bands(ax1, d.run.t, d.modes)
+    ax1.plot(d.run.t, d.F_n, "k", lw=0.6)
     ax1.set_xlabel("t [s]")
     ax1.set_ylabel("normal contact force F_n [N]")
     ax1.set_yscale("symlog", linthresh=1.0)
@@ -75,11 +77,11 @@ def orbit_figure(d: dict) -> Figure:
     return fig
 
 
-def errors_figure(d: dict) -> Figure:
+def errors_figure(d: DetailRun) -> Figure:
     """End-point position, velocity and acceleration errors (rows; x, y columns): direct and linearised."""
     fig = Figure(figsize=(FULL_WIDTH, 7.0), layout="tight")
     axs = fig.subplots(3, 2, sharex=True)
-    ts, err = d["ts"], d["errors"]
+    ts, err = d.ts, d.errors
     scale = [("p", 1e6, "position error [µm]"), ("v", 1e3, "velocity error [mm/s]"),
              ("a", 1.0, "acceleration error [m/s²]")]
     for row, (k, s, lab) in enumerate(scale):
@@ -96,14 +98,14 @@ def errors_figure(d: dict) -> Figure:
     return fig
 
 
-def detail_animation(d: dict, joints, n_frames: int, period: float):
+def detail_animation(d: DetailRun, joints, n_frames: int, period: float):
     """Animation (:class:`matplotlib.animation.FuncAnimation`) of the last ``period`` s of the detailed run.
 
     Left the mechanism (clearance ``joints`` ringed), right the journal centre in its bearing; ``n_frames`` frames.
     """
 
-    ts, q, e = d["ts"], d["run"].q, d["orbit"]["e_local"]
-    c = d["c"]
+    ts, q, e = d.ts, d.run.q, d.orbit.e_local
+    c = d.c
     t_frames = np.linspace(max(0.0, ts[-1] - period), ts[-1], n_frames, endpoint=False)
     idx = np.searchsorted(ts, t_frames)
     fig = Figure(figsize=(7.5, 3.4), dpi=70, layout="tight")
@@ -114,7 +116,7 @@ def detail_animation(d: dict, joints, n_frames: int, period: float):
 
     def frame(k):
         axm.cla()
-        draw_gearshift(axm, d["gs"], q[idx[k]], clearance_joints=joints, labels=False)
+        draw_gearshift(axm, d.gs, q[idx[k]], clearance_joints=joints, labels=False)
         axm.set_xlim(-0.05, 0.32)
         axm.set_ylim(-0.06, 0.26)
         axm.set_title(f"t = {ts[idx[k]]:.3f} s", fontsize=9)
@@ -124,7 +126,7 @@ def detail_animation(d: dict, joints, n_frames: int, period: float):
     return FuncAnimation(fig, frame, frames=len(idx), interval=80)
 
 
-def bifurcation_figure(s, d: dict) -> Figure:
+def bifurcation_figure(s, d: BifurcationSweeps) -> Figure:
     """Poincaré samples e_x/c and rate against frequency and clearance, and each point's reading (bars).
 
     ``s``: the study settings; ``d``: :func:`robolib.studies.clearance_dynamics.bifurcation.bifurcation_study`'s data.
@@ -132,10 +134,10 @@ def bifurcation_figure(s, d: dict) -> Figure:
     fig = Figure(figsize=(FULL_WIDTH, 8.0), layout="tight")
     axs = fig.subplots(3, 2, sharex="col", gridspec_kw={"height_ratios": [2, 2, 1]})
     for col, (runs, vals, xlabel) in enumerate((
-            (d["f_runs"], s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)"),
-            (d["c_runs"], s.clearances_mm, f"radial clearance c [mm] (f = {s.clearance_sweep_frequency:g} Hz)"))):
+            (d.f_runs, s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)"),
+            (d.c_runs, s.clearances_mm, f"radial clearance c [mm] (f = {s.clearance_sweep_frequency:g} Hz)"))):
         for row, (j, lab) in enumerate(((0, "e_x / c"), (2, "ė_x / (c ω)"))):
-            pv, sv = N.bifurcation_points(vals, [r["samples"][:, j] for r in runs])
+            pv, sv = N.bifurcation_points(vals, [r.samples[:, j] for r in runs])
             axs[row, col].plot(pv, sv, "k.", ms=2)
             axs[row, col].set_ylabel(lab)
         width = 0.7 * float(np.min(np.diff(vals))) if len(vals) > 1 else 0.3
@@ -148,24 +150,24 @@ def bifurcation_figure(s, d: dict) -> Figure:
     return fig
 
 
-def slider_figure(d: dict) -> Figure:
+def slider_figure(d: SliderCrankCheck) -> Figure:
     """Slider velocity over two crank turns (ideal and every other clearance), and the errors against c (log-log).
 
     ``d``: :func:`robolib.studies.clearance_dynamics.experiments.slider_crank_check`'s data.
     """
     fig = Figure(figsize=(FULL_WIDTH, 3.5), layout="tight")
     axs = fig.subplots(1, 2)
-    sc, k_x = d["sc"], d["k_x"]
-    phi_deg = np.degrees(sc.omega * d["t"])
-    axs[0].plot(phi_deg, d["ideal_v"], "k", lw=2, label="ideal (closed form)")
-    for c_mm, r, _, _ in d["runs"][::2]:
+    sc, k_x = d.sc, d.k_x
+    phi_deg = np.degrees(sc.omega * d.t)
+    axs[0].plot(phi_deg, d.ideal_v, "k", lw=2, label="ideal (closed form)")
+    for c_mm, r, _, _ in d.runs[::2]:
         axs[0].plot(phi_deg, r.qd[:, k_x], lw=0.8, label=f"c = {c_mm:g} mm")
     axs[0].set_xlabel("crank angle [deg]")
     axs[0].set_ylabel("slider velocity [m/s]")
     axs[0].legend(fontsize=8)
-    cs = np.array([c for c, *_ in d["runs"]])
-    axs[1].loglog(cs, [dx * 1e3 for _, _, dx, _ in d["runs"]], "o-", label="max position error [mm]")
-    axs[1].loglog(cs, [dv for *_, dv in d["runs"]], "s-", label="max velocity error [m/s]")
+    cs = np.array([c for c, *_ in d.runs])
+    axs[1].loglog(cs, [dx * 1e3 for _, _, dx, _ in d.runs], "o-", label="max position error [mm]")
+    axs[1].loglog(cs, [dv for *_, dv in d.runs], "s-", label="max velocity error [m/s]")
     axs[1].loglog(cs, cs, "k:", label="= c")
     axs[1].set_xlabel("radial clearance c [mm]")
     # ticks at 1, 2, 5 x 10^k written as plain numbers: the default minor labels (2x10^-2, 3x10^-2, ...) collide
@@ -176,20 +178,20 @@ def slider_figure(d: dict) -> Figure:
     return fig
 
 
-def explore_figure(r: dict, clearance_mm: float, frequency: float) -> Figure:
+def explore_figure(r: OrbitRun, clearance_mm: float, frequency: float) -> Figure:
     """One Explore figure: the journal orbit of a short run and its normal contact force.
 
     ``r``: :func:`robolib.gearshift.explore_run`'s dict for ``(frequency [Hz], clearance_mm [mm])``.
     """
     fig = Figure(figsize=(5.5, 3.0), layout="tight")
     a0, a1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.6]})
-    draw_orbit(a0, r["e_local"], clearance_mm * 1e-3, lw=0.5)
+    draw_orbit(a0, r.e_local, clearance_mm * 1e-3, lw=0.5)
     a0.set_title(f"c = {clearance_mm:g} mm, f = {frequency:g} Hz", fontsize=8)
-    a1.plot(r["t"], r["F_n"], "k", lw=0.5)
+    a1.plot(r.t, r.F_n, "k", lw=0.5)
     a1.set_yscale("symlog", linthresh=1.0)
     a1.set_xlabel("t [s]", fontsize=8)
     a1.set_ylabel("F_n [N]", fontsize=8)
-    sh = r["shares"]
+    sh = r.shares
     a1.set_title(f"free {sh['free flight']:.0%}, impacts {sh['n_impacts']}", fontsize=8)
     a1.tick_params(labelsize=7)
     a0.tick_params(labelsize=7)

@@ -137,10 +137,10 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
     orb, branch = orbit_study.orbit_study(s, v, reg)
     bif = bifurcation.bifurcation_study(s, v, reg)
     if branch is not None:
-        orbit_study.register_branch(reg, branch, bif["f_runs"], s.freqs)
+        orbit_study.register_branch(reg, branch, bif.f_runs, s.freqs)
         orbit_study.register_crossings(reg, branch)
         orbit_study.register_onsets(reg, branch)
-        orbit_study.register_brute_agreement(reg, branch, bif["f_runs"], s.freqs, s.n_transient)
+        orbit_study.register_brute_agreement(reg, branch, bif.f_runs, s.freqs, s.n_transient)
     else:
         for cid in ("clearance_orbit_first_pd", "clearance_orbit_crossings", "clearance_orbit_onsets",
                     "clearance_orbit_brute"):
@@ -160,7 +160,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
             "orbits": orbit_study.orbits_figure(orb), "bifurcation": figures.bifurcation_figure(s, bif),
             "slider": figures.slider_figure(sc)}
-    figs["branch"] = orbit_study.branch_figure(branch, bif["f_runs"], s.freqs)
+    figs["branch"] = orbit_study.branch_figure(branch, bif.f_runs, s.freqs)
     data = {"settings": s, "ideal": ideal, "drift": drift, "detail": detail, "convergence": conv, "verdicts": v,
             "orbits": orb, "branch": branch, "bifurcation": bif, "slider_crank": sc, "explore_runs": dict(zip(grid, ex_out)),
             "wall_s": time.perf_counter() - t_start}
@@ -168,12 +168,13 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
                        values=glue_values(s, ideal, detail, conv, v, bif))
 
 
-def glue_values(s: StudySettings, ideal: dict, detail: dict, conv: dict, v, bif: dict) -> dict:
+def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experiments.DetailRun,
+                conv: experiments.DetailConvergence, v: verdicts.VerdictStudy, bif: bifurcation.BifurcationSweeps) -> dict:
     """The settings and numbers the prose cites that are not findings, as text, by glue name."""
-    run = detail["run"]
+    run = detail.run
     return {"clearance_detail_steps": f"{run.n_steps:,}", "clearance_detail_episodes": str(len(run.episodes[0])),
-            "clearance_study_runs": str(v.info["stored"] + v.info["computed"]),
-            "clearance_study_stored": str(v.info["stored"]), "clearance_sweep_source": bif["info"]["source"],
+            "clearance_study_runs": str(v.info.stored + v.info.computed),
+            "clearance_study_stored": str(v.info.stored), "clearance_sweep_source": bif.info.source,
             "clearance_period_factor": f"{PERIOD_TOL_FACTOR:g}", "clearance_noise_div": f"{NOISE_RTOL_DIVISOR:g}",
             "clearance_rtol": f"{s.rtol:g}", "clearance_ntr": str(s.n_transient), "clearance_nsamp": str(s.n_poincare),
             "clearance_lyap_span": f"{s.lyapunov_span:g}", "clearance_lyap_batches": str(N.LYAPUNOV_BATCHES),
@@ -184,9 +185,9 @@ def glue_values(s: StudySettings, ideal: dict, detail: dict, conv: dict, v, bif:
             "clearance_conv_rt_hi": f"{max(s.convergence_rtols):g}",
             "clearance_conv_rt_lo": f"{min(s.convergence_rtols):g}",
             "clearance_case_rt_lo": f"{min(min(r) for r in s.rtols.values()):g}",
-            "clearance_csweep_f": f"{s.clearance_sweep_frequency:g}", "clearance_tau_max": f"{ideal['tau_max']:.3g}",
-            "clearance_K": f"{detail['K']:.3g}",
-            "clearance_detail_steps_def": f"{conv['at_default']['n_steps']:,}",
+            "clearance_csweep_f": f"{s.clearance_sweep_frequency:g}", "clearance_tau_max": f"{ideal.tau_max:.3g}",
+            "clearance_K": f"{detail.K:.3g}",
+            "clearance_detail_steps_def": f"{conv.at_default.n_steps:,}",
             "clearance_orbit_rtol": f"{orbit_study.O.ORBIT_RTOL:g}", "clearance_engine": s.engine,
             "clearance_fast_d0": f"{orbit_study.O.LYAP_D0:g}", "clearance_fast_substeps": str(orbit_study.O.LYAP_SUBSTEPS),
             "clearance_orbit_transient": str(orbit_study.O.ORBIT_TRANSIENT),
@@ -356,7 +357,7 @@ def exercise_4(res: StudyResult) -> str:
             lines.append(f"{f:g} Hz / {c:g} mm: no replicate in this run ({kind})")
             continue
         for name, afac in (("ladder", 1.0), ("replicate", verdicts.REPLICATE_ATOL)):
-            m = [float(v.pk(f, c, rt, afac=afac)["residuals"][k - 1]) for rt in last]
+            m = [float(v.pk(f, c, rt, afac=afac).residuals[k - 1]) for rt in last]
             s4, s3 = N.misfit_slope(last, m), N.misfit_slope(last[1:], m[1:])
             verdict = lambda x: "passes" if x >= N.LADDER_MIN_SLOPE else "fails"  # noqa: E731
             lines.append(f"{f:g} Hz / {c:g} mm {name:9s}: slope over 4 rungs {s4:.2f} ({verdict(s4)}), over the last "

@@ -36,7 +36,7 @@ from robolib.book.notebook import markdown_table
 from robolib.core import nonlinear as N
 from robolib.core.errors import ParameterError
 from robolib.gearshift import store as B
-from robolib.gearshift.runs import LYAPUNOV_TAU
+from robolib.gearshift.runs import LYAPUNOV_TAU, PoincarePoint
 from robolib.studies.clearance_dynamics.settings import CITED_CASES, StudySettings
 
 #: A "limit" verdict is repeated with atol times this: another realisation of the integration error.
@@ -122,20 +122,40 @@ def stepwise_rule(rts, misfits, fall: float = STEPWISE_FALL) -> bool:
     return all(m[i] >= m[i + 1] * fall ** np.log10(rts[i] / rts[i + 1]) for i in range(len(m) - 3, len(m) - 1))
 
 
+@dataclass(frozen=True)
+class Window:
+    """One window of the transient study (:func:`transient_study`): samples ``tr - tr_lo`` .. of the long run.
+
+    Fields:
+        tr: transient drive periods before the window.
+        ns: Poincaré samples in the window.
+        period: the period test's reading on them (k >= 1, 0 irregular).
+        residuals: (k_max,) their lag misfits (normalised units).
+    """
+
+    tr: int
+    ns: int
+    period: int
+    residuals: np.ndarray
+
+
 @dataclass
 class VerdictStudy:
     """The verdict study's runs and readings.
 
-    ``runs``: job -> result (:func:`robolib.gearshift.store.study_run`); ``info``: where they came from
-    (``stored``, ``computed``, ``wall_s``); ``readings``: case -> the period test's k per rung;
+    ``runs``: job -> result (:func:`robolib.gearshift.store.study_run`: a
+    :class:`robolib.gearshift.runs.PoincarePoint` or a :class:`robolib.gearshift.store.StoredLyapunov`); ``info``:
+    where they came from (:class:`robolib.gearshift.store.RunSources`, replicates included), ``other_info`` the same
+    for ``other_runs``; ``readings``: case -> the period test's k per rung;
     ``ladder``: case -> ``(kind, k)`` after the replicate; ``status``: case -> verdict in words;
     ``replicate_rows``: the fitted rungs of the 'limit' cases (case, rtol, misfit, replicate's misfit);
-    ``windows``: the transient study's windows; ``lag0``: the lag it follows.
+    ``windows``: the transient study's windows (:class:`Window`); ``window_tol``: their period-test tolerance
+    (normalised); ``lag0``: the lag it follows; ``lyapunov_rows``, ``lyap_u``: see :func:`register_lyapunov`.
     """
 
     s: StudySettings
     runs: dict
-    info: dict
+    info: B.RunSources
     readings: dict = field(default_factory=dict)
     ladder: dict = field(default_factory=dict)
     status: dict = field(default_factory=dict)
@@ -147,8 +167,9 @@ class VerdictStudy:
     lyap_u: dict = field(default_factory=dict)
     #: the runs on the other engine (:func:`other_jobs`, job -> result)
     other_runs: dict = field(default_factory=dict)
+    other_info: B.RunSources | None = None
 
-    def pk(self, f, c, rt, tr=None, ns=None, afac=1.0) -> dict:
+    def pk(self, f, c, rt, tr=None, ns=None, afac=1.0) -> PoincarePoint:
         """The Poincaré run of case ``(f, c)`` at rtol ``rt``."""
         return self.runs[poincare_job(self.s, f, c, rt, tr, ns, afac)]
 
@@ -174,22 +195,21 @@ def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
     (:func:`register_lyapunov`).
     """
     runs, info = B.load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=s.engine)
-    v = VerdictStudy(s, runs, info | {"engine": s.engine})
+    v = VerdictStudy(s, runs, info)
     for (f, c) in s.cases:
         rts = s.rtols[(f, c)]
         got = [v.pk(f, c, rt) for rt in rts]
-        v.readings[(f, c)] = [r["period"] for r in got]
-        v.ladder[(f, c)] = N.ladder_verdict(rts, v.readings[(f, c)], [r["residuals"] for r in got])
+        v.readings[(f, c)] = [r.period for r in got]
+        v.ladder[(f, c)] = N.ladder_verdict(rts, v.readings[(f, c)], [r.residuals for r in got])
     rep = [poincare_job(s, f, c, rt, afac=REPLICATE_ATOL) for (f, c) in s.cases if v.ladder[(f, c)][0] == "limit"
            for rt in s.rtols[(f, c)][-N.LADDER_FIT:]]
     if rep:
         rep_runs, rep_info = B.load_or_run_study(s.base, sorted(rep, key=job_cost, reverse=True), seed=s.seed,
                                                  n_jobs=s.n_jobs, engine=s.engine)
         v.runs.update(rep_runs)
-        v.info = v.info | {k: v.info[k] + rep_info[k] for k in ("stored", "computed", "wall_s")}
+        v.info = v.info + rep_info
     other = "dae" if s.engine == "fast" else "fast"
-    v.other_runs, o_info = B.load_or_run_study(s.base, other_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=other)
-    v.info = v.info | {f"{other}_{k}": o_info[k] for k in ("stored", "computed", "wall_s")}
+    v.other_runs, v.other_info = B.load_or_run_study(s.base, other_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=other)
     for fc in s.cases:
         register_case_verdict(v, reg, *fc)
     register_rung_scatter(v, reg)
@@ -234,9 +254,9 @@ def register_case_verdict(v: VerdictStudy, reg, f, c) -> None:
     elif kind == "limit":
         last = rts[-N.LADDER_FIT:]
         reps = [v.pk(f, c, rt, afac=REPLICATE_ATOL) for rt in last]
-        again = N.ladder_verdict(last, [r["period"] for r in reps], [r["residuals"] for r in reps])
-        m = [float(r["residuals"][k - 1]) for r in runs]
-        m_rep = [float(r["residuals"][k - 1]) for r in reps]
+        again = N.ladder_verdict(last, [r.period for r in reps], [r.residuals for r in reps])
+        m = [float(r.residuals[k - 1]) for r in runs]
+        m_rep = [float(r.residuals[k - 1]) for r in reps]
         sl, sl_rep = N.misfit_slope(last, m[-N.LADDER_FIT:]), N.misfit_slope(last, m_rep)
         v.replicate_rows += [[f"{f:g} Hz, {c:g} mm", f"{rt:g}", f"{a:.1e}", f"{b:.1e}"]
                              for rt, a, b in zip(last, m[-N.LADDER_FIT:], m_rep)]
@@ -246,7 +266,7 @@ def register_case_verdict(v: VerdictStudy, reg, f, c) -> None:
                     f"replicate with atol × {REPLICATE_ATOL:g} reads {again[0]} (slope {sl_rep:.2f})")
         else:
             status = f"{N.period_name(k)} in the limit"
-            lag1 = float(runs[-1]["residuals"][0]) if k > 1 else None
+            lag1 = float(runs[-1].residuals[0]) if k > 1 else None
             text = (f"{N.period_name(k)} in the limit of exact integration: the test reads {readings_text(rts, ks)}, "
                     f"but the lag-{k} misfit falls from {m[rts.index(rd)]:.1e} "
                     f"at rtol {rd:g} to {m[-1]:.1e} at {rts[-1]:g}, a slope of {sl:.2f} (replicate: {sl_rep:.2f}) over "
@@ -279,8 +299,8 @@ def register_rung_scatter(v: VerdictStudy, reg) -> None:
         kind, k = v.ladder[(f, c)]
         if kind == "limit" and k >= 1 and v.has_replicate(f, c):
             last = s.rtols[(f, c)][-N.LADDER_FIT:]
-            m1 = [float(v.pk(f, c, rt)["residuals"][k - 1]) for rt in last]
-            m2 = [float(v.pk(f, c, rt, afac=REPLICATE_ATOL)["residuals"][k - 1]) for rt in last]
+            m1 = [float(v.pk(f, c, rt).residuals[k - 1]) for rt in last]
+            m2 = [float(v.pk(f, c, rt, afac=REPLICATE_ATOL).residuals[k - 1]) for rt in last]
             r = [max(a, b) / min(a, b) for a, b in zip(m1, m2)]
             ratios += r
             pair = [stepwise_rule(last, m1), stepwise_rule(last, m2)]
@@ -311,7 +331,7 @@ def register_loose(v: VerdictStudy, reg) -> None:
 def transient_study(v: VerdictStudy, reg) -> None:
     """Windows of one long run (first case, default rung) over transients and sample counts; claim ``clearance_transient``.
 
-    Fills ``v.windows`` (``tr``, ``ns``, ``period``, ``residuals`` per window), ``v.window_tol`` and ``v.lag0``.
+    Fills ``v.windows`` (a :class:`Window` per window), ``v.window_tol`` and ``v.lag0``.
     """
     s = v.s
     f0, c0 = s.case0
@@ -320,14 +340,13 @@ def transient_study(v: VerdictStudy, reg) -> None:
     long_run = v.pk(f0, c0, rd0, tr_lo, n_long)
     km0 = min(N.PERIOD_K_MAX, s.ns_study[0] // 3)
     for tr, ns in s.windows:
-        smp = long_run["samples"][tr - tr_lo: tr - tr_lo + ns]
-        v.windows.append({"tr": tr, "ns": ns, "period": N.period_k(smp, long_run["period_tol"], km0),
-                          "residuals": N.repeat_residuals(smp, km0)})
-    v.window_tol = float(long_run["period_tol"])
-    k_trs = [w["period"] for w in v.windows]
+        smp = long_run.samples[tr - tr_lo: tr - tr_lo + ns]
+        v.windows.append(Window(tr, ns, N.period_k(smp, long_run.period_tol, km0), N.repeat_residuals(smp, km0)))
+    v.window_tol = float(long_run.period_tol)
+    k_trs = [w.period for w in v.windows]
     k0 = v.ladder[(f0, c0)][1]
-    v.lag0 = lag0 = k0 if k0 >= 1 else int(np.argmin(v.pk(f0, c0, rd0)["residuals"])) + 1
-    mis = [float(w["residuals"][lag0 - 1]) for w in v.windows]
+    v.lag0 = lag0 = k0 if k0 >= 1 else int(np.argmin(v.pk(f0, c0, rd0).residuals)) + 1
+    mis = [float(w.residuals[lag0 - 1]) for w in v.windows]
     one = len(set(k_trs)) == 1
     trs = s.tr_study
     i_def, i_long = trs.index(s.n_transient) if s.n_transient in trs else 0, len(trs) - 1
@@ -481,8 +500,8 @@ def readings_table(v: VerdictStudy) -> str:
     for (f, c) in v.s.cases:
         for rt in v.s.rtols[(f, c)]:
             r = v.pk(f, c, rt)
-            rows.append([f"{f:g} Hz, {c:g} mm", f"{rt:g}", N.period_name(r["period"]), f"{r['noise']:.1e}",
-                         f"{r['period_tol']:.1e}", " ".join(f"{x:.1e}" for x in r["residuals"][:4]), f"{r['n_steps']:,}"])
+            rows.append([f"{f:g} Hz, {c:g} mm", f"{rt:g}", N.period_name(r.period), f"{r.noise:.1e}",
+                         f"{r.period_tol:.1e}", " ".join(f"{x:.1e}" for x in r.residuals[:4]), f"{r.n_steps:,}"])
     return markdown_table(["case", "rtol", "reading", "noise", "tolerance", "misfit at lag 1, 2, 3, 4", "steps"], rows)
 
 
@@ -495,7 +514,7 @@ def replicate_table(v: VerdictStudy) -> str:
 def transient_table(v: VerdictStudy) -> str:
     """Markdown: reading and misfit of each window of the transient study."""
     return markdown_table(["transient periods", "samples", "reading", f"misfit at lag {v.lag0}", "tolerance"],
-                          [[w["tr"], w["ns"], N.period_name(w["period"]), f"{w['residuals'][v.lag0 - 1]:.1e}",
+                          [[w.tr, w.ns, N.period_name(w.period), f"{w.residuals[v.lag0 - 1]:.1e}",
                             f"{v.window_tol:.1e}"] for w in v.windows])
 
 
@@ -507,7 +526,7 @@ def lyapunov_table(v: VerdictStudy) -> str:
 
 __all__ = ["REPLICATE_ATOL", "LYAP_ALPHA_TOL", "ALPHA_HIGH", "STEPWISE_FALL", "case_id",
            "job_cost", "poincare_job", "lyapunov_job", "long_run_window", "verdict_jobs", "alpha_jobs",
-           "readings_text", "stepwise_rule", "VerdictStudy", "run_verdict_study", "register_case_verdict",
+           "readings_text", "stepwise_rule", "Window", "VerdictStudy", "run_verdict_study", "register_case_verdict",
            "register_rung_scatter", "register_loose", "transient_study", "register_lyapunov", "register_alpha",
            "register_engines", "combined_uncertainty", "other_jobs", "readings_table", "replicate_table",
            "transient_table", "lyapunov_table"]
