@@ -72,7 +72,7 @@ def test_the_writers_of_robolib_write_atomically(tmp_path, monkeypatch):
     from robolib.gearshift import store
 
     key = {"points": [[1.0, 0.5]]}
-    rec = {k: np.zeros(3) for k in store.FIELDS}
+    rec = store.PoincarePoint(**{k: np.zeros(3) for k in store.FIELDS})
     good = store.save(tmp_path / "sweep.npz", key, [rec])
     assert store.load(good, key) is not None
     reg = claims.ClaimsRegister("demo", glue=False)

@@ -126,6 +126,8 @@ test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(EN
 from hypothesis import assume  # noqa: E402
 from scipy.integrate import solve_ivp  # noqa: E402
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 
 @budget(40)
 @given(d1=st.floats(1e-9, 1e-3), d2=st.floats(1e-9, 1e-3), K=st.floats(1e8, 1e12), ce=st.floats(0.3, 1.0),

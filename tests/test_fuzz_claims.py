@@ -25,6 +25,8 @@ from hypothesis import strategies as st
 from robolib import ParameterError, ParameterFileError
 from robolib.book import claims as C
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 NAN = float("nan")
 
 

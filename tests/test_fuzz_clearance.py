@@ -24,6 +24,8 @@ from robolib import ParameterError
 from robolib import clearance as C
 from robolib import multibody as mb
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 NAN, INF = float("nan"), float("inf")
 
 

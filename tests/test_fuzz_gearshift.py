@@ -25,6 +25,8 @@ from robolib import ParameterError, RobolibError
 from robolib import gearshift as G
 from robolib.gearshift import store as B
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 P = G.load_parameters()
 GS = G.build_gearshift(P)
 SC = G.build_slider_crank()
@@ -139,6 +141,7 @@ NOT_FUZZED = {
     "main": "the command line (argparse names its options; tests/test_gearshift_bifurcation.py)",
     "checkpoint_files": "point_files of run_sweep's task (tests/test_sweep_checkpoint.py)",
     "check_arguments": "the checker itself (every row above goes through it)",
+    "check_clearance_radius": "the checker itself (tests/test_gearshift.py: every entry point refuses a clearance not below the journal radius)",
 }
 
 test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(ENTRY_POINTS, copy_kwargs=True)

@@ -28,6 +28,8 @@ from hypothesis import strategies as st
 from robolib import ConvergenceError, ParameterError
 from robolib import multibody as mb
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 NAN, INF = float("nan"), float("inf")
 
 

@@ -17,12 +17,15 @@ import math
 import tempfile
 
 import numpy as np
+import pytest
 from fuzzing import budget, entry_point_tests
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy.linalg import expm
 
 from robolib import nonlinear as N
+
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
 
 T50 = np.linspace(0.0, 4.9, 50)
 X50 = np.stack([np.sin(2 * np.pi * T50), np.cos(2 * np.pi * T50)], axis=-1)

@@ -28,6 +28,8 @@ from robolib.gearshift import fast as F
 from robolib.gearshift import orbits as O
 from robolib.studies.clearance_dynamics import orbit_study as S
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 # ---- the valid objects (tiny) ---------------------------------------------------------------------------
 FC = F.FastClearance(joint="B1")                       # 2 Hz, 0.5 mm (the parameter file's)
 FC_E2 = F.FastClearance(joint="E2")                    # a bearing on a moving body (e_local rotates)

@@ -30,6 +30,8 @@ import robolib
 from robolib import prp3
 from robolib.studies.prp3_roundtrip import study as s3
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 GEOM = prp3.Geometry()
 NAN, INF = float("nan"), float("inf")
 

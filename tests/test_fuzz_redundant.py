@@ -42,6 +42,8 @@ from hypothesis import strategies as st
 from robolib import ParameterError, ParameterFileError
 from robolib import redundant as R
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 ROBOT = R.load("redundant/default.yaml")
 GEARED = R.load("redundant/geared.yaml")
 ACTIVE = [2, 6, 10]

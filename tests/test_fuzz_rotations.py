@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from robolib import ParameterError, SingularityError
 from robolib import rotations as rot
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 NAN, INF = float("nan"), float("inf")
 RPY = np.array([0.1, -0.2, 0.3])
 

@@ -33,6 +33,8 @@ from robolib import ParameterError, ParameterFileError, stewart
 from robolib.core.params import resolve_data_path
 from robolib.core.rotations import matrix_rpy, rpy_matrix, rpy_rates_to_twist, skew
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 M = stewart.load("stewart/tsai2000.yaml")
 HYD = stewart.load("stewart/hydraulic.yaml")
 MODELS = {"tsai2000": M, "hydraulic": HYD}

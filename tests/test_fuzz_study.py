@@ -24,6 +24,8 @@ from robolib import ParameterError
 from robolib import study as S
 from robolib.core import params as P
 
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
 NAN, INF = float("nan"), float("inf")
 
 

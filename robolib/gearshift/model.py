@@ -60,7 +60,7 @@ import numpy as np
 from robolib.core._kernels import chain_drive_py as _drive_angle_py  # one copy of the chain IK for the kernels
 from robolib.core.checks import real, real_array
 from robolib.core.clearance import ClearanceModel, ClearanceResult, ClearanceSpec
-from robolib.core.errors import ParameterError, SingularityError, UnreachableError
+from robolib.core.errors import ParameterError, ParameterFileError, SingularityError, UnreachableError
 from robolib.core.multibody import (
     GROUND,
     AngleLock,
@@ -201,7 +201,13 @@ def load_parameters(path: str | Path = "gearshift/default.yaml") -> dict:
     >>> load_parameters()["motion"]["frequency"]
     2.0
     """
-    return load_yaml(path, SCHEMA)
+    params = load_yaml(path, SCHEMA)
+    c = params["clearance"]
+    try:
+        check_clearance_radius(c["radial_clearance"], c["journal_radius"], "clearance.radial_clearance")
+    except ParameterError as exc:
+        raise ParameterFileError(f"{path}: {exc}") from None
+    return params
 
 
 def load_slider_crank(path: str | Path = "gearshift/slider_crank.yaml") -> dict:
@@ -480,6 +486,24 @@ def build_gearshift(params: dict | None = None) -> GearShift:
     return GearShift(p, mech, stroke, A, l, lpc, signs)
 
 
+def check_clearance_radius(clearance: float, journal_radius: float, name: str = "clearance") -> None:
+    """Refuse a radial clearance (m) at or above the journal radius (m): the contact laws are those of a journal in
+    a slightly larger bearing. Every gear-shift entry point passes here (:func:`clearance_specs`), and so does a
+    parameter file (:func:`load_parameters`); the likely mistake is millimetres given as metres.
+
+    >>> check_clearance_radius(1e-4, 5e-3)
+    >>> check_clearance_radius(0.2, 5e-3)
+    Traceback (most recent call last):
+        ...
+    robolib.ParameterError: clearance = 0.2 m is not valid: a radial clearance must be smaller than the journal radius 0.005 m (5 mm); this one is 40 times it. clearance is in metres: 0.2 mm is 0.0002 m
+    """
+    if not clearance < journal_radius:
+        raise ParameterError(f"{name} = {clearance:g} m is not valid: a radial clearance must be smaller than the "
+                             f"journal radius {journal_radius:g} m ({journal_radius * 1e3:g} mm); this one is "
+                             f"{clearance / journal_radius:.3g} times it. {name} is in metres: {clearance:g} mm is "
+                             f"{clearance * 1e-3:g} m")
+
+
 def clearance_specs(params: dict, joints=None, clearance: float | None = None) -> list[ClearanceSpec]:
     """:class:`ClearanceSpec` list from the ``clearance`` section (``joints`` / ``clearance`` [m] override)."""
     check_arguments(clearance=clearance)
@@ -490,6 +514,8 @@ def clearance_specs(params: dict, joints=None, clearance: float | None = None) -
     if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) and n for n in names):
         raise ParameterError(f"joints must be joint names (a non-empty list of text, or 'B1, C'), got {joints!r:.60}")
     cc = c["radial_clearance"] if clearance is None else clearance
+    check_clearance_radius(cc, c["journal_radius"], "clearance" if clearance is not None else
+                           "clearance.radial_clearance")
     return [ClearanceSpec(nm, clearance=cc, R_journal=c["journal_radius"], E_bearing=c["youngs_modulus"],
                           nu_bearing=c["poisson_ratio"], E_journal=c["youngs_modulus"],
                           nu_journal=c["poisson_ratio"], restitution=c["restitution"], mu=c["friction"],
