@@ -371,14 +371,15 @@ class ContactMargin:
     """How far a periodic orbit is from the contact model's switching surfaces (:func:`section_contact_margin`).
 
     Fields:
-        depth: smallest ``||e| / c - 1|`` at the orbit's section points, in units of c: a difference stencil wider
-            than this moves the neighbour across the contact boundary (a new onset and onset-speed memory: P is
-            not smooth on that scale).
-        stencil: the e-half-width of the monodromy stencil (units of c) = the map's relative step.
-        smooth_at_step: ``stencil < depth``.
-        min_onset_speed: smallest normal speed at the contact onsets inside the k periods, in units of c omega
-            (0 = grazing; the episodes that span the section excluded; inf without an onset).
-        n_onsets: the number of those onsets.
+
+    * ``depth``: smallest ``||e| / c - 1|`` at the orbit's section points, in units of c: a difference stencil wider
+      than this moves the neighbour across the contact boundary (a new onset and onset-speed memory: P is
+      not smooth on that scale).
+    * ``stencil``: the e-half-width of the monodromy stencil (units of c) = the map's relative step.
+    * ``smooth_at_step``: ``stencil < depth``.
+    * ``min_onset_speed``: smallest normal speed at the contact onsets inside the k periods, in units of c omega
+      (0 = grazing; the episodes that span the section excluded; inf without an onset).
+    * ``n_onsets``: the number of those onsets.
     """
 
     depth: float
@@ -548,15 +549,16 @@ class FastLyapunov:
     """Time-series largest Lyapunov exponent of the fast model (:func:`fast_lyapunov`).
 
     Fields:
-        exponent: the exponent at ``rtol``, 1/s.
-        batch: its batch-means standard error, 1/s.
-        exponent_fine: the exponent at ``rtol_fine``, 1/s.
-        batch_fine: its batch-means standard error, 1/s.
-        spread: ``|exponent - exponent_fine|``, 1/s.
-        uncertainty: ``batch + spread``, 1/s.
-        rtol, rtol_fine: the two relative tolerances.
-        n_renorm: drive periods renormalised (each ``LYAP_SUBSTEPS`` times).
-        wall_s: wall time of both runs, s.
+
+    * ``exponent``: the exponent at ``rtol``, 1/s.
+    * ``batch``: its batch-means standard error, 1/s.
+    * ``exponent_fine``: the exponent at ``rtol_fine``, 1/s.
+    * ``batch_fine``: its batch-means standard error, 1/s.
+    * ``spread``: ``|exponent - exponent_fine|``, 1/s.
+    * ``uncertainty``: ``batch + spread``, 1/s.
+    * ``rtol, rtol_fine``: the two relative tolerances.
+    * ``n_renorm``: drive periods renormalised (each ``LYAP_SUBSTEPS`` times).
+    * ``wall_s``: wall time of both runs, s.
     """
 
     exponent: float
@@ -630,13 +632,14 @@ class FrequencyBranch:
     """The period-1 branch in frequency and what was found along it (:func:`frequency_branch`).
 
     Fields:
-        branch: the continued period-1 branch (:class:`robolib.core.continuation.Branch`: parameters in Hz, points
-            (m, 4) in m, m/s, multipliers, stability, bifurcations).
-        pd: the first period-doubling :class:`robolib.core.continuation.Bifurcation` on it, or None.
-        branch2: the period-2 branch born there (a :class:`robolib.core.continuation.Branch`), the reason its start
-            failed (text), or None without a doubling.
-        wall_s: wall time of the continuation, s.
-        evaluations: evaluations of the return map (both branches).
+
+    * ``branch``: the continued period-1 branch (:class:`robolib.core.continuation.Branch`: parameters in Hz, points
+      (m, 4) in m, m/s, multipliers, stability, bifurcations).
+    * ``pd``: the first period-doubling :class:`robolib.core.continuation.Bifurcation` on it, or None.
+    * ``branch2``: the period-2 branch born there (a :class:`robolib.core.continuation.Branch`), the reason its start
+      failed (text), or None without a doubling.
+    * ``wall_s``: wall time of the continuation, s.
+    * ``evaluations``: evaluations of the return map (both branches).
     """
 
     branch: object

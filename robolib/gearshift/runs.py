@@ -37,11 +37,12 @@ class JournalOrbit:
     """The journal centre of one clearance joint over T samples (:func:`journal_orbit`).
 
     Fields:
-        e: (T, 2) eccentricity ``P_j - P_i`` in the global frame, m.
-        e_local: (T, 2) the same in the bearing body's frame (global for a ground bearing), m.
-        e_dot: (T, 2) rate of ``e`` in the global frame, m/s.
-        eps: (T,) ``|e|``, m.
-        delta: (T,) penetration ``|e| - c`` (> 0 in contact), m.
+
+    * ``e``: (T, 2) eccentricity ``P_j - P_i`` in the global frame, m.
+    * ``e_local``: (T, 2) the same in the bearing body's frame (global for a ground bearing), m.
+    * ``e_dot``: (T, 2) rate of ``e`` in the global frame, m/s.
+    * ``eps``: (T,) ``|e|``, m.
+    * ``delta``: (T,) penetration ``|e| - c`` (> 0 in contact), m.
     """
 
     e: np.ndarray
@@ -57,18 +58,19 @@ class PoincarePoint:
     (:func:`robolib.gearshift.store.run_sweep`, :func:`robolib.gearshift.store.study_run`).
 
     Fields:
-        frequency: drive frequency, Hz.
-        clearance: radial clearance of joint 0, m.
-        samples: (N, 4) normalised Poincaré samples ``(e_local / c, e_dot / (c omega))`` (dimensionless).
-        period: the period test's reading k >= 1, or 0 for irregular.
-        noise: one-return integration noise (normalised units).
-        period_tol: the period test's tolerance ``max(PERIOD_TOL_FACTOR * noise, PERIOD_TOL_FLOOR)`` (normalised).
-        residuals: (k_max,) lag misfits of the samples (:func:`robolib.core.nonlinear.repeat_residuals`, normalised).
-        n_episodes: contact episodes that start in the sampled window.
-        peak_force: largest normal force at the samples, N.
-        rtol: the integrator's relative tolerance (the run's own, before any engine divisor).
-        n_steps: accepted integrator steps.
-        wall_s: integration wall time on one process, s.
+
+    * ``frequency``: drive frequency, Hz.
+    * ``clearance``: radial clearance of joint 0, m.
+    * ``samples``: (N, 4) normalised Poincaré samples ``(e_local / c, e_dot / (c omega))`` (dimensionless).
+    * ``period``: the period test's reading k >= 1, or 0 for irregular.
+    * ``noise``: one-return integration noise (normalised units).
+    * ``period_tol``: the period test's tolerance ``max(PERIOD_TOL_FACTOR * noise, PERIOD_TOL_FLOOR)`` (normalised).
+    * ``residuals``: (k_max,) lag misfits of the samples (:func:`robolib.core.nonlinear.repeat_residuals`, normalised).
+    * ``n_episodes``: contact episodes that start in the sampled window.
+    * ``peak_force``: largest normal force at the samples, N.
+    * ``rtol``: the integrator's relative tolerance (the run's own, before any engine divisor).
+    * ``n_steps``: accepted integrator steps.
+    * ``wall_s``: integration wall time on one process, s.
     """
 
     frequency: float
@@ -117,18 +119,19 @@ class OrbitRun:
     """A densely sampled steady clearance response (:func:`orbit_run`, :func:`explore_run`), T samples.
 
     Fields:
-        frequency: drive frequency, Hz.
-        clearance: radial clearance of joint 0, m.
-        t: (T,) sample times, s.
-        e_local: (T, 2) journal eccentricity of joint 0 in the bearing body's frame, m.
-        e_dot: (T, 2) its rate in the global frame, m/s.
-        eps: (T,) ``|e|``, m.
-        F_n: (T,) normal contact force of joint 0, N.
-        a_tip: (T, 2) lever-tip acceleration, m/s^2.
-        poincare: (n_periods, 4) the samples at phase 0, ``(e_local, e_dot)`` (m, m/s).
-        shares: the window's motion modes (:func:`robolib.core.clearance.mode_shares`: shares of the time, counts).
-        n_steps: accepted integrator steps.
-        wall_s: integration wall time, s.
+
+    * ``frequency``: drive frequency, Hz.
+    * ``clearance``: radial clearance of joint 0, m.
+    * ``t``: (T,) sample times, s.
+    * ``e_local``: (T, 2) journal eccentricity of joint 0 in the bearing body's frame, m.
+    * ``e_dot``: (T, 2) its rate in the global frame, m/s.
+    * ``eps``: (T,) ``|e|``, m.
+    * ``F_n``: (T,) normal contact force of joint 0, N.
+    * ``a_tip``: (T, 2) lever-tip acceleration, m/s^2.
+    * ``poincare``: (n_periods, 4) the samples at phase 0, ``(e_local, e_dot)`` (m, m/s).
+    * ``shares``: the window's motion modes (:func:`robolib.core.clearance.mode_shares`: shares of the time, counts).
+    * ``n_steps``: accepted integrator steps.
+    * ``wall_s``: integration wall time, s.
     """
 
     frequency: float
@@ -150,14 +153,15 @@ class DetailMetrics:
     """The tolerance-sensitive outputs of one clearance run (:func:`detail_metrics`).
 
     Fields:
-        n_episodes: contact episodes of joint 0.
-        n_impacts: of them, impacts (no longer than ``impact_max_duration``).
-        peak_force: largest normal force at the samples, N.
-        dp_max: largest end-point position error against the ideal motion, m.
-        rtol: the integrator's relative tolerance.
-        n_steps: accepted integrator steps.
-        n_rejected: rejected integrator steps.
-        wall_s: integration wall time, s.
+
+    * ``n_episodes``: contact episodes of joint 0.
+    * ``n_impacts``: of them, impacts (no longer than ``impact_max_duration``).
+    * ``peak_force``: largest normal force at the samples, N.
+    * ``dp_max``: largest end-point position error against the ideal motion, m.
+    * ``rtol``: the integrator's relative tolerance.
+    * ``n_steps``: accepted integrator steps.
+    * ``n_rejected``: rejected integrator steps.
+    * ``wall_s``: integration wall time, s.
     """
 
     n_episodes: int

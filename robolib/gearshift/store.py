@@ -116,14 +116,15 @@ class SweepSource:
     """Where the points of :func:`load_or_run` came from.
 
     Fields:
-        source: ``"stored"`` (read from the store) or ``"computed"`` (run now).
-        engine: the model of the points, ``"fast"`` or ``"dae"``.
-        path: the store's file (as given, or ``data/<STORES[engine]>``) for stored points, else None.
-        wall_s: wall time of the run that made the points, s (the store's record, or this run's); None if not recorded.
-        workers: Dask workers of the run that made a stored sweep; None if computed or not recorded.
-        integration_s: summed single-process integration time of the points, s; None if not recorded.
-        meta: the store's metadata as written (machine, processor, cpu_count, created, command, key); empty when
-            computed.
+
+    * ``source``: ``"stored"`` (read from the store) or ``"computed"`` (run now).
+    * ``engine``: the model of the points, ``"fast"`` or ``"dae"``.
+    * ``path``: the store's file (as given, or ``data/<STORES[engine]>``) for stored points, else None.
+    * ``wall_s``: wall time of the run that made the points, s (the store's record, or this run's); None if not recorded.
+    * ``workers``: Dask workers of the run that made a stored sweep; None if computed or not recorded.
+    * ``integration_s``: summed single-process integration time of the points, s; None if not recorded.
+    * ``meta``: the store's metadata as written (machine, processor, cpu_count, created, command, key); empty when
+      computed.
     """
 
     source: str
@@ -141,9 +142,10 @@ class RunSources:
     were computed.
 
     Fields:
-        stored: runs read from the store.
-        computed: runs computed now.
-        wall_s: wall time of this call, s (the computed runs' integration and the store's reading).
+
+    * ``stored``: runs read from the store.
+    * ``computed``: runs computed now.
+    * ``wall_s``: wall time of this call, s (the computed runs' integration and the store's reading).
     """
 
     stored: int
@@ -351,11 +353,12 @@ class StoredLyapunov:
     """The stored fields of a :class:`robolib.core.nonlinear.LyapunovResult` (:data:`LYAPUNOV_FIELDS`).
 
     Fields:
-        exponent: largest Lyapunov exponent, 1/s.
-        uncertainty: its batch-means standard error, 1/s.
-        halves: (2,) the exponents of the two halves of the run, 1/s.
-        log_stretch: (n_renorm,) ``log(d_k / d0)`` per renormalisation interval.
-        tau: renormalisation interval, s.
+
+    * ``exponent``: largest Lyapunov exponent, 1/s.
+    * ``uncertainty``: its batch-means standard error, 1/s.
+    * ``halves``: (2,) the exponents of the two halves of the run, 1/s.
+    * ``log_stretch``: (n_renorm,) ``log(d_k / d0)`` per renormalisation interval.
+    * ``tau``: renormalisation interval, s.
     """
 
     exponent: float

@@ -42,16 +42,17 @@ class BifurcationSweeps:
     """The chapter's two bifurcation sweeps and their cost (:func:`bifurcation_study`).
 
     Fields:
-        points: ``[(f [Hz], c [mm]), ...]`` the frequency sweep's points, then the clearance sweep's.
-        runs: one :class:`robolib.gearshift.runs.PoincarePoint` per point.
-        f_runs: the frequency sweep's runs (at ``freq_sweep_clearance_mm``), one per ``s.freqs``.
-        c_runs: the clearance sweep's runs (at ``clearance_sweep_frequency``), one per ``s.clearances_mm``.
-        info: where the points came from (:class:`robolib.gearshift.store.SweepSource`).
-        sim_s: simulated time of all points, s.
-        integration_s: their summed single-process integration time, s.
-        rate: ``integration_s / sim_s`` (s per simulated s).
-        wall_s: wall time of the run that made the points, s (None if not recorded).
-        workers: workers of that run.
+
+    * ``points``: ``[(f [Hz], c [mm]), ...]`` the frequency sweep's points, then the clearance sweep's.
+    * ``runs``: one :class:`robolib.gearshift.runs.PoincarePoint` per point.
+    * ``f_runs``: the frequency sweep's runs (at ``freq_sweep_clearance_mm``), one per ``s.freqs``.
+    * ``c_runs``: the clearance sweep's runs (at ``clearance_sweep_frequency``), one per ``s.clearances_mm``.
+    * ``info``: where the points came from (:class:`robolib.gearshift.store.SweepSource`).
+    * ``sim_s``: simulated time of all points, s.
+    * ``integration_s``: their summed single-process integration time, s.
+    * ``rate``: ``integration_s / sim_s`` (s per simulated s).
+    * ``wall_s``: wall time of the run that made the points, s (None if not recorded).
+    * ``workers``: workers of that run.
     """
 
     points: list

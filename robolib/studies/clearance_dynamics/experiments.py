@@ -72,7 +72,8 @@ class Topology:
     """The model's constraint rows (:func:`topology_check`).
 
     Fields:
-        rows: ``[coordinates, ideal rows without drivers, rows removed by B1, rows removed by B1 and E2]``.
+
+    * ``rows``: ``[coordinates, ideal rows without drivers, rows removed by B1, rows removed by B1 and E2]``.
     """
 
     rows: list
@@ -83,13 +84,14 @@ class IdealCheck:
     """The ideal motion over one drive period (:func:`ideal_check`), n_t instants.
 
     Fields:
-        gs: the model (:class:`robolib.gearshift.GearShift`).
-        t: (n_t,) instants, s.
-        motion: :func:`robolib.gearshift.ideal_motion` at them (``q``, ``qd``, ``qdd``, ``torques`` by driver).
-        vp: per instant, the virtual-power torques ``{driver: N m}``.
-        tau_gap: largest difference of the two torque routes, N m.
-        tau_max: largest motor torque, N m.
-        dae_err: largest ``|q_DAE - q_closed|`` (m, rad).
+
+    * ``gs``: the model (:class:`robolib.gearshift.GearShift`).
+    * ``t``: (n_t,) instants, s.
+    * ``motion``: :func:`robolib.gearshift.ideal_motion` at them (``q``, ``qd``, ``qdd``, ``torques`` by driver).
+    * ``vp``: per instant, the virtual-power torques ``{driver: N m}``.
+    * ``tau_gap``: largest difference of the two torque routes, N m.
+    * ``tau_max``: largest motor torque, N m.
+    * ``dae_err``: largest ``|q_DAE - q_closed|`` (m, rad).
     """
 
     gs: GearShift
@@ -106,10 +108,11 @@ class DriftCheck:
     """Constraint drift of the detailed run with and without Baumgarte's terms (:func:`drift_check`).
 
     Fields:
-        t: (k,) instants, s.
-        drift: ``{alpha [1/s]: (k,) max |H|}`` (constraint residual, m or rad) for alpha 0 and the file's.
-        growth: unstabilised drift at the end over that at one third of the run.
-        ratio: unstabilised over stabilised drift at the end.
+
+    * ``t``: (k,) instants, s.
+    * ``drift``: ``{alpha [1/s]: (k,) max |H|}`` (constraint residual, m or rad) for alpha 0 and the file's.
+    * ``growth``: unstabilised drift at the end over that at one third of the run.
+    * ``ratio``: unstabilised over stabilised drift at the end.
     """
 
     t: np.ndarray
@@ -123,18 +126,19 @@ class DetailRun:
     """The detailed clearance run and its end-point errors (:func:`detail_run`), T samples.
 
     Fields:
-        gs: the model; cm: its :class:`robolib.core.clearance.ClearanceModel`; run: the
-            :class:`robolib.core.clearance.ClearanceResult`.
-        ts: (T,) sample times, s.
-        orbit: the journal orbit of joint 0 (:class:`robolib.gearshift.runs.JournalOrbit`).
-        F_n: (T,) normal contact force of joint 0, N.
-        modes: (T,) motion mode per sample (free 0, impact 1, continuous 2).
-        shares: the run's mode shares (:func:`robolib.core.clearance.mode_shares`).
-        errors: the end-point errors (:func:`robolib.gearshift.end_effector_errors`; m, m/s, m/s^2).
-        c: radial clearance of joint 0, m.
-        rel: ``{"p", "v", "a"}``: max |linearised - direct| / max |direct| per error.
-        dp_over_c: largest end-point position error over c.
-        K: contact stiffness of joint 0, N/m^1.5.
+
+    * ``gs``: the model; cm: its :class:`robolib.core.clearance.ClearanceModel`; run: the
+      :class:`robolib.core.clearance.ClearanceResult`.
+    * ``ts``: (T,) sample times, s.
+    * ``orbit``: the journal orbit of joint 0 (:class:`robolib.gearshift.runs.JournalOrbit`).
+    * ``F_n``: (T,) normal contact force of joint 0, N.
+    * ``modes``: (T,) motion mode per sample (free 0, impact 1, continuous 2).
+    * ``shares``: the run's mode shares (:func:`robolib.core.clearance.mode_shares`).
+    * ``errors``: the end-point errors (:func:`robolib.gearshift.end_effector_errors`; m, m/s, m/s^2).
+    * ``c``: radial clearance of joint 0, m.
+    * ``rel``: ``{"p", "v", "a"}``: ``max |linearised - direct| / max |direct|`` per error.
+    * ``dp_over_c``: largest end-point position error over c.
+    * ``K``: contact stiffness of joint 0, N/m^1.5.
     """
 
     gs: GearShift
@@ -157,8 +161,9 @@ class DetailConvergence:
     """The detailed run at every rtol of ``convergence_rtols`` (:func:`detail_convergence`).
 
     Fields:
-        metrics: one :class:`robolib.gearshift.runs.DetailMetrics` per rtol, loosest first.
-        at_default: the one closest to the parameter file's rtol.
+
+    * ``metrics``: one :class:`robolib.gearshift.runs.DetailMetrics` per rtol, loosest first.
+    * ``at_default``: the one closest to the parameter file's rtol.
     """
 
     metrics: list
@@ -170,12 +175,13 @@ class SliderCrankCheck:
     """The slider-crank validation (:func:`slider_crank_check`).
 
     Fields:
-        sc: the model (:class:`robolib.gearshift.SliderCrank`); k_x: the index of the slider's x coordinate.
-        t: (721,) instants over two crank turns, s.
-        ideal_x, ideal_v: (721,) ideal slider position (m) and velocity (m/s).
-        runs: ``(c [mm], ClearanceResult, max position error [m], max velocity error [m/s])`` per clearance.
-        acc_rel: multibody vs closed-form slider acceleration, max difference over the peak.
-        ratios: max position error over c, per clearance.
+
+    * ``sc``: the model (:class:`robolib.gearshift.SliderCrank`); k_x: the index of the slider's x coordinate.
+    * ``t``: (721,) instants over two crank turns, s.
+    * ``ideal_x, ideal_v``: (721,) ideal slider position (m) and velocity (m/s).
+    * ``runs``: ``(c [mm], ClearanceResult, max position error [m], max velocity error [m/s])`` per clearance.
+    * ``acc_rel``: multibody vs closed-form slider acceleration, max difference over the peak.
+    * ``ratios``: max position error over c, per clearance.
     """
 
     sc: SliderCrank

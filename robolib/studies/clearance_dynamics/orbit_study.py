@@ -77,8 +77,9 @@ class SectionUnits:
     """Phase-0 states in the chapter's Poincaré units ``(e_local / c, ed / (c omega))`` (:func:`section_units`).
 
     Fields:
-        samples: (m, 4) the simulated samples (dimensionless).
-        orbits: ``{k: (k, 4)}`` the points of each orbit found, by period (dimensionless).
+
+    * ``samples``: (m, 4) the simulated samples (dimensionless).
+    * ``orbits``: ``{k: (k, 4)}`` the points of each orbit found, by period (dimensionless).
     """
 
     samples: np.ndarray
@@ -90,16 +91,17 @@ class CaseOrbits:
     """Shooting at one verdict case (:func:`case_orbits`).
 
     Fields:
-        case: ``(f [Hz], c [mm])``.
-        samples: (n_samples + 1, 4) the simulated Poincaré states after ``orbits.ORBIT_TRANSIENT`` periods (m, m/s).
-        history: (ORBIT_TRANSIENT + n_samples + 1, 4) all of them from the start (m, m/s).
-        scale: (4,) ``(c, c, c omega, c omega)`` (m, m/s).
-        found: the orbits found, one per period (:class:`robolib.gearshift.orbits.OrbitResult`, minimal period k).
-        attractor: the stable one the motion converges to (one of ``found``), or None.
-        attempts: ``(k, start index, outcome)`` per shooting.
-        lyapunov: the time-series exponent (:class:`robolib.gearshift.orbits.FastLyapunov`, 1/s).
-        section: the samples and orbit points in the chapter's units (:class:`SectionUnits`).
-        wall_s: wall time, s.
+
+    * ``case``: ``(f [Hz], c [mm])``.
+    * ``samples``: (n_samples + 1, 4) the simulated Poincaré states after ``orbits.ORBIT_TRANSIENT`` periods (m, m/s).
+    * ``history``: (ORBIT_TRANSIENT + n_samples + 1, 4) all of them from the start (m, m/s).
+    * ``scale``: (4,) ``(c, c, c omega, c omega)`` (m, m/s).
+    * ``found``: the orbits found, one per period (:class:`robolib.gearshift.orbits.OrbitResult`, minimal period k).
+    * ``attractor``: the stable one the motion converges to (one of ``found``), or None.
+    * ``attempts``: ``(k, start index, outcome)`` per shooting.
+    * ``lyapunov``: the time-series exponent (:class:`robolib.gearshift.orbits.FastLyapunov`, 1/s).
+    * ``section``: the samples and orbit points in the chapter's units (:class:`SectionUnits`).
+    * ``wall_s``: wall time, s.
     """
 
     case: tuple
@@ -119,19 +121,20 @@ class BranchStudy:
     """The period-1 branch at the frequency sweep's clearance and its first loss of stability (:func:`branch_study`).
 
     Fields:
-        f: (m,) the branch's frequencies, Hz.
-        section: (m, 4) its orbit points in the chapter's sample units (dimensionless).
-        mu: (m,) the largest ``abs(multiplier)``; mu_real: (m,) that multiplier's real part.
-        stable: (m,) bool per point.
-        bifurcations: ``[(kind, f [Hz], (lo, hi) bracket [Hz], note)]`` located along the branch.
-        first_loss: index of the first unstable point after a stable one, or None.
-        direct: ``{index: perturbation ratios per return}`` at the two points around it.
-        onsets: ``{index: contact onsets per period}`` at those points.
-        clearance_mm: the branch's clearance, mm.
-        branch2: the period-2 branch's outcome (text) or None.
-        stop_reason: why the continuation stopped.
-        evaluations: evaluations of the return map.
-        wall_s: wall time, s.
+
+    * ``f``: (m,) the branch's frequencies, Hz.
+    * ``section``: (m, 4) its orbit points in the chapter's sample units (dimensionless).
+    * ``mu``: (m,) the largest ``abs(multiplier)``; mu_real: (m,) that multiplier's real part.
+    * ``stable``: (m,) bool per point.
+    * ``bifurcations``: ``[(kind, f [Hz], (lo, hi) bracket [Hz], note)]`` located along the branch.
+    * ``first_loss``: index of the first unstable point after a stable one, or None.
+    * ``direct``: ``{index: perturbation ratios per return}`` at the two points around it.
+    * ``onsets``: ``{index: contact onsets per period}`` at those points.
+    * ``clearance_mm``: the branch's clearance, mm.
+    * ``branch2``: the period-2 branch's outcome (text) or None.
+    * ``stop_reason``: why the continuation stopped.
+    * ``evaluations``: evaluations of the return map.
+    * ``wall_s``: wall time, s.
     """
 
     f: np.ndarray

@@ -127,10 +127,11 @@ class Window:
     """One window of the transient study (:func:`transient_study`): samples ``tr - tr_lo`` .. of the long run.
 
     Fields:
-        tr: transient drive periods before the window.
-        ns: Poincaré samples in the window.
-        period: the period test's reading on them (k >= 1, 0 irregular).
-        residuals: (k_max,) their lag misfits (normalised units).
+
+    * ``tr``: transient drive periods before the window.
+    * ``ns``: Poincaré samples in the window.
+    * ``period``: the period test's reading on them (k >= 1, 0 irregular).
+    * ``residuals``: (k_max,) their lag misfits (normalised units).
     """
 
     tr: int
