@@ -16,6 +16,7 @@ from robolib.gearshift.model import (  # noqa: F401
     _validate,
     build_gearshift,
     check_arguments,
+    check_clearance,
     clearance_model,
     simulate_clearance,
     with_changes,
@@ -255,6 +256,7 @@ class ClearanceFlow:
     def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
                  rtol: float | None = None, atol: float | None = None):
         check_arguments(clearance=clearance, rtol=rtol, atol=atol)
+        check_clearance(params, clearance)           # the model is built lazily: refused here, before any work
         self.params, self.joints, self.clearance, self.backend = params, joints, clearance, backend
         self.rtol, self.atol = _solver(params, rtol, atol)
         self._gs = self._cm = None
@@ -313,6 +315,7 @@ class FastFlow:
     def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
                  rtol: float | None = None, atol: float | None = None):
         check_arguments(clearance=clearance, rtol=rtol, atol=atol)
+        check_clearance(params, clearance)           # the model is built lazily: refused here, before any work
         self.joint = check_engine("fast", joints, params)[0]
         self.params, self.clearance = params, clearance
         self.rtol, self.atol = engine_tolerances("fast", *_solver(params, rtol, atol))
@@ -492,6 +495,7 @@ def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: fl
         raise ParameterError(f"case = {case!r} is not valid: case must be a pair (frequency Hz > 0, clearance mm > 0)")
     _validate("case[0]", case[0], _CASE_F)
     _validate("case[1]", case[1], _CASE_C)
+    check_clearance(params, case[1], "case[1]", "mm")
     check_arguments(seconds=seconds, samples_per_second=samples_per_second)
     f, c_mm = float(case[0]), float(case[1])
     n_per = max(1, int(round(seconds * f)))

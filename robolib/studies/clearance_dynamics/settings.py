@@ -24,7 +24,14 @@ import numpy as np
 
 from robolib.core.errors import ParameterError, SingularityError, UnreachableError
 from robolib.core.params import Parameter, validate_parameters
-from robolib.gearshift.model import CLEARANCE_JOINTS, build_gearshift, clearance_model, load_parameters, with_changes
+from robolib.gearshift.model import (
+    CLEARANCE_JOINTS,
+    build_gearshift,
+    check_clearance,
+    clearance_model,
+    load_parameters,
+    with_changes,
+)
 from robolib.gearshift.runs import DEFAULT_ENGINE, ENGINES, LYAPUNOV_TAU
 from robolib.gearshift.runs import check_engine as _check_engine_joints
 
@@ -297,12 +304,8 @@ def check_model(p: dict, file_params: dict) -> None:
     singular poses over a whole drive period (checked at 32 instants of the closed-form motion).
     """
 
-    r_j = file_params["clearance"]["journal_radius"]
     for name, c_mm in run_clearances_mm(p):
-        if not c_mm * 1e-3 < r_j:
-            raise ParameterError(f"{name} = {p[name]!r} is not valid: its clearance {c_mm:g} mm must be smaller "
-                                 f"than the journal radius R_J = {r_j * 1e3:g} mm (clearance.journal_radius of "
-                                 f"{p['parameter_file']})")
+        check_clearance(file_params, c_mm, name, "mm")      # the library's check, with the parameter's name
     try:
         gs = build_gearshift(with_changes(file_params, **{"motion.frequency": 1.0}))
         for k in range(32):
