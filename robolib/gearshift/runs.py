@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from robolib.core import checks
 from robolib.core.checks import count
 from robolib.core.clearance import ClearanceModel, mode_shares
 from robolib.core.errors import ParameterError
@@ -89,16 +88,14 @@ FAST_TOLERANCE_DIVISOR = 10.0
 
 def engine_tolerances(engine: str, rtol: float, atol: float) -> tuple[float, float]:
     """``(rtol, atol)`` the engine integrates at for a study's ``(rtol, atol)``: the DAE's as given, the fast
-    model's divided by :data:`FAST_TOLERANCE_DIVISOR` (the same accuracy of the Poincaré samples).
+    model's divided by :data:`FAST_TOLERANCE_DIVISOR` (the same accuracy of the Poincaré samples). An internal helper
+    of the runs: they have checked the engine and the tolerances.
 
     >>> engine_tolerances("fast", 1e-9, 1e-12)
     (1e-10, 1e-13)
     >>> engine_tolerances("dae", 1e-9, 1e-12)
     (1e-09, 1e-12)
     """
-    check_engine(engine)
-    rtol = checks.real("rtol", rtol, low=0.0, high=1.0, open_low=True, open_high=True)
-    atol = checks.real("atol", atol, low=0.0, open_low=True)
     if engine == "fast":
         return rtol / FAST_TOLERANCE_DIVISOR, atol / FAST_TOLERANCE_DIVISOR
     return rtol, atol
@@ -302,7 +299,8 @@ class FastFlow:
     impact onset speed in force (carried as state, copied from the reference trajectory by
     :func:`robolib.core.nonlinear.largest_lyapunov`). ``weights`` (4,) = ``(1, 1, 1/omega, 1/omega)``: the distance in
     metres, as :class:`ClearanceFlow`'s. ``project`` is None: minimal coordinates have no constraint manifold.
-    ``backend`` is accepted for the signature of :class:`ClearanceFlow` and not used (the loop is compiled).
+    ``backend`` is accepted for the signature of :class:`ClearanceFlow` and not used (the loop is compiled). An
+    internal helper of :func:`lyapunov_run` (``engine="fast"``), which has checked its arguments.
 
     >>> fl = FastFlow(load_parameters(), ["B1"], 5e-4, rtol=1e-6, atol=1e-9)
     >>> y1 = fl(fl.initial_state(), 0.0, 0.01)
@@ -314,8 +312,6 @@ class FastFlow:
 
     def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
                  rtol: float | None = None, atol: float | None = None):
-        check_arguments(clearance=clearance, rtol=rtol, atol=atol)
-        check_clearance(params, clearance)           # the model is built lazily: refused here, before any work
         self.joint = check_engine("fast", joints, params)[0]
         self.params, self.clearance = params, clearance
         self.rtol, self.atol = engine_tolerances("fast", *_solver(params, rtol, atol))

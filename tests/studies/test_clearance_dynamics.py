@@ -26,7 +26,6 @@ from robolib.studies.clearance_dynamics import verdicts
 from robolib.studies.clearance_dynamics.settings import (
     CITED_CASES,
     VALID_CASES,
-    VALID_JOBS,
     VALID_JOINTS,
     VALID_LADDER,
     VALID_LADDERS,
@@ -136,8 +135,6 @@ def test_an_invalid_value_is_named_with_its_range_before_any_work(name, value):
         assert f"{name} must be {valid} (" in msg
     elif name == "clearance_joint" and isinstance(value, str):
         assert f"{name} must be " in msg and VALID_JOINTS in msg       # '' is not a text: the meaning says the rest
-    elif name == "n_jobs" and value == 0:
-        assert f"{name} must be {VALID_JOBS} (" in msg
     else:
         assert f"{name} must be {spec.valid_text()} ({spec.meaning})" in msg
 

@@ -116,7 +116,7 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
     t_end = chk.time_span("t_end", t, t_end)
     y = np.array(chk.real_array("y0", y0, shape=(None,)), dtype=float)
     rtol, atol = chk.tolerances(rtol, atol, len(y))
-    h0 = chk.optional_step("h0", h0)
+    h0 = None if h0 is None else chk.real("h0", h0, low=0.0, open_low=True, unit="s")
     t_eval = chk.sample_times("t_eval", t_eval, t, t_end)
     max_steps = chk.iterations("max_steps", max_steps)
     h_max = chk.step_limit("h_max", h_max)
