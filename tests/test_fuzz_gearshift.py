@@ -14,6 +14,7 @@ the slider position; ``with_changes`` changes exactly one leaf.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -71,13 +72,8 @@ ENTRY_POINTS = {
                     {"case": CASE, "seconds": "positive", "samples_per_second": "positive"}),
     "ClearanceFlow": (G.ClearanceFlow, dict(params=P, clearance=5e-4, rtol=1e-6, atol=1e-9),
                       {"clearance": OPT_POS, "rtol": OPT_RTOL, "atol": OPT_POS}),
-    "FastFlow": (G.runs.FastFlow, dict(params=P, joints=["B1"], clearance=5e-4, rtol=1e-6, atol=1e-9),
-                 {"clearance": OPT_POS, "rtol": OPT_RTOL, "atol": OPT_POS}),
     "check_engine": (G.runs.check_engine, dict(engine="fast", joints="B1"), {"engine": ENGINE}),
     "store_path": (B.store_path, dict(engine="fast"), {"engine": ENGINE}),
-    "engine_tolerances": (G.runs.engine_tolerances, dict(engine="fast", rtol=1e-9, atol=1e-12),
-                          {"engine": ENGINE, "rtol": st.sampled_from([0.0, 1.0, 2.0, -1e-9, float("nan"), "x", True, None]),
-                           "atol": st.sampled_from([0.0, -1.0, float("nan"), float("inf"), "x", True, None])}),
     # model
     "build_gearshift": (G.build_gearshift, dict(params=P), {"params": st.sampled_from([1.0, "x", [], {"geometry": {}}])}),
     "clearance_model": (G.clearance_model, dict(model=GS, clearance=5e-4), {"clearance": OPT_POS}),
@@ -141,7 +137,10 @@ NOT_FUZZED = {
     "main": "the command line (argparse names its options; tests/test_gearshift_bifurcation.py)",
     "checkpoint_files": "point_files of run_sweep's task (tests/test_sweep_checkpoint.py)",
     "check_arguments": "the checker itself (every row above goes through it)",
-    "check_clearance_radius": "the checker itself (tests/test_gearshift.py: every entry point refuses a clearance not below the journal radius)",
+    "FastFlow": "an internal helper of lyapunov_run(engine='fast'), which checks its arguments first",
+    "engine_tolerances": "an internal helper of the fast runs (their engine and tolerances are checked first)",
+    "check_clearance": "the journal-radius condition every route passes (after check_arguments has checked the "
+                       "value): test_a_clearance_at_or_above_the_journal_radius_is_refused_by_every_entry_point",
 }
 
 test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(ENTRY_POINTS, copy_kwargs=True)
@@ -221,6 +220,8 @@ def test_slider_closed_form_rates_match_finite_differences(phi, omega, r, ratio)
 @given(path=st.sampled_from(["motion.frequency", "clearance.radial_clearance", "gearbox.damping", "solver.rtol"]),
        value=st.floats(1e-6, 10.0))
 def test_with_changes_changes_exactly_one_leaf(path, value):
+    if path == "clearance.radial_clearance":
+        value *= 4.9e-4                       # below the journal radius 5 mm (a larger one is refused)
     q = G.with_changes(P, **{path: value})
     a, b = path.split(".")
     assert q[a][b] == value
@@ -228,3 +229,74 @@ def test_with_changes_changes_exactly_one_leaf(path, value):
     plain_q[a][b] = plain_p[a][b]
     assert plain_q == plain_p, "nothing else changed"
     G.model.check_params(q)
+
+
+# ---- the semantic check at the edge: a clearance at or above the journal radius (mm given as m) ------------------
+BAD_SET = G.with_changes(P, **{"clearance.radial_clearance": 0.2})      # 0.2 m: 0.2 mm meant
+JOB_200MM = ("poincare", 12.0, 200.0, 1e-6, 0, 2, None, 1.0)
+RUN = dict(n_transient=0)
+
+
+def _orbits():
+    from robolib.gearshift import orbits as O
+    return O
+
+
+#: Every gear-shift entry point a clearance reaches, called with the mistake: (call, the argument it must name).
+TOO_LARGE = {
+    "poincare_run": (lambda: G.poincare_run(P, 12.0, 0.2, n_samples=2, **RUN), "clearance"),
+    "poincare_run fast": (lambda: G.poincare_run(P, 12.0, 0.2, n_samples=2, engine="fast", **RUN), "clearance"),
+    "poincare_run set": (lambda: G.poincare_run(BAD_SET, 12.0, n_samples=2, **RUN), "clearance.radial_clearance"),
+    "lyapunov_run": (lambda: G.lyapunov_run(P, 12.0, 0.2, n_renorm=1, **RUN), "clearance"),
+    "lyapunov_run fast": (lambda: G.lyapunov_run(P, 12.0, 0.2, n_renorm=1, engine="fast", **RUN), "clearance"),
+    "orbit_run": (lambda: G.orbit_run(P, 12.0, 0.2, n_periods=1, **RUN), "clearance"),
+    "detail_metrics set": (lambda: G.detail_metrics(BAD_SET, duration=0.01), "clearance.radial_clearance"),
+    "explore_run": (lambda: G.explore_run(P, (12.0, 200.0)), "case[1]"),
+    "ClearanceFlow": (lambda: G.ClearanceFlow(P, clearance=0.2), "clearance"),
+    "FastClearance": (lambda: G.FastClearance(P, clearance=0.2), "clearance"),
+    "FastClearance set": (lambda: G.FastClearance(BAD_SET), "clearance.radial_clearance"),
+    "clearance_specs": (lambda: G.clearance_specs(P, ["B1"], 0.2), "clearance"),
+    "clearance_model": (lambda: G.clearance_model(GS, clearance=0.2), "clearance"),
+    "build_gearshift set": (lambda: G.build_gearshift(BAD_SET), "clearance.radial_clearance"),
+    "check_params set": (lambda: G.model.check_params(BAD_SET), "clearance.radial_clearance"),
+    "stroboscopic_map": (lambda: _orbits().stroboscopic_map(P, 12.0, 0.2), "clearance"),
+    "StroboscopicMap set": (lambda: _orbits().StroboscopicMap(BAD_SET, 12.0, 5e-4), "clearance.radial_clearance"),
+    "periodic_orbit_at": (lambda: _orbits().periodic_orbit_at(P, 12.0, 0.2, n_transient=0, n_samples=2), "clearance"),
+    "fast_lyapunov": (lambda: _orbits().fast_lyapunov(P, 12.0, 0.2, n_renorm=1, n_transient=0), "clearance"),
+    "frequency_branch": (lambda: _orbits().frequency_branch(P, 0.2, 11.0, 12.0, n_transient=0), "clearance"),
+    "sweep_key": (lambda: B.sweep_key(P, [(12.0, 0.5), (12.0, 200.0)]), "points[1] clearance"),
+    "run_sweep": (lambda: B.run_sweep(P, [(12.0, 200.0)], n_transient=0, n_samples=2), "points[0] clearance"),
+    "load_or_run": (lambda: B.load_or_run(P, [(12.0, 200.0)], n_transient=0, n_samples=2), "points[0] clearance"),
+    "checkpoint_files": (lambda: B.checkpoint_files("x", P, [(12.0, 200.0)]), "points[0] clearance"),
+    "study_run": (lambda: B.study_run(JOB_200MM, P), "job clearance c"),
+    "stored_jobs": (lambda: B.stored_jobs(P, [JOB_200MM]), "job clearance c"),
+    "load_or_run_study": (lambda: B.load_or_run_study(P, [JOB_200MM]), "job clearance c"),
+}
+
+
+@pytest.mark.parametrize("entry", list(TOO_LARGE))
+def test_a_clearance_at_or_above_the_journal_radius_is_refused_by_every_entry_point(entry):
+    """0.2 m for 0.2 mm is 40 journal radii: refused before any work, naming the argument, the radius and the unit."""
+    call, name = TOO_LARGE[entry]
+    with pytest.raises(ParameterError, match=re.escape(name)) as exc:
+        call()
+    assert "journal radius 5 mm" in str(exc.value) and "40x" in str(exc.value)
+
+
+def test_a_clearance_as_large_as_the_journal_is_refused_and_one_just_below_is_not():
+    assert G.model.check_clearance(P, 5e-3 * (1 - 1e-12)) < 5e-3
+    with pytest.raises(ParameterError, match="clearance.*1x the journal radius"):
+        G.clearance_specs(P, ["B1"], 5e-3)
+
+
+@pytest.mark.parametrize("loader, file", [(G.load_parameters, "gearshift/default.yaml"),
+                                          (G.load_slider_crank, "gearshift/slider_crank.yaml")])
+def test_a_parameter_file_with_a_clearance_at_or_above_its_journal_radius_is_refused(loader, file, tmp_path):
+    from robolib import DATA_DIR, ParameterFileError
+    text = (DATA_DIR / file).read_text()
+    line = next(x for x in text.splitlines() if x.strip().startswith("radial_clearance:"))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace(line, line.split(":")[0] + ": 0.5  # m (0.5 mm meant)"))
+    with pytest.raises(ParameterFileError, match=r"bad\.yaml.*radial_clearance.*journal radius") as exc:
+        loader(bad)
+    assert "metres" in str(exc.value)

@@ -2,7 +2,7 @@
 
 Part 1: every public function and method of :mod:`robolib.core.multibody` (the data classes, the
 :class:`~robolib.core.multibody.Mechanism` and its methods, the solvers, the integrator's :func:`dopri5`,
-:func:`dense_output`, :func:`hermite`, :func:`initial_step`, :func:`integrate_compiled`, :func:`simulate`,
+:func:`hermite`, :func:`integrate_compiled`, :func:`simulate`,
 :func:`project`) with a valid call and the kind of each argument (tests/fuzzing.py); a bad value
 (NaN state, wrong length, ``t_end < t0``, ``rtol <= 0``, ``alpha < 0``, a non-callable right-hand side,
 text for a body name, ...) must raise a :class:`robolib.RobolibError` naming the argument.
@@ -92,8 +92,6 @@ Q0 = np.array([0.5, 0.0, 0.0])
 QD0 = np.array([0.0, 0.5, 1.0])
 N = PEND.n
 Y0 = np.r_[Q0, QD0, 0.0, 0.0]
-K7 = np.ones((7, 2))
-SPEC_T = dict(t0=0.0, y0=np.zeros(2), K=K7, h=1.0, t=0.5)
 
 
 def decay(t, y):
@@ -178,10 +176,6 @@ ENTRY_POINTS = {
                     isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind == "f" and np.isfinite(v).all()))),
                  "f0": (1,), "t1": Kind("t1 > t0", st.one_of(bad_values("real"), st.sampled_from([0.0, -1.0]))),
                  "y1": (1,), "f1": (1,), "t": "array"}),
-    "dense_output": (mb.dense_output, SPEC_T,
-                     {"t0": "real", "y0": Kind("y0", st.sampled_from([None, "x", np.array([NAN, 0.0]), True])),
-                      "K": Kind("K", st.one_of(_array_bad((7, 2)), st.just(np.ones((6, 2))))), "h": "positive",
-                      "t": Kind("t in the step", st.one_of(bad_values("real"), st.sampled_from([-0.1, 1.5])))}),
     "dopri5": (mb.dopri5, dict(fun=decay, t0=0.0, y0=np.array([1.0]), t_end=1.0, rtol=1e-6, atol=1e-9, h0=None,
                                t_eval=[0.5, 1.0], max_steps=10_000, h_max=INF, step_hook=None),
                {"fun": Kind("fun", st.sampled_from([None, "f", 1.0, lambda t, y: [1.0, 2.0], lambda t, y: [NAN]])),
@@ -191,10 +185,6 @@ ENTRY_POINTS = {
                 "t_end": Kind("t_end >= t0", st.one_of(bad_values("real"), st.sampled_from([-1.0, -1e-9]))),
                 "rtol": RTOL, "atol": ATOL(1), "h0": optional("positive"), "t_eval": optional(TIMES(0.0, 1.0)),
                 "max_steps": "count", "h_max": STEP_LIMIT, "step_hook": OPTIONAL_CALLABLE}),
-    "initial_step": (mb.initial_step, dict(y=np.array([1.0, 2.0]), f=np.array([-1.0, 0.0]), rtol=1e-6, atol=1e-9,
-                                           span=1.0, h_max=INF),
-                     {"y": Kind("y", st.sampled_from([None, "x", np.array([NAN]), True, np.zeros(0)])),
-                      "f": state(2), "rtol": RTOL, "atol": ATOL(2), "span": "real", "h_max": STEP_LIMIT}),
     "integrate_compiled": (mb.integrate_compiled, dict(mech=PEND, t0=0.0, y0=Y0, t_end=0.1, alpha=5.0, beta=5.0,
                                                        rtol=1e-8, atol=1e-10, t_eval=None, h_max=INF, contacts=None,
                                                        ddelta0=None, cstate=None, max_steps=100_000),

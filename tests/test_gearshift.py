@@ -8,17 +8,15 @@ energy books with lossless contact, the linearised end-effector error formula
 
 import math
 import re
-import time
 
 import numpy as np
 import pytest
 
-from conftest import PROMPT_CPU_S, ROOT, refusal
+from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, ParameterFileError, UnreachableError
 from robolib import gearshift as G
 from robolib import multibody as mb
 from robolib.core.clearance import ClearanceModel, ClearanceSpec, contact_modes, mode_shares
-from robolib.gearshift import orbits
 
 P = G.load_parameters()
 GS = G.build_gearshift(P)
@@ -420,49 +418,3 @@ def test_the_edges_of_the_kernels_ranges_are_valid():
     check_arguments(frequency=np.float64(6.0), n_samples=np.int64(60), seed=np.int32(3))   # NumPy scalars count
     with pytest.raises(ParameterError, match="n_samples = True is not valid"):
         check_arguments(n_samples=np.bool_(True))
-
-
-# ---- a clearance at or above the journal radius is refused at every entry point (mm given as m) -----------------
-_P = G.load_parameters()
-CLEARANCE_ENTRY_POINTS = {
-    "poincare_run": lambda c: G.poincare_run(_P, 10.0, c),
-    "poincare_run_fast": lambda c: G.poincare_run(_P, 10.0, c, engine="fast"),
-    "lyapunov_run": lambda c: G.lyapunov_run(_P, 10.0, c),
-    "orbit_run": lambda c: G.orbit_run(_P, 10.0, c),
-    "explore_run": lambda c: G.explore_run(_P, (10.0, c * 1e3)),
-    "FastClearance": lambda c: G.FastClearance(_P, clearance=c),
-    "clearance_model": lambda c: G.clearance_model(G.build_gearshift(_P), clearance=c),
-    "stroboscopic_map": lambda c: orbits.stroboscopic_map(_P, 10.0, c),
-    "periodic_orbit_at": lambda c: orbits.periodic_orbit_at(_P, 10.0, c),
-    "fast_lyapunov": lambda c: orbits.fast_lyapunov(_P, 10.0, c),
-    "frequency_branch": lambda c: orbits.frequency_branch(_P, c),
-    "with_changes": lambda c: G.clearance_model(G.build_gearshift(
-        G.with_changes(_P, **{"clearance.radial_clearance": c}))),
-}
-
-
-@pytest.mark.parametrize("entry", sorted(CLEARANCE_ENTRY_POINTS))
-def test_a_clearance_not_below_the_journal_radius_is_refused_before_any_work(entry):
-    r_j = _P["clearance"]["journal_radius"]
-    for c in (0.2, r_j):                                    # 0.2 "mm" given as metres: 40 R_J; exactly R_J
-        t0 = time.process_time()
-        with pytest.raises(ParameterError) as err:
-            CLEARANCE_ENTRY_POINTS[entry](c)
-        assert time.process_time() - t0 < 5.0
-        msg = str(err.value)
-        assert "clearance" in msg and "journal radius" in msg and f"{r_j * 1e3:g} mm" in msg and "metres" in msg
-
-
-def test_a_clearance_just_below_the_journal_radius_builds():
-    c = 0.99 * _P["clearance"]["journal_radius"]
-    assert G.clearance_model(G.build_gearshift(_P), clearance=c).specs[0].clearance == c
-
-
-def test_a_parameter_file_with_a_clearance_not_below_the_journal_radius_is_refused(tmp_path):
-    text = (ROOT / "data" / "gearshift" / "default.yaml").read_text()
-    r_j = _P["clearance"]["journal_radius"]
-    bad = tmp_path / "bad.yaml"
-    bad.write_text(re.sub(r"radial_clearance:\s*[^\s#]+", f"radial_clearance: {2 * r_j!r}", text, count=1))
-    with pytest.raises(ParameterFileError) as err:
-        G.load_parameters(bad)
-    assert "clearance.radial_clearance" in str(err.value) and "journal radius" in str(err.value)

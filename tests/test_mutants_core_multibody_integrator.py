@@ -337,16 +337,6 @@ def test_dense_output_is_exact_for_a_cubic_integrand_and_ends_at_the_fifth_order
     R = np.random.default_rng(7).normal(size=(7, 2))
     np.testing.assert_allclose(MI.dense_output(t0, y0, R, h, t0 + h), y0 + h * (B5_F @ R), rtol=ROUND)
     np.testing.assert_array_equal(MI.dense_output(t0, y0, R, h, t0), y0)
-    np.testing.assert_allclose(MI.dense_output(t0, y0.tolist(), R.tolist(), h, t0 + h), y0 + h * (B5_F @ R),
-                               rtol=ROUND)
-    with pytest.raises(ParameterError, match=r"^K must have shape \(7, 2\)"):
-        MI.dense_output(t0, y0, np.ones((8, 2)), h, t0)
-    with pytest.raises(ParameterError, match=r"^K must"):
-        MI.dense_output(t0, y0, np.full((7, 2), math.nan), h, t0)
-    with pytest.raises(ParameterError, match=r"^t must be a number in \[0\.7, 1\.6\] s \(inside the step\)"):
-        MI.dense_output(t0, y0, R, h, t0 - 0.1)
-    with pytest.raises(ParameterError, match=r"^t must be"):
-        MI.dense_output(t0, y0, R, h, t0 + 1.01 * h)
 
 
 # ----------------------------------------------------------------------------- initial_step, resolve_backend
@@ -359,8 +349,6 @@ def test_initial_step_falls_back_when_either_norm_is_tiny():
     sc = 1e-9 + 1e-3 * np.abs(y)
     expect = 0.01 * math.sqrt(((y / sc) ** 2).mean()) / math.sqrt(((f / sc) ** 2).mean())
     assert MI.initial_step(y, f, 1e-3, 1e-9, 10.0) == pytest.approx(expect, rel=ROUND)
-    with pytest.raises(ParameterError, match=r"^span must be a finite number s"):
-        MI.initial_step(np.ones(1), np.ones(1), 1e-6, 1e-9, math.nan)
 
 
 def test_resolve_backend_follows_the_environment(monkeypatch):

@@ -41,10 +41,6 @@ from robolib.core.errors import ParameterError
 LAWS = ("lankarani_nikravesh", "flores", "hertz")
 
 
-def _check_positive(name: str, value, unit: str) -> np.ndarray:
-    return checks.positive(name, value, unit=unit)
-
-
 def hertz_stiffness(R_bearing, R_journal, E_bearing, nu_bearing, E_journal, nu_journal):
     """Generalised stiffness K (N/m^1.5) of a journal in a bearing.
 
@@ -60,10 +56,10 @@ def hertz_stiffness(R_bearing, R_journal, E_bearing, nu_bearing, E_journal, nu_j
         ...
     robolib.ParameterError: R_journal = 0.005 m must be smaller than R_bearing = 0.005 m (the radial clearance must be positive)
     """
-    _check_positive("R_bearing", R_bearing, "m")
-    _check_positive("R_journal", R_journal, "m")
-    _check_positive("E_bearing", E_bearing, "Pa")
-    _check_positive("E_journal", E_journal, "Pa")
+    checks.positive("R_bearing", R_bearing, unit="m")
+    checks.positive("R_journal", R_journal, unit="m")
+    checks.positive("E_bearing", E_bearing, unit="Pa")
+    checks.positive("E_journal", E_journal, unit="Pa")
     for name, nu in (("nu_bearing", nu_bearing), ("nu_journal", nu_journal)):
         arr = checks.real_array(name, nu)
         if not np.all((arr > -1.0) & (arr < 0.5)):
@@ -113,10 +109,10 @@ def normal_force(delta, ddelta, ddelta0, K, restitution, law="lankarani_nikraves
     >>> bool(abs(f - K * 1e-9 * (1 + 0.75 * (1 - 0.81))) < 1e-9)
     True
     """
-    _check_positive("K", K, "N/m^1.5")
+    checks.positive("K", K, unit="N/m^1.5")
     D = hysteresis_factor(restitution, law)
     if D != 0.0:
-        _check_positive("ddelta0", ddelta0, "m/s")
+        checks.positive("ddelta0", ddelta0, unit="m/s")
     d = checks.real_array("delta", delta)
     dd = checks.real_array("ddelta", ddelta)
     dp = np.where(d > 0.0, d, 0.0)

@@ -132,6 +132,34 @@ def check_arguments(**values) -> None:
         _validate(name, value, ARGUMENTS[name])
 
 
+def check_clearance(params: dict, clearance=None, name: str | None = None, unit: str = "m") -> float:
+    """The radial clearance (m) of a run on the parameter set ``params``: ``clearance`` in ``unit`` (``"m"`` or
+    ``"mm"``; None: the set's ``clearance.radial_clearance``), refused at or above the set's journal radius
+    ``clearance.journal_radius`` (the contact laws are those of a journal in a slightly larger bearing), with a
+    :class:`robolib.ParameterError` naming ``name`` (default ``clearance``, or the set's field), the value, the radius
+    and the unit. Every route from a clearance to a clearance model passes here (:func:`clearance_specs`), and every
+    parameter set and file (:func:`check_params`, :func:`load_parameters`); the likely mistake is mm given as m.
+
+    >>> check_clearance(load_parameters(), 5e-4)
+    0.0005
+    >>> check_clearance(load_parameters(), 0.2)
+    Traceback (most recent call last):
+        ...
+    robolib.ParameterError: clearance = 0.2 m is not valid: it is 40x the journal radius 5 mm (clearance.journal_radius); a radial clearance must be below the journal radius, and clearance is in metres (0.2 mm is 0.0002 m)
+    """
+    r_j = params["clearance"]["journal_radius"]
+    name = name or ("clearance" if clearance is not None else "clearance.radial_clearance")
+    value = params["clearance"]["radial_clearance"] if clearance is None else clearance
+    c = float(value) * (1e-3 if unit == "mm" else 1.0)
+    if not c < r_j:
+        hint = f" ({value:g} mm is {value * 1e-3:g} m)" if unit == "m" else ""
+        raise ParameterError(f"{name} = {value!r} {unit} is not valid: it is {c / r_j:.3g}x the journal radius "
+                             f"{r_j * 1e3:g} mm (clearance.journal_radius); a radial clearance must be below the "
+                             f"journal radius, and {name.split('.')[-1]} is in {'metres' if unit == 'm' else unit}"
+                             f"{hint}")
+    return c
+
+
 #: A drive frequency that must be given (the stroke's, the parameter set's ``motion.frequency``).
 _FREQUENCY = Parameter(2.0, "drive frequency", unit="Hz", **_POS)
 
@@ -201,13 +229,17 @@ def load_parameters(path: str | Path = "gearshift/default.yaml") -> dict:
     >>> load_parameters()["motion"]["frequency"]
     2.0
     """
-    params = load_yaml(path, SCHEMA)
-    c = params["clearance"]
+    return _radius_condition(load_yaml(path, SCHEMA), path)
+
+
+def _radius_condition(p: dict, source) -> dict:
+    """``p`` (a parameter file's, or a set named ``source``) if its clearance is below its journal radius, else
+    :class:`robolib.ParameterFileError` naming ``source`` and the field."""
     try:
-        check_clearance_radius(c["radial_clearance"], c["journal_radius"], "clearance.radial_clearance")
+        check_clearance(p)
     except ParameterError as exc:
-        raise ParameterFileError(f"{path}: {exc}") from None
-    return params
+        raise ParameterFileError(f"{source}: field {exc}") from None
+    return p
 
 
 def load_slider_crank(path: str | Path = "gearshift/slider_crank.yaml") -> dict:
@@ -216,14 +248,14 @@ def load_slider_crank(path: str | Path = "gearshift/slider_crank.yaml") -> dict:
     >>> load_slider_crank()["geometry"]["rod_length"]
     0.12
     """
-    return load_yaml(path, SLIDER_CRANK_SCHEMA)
+    return _radius_condition(load_yaml(path, SLIDER_CRANK_SCHEMA), path)
 
 
 def check_params(params, schema=None, name: str = "params") -> None:
     """Raise a :class:`robolib.RobolibError` naming ``params`` and the field when ``params`` is not a valid
     parameter set of ``schema`` (default :data:`SCHEMA`, the gear-shift's): not a mapping, a field missing,
-    unknown, mistyped or out of range."""
-    validate(params, SCHEMA if schema is None else schema, source=name)
+    unknown, mistyped or out of range, or a radial clearance at or above the journal radius."""
+    _radius_condition(validate(params, SCHEMA if schema is None else schema, source=name), name)
 
 
 def with_changes(params: dict, **changes) -> dict:
@@ -486,27 +518,10 @@ def build_gearshift(params: dict | None = None) -> GearShift:
     return GearShift(p, mech, stroke, A, l, lpc, signs)
 
 
-def check_clearance_radius(clearance: float, journal_radius: float, name: str = "clearance") -> None:
-    """Refuse a radial clearance (m) at or above the journal radius (m): the contact laws are those of a journal in
-    a slightly larger bearing. Every gear-shift entry point passes here (:func:`clearance_specs`), and so does a
-    parameter file (:func:`load_parameters`); the likely mistake is millimetres given as metres.
-
-    >>> check_clearance_radius(1e-4, 5e-3)
-    >>> check_clearance_radius(0.2, 5e-3)
-    Traceback (most recent call last):
-        ...
-    robolib.ParameterError: clearance = 0.2 m is not valid: a radial clearance must be smaller than the journal radius 0.005 m (5 mm); this one is 40 times it. clearance is in metres: 0.2 mm is 0.0002 m
-    """
-    if not clearance < journal_radius:
-        raise ParameterError(f"{name} = {clearance:g} m is not valid: a radial clearance must be smaller than the "
-                             f"journal radius {journal_radius:g} m ({journal_radius * 1e3:g} mm); this one is "
-                             f"{clearance / journal_radius:.3g} times it. {name} is in metres: {clearance:g} mm is "
-                             f"{clearance * 1e-3:g} m")
-
-
 def clearance_specs(params: dict, joints=None, clearance: float | None = None) -> list[ClearanceSpec]:
     """:class:`ClearanceSpec` list from the ``clearance`` section (``joints`` / ``clearance`` [m] override)."""
     check_arguments(clearance=clearance)
+    check_clearance(params, clearance)
     c = params["clearance"]
     names = joints if joints is not None else [s.strip() for s in c["joints"].split(",") if s.strip()]
     if isinstance(names, str):
@@ -514,8 +529,6 @@ def clearance_specs(params: dict, joints=None, clearance: float | None = None) -
     if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) and n for n in names):
         raise ParameterError(f"joints must be joint names (a non-empty list of text, or 'B1, C'), got {joints!r:.60}")
     cc = c["radial_clearance"] if clearance is None else clearance
-    check_clearance_radius(cc, c["journal_radius"], "clearance" if clearance is not None else
-                           "clearance.radial_clearance")
     return [ClearanceSpec(nm, clearance=cc, R_journal=c["journal_radius"], E_bearing=c["youngs_modulus"],
                           nu_bearing=c["poisson_ratio"], E_journal=c["youngs_modulus"],
                           nu_journal=c["poisson_ratio"], restitution=c["restitution"], mu=c["friction"],

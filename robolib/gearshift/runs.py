@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robolib.core import checks
 from robolib.core.checks import count
 from robolib.core.clearance import ClearanceModel, mode_shares
 from robolib.core.errors import ParameterError
@@ -25,6 +24,7 @@ from robolib.gearshift.model import (  # noqa: F401
     _validate,
     build_gearshift,
     check_arguments,
+    check_clearance,
     clearance_model,
     simulate_clearance,
     with_changes,
@@ -236,16 +236,14 @@ FAST_TOLERANCE_DIVISOR = 10.0
 
 def engine_tolerances(engine: str, rtol: float, atol: float) -> tuple[float, float]:
     """``(rtol, atol)`` the engine integrates at for a study's ``(rtol, atol)``: the DAE's as given, the fast
-    model's divided by :data:`FAST_TOLERANCE_DIVISOR` (the same accuracy of the Poincaré samples).
+    model's divided by :data:`FAST_TOLERANCE_DIVISOR` (the same accuracy of the Poincaré samples). An internal helper
+    of the runs: they have checked the engine and the tolerances.
 
     >>> engine_tolerances("fast", 1e-9, 1e-12)
     (1e-10, 1e-13)
     >>> engine_tolerances("dae", 1e-9, 1e-12)
     (1e-09, 1e-12)
     """
-    check_engine(engine)
-    rtol = checks.real("rtol", rtol, low=0.0, high=1.0, open_low=True, open_high=True)
-    atol = checks.real("atol", atol, low=0.0, open_low=True)
     if engine == "fast":
         return rtol / FAST_TOLERANCE_DIVISOR, atol / FAST_TOLERANCE_DIVISOR
     return rtol, atol
@@ -401,6 +399,7 @@ class ClearanceFlow:
     def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
                  rtol: float | None = None, atol: float | None = None):
         check_arguments(clearance=clearance, rtol=rtol, atol=atol)
+        check_clearance(params, clearance)           # the model is built lazily: refused here, before any work
         self.params, self.joints, self.clearance, self.backend = params, joints, clearance, backend
         self.rtol, self.atol = _solver(params, rtol, atol)
         self._gs = self._cm = None
@@ -446,7 +445,8 @@ class FastFlow:
     impact onset speed in force (carried as state, copied from the reference trajectory by
     :func:`robolib.core.nonlinear.largest_lyapunov`). ``weights`` (4,) = ``(1, 1, 1/omega, 1/omega)``: the distance in
     metres, as :class:`ClearanceFlow`'s. ``project`` is None: minimal coordinates have no constraint manifold.
-    ``backend`` is accepted for the signature of :class:`ClearanceFlow` and not used (the loop is compiled).
+    ``backend`` is accepted for the signature of :class:`ClearanceFlow` and not used (the loop is compiled). An
+    internal helper of :func:`lyapunov_run` (``engine="fast"``), which has checked its arguments.
 
     >>> fl = FastFlow(load_parameters(), ["B1"], 5e-4, rtol=1e-6, atol=1e-9)
     >>> y1 = fl(fl.initial_state(), 0.0, 0.01)
@@ -458,7 +458,6 @@ class FastFlow:
 
     def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
                  rtol: float | None = None, atol: float | None = None):
-        check_arguments(clearance=clearance, rtol=rtol, atol=atol)
         self.joint = check_engine("fast", joints, params)[0]
         self.params, self.clearance = params, clearance
         self.rtol, self.atol = engine_tolerances("fast", *_solver(params, rtol, atol))
@@ -638,6 +637,7 @@ def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: fl
         raise ParameterError(f"case = {case!r} is not valid: case must be a pair (frequency Hz > 0, clearance mm > 0)")
     _validate("case[0]", case[0], _CASE_F)
     _validate("case[1]", case[1], _CASE_C)
+    check_clearance(params, case[1], "case[1]", "mm")
     check_arguments(seconds=seconds, samples_per_second=samples_per_second)
     f, c_mm = float(case[0]), float(case[1])
     n_per = max(1, int(round(seconds * f)))

@@ -70,7 +70,7 @@ from robolib.core.errors import ParameterError
 from robolib.core.files import atomic_write, atomic_write_text
 from robolib.core.nonlinear import code_fingerprint, point_files, sweep
 from robolib.core.params import DATA_DIR
-from robolib.gearshift.model import check_arguments, check_params, load_parameters
+from robolib.gearshift.model import check_arguments, check_clearance, check_params, load_parameters
 from robolib.gearshift.runs import ENGINES, REFERENCE_ENGINE, PoincarePoint, check_engine, lyapunov_run, poincare_run
 
 #: The book's default sweep: drive frequencies (Hz) at ``FREQ_SWEEP_CLEARANCE_MM``,
@@ -164,8 +164,8 @@ def sweep_points(frequencies=DEFAULT_FREQUENCIES, freq_clearance_mm: float = FRE
     [(2.0, 0.5), (4.0, 0.5), (6.0, 0.1)]
     """
 
-    fs = real_array_1d("frequencies", frequencies)
-    cs = real_array_1d("clearances_mm", clearances_mm)
+    fs = real_array("frequencies", frequencies, shape=(None,), allow_empty=True)
+    cs = real_array("clearances_mm", clearances_mm, shape=(None,), allow_empty=True)
     fc = real("freq_clearance_mm", freq_clearance_mm, unit="mm")
     cf = real("clearance_frequency", clearance_frequency, unit="Hz")
     pts = [(float(f), fc) for f in fs] + [(cf, float(c)) for c in cs]
@@ -178,18 +178,15 @@ def sweep_points(frequencies=DEFAULT_FREQUENCIES, freq_clearance_mm: float = FRE
     return pts
 
 
-def real_array_1d(name: str, values):
-    """``values`` as a finite 1-D float array (empty allowed), or ParameterError naming ``name``."""
-
-    return real_array(name, values, shape=(None,), allow_empty=True)
-
-
-def _check_points(points) -> list:
-    """Sweep points ``[(f [Hz] > 0, c [mm] > 0), ...]`` as float pairs, or ParameterError naming ``points``."""
+def _check_points(points, params: dict) -> list:
+    """Sweep points ``[(f [Hz] > 0, c [mm] > 0), ...]`` as float pairs, or ParameterError naming ``points``
+    (a clearance at or above the journal radius of ``params`` too)."""
 
     a = real_array("points", points, shape=(None, 2))
     if not np.all(a > 0):
         raise ParameterError(f"points must be pairs (frequency Hz > 0, clearance mm > 0), got {a.tolist()!r:.80}")
+    for i, c_mm in enumerate(a[:, 1]):
+        check_clearance(params, float(c_mm), f"points[{i}] clearance", "mm")
     return [(float(f), float(c)) for f, c in a]
 
 
@@ -208,7 +205,7 @@ def sweep_key(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: i
     check_params(params)
     check_arguments(n_transient=n_transient, n_samples=n_samples, rtol=rtol, atol=atol)
     check_engine(engine, None, params)
-    points = _check_points(points)
+    points = _check_points(points, params)
     s = params["solver"]
     return {"format": STORE_FORMAT, "params": _plain(params),
             "points": [[float(f), float(c)] for f, c in points], "n_transient": int(n_transient),
@@ -382,6 +379,20 @@ def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
     minimal-coordinate model has no Baumgarte factor): the renormalisation settings are the DAE job's.
     """
 
+    kind, f, c_mm, rt, a, b, alpha, afac, seed = _check_job(job, params, seed, engine)
+    s = params["solver"]
+    at = s["atol"] if rt == s["rtol"] else s["atol"] * (rt / s["rtol"])
+    if kind == "poincare":
+        r = poincare_run(params, f, c_mm * 1e-3, n_transient=a, n_samples=b, rtol=rt, atol=at * afac, engine=engine)
+        return r.point()
+    L = lyapunov_run(params, f, c_mm * 1e-3, n_transient=a, n_renorm=b, rtol=rt, atol=at * afac, alpha=alpha,
+                     seed=seed, engine=engine)
+    return StoredLyapunov(**{k: getattr(L, k) for k in LYAPUNOV_FIELDS})
+
+
+def _check_job(job, params: dict, seed, engine) -> tuple:
+    """The fields of a verdict job and the seed, checked before any work (a clearance at or above the journal radius
+    of ``params`` too), or :class:`robolib.ParameterError` naming the job."""
     if not isinstance(job, (list, tuple)) or len(job) != 8:
         raise ParameterError(f"job must be (kind, f Hz, c mm, rtol, a, b, alpha, atol_factor), got {job!r:.80}")
     kind, f, c_mm, rt, a, b, alpha, afac = job
@@ -393,6 +404,7 @@ def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
 
     try:   # the run's own checks, before any work, with the job named
         check_engine(engine, None, params)
+        check_clearance(params, c_mm, "job clearance c", "mm")
         if engine == "fast" and kind == "lyapunov" and alpha is not None:
             raise ParameterError(f"alpha = {alpha!r} is not valid with engine = 'fast' (no Baumgarte terms)")
         if kind == "poincare":
@@ -401,16 +413,7 @@ def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
             check_arguments(frequency=f, rtol=rt, n_transient=a, n_renorm=b, alpha=alpha)
     except ParameterError as exc:
         raise ParameterError(f"job = {job!r}: {exc}") from None
-    s = params["solver"]
-    at = s["atol"] if rt == s["rtol"] else s["atol"] * (rt / s["rtol"])
-    if kind == "poincare":
-        r = poincare_run(params, f, c_mm * 1e-3, n_transient=a, n_samples=b, rtol=rt, atol=at * afac, engine=engine)
-        return r.point()
-    if kind == "lyapunov":
-        L = lyapunov_run(params, f, c_mm * 1e-3, n_transient=a, n_renorm=b, rtol=rt, atol=at * afac, alpha=alpha,
-                         seed=seed, engine=engine)
-        return StoredLyapunov(**{k: getattr(L, k) for k in LYAPUNOV_FIELDS})
-    raise ParameterError(f"job kind must be 'poincare' or 'lyapunov', got {kind!r}")
+    return kind, f, c_mm, rt, a, b, alpha, afac, seed
 
 
 def _job_key(job, seed, engine):
@@ -440,6 +443,8 @@ def _from_json(d):
 def stored_jobs(params: dict, jobs, seed: int = 0, path=None, engine: str = REFERENCE_ENGINE) -> list:
     """The jobs among ``jobs`` that the verdict store holds for ``params``, ``seed`` and ``engine`` (nothing is
     computed)."""
+    for job in jobs:
+        _check_job(job, params, seed, engine)
     p = Path(path) if path is not None else DATA_DIR / STUDY_STORE
     if not p.is_file():
         return []
@@ -476,6 +481,8 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, engine: str 
             out[job] = _from_json(hit)
         else:
             todo.append(job)
+    for job in todo:
+        _check_job(job, params, seed, engine)
     t0 = time.perf_counter()
     if todo:
         _, res = sweep(functools.partial(study_run, params=params, seed=seed, engine=engine), todo, **sweep_kw)

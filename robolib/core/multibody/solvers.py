@@ -32,7 +32,7 @@ def assemble(mech: Mechanism, q_guess, t: float = 0.0, tol: float = ASSEMBLY_TOL
     mech = check_mechanism("mech", mech)
     q = np.array(chk.state("q_guess", q_guess, mech.n), dtype=float)
     t = chk.time("t", t)
-    tol = chk.positive_tol("tol", tol, "m or rad")
+    tol = chk.real("tol", tol, low=0.0, open_low=True, unit="m or rad")
     max_iter = chk.iterations("max_iter", max_iter)
     for _ in range(max_iter):
         H = mech.residual(q, t)

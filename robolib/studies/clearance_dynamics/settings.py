@@ -24,7 +24,14 @@ import numpy as np
 
 from robolib.core.errors import ParameterError, SingularityError, UnreachableError
 from robolib.core.params import Parameter, validate_parameters
-from robolib.gearshift.model import CLEARANCE_JOINTS, build_gearshift, clearance_model, load_parameters, with_changes
+from robolib.gearshift.model import (
+    CLEARANCE_JOINTS,
+    build_gearshift,
+    check_clearance,
+    clearance_model,
+    load_parameters,
+    with_changes,
+)
 from robolib.gearshift.runs import DEFAULT_ENGINE, ENGINES, LYAPUNOV_TAU
 from robolib.gearshift.runs import check_engine as _check_engine_joints
 
@@ -242,25 +249,6 @@ def check_range(name: str, value) -> None:
         _refuse(name, value, VALID_RANGE, f"low {value[0]:g} > high {value[1]:g}")
 
 
-def check_engine(name: str, value) -> None:
-    """``engine``: the model of the verdict runs and the sweeps, one of :data:`ENGINES` (alone; with the joints:
-    :func:`check_conditions`).
-
-    >>> check_engine("engine", "fast")
-    >>> check_engine("engine", "DAE")
-    Traceback (most recent call last):
-        ...
-    robolib.ParameterError: engine = 'DAE' is not valid: engine must be 'fast' (the minimal-coordinate model, one clearance joint) or 'dae' (the seed's Baumgarte DAE, any clearance joints) (not one of 'fast', 'dae')
-    """
-    if not isinstance(value, str) or value not in ENGINES:
-        _refuse(name, value, VALID_ENGINE, f"not one of {', '.join(map(repr, ENGINES))}")
-
-
-def check_n_jobs(name: str, value: int) -> None:
-    """``n_jobs``: ``-1`` or a positive count (the declaration's ``low = -1`` leaves out only 0)."""
-    if value == 0:
-        _refuse(name, value, VALID_JOBS, "parallel processes of the sweeps")
-
 
 # --------------------------------------------------------------------------- conditions between parameters, model
 def check_conditions(p: dict) -> None:
@@ -297,12 +285,8 @@ def check_model(p: dict, file_params: dict) -> None:
     singular poses over a whole drive period (checked at 32 instants of the closed-form motion).
     """
 
-    r_j = file_params["clearance"]["journal_radius"]
     for name, c_mm in run_clearances_mm(p):
-        if not c_mm * 1e-3 < r_j:
-            raise ParameterError(f"{name} = {p[name]!r} is not valid: its clearance {c_mm:g} mm must be smaller "
-                                 f"than the journal radius R_J = {r_j * 1e3:g} mm (clearance.journal_radius of "
-                                 f"{p['parameter_file']})")
+        check_clearance(file_params, c_mm, name, "mm")      # the library's check, with the parameter's name
     try:
         gs = build_gearshift(with_changes(file_params, **{"motion.frequency": 1.0}))
         for k in range(32):
@@ -356,8 +340,8 @@ PARAMETERS = {
     "engine": Parameter(DEFAULT_ENGINE, f"the model of the verdict ladders, their Lyapunov estimates and the sweeps: "
                         f"{VALID_ENGINE}; 'fast' (the default) computes them, 'dae' reads the stored DAE runs where "
                         f"their settings match (the orbits and the branch always use the fast model)", kind="choice", choices=ENGINES),
-    "n_jobs": Parameter(2, f"parallel processes of the sweeps, joblib: {VALID_JOBS}, not 0", kind="integer",
-                        low=-1, check=check_n_jobs),
+    "n_jobs": Parameter(2, f"parallel processes of the sweeps, joblib: {VALID_JOBS}", kind="integer", low=-1,
+                        exclude=(0,)),
     "seed": Parameter(0, "seed of the random initial separation of the Lyapunov estimates", kind="integer", low=0),
     "quick": Parameter(False, "True: tiny sweeps and short runs, for tests", kind="boolean"),
 }
@@ -419,5 +403,5 @@ __all__ = ["PARAMETERS", "CONTACT_LAWS", "CLEARANCE_JOINTS", "CITED_CASES", "N_R
            "EXPLORE_CLEARANCES_MM", "EXPLORE_FREQUENCIES", "N_FRAMES", "TRANSIENT_STUDY", "SAMPLE_STUDY",
            "DETAIL_SAMPLE_RATE", "VALID_JOINTS", "VALID_CASES", "VALID_LADDER", "VALID_LADDERS", "VALID_RANGE",
            "VALID_JOBS", "VALID_ENGINE", "StudySettings", "check_clearance_joint", "check_cases", "check_ladder",
-           "check_ladders", "check_range", "check_engine", "check_n_jobs", "check_conditions", "run_clearances_mm",
+           "check_ladders", "check_range", "check_conditions", "run_clearances_mm",
            "check_model", "study_settings"]

@@ -34,7 +34,6 @@ import numpy as np
 
 from robolib.book.notebook import markdown_table
 from robolib.core import nonlinear as N
-from robolib.core.errors import ParameterError
 from robolib.gearshift import store as B
 from robolib.gearshift.runs import LYAPUNOV_TAU, PoincarePoint
 from robolib.studies.clearance_dynamics.settings import CITED_CASES, StudySettings
@@ -365,20 +364,12 @@ def combined_uncertainty(L, L_tight=None) -> float:
     """1/s: the batch-means error of an estimate, with the change to the same estimate at the ladder's tightest rung
     added in quadrature (issue 20 item 5): ``hypot(u, |lambda_tight - lambda|)``, or ``u`` without a tighter rung.
     ``L``, ``L_tight``: Lyapunov estimates (``exponent``, ``uncertainty`` in 1/s, e.g. a
-    :class:`robolib.core.nonlinear.LyapunovResult`).
+    :class:`robolib.core.nonlinear.LyapunovResult`, computed by the chapter's runs: not checked here).
 
     >>> from types import SimpleNamespace as E
     >>> combined_uncertainty(E(exponent=6.6, uncertainty=1.1), E(exponent=9.0, uncertainty=2.8))
     2.6400757564888173
     """
-    for name, x in (("L", L), ("L_tight", L_tight)):
-        if x is None and name == "L_tight":
-            continue
-        ok = all(isinstance(getattr(x, a, None), (int, float, np.floating)) and np.isfinite(getattr(x, a))
-                 for a in ("exponent", "uncertainty"))
-        if not ok or x.uncertainty < 0:
-            raise ParameterError(f"{name} = {x!r:.60} is not valid: {name} must be a Lyapunov estimate with a finite "
-                                 f"exponent and an uncertainty >= 0 (1/s)")
     return float(L.uncertainty if L_tight is None else np.hypot(L.uncertainty, L_tight.exponent - L.exponent))
 
 
