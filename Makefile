@@ -77,11 +77,11 @@ test: $(STAMP) browser
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest --durations=20
 
-# The fuzz tests (tests/test_fuzz*.py) with a larger budget: FUZZ_EXAMPLES bad values per argument (CI: 30) and
+# The fuzz tests (pytest marker fuzz, across tests/) with a larger budget: FUZZ_EXAMPLES bad values per argument (CI: 30) and
 # property budgets scaled alike; HYPOTHESIS_PROFILE=explore draws fresh examples instead of the fixed CI ones.
 FUZZ_EXAMPLES ?= 500
 fuzz: $(STAMP)
-	ROBOLIB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/test_fuzz*.py -q
+	ROBOLIB_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -m fuzz -q
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
