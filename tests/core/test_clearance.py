@@ -369,8 +369,8 @@ def test_mode_shares_are_fractions_that_sum_to_one(eps, imd, window):
 #
 # Clearance joints through independent routes (issue 21, item 5: tests that catch single bugs).
 #
-# What ``tests/test_contact.py`` (one impact, the contact force from first principles) and
-# ``tests/test_gearshift.py`` (energy books, backends) leave open, checked here against values computed
+# What the first section (one impact, the contact force from first principles) and
+# ``tests/gearshift/test_model.py`` (energy books, backends) leave open, checked here against values computed
 # by hand or by another route:
 #
 # * the mode book-keeping (``contact_modes``, ``mode_shares``) on made-up episodes whose shares are

@@ -405,8 +405,8 @@ def test_errors_name_the_argument_and_its_unit(call, message):
 # number where the field is positive, text, None, a bool for a number, an empty or wrongly shaped
 # array, a float for a count) and the call must raise a :class:`robolib.RobolibError` whose message
 # names the argument -- not a bare Python/numpy error, not a silent NaN, not a result. Failures
-# shrink to the simplest bad value. This file covers the shared cores; tests/test_fuzz_<mechanism>.py
-# the mechanism packages.
+# shrink to the simplest bad value. The rows of this table are split by module (contact here, friction,
+# constraints, params, files in their own test files); tests/<package>/test_entry_points.py the packages.
 
 # ---- the entry points: (callable, valid keyword arguments, {argument: kind}) -------------------------
 SCHEMA = {"mass": params.number(unit="kg", positive=True), "com": params.vector(2, unit="m")}

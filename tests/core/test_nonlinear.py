@@ -352,7 +352,7 @@ NOT_FUZZED = {
     "lorenz": "a right-hand side called inside the integrator's loop (its y comes from rk4_flow); checked "
               "through rk4_flow and the Lorenz exponent",
     "LyapunovResult": "result container", "CheckpointWarning": "a warning class",
-    "callable_settings": "describes any object (every value is valid); keys tested in tests/test_sweep_checkpoint.py",
+    "callable_settings": "describes any object (every value is valid); keys tested in tests/core/test_parallel.py",
     "code_fingerprint": "takes no argument", "point_files": "point_key for each value (its arguments fuzzed there)",
 }
 
@@ -363,7 +363,7 @@ test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(EN
 @pytest.mark.fuzz
 def test_the_table_covers_the_public_functions():
     covered = {name.split("(")[0] for name in ENTRY_POINTS} | set(NOT_FUZZED)
-    # the periodic-orbit names re-exported from robolib.core.periodic / .continuation are fuzzed in tests/test_periodic.py;
+    # the periodic-orbit names re-exported from robolib.core.periodic / .continuation are fuzzed in tests/core/test_periodic.py;
     # the sweeps of robolib.core.parallel, re-exported too, are fuzzed here
     mine = {N.__name__, "robolib.core.parallel"}
     public = {n for n in N.__all__ if callable(getattr(N, n)) and getattr(getattr(N, n), "__module__", N.__name__) in mine}

@@ -152,17 +152,17 @@ ENTRY_POINTS = {
 
 #: Public names of the three modules that are not in the table, and why.
 NOT_FUZZED = {
-    "load_parameters": "a loader of a validated YAML file (tests/test_params.py checks the schema)",
+    "load_parameters": "a loader of a validated YAML file (tests/core/test_params.py checks the schema)",
     "load_slider_crank": "a loader of a validated YAML file",
     "build_slider_crank": "takes a parameter set (validated by its loader's schema)",
     "ChainDrive": "built by build_gearshift from validated parameters (its IK is chain_ik, fuzzed)",
     "GearShift": "result container of build_gearshift", "SliderCrank": "result container of build_slider_crank",
-    "StoredLyapunov": "result container", "save": "writes records that run_sweep made (tests/test_gearshift_bifurcation.py)",
-    "load": "reads a store (its key compared, tests/test_gearshift_bifurcation.py)",
+    "StoredLyapunov": "result container", "save": "writes records that run_sweep made (tests/gearshift/test_store.py)",
+    "load": "reads a store (its key compared, tests/gearshift/test_store.py)",
     "load_or_run": "load + run_sweep (both covered)", "stored_jobs": "reads the verdict store",
     "load_or_run_study": "store + study_run (covered)", "default_params": "takes no argument",
-    "main": "the command line (argparse names its options; tests/test_gearshift_bifurcation.py)",
-    "checkpoint_files": "point_files of run_sweep's task (tests/test_sweep_checkpoint.py)",
+    "main": "the command line (argparse names its options; tests/gearshift/test_store.py)",
+    "checkpoint_files": "point_files of run_sweep's task (tests/core/test_parallel.py)",
     "check_arguments": "the checker itself (every row above goes through it)",
 }
 

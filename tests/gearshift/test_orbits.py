@@ -27,12 +27,12 @@ from robolib.studies.clearance_dynamics import orbit_study as S
 #
 # Tables (tests/fuzzing.py) for :mod:`robolib.gearshift.fast` (:class:`FastClearance` and its methods),
 # :mod:`robolib.gearshift.orbits`, the cheap argument checks of :mod:`robolib.studies.clearance_dynamics.orbit_study`, and the
-# arguments of :mod:`robolib.core.periodic` / :mod:`robolib.core.continuation` that tests/test_periodic.py does
+# arguments of :mod:`robolib.core.periodic` / :mod:`robolib.core.continuation` that tests/core/test_periodic.py does
 # not fuzz. Each valid call is tiny (12 Hz or 6 Hz, rtol 1e-6, at most a few drive periods; simulations of
 # 1 ms); a bad value must raise a :class:`robolib.RobolibError` naming the argument before any integration.
 #
 # Coverage is checked per argument: every parameter of every table entry's signature is fuzzed here or in
-# tests/test_periodic.py, or listed in :data:`NOT_FUZZED_ARGS` with the reason; every public name of the
+# tests/core/test_periodic.py, or listed in :data:`NOT_FUZZED_ARGS` with the reason; every public name of the
 # five modules is a table entry or in :data:`NOT_FUZZED` with the reason.
 
 # ---- the valid objects (tiny) ---------------------------------------------------------------------------
@@ -338,7 +338,7 @@ NOT_FUZZED = {
     # orbits
     "OrbitResult": "result container of periodic_orbit_at", "FastLyapunov": "result container of fast_lyapunov",
     "orbit_claims": "registers claims from results periodic_orbit_at / fast_lyapunov computed (internal data; "
-                    "tests/test_gearshift_orbits.py)",
+                    "tests/gearshift/test_orbits.py)",
     # orbit_study (study level: settings validated by the study's declared parameters, results by their producers)
     "register_case": "registers claims from a case_orbits result", "register_branch": "claims from branch_study",
     "register_crossings": "claims from branch_study", "register_onsets": "claims from branch_study",

@@ -480,12 +480,12 @@ def test_the_five_forward_dynamics_routes_agree(p, v, elbows, tau, friction, bau
 
 # ==== a second robot, the routes and the refusals through independent answers =======================================
 #
-# Redundant robot dynamics: checks that kill the mutants test_redundant.py and test_fuzz_redundant.py let live
+# Redundant robot dynamics: checks that kill the mutants the sections above let live (make mutate)
 # (make mutate).
 #
 # * A second robot that breaks the default's symmetries (a scalene base, unequal link masses, centres of mass off
 #   the link middles, a heavier end-effector, non-default friction constants), checked against the independent
-#   six-coordinate model of tests/test_redundant.py, so a sign or factor that the default's equal links hide shows.
+#   six-coordinate model above (six_coordinate_dynamics), so a sign or factor that the default's equal links hide shows.
 # * The near-singular path of the block elimination (states within 1e-7 m of the singular configuration, where
 #   the 4x4 closure system is ill-conditioned but still regular), checked against the 12-coordinate multipliers.
 # * The friction laws checked from their definitions on the final reactions (the fixed point of the consistent

@@ -17,7 +17,7 @@ from robolib import redundant as R
 #
 # The redundant robot's entry points fuzzed, and properties of its kinematics and dynamics on random inputs.
 #
-# Part 1 (the pattern of tests/test_fuzz.py): for every public function and class of
+# Part 1 (the pattern of tests/fuzzing.py): for every public function and class of
 # :mod:`robolib.redundant` a valid call and, per argument, the kind of value it takes; hypothesis draws
 # a bad value of that kind and the call must raise a :class:`robolib.RobolibError` naming the argument.
 # :data:`ENTRY_POINTS` holds the model and the dynamics; :data:`SIMULATION` the simulation and the

@@ -443,7 +443,7 @@ def test_power_balance_at_a_random_state(name, u, v, a):
 
 # ==== status words, energies and limit messages =====================================================================
 #
-# Stewart dynamics: checks that kill the mutants test_stewart.py and test_fuzz_stewart.py let live (make mutate).
+# Stewart dynamics: checks that kill the mutants the sections above let live (make mutate).
 #
 # The status words must name the right leg (1-based) and the right error class; the numpy route's default is the
 # U-joint-spin model, the one the compiled default (Newton-Euler) uses.

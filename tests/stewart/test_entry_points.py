@@ -18,7 +18,7 @@ from robolib.core.rotations import matrix_rpy, rpy_matrix, skew
 #
 # robolib.stewart fuzzed: every public entry point names a bad argument; properties on random valid inputs.
 #
-# Part 1 (the pattern of tests/test_fuzz.py): for each public entry point of ``robolib.stewart`` a valid
+# Part 1 (the pattern of tests/fuzzing.py): for each public entry point of ``robolib.stewart`` a valid
 # call and, per argument, the kind of value it takes. Hypothesis draws a bad value of that kind and the
 # call must raise a :class:`robolib.RobolibError` naming the argument -- never a bare Python/numpy error,
 # a silent NaN or a result. Kinds the harness (tests/fuzzing.py) lacks are :class:`Kind` objects here,
@@ -340,7 +340,7 @@ FIELD_PATHS = sorted(_field_paths(RAW))
 
 
 # ---- part 2: properties on random valid inputs -------------------------------------------------------
-#: Pose perturbation (m, m, m, rad, rad, rad) around home for random states (as in tests/test_stewart.py).
+#: Pose perturbation (m, m, m, rad, rad, rad) around home for random states (as in tests/stewart/test_kinematics.py).
 SPREAD = np.array([0.1, 0.1, 0.1, 0.15, 0.15, 0.15])
 
 

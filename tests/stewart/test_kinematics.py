@@ -212,7 +212,7 @@ def test_jacobian_matches_finite_differences_of_leg_lengths(name, u, v):
 
 # ==== kinematics against the leg-vector reference, at the limits and in the messages ================================
 #
-# Stewart kinematics: checks that kill the mutants test_stewart.py and test_fuzz_stewart.py let live (make mutate).
+# Stewart kinematics: checks that kill the mutants the sections above let live (make mutate).
 #
 # Each value is checked through an independent route (the leg vectors ``t + R p_i - b_i`` written out with numpy,
 # finite differences of the rotation), on batches with two leading axes (so an axis slip shows) and with every

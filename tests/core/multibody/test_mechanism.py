@@ -163,7 +163,7 @@ def test_redundant_constraints_are_singular():
 #
 # The planar multibody core through independent routes (issue 21, item 5: tests that catch single bugs).
 #
-# The gear-shift and slider-crank models of ``tests/test_multibody.py`` have every pin point on its
+# The gear-shift and slider-crank models of the first section have every pin point on its
 # link's x axis, no angle lock with an offset, their drivers on the first bodies and one damper; a
 # sign of a ``s_y`` term, an offset's sign or a stride of a later body cannot show there. Here a
 # three-body mechanism breaks those symmetries (pin points off the axes, an angle lock with an offset
