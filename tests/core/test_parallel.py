@@ -241,7 +241,7 @@ def test_a_dask_sweep_interrupted_on_a_worker_resumes_to_the_same_result(work):
 def test_a_killed_sweep_resumes_to_the_same_result(work):
     """The process running a serial sweep is killed (SIGKILL) after three points: nothing half-written is read."""
     task, log, ckpt, _ = work
-    here = Path(__file__).parent
+    here = Path(__file__).parents[1]            # tests/: the import root of core.test_parallel
     code = (f"import sys, functools; sys.path.insert(0, {str(here)!r}); import {logged_point.__module__} as T; "
             f"from robolib import nonlinear as N; "
             f"N.sweep(functools.partial(T.logged_point, log_dir={str(log)!r}, delay=0.2), T.VALUES, "

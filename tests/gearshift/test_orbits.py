@@ -503,7 +503,7 @@ def test_a_bad_argument_is_refused_before_any_integration(call, monkeypatch):
 #
 # The case is 10 Hz / 0.5 mm (a period-2 orbit; one return ~0.07 s at rtol 1e-11), shared by the tests.
 
-F, C = 10.0, 5e-4
+FREQ, C = 10.0, 5e-4
 
 
 #: Two tolerances of the same orbit: the orbit points agree within this factor times the looser shooting tol.
@@ -521,7 +521,7 @@ LYAP_U_MAX = 6.0
 
 @pytest.fixture(scope="module")
 def case():
-    return O.periodic_orbit_at(None, F, C, k=2, n_transient=30, n_samples=12)
+    return O.periodic_orbit_at(None, FREQ, C, k=2, n_transient=30, n_samples=12)
 
 
 def test_orbit_exists_is_stable_period_two(case):
@@ -529,17 +529,17 @@ def test_orbit_exists_is_stable_period_two(case):
     assert case.residual <= case.tol
     assert case.orbit.minimal_period == 2
     assert case.stable and case.max_mu < 1 - O.STABILITY_MARGIN
-    assert case.lyapunov == pytest.approx(math.log(case.max_mu) / (2 / F))
+    assert case.lyapunov == pytest.approx(math.log(case.max_mu) / (2 / FREQ))
 
 
 def test_orbit_equals_long_simulation_samples(case):
     """A run from the chapter's initial state lands on the orbit points (independent of shooting)."""
     assert case.converges, case.sim_distances
-    fc = FastClearance(None, clearance=C, frequency=F)
-    T = 1 / F
+    fc = FastClearance(None, clearance=C, frequency=FREQ)
+    T = 1 / FREQ
     r = fc.simulate((0.0, 44 * T), t_eval=[42 * T, 43 * T, 44 * T], rtol=O.ORBIT_RTOL)
     s = np.hstack([r.e, r.ed])
-    P = O.stroboscopic_map(None, F, C)
+    P = O.stroboscopic_map(None, FREQ, C)
     d = O._distances(s, case.orbit.points, P.scale)
     assert np.all(d <= O.CONVERGE_FACTOR * case.tol), d
     # consecutive samples sit on different orbit points (period 2, not 1)
@@ -549,11 +549,11 @@ def test_orbit_equals_long_simulation_samples(case):
 
 def test_residual_at_noise_level_and_shrinks_with_rtol(case):
     """At rtol 1e-10 the orbit is the same within its (larger) tolerance; the noise falls with rtol."""
-    r10 = O.periodic_orbit_at(None, F, C, k=2, x0=case.orbit.x, samples=case.orbit.points, rtol=1e-10)
+    r10 = O.periodic_orbit_at(None, FREQ, C, k=2, x0=case.orbit.x, samples=case.orbit.points, rtol=1e-10)
     assert r10.orbit is not None, r10.reason
     assert case.noise < r10.noise
     assert case.residual <= case.tol < r10.tol
-    P = O.stroboscopic_map(None, F, C)
+    P = O.stroboscopic_map(None, FREQ, C)
     gap = float(np.max(np.abs(r10.orbit.x - case.orbit.x) / P.scale))
     assert gap <= RTOL_AGREE_FACTOR * r10.tol
 
@@ -561,12 +561,12 @@ def test_residual_at_noise_level_and_shrinks_with_rtol(case):
 @pytest.fixture(scope="module")
 def smooth():
     """10 Hz / 0.1 mm: a period-1 orbit whose map is smooth at the difference step (complex pair |mu| ~ 0.15)."""
-    return O.periodic_orbit_at(None, F, 1e-4, k=1, n_transient=30, n_samples=6)
+    return O.periodic_orbit_at(None, FREQ, 1e-4, k=1, n_transient=30, n_samples=6)
 
 
 def test_multipliers_agree_between_difference_steps(smooth):
     assert smooth.orbit is not None, smooth.reason
-    P = O.stroboscopic_map(None, F, 1e-4)
+    P = O.stroboscopic_map(None, FREQ, 1e-4)
     mu = floquet_multipliers(monodromy(P, smooth.orbit.x, k=1, step=3 * P.step, scale=P.scale))
     assert abs(abs(mu[0]) - smooth.max_mu) <= MU_AGREE
     assert np.allclose(np.sort(np.abs(mu))[::-1][:2], np.sort(np.abs(smooth.multipliers))[::-1][:2], atol=MU_AGREE)
@@ -574,7 +574,7 @@ def test_multipliers_agree_between_difference_steps(smooth):
 
 def test_det_monodromy_against_liouville(case):
     """det D P^2 = exp(integral of div f): damping makes it far below 1; the differenced det agrees (both tiny)."""
-    P = O.stroboscopic_map(None, F, C)
+    P = O.stroboscopic_map(None, FREQ, C)
     log_det = O.liouville_log_determinant(P, case.orbit.x, k=2)
     assert log_det < math.log(1e-6)
     assert abs(case.det) < 1e-6
@@ -588,20 +588,20 @@ def test_memory_reset_small_against_orbit_size(case):
 
 
 def test_map_picklable_and_bad_input():
-    P = O.stroboscopic_map(None, F, C)
+    P = O.stroboscopic_map(None, FREQ, C)
     x = np.array([-0.14468, 0.99001, 1.10206, 0.16508]) * P.scale
     Q = pickle.loads(pickle.dumps(P))
     assert np.array_equal(P(x), Q(x))
     with pytest.raises(ParameterError, match="k = 0 is not valid"):
-        O.periodic_orbit_at(None, F, C, k=0)
+        O.periodic_orbit_at(None, FREQ, C, k=0)
     with pytest.raises(ParameterError, match="frequency = -1.0 is not valid"):
         O.periodic_orbit_at(None, -1.0, C)
     with pytest.raises(ParameterError, match="clearance"):
-        O.stroboscopic_map(None, F, 0.0)
+        O.stroboscopic_map(None, FREQ, 0.0)
     with pytest.raises(ParameterError, match="x0"):
-        O.periodic_orbit_at(None, F, C, x0=np.zeros(3))
+        O.periodic_orbit_at(None, FREQ, C, x0=np.zeros(3))
     with pytest.raises(ParameterError, match="memory"):
-        O.stroboscopic_map(None, F, C, memory="forget")
+        O.stroboscopic_map(None, FREQ, C, memory="forget")
     with pytest.raises(ParameterError):
         P(np.zeros(5))
 
@@ -611,7 +611,7 @@ def test_orbit_claims_say_what_the_words_say(case):
 
     reg = ClaimsRegister(study="orbits_test", glue=False)
     bad = O.OrbitResult(**{**case.__dict__, "orbit": None, "reason": "no decrease"})
-    O.orbit_claims(reg, {(F, 0.5): {"orbit": case, "lyapunov": None}, (F, 0.25): {"orbit": bad, "lyapunov": None}})
+    O.orbit_claims(reg, {(FREQ, 0.5): {"orbit": case, "lyapunov": None}, (FREQ, 0.25): {"orbit": bad, "lyapunov": None}})
     assert reg.claims["gs_orbit_exists_10_0p5"].holds and reg.claims["gs_orbit_converges_10_0p5"].holds
     assert not reg.claims["gs_orbit_exists_10_0p25"].holds
     assert "gs_orbit_routes_10_0p5" not in reg.claims
@@ -619,7 +619,7 @@ def test_orbit_claims_say_what_the_words_say(case):
 
 def test_exponent_routes_agree(case):
     """ln max|mu| / (kT) from the differenced monodromy = the renormalised time-series exponent within u."""
-    L = O.fast_lyapunov(None, F, C, x0=case.orbit.x, n_transient=2, n_renorm=30)
+    L = O.fast_lyapunov(None, FREQ, C, x0=case.orbit.x, n_transient=2, n_renorm=30)
     assert 0 < L.uncertainty < LYAP_U_MAX
     assert L.spread <= L.uncertainty
     assert abs(L.exponent - case.lyapunov) <= L.uncertainty, (L, case.lyapunov)
@@ -670,7 +670,7 @@ def test_multiplier_error_direct_route_and_smooth_scale(case):
     cm = case.contact
     assert cm["smooth_at_step"] and cm["stencil"] < cm["depth"] < 1e-2
     assert cm["n_onsets"] > 10 and cm["min_onset_speed"] > 0.05
-    P = O.stroboscopic_map(None, F, C, rtol=DIRECT_RTOL)
+    P = O.stroboscopic_map(None, FREQ, C, rtol=DIRECT_RTOL)
     ratios = O.perturbation_ratios(P, case.orbit.x, k=2, amplitude=DIRECT_AMPLITUDE, n_returns=3)
     assert np.all(np.diff(ratios) < 0)
     assert abs(O.contraction_per_return(ratios) - case.max_mu) <= MU_AGREE
@@ -680,7 +680,7 @@ def test_stencil_wider_than_contact_depth_misreads(case):
     """A step whose e-stencil crosses the contact boundary at the section reads a wrong multiplier (the neighbour
     starts in free flight: a new onset and memory), so the smooth scale is a real limit, not a precaution."""
     assert WIDE_STEP > case.contact["depth"]
-    P = O.stroboscopic_map(None, F, C)
+    P = O.stroboscopic_map(None, FREQ, C)
     mu = floquet_multipliers(monodromy(P, case.orbit.x, k=2, step=WIDE_STEP, scale=P.scale))
     assert abs(abs(mu[0]) - case.max_mu) > WIDE_STENCIL_OFF
 
@@ -724,7 +724,7 @@ def test_routes_claim_fails_outside_interval_or_bound(case):
     unres = O.OrbitResult(**{**case.__dict__, "resolved": False})
     for res, L, holds in ((case, far, False), (case, near, True), (unres, far, False), (unres, near, True)):
         reg = ClaimsRegister(study="orbits_test", glue=False)
-        O.orbit_claims(reg, {(F, 0.5): {"orbit": res, "lyapunov": L}})
+        O.orbit_claims(reg, {(FREQ, 0.5): {"orbit": res, "lyapunov": L}})
         assert reg.claims["gs_orbit_routes_10_0p5"].holds is holds, (res.resolved, L.exponent)
 
 
@@ -734,4 +734,4 @@ def test_multiplier_helpers_reject_bad_input():
     with pytest.raises(ParameterError, match="ratios"):
         O.contraction_per_return([1.0, 0.5])
     with pytest.raises(ParameterError, match="amplitude"):
-        O.perturbation_ratios(O.stroboscopic_map(None, F, C), np.zeros(4), amplitude=-1.0)
+        O.perturbation_ratios(O.stroboscopic_map(None, FREQ, C), np.zeros(4), amplitude=-1.0)
