@@ -77,7 +77,7 @@ test: $(STAMP) browser
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest --durations=20
 
-# The fuzz tests (marker fuzz) with a larger budget: FUZZ_EXAMPLES bad values per argument (CI: 30) and
+# The fuzz tests (pytest marker fuzz, across tests/) with a larger budget: FUZZ_EXAMPLES bad values per argument (CI: 30) and
 # property budgets scaled alike; HYPOTHESIS_PROFILE=explore draws fresh examples instead of the fixed CI ones.
 FUZZ_EXAMPLES ?= 500
 fuzz: $(STAMP)
@@ -90,7 +90,7 @@ bench: $(STAMP)
 # bifurcation.npz for the DAE, bifurcation_fast.npz for the fast model the book reads; on a 2-worker Dask
 # LocalCluster) and the DAE's verdict study (data/gearshift/verdict_runs.json, by running the clearance study (python -m robolib.study) at
 # its defaults with ROBOLIB_WRITE_STUDY_STORE=1). Needed after a change of the gear-shift model or its
-# integrator: tests/test_gearshift_bifurcation.py fails until then.
+# integrator: tests/gearshift/test_store.py fails until then.
 bifurcation: $(STAMP)
 	$(BIN)/python -m robolib.gearshift.store --workers 2
 	$(BIN)/python -m robolib.gearshift.store --workers 2 --engine fast

@@ -1,4 +1,4 @@
-"""The fuzzing harness of the entry-point tests (tests/test_fuzz*.py): bad values by kind, and the check.
+"""The fuzzing harness of the entry-point tests (the tests marked ``fuzz``): bad values by kind, and the check.
 
 An entry-point table maps a name to ``(callable, valid keyword arguments, {argument: kind})``; a kind
 is ``"positive"``, ``"nonnegative"``, ``"real"`` (scalars: a list is wrong too), the same with ``*``
@@ -143,7 +143,8 @@ def check_bad_argument(entry_points: dict, entry: str, arg: str, data) -> None:
 
 
 def entry_point_tests(entry_points: dict, copy_kwargs: bool = False):
-    """The two tests of an entry-point table: ``test_every_valid_call_works, test_a_bad_argument_is_named``.
+    """The two tests of an entry-point table: ``test_every_valid_call_works, test_a_bad_argument_is_named``
+    (both carry the pytest marker ``fuzz``).
 
     Assign them in a test module (pytest collects them there)::
 
@@ -154,10 +155,12 @@ def entry_point_tests(entry_points: dict, copy_kwargs: bool = False):
     table = dict(entry_points)
     pairs = cases(table)
 
+    @pytest.mark.fuzz
     def test_every_valid_call_works():
         for name, (fn, kwargs, _) in table.items():
             fn(**(copy.deepcopy(kwargs) if copy_kwargs else kwargs))
 
+    @pytest.mark.fuzz
     @pytest.mark.parametrize("entry,arg", pairs, ids=[f"{e}:{a}" for e, a in pairs])
     @SETTINGS
     @given(data=st.data())

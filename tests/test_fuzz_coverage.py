@@ -2,12 +2,12 @@
 
 The public callables are the functions and classes a user calls: those named in ``__all__`` of robolib, of each
 mechanism package and its public modules, of each module of the shared cores, and of :mod:`robolib.study`
-(:data:`PUBLIC_MODULES`). Each must be the callable of a row of an entry-point table in a ``tests/test_fuzz*.py``
-file (for a class: the class or one of its methods), or be excused: an exception class, a result container (a named
-tuple), a name in a fuzz file's ``NOT_FUZZED`` (with its reason there), or a name in :data:`EXCUSED` here (with its
-reason). A new public function without a fuzz row fails this test. The chapters' internals (``robolib.studies.*``,
-``robolib.book.*``) are not in the list: their inputs are the study parameters, checked by their declared specs;
-internal helpers trust their callers.
+(:data:`PUBLIC_MODULES`). Each must be the callable of a row of an entry-point table in a test module that uses the
+harness tests/fuzzing.py (for a class: the class or one of its methods), or be excused: an exception class, a result
+container (a named tuple), a name in such a module's ``NOT_FUZZED`` (with its reason there), or a name in
+:data:`EXCUSED` here (with its reason). A new public function without a fuzz row fails this test. The chapters'
+internals (``robolib.studies.*``, ``robolib.book.*``) are not in the list: their inputs are the study parameters,
+checked by their declared specs; internal helpers trust their callers.
 """
 
 from __future__ import annotations
@@ -26,17 +26,27 @@ PUBLIC_MODULES = (
     "robolib.study",
 )
 
-#: Public callables excused here (not in a fuzz file's NOT_FUZZED), with the reason.
+#: Public callables excused here (not in a test module's NOT_FUZZED), with the reason.
 EXCUSED: dict[str, str] = {
     "ClearanceResult": "result container (a dataclass) returned by ClearanceModel.simulate (robolib.core.clearance)",
     "Workspace": "result container (a dataclass) returned by robolib.prp3.workspace",
 }
 
-FUZZ_FILES = sorted(p.stem for p in Path(__file__).parent.glob("test_fuzz*.py") if p.stem != Path(__file__).stem)
+TESTS = Path(__file__).parent
+
+
+def _table_modules() -> list[str]:
+    """The test modules that hold entry-point tables: those importing the harness (``from fuzzing import``),
+    anywhere under tests/, by the module name pytest gives them (``core.test_contact``, ``stewart.test_entry_points``)."""
+    return sorted(".".join(p.relative_to(TESTS).with_suffix("").parts) for p in TESTS.rglob("test_*.py")
+                  if p != Path(__file__) and "from fuzzing import" in p.read_text())
+
+
+FUZZ_FILES = _table_modules()
 
 
 def fuzzed_entry_points() -> dict[str, list[str]]:
-    """The row names of every entry-point table, per fuzz file (``python tests/test_fuzz_coverage.py`` prints them)."""
+    """The row names of every entry-point table, per test module (``python tests/test_fuzz_coverage.py`` prints them)."""
     out = {}
     for name in FUZZ_FILES:
         mod = importlib.import_module(name)
@@ -46,7 +56,7 @@ def fuzzed_entry_points() -> dict[str, list[str]]:
 
 
 def _tables():
-    """(callables of every entry-point row, names excused by the fuzz files' NOT_FUZZED tables)."""
+    """(callables of every entry-point row, names excused by the test modules' NOT_FUZZED tables)."""
     rows, excused = [], set()
     for name in FUZZ_FILES:
         mod = importlib.import_module(name)
@@ -101,8 +111,8 @@ def test_the_excuses_name_public_callables():
 
 if __name__ == "__main__":
     import sys
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(TESTS))
     tables = fuzzed_entry_points()
-    for file, rows in tables.items():
-        print(f"{file}.py ({len(rows)}): {', '.join(rows)}")
+    for module, rows in tables.items():
+        print(f"tests/{module.replace('.', '/')}.py ({len(rows)}): {', '.join(rows)}")
     print(f"{sum(map(len, tables.values()))} rows in {len(tables)} files")

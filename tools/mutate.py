@@ -100,13 +100,18 @@ def select_modules(only: list[str]) -> list[str]:
     return chosen
 
 
+def own_tests(module: str) -> str:
+    """The module's own test file: tests/ mirrors robolib/ (robolib/core/multibody/solvers.py ->
+    tests/core/multibody/test_solvers.py)."""
+    parts = Path(module).with_suffix("").parts[1:]
+    return "/".join(("tests", *parts[:-1], f"test_{parts[-1]}.py"))
+
+
 def module_tests(module: str) -> list[str]:
     """The test files run against the mutants of ``module``: those of ``[tool.robolib.mutate.tests]`` that exist,
-    plus ``tests/test_mutants_<package>_<module>.py`` (e.g. tests/test_mutants_prp3_kinematics.py for
-    robolib/prp3/kinematics.py) when it exists and is not listed: the survivor-killing tests of a module."""
-    listed = pyproject()["tool"]["robolib"]["mutate"]["tests"].get(module, [])
-    own = "tests/test_mutants_" + "_".join(Path(module).with_suffix("").parts[1:]) + ".py"
-    return [t for t in [*listed, *([own] if own not in listed else [])] if (ROOT / t).exists()]
+    or, for a module not listed there, its own test file (:func:`own_tests`)."""
+    listed = pyproject()["tool"]["robolib"]["mutate"]["tests"].get(module) or [own_tests(module)]
+    return [t for t in listed if (ROOT / t).exists()]
 
 
 def write_work_tree(module: str, fresh: bool = True) -> Path:

@@ -307,7 +307,7 @@ def poincare_run(params: dict, frequency: float | None = None, clearance: float 
     ``engine``: ``"fast"`` (the chapter's default) integrates :class:`robolib.gearshift.fast.FastClearance` (one
     clearance joint; the body coordinates of the end-point errors reconstructed from ``e``), ``"dae"`` (the default
     here) the seed's Baumgarte DAE (:func:`robolib.gearshift.simulate_clearance`, any joints). Both return the same
-    fields, measured the same way; their samples agree to the integration error (tests/test_gearshift_engine.py).
+    fields, measured the same way; their samples agree to the integration error (tests/gearshift/test_runs.py).
 
     Returns a :class:`PoincareRun`: the parameter values, sample times ``t``, ``e_local``, ``e_dot``
     (N, 2), ``eps`` (N,), ``samples`` (N, 4), end-point errors ``dE``, ``dvE``

@@ -1,0 +1,269 @@
+"""The claims register (robolib.book.claims): marks in the prose, ids, records, the claims JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fuzzing import budget, entry_point_tests
+from hypothesis import given
+from hypothesis import strategies as st
+
+from robolib import ParameterError, ParameterFileError
+from robolib.book import claims as C
+from robolib.book.claims import ClaimsRegister, extract, from_notebook, main
+
+# ==== the claims register: marks, ids, records, the claims JSON =====================================================
+#
+# The claims register, the parameter tables and the Explore panel helper (robolib.book.claims, robolib.book.notebook).
+
+def _reg():
+    return ClaimsRegister("demo", source="003", glue=False)
+
+
+def test_a_failing_claim_is_marked_where_the_prose_cites_it():
+    reg = _reg()
+    ok = reg.claim("ok", "error below 1e-9", value=np.float64(1e-11), criterion="< 1e-9", holds=np.bool_(True),
+                   text="1e-11 mm")
+    bad = reg.claim("bad", "slope -1/2", value=-1.4, criterion="|s + 0.5| < 0.1", holds=False)
+    assert ok.markdown() == "1e-11 mm"
+    assert "⚠" in bad.markdown() and "bad" in bad.markdown() and "|s + 0.5| < 0.1" in bad.markdown()
+    assert reg.failing() == ["bad"]
+    table = reg.table_markdown()
+    assert "1 of 2 claims do not hold" in table and "✗ fails" in table and "✓" in table
+    assert "\\|s + 0.5\\|" in table, "a '|' in a criterion must not split the table cell"
+
+
+def test_nan_never_holds_and_ids_are_unique_and_checked():
+    reg = _reg()
+    assert not reg.claim("n", "finite", value=float("nan"), criterion="finite", holds=True).holds
+    with pytest.raises(ParameterError, match="registered twice"):
+        reg.claim("n", "again", value=1, criterion="x", holds=True)
+    with pytest.raises(ParameterError, match="claim id"):
+        reg.claim("has space", "s", value=1, criterion="x", holds=True)
+    with pytest.raises(ParameterError, match="statement and a criterion"):
+        reg.claim("empty", "s", value=1, criterion="", holds=True)
+    with pytest.raises(ParameterError, match="holds must be a boolean"):
+        reg.claim("arr", "s", value=1, criterion="c", holds=np.array([True, False]))
+    with pytest.raises(ParameterError, match="holds is None"):
+        reg.claim("none", "s", value=1, criterion="c", holds=None)
+
+
+def test_records_are_json_with_the_required_keys():
+    reg = _reg()
+    reg.claim("v", "vector", value=np.array([1.0, np.inf]), criterion="c", holds=True)
+    reg.check("k", "ten", 10, "== 10", lambda n: n == 10, answers="003.c1")
+    recs = json.loads(json.dumps(reg.records()))
+    assert [r["id"] for r in recs] == ["v", "k"]
+    for r in recs:
+        assert {"id", "statement", "value", "criterion", "holds"} <= set(r)
+    assert recs[0]["value"] == [1.0, "inf"] and recs[1]["answers"] == "003.c1" and recs[1]["source"] == "003"
+
+
+def _notebook_with(reg):
+    from robolib.book.claims import CLAIMS_MIME
+
+    return {"cells": [{"cell_type": "markdown", "source": "x"},
+                      {"cell_type": "code", "outputs": [{"output_type": "display_data", "data": {
+                          "text/markdown": reg.table_markdown(),
+                          CLAIMS_MIME: {"study": reg.study, "source": reg.source, "claims": reg.records()}}}]}]}
+
+
+def test_extract_writes_the_claims_json_and_strict_mode_fails_on_a_false_claim(tmp_path, capsys):
+    reg = _reg()
+    reg.claim("a", "holds", value=1, criterion="c", holds=True)
+    nb = tmp_path / "demo.ipynb"
+    nb.write_text(json.dumps(_notebook_with(reg)))
+    assert main([str(nb), "--strict"]) == 0
+    assert json.loads((tmp_path / "demo.claims.json").read_text())[0]["id"] == "a"
+    reg.claim("b", "fails", value=2, criterion="c", holds=False)
+    nb.write_text(json.dumps(_notebook_with(reg)))
+    assert main([str(nb)]) == 0, "a rerun with other parameters reports, does not fail"
+    assert main([str(nb), "--strict"]) == 1
+    assert "FAILS b" in capsys.readouterr().out
+    empty = tmp_path / "empty.ipynb"
+    empty.write_text(json.dumps({"cells": []}))
+    assert from_notebook(json.loads(empty.read_text())) is None
+    with pytest.raises(ParameterError, match="no claims register"):
+        extract(empty)
+
+
+
+# ==== every entry point of the register names a bad argument; the JSON round trip ===================================
+#
+# The claims register fuzzed (issue 21, item 1), and the round trip of its JSON.
+#
+# Part 1: :class:`~robolib.book.claims.ClaimsRegister` (construction, :meth:`claim`, :meth:`check`),
+# :class:`~robolib.book.claims.Claim`, :func:`claims_table`, :func:`check_records`, :func:`write_claims`,
+# :func:`read_claims`, :func:`from_notebook` and :func:`extract`, with a valid call and the kind of each
+# argument (tests/fuzzing.py): a claim without criterion, a duplicate id, a non-boolean ``holds`` (a
+# number, a text, None, an array), a malformed record must raise a :class:`robolib.RobolibError` that
+# names the argument. Part 2: random registers written to ``.claims.json`` and read back give the same
+# records (and a NaN value never holds); a truncated or non-JSON claims file is named.
+
+pytestmark = pytest.mark.fuzz  # make fuzz: -m fuzz with a larger budget
+
+NAN = float("nan")
+
+
+class Kind:
+    """An argument kind with its own strategy of bad values (drawn by the harness from ``bad``)."""
+
+    def __init__(self, name, bad):
+        self.name, self.bad = name, bad
+
+    def __repr__(self):
+        return self.name
+
+
+TEXT = Kind("text", st.sampled_from([None, "", "   ", 1.0, True, ["x"], b"x"]))
+
+
+OPTIONAL_TEXT = Kind("optional text", st.sampled_from(["", 1.0, True, ["x"]]))
+
+
+ID = Kind("claim id", st.sampled_from([None, "", "a b", "a|b", 1, True, ["a"], "taken"]))
+
+
+HOLDS = Kind("holds", st.sampled_from([None, 1, 0, 1.0, "yes", "False", np.array([True, False]), [True], NAN]))
+
+
+FLAG = Kind("flag", st.sampled_from([None, 1, "yes", 1.5]))
+
+
+PATH = Kind("path", st.sampled_from([None, 1.0, True, "", ["a.json"]]))
+
+
+REC = dict(id="c1", statement="one is one", value=1, criterion="== 1", holds=True, text="1", answers=None,
+           source=None, study="demo")
+
+
+RECORDS = Kind("records", st.sampled_from([None, "x", {}, [REC, REC], [{**REC, "holds": "yes"}], [{"id": "c1"}],
+                                           [{**REC, "criterion": ""}], [{**REC, "extra": 1}], [1.0]]))
+
+
+TMP = Path(tempfile.mkdtemp(prefix="fuzz_claims_"))
+
+
+NB = {"cells": [{"cell_type": "code", "outputs": [{"data": {C.CLAIMS_MIME: {"study": "demo", "source": None,
+                                                                            "claims": [REC]}}}]}]}
+
+
+(TMP / "demo.ipynb").write_text(json.dumps(NB))
+
+
+C.write_claims([REC], TMP / "valid.claims.json")
+
+
+def register():
+    reg = C.ClaimsRegister("demo", glue=False)
+    reg.claim("taken", "a first claim", value=1, criterion="== 1", holds=True)
+    return reg
+
+
+def claim(**kw):
+    return register().claim(**kw)
+
+
+def check(**kw):
+    return register().check(**kw)
+
+
+CLAIM_ARGS = dict(id="c2", statement="the error is small", value=1e-12, criterion="< 1e-9", holds=True,
+                  text="1e-12", answers="003.c1")
+
+
+ENTRY_POINTS = {
+    "ClaimsRegister": (C.ClaimsRegister, dict(study="demo", source="003", glue=False),
+                       {"study": TEXT, "source": OPTIONAL_TEXT, "glue": FLAG}),
+    "ClaimsRegister.claim": (claim, CLAIM_ARGS, {"id": ID, "statement": TEXT, "criterion": TEXT, "holds": HOLDS,
+                                                 "text": Kind("text", st.sampled_from([1.0, True, ["x"]])),
+                                                 "answers": Kind("answers", st.sampled_from(
+                                                     ["", "a b", 1, True]))}),
+    "ClaimsRegister.check": (check, dict(id="c3", statement="ten rows", value=10, criterion="n == 10",
+                                         test=lambda n: n == 10),
+                             {"id": ID, "statement": TEXT, "criterion": TEXT,
+                              "test": Kind("test", st.sampled_from([None, 1.0, "n == 10", lambda n: "yes",
+                                                                    lambda n: None, lambda n: 1]))}),
+    "Claim": (C.Claim, dict(id="c4", statement="s", value=1, criterion="c", holds=True, text="1"),
+              {"id": Kind("claim id", st.sampled_from([None, "", "a b", 1, True])), "statement": TEXT,
+               "criterion": TEXT, "holds": HOLDS,
+               "text": Kind("text", st.sampled_from([None, 1.0, True]))}),
+    "claims_table": (C.claims_table, dict(headers=["a", "b"], rows=[["x", "y"]]),
+                     {"headers": Kind("headers", st.sampled_from([None, "ab", [], 1.0])),
+                      "rows": Kind("rows", st.sampled_from([None, "x", [["x"]], [["x", "y", "z"]], ["xy"], [1.0]]))}),
+    "check_records": (C.check_records, dict(records=[REC]), {"records": RECORDS}),
+    "write_claims": (C.write_claims, dict(records=[REC], path=TMP / "w.claims.json"),
+                     {"records": RECORDS, "path": PATH}),
+    "read_claims": (C.read_claims, dict(path=TMP / "valid.claims.json"),
+                    {"path": Kind("path", st.sampled_from([None, 1.0, True, "", TMP / "missing.json",
+                                                           TMP / "demo.ipynb"]))}),
+    "from_notebook": (C.from_notebook, dict(nb=NB), {"nb": Kind("nb", st.sampled_from([None, "x", [], 1.0]))}),
+    "extract": (C.extract, dict(ipynb=TMP / "demo.ipynb", out=TMP / "demo.claims.json"),
+                {"ipynb": Kind("ipynb", st.sampled_from([None, 1.0, "", TMP / "nowhere.ipynb",
+                                                         TMP / "valid.claims.json"])),
+                 "out": Kind("out", st.sampled_from([1.0, True, ""]))}),
+}
+
+
+test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(ENTRY_POINTS)
+
+
+@pytest.mark.fuzz
+def test_the_table_covers_the_public_functions():
+    public = {n for n in C.__all__ if callable(getattr(C, n))}
+    assert public - {"CLAIMS_MIME"} == {e for e in ENTRY_POINTS if "." not in e}
+
+
+@pytest.mark.fuzz
+def test_duplicate_ids_and_a_missing_criterion_are_named():
+    reg = register()
+    with pytest.raises(ParameterError, match="registered twice"):
+        reg.claim("taken", "again", value=2, criterion="== 2", holds=True)
+    with pytest.raises(ParameterError, match="criterion"):
+        reg.claim("c9", "no test", value=2, criterion="", holds=True)
+    with pytest.raises(ParameterError, match="holds"):
+        reg.claim("c9", "an int is not a verdict", value=2, criterion="== 2", holds=1)
+    assert reg.claim("c9", "numpy verdicts are booleans", value=2, criterion="== 2", holds=np.bool_(True)).holds
+
+
+@pytest.mark.fuzz
+def test_a_truncated_claims_file_is_named(tmp_path):
+    good = C.write_claims([REC], tmp_path / "x.claims.json")
+    text = good.read_text()
+    good.write_text(text[: len(text) // 2])
+    with pytest.raises(ParameterFileError, match="x.claims.json.*cannot be read"):
+        C.read_claims(good)
+
+
+# ---- round trip -------------------------------------------------------------------------------------------------
+IDS = st.text(alphabet="abcdefghij0123456789_-.", min_size=1, max_size=8)
+
+
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(-10 ** 6, 10 ** 6), st.floats(allow_nan=True),
+                   st.text(max_size=10), st.lists(st.floats(-1e6, 1e6), max_size=4))
+
+
+WORDS = st.text(min_size=1, max_size=30).filter(lambda t: t.strip())
+
+
+@pytest.mark.fuzz
+@budget(30)
+@given(rows=st.lists(st.tuples(IDS, WORDS, VALUES, WORDS, st.booleans()), max_size=8, unique_by=lambda r: r[0]))
+def test_claims_json_round_trip(rows):
+    reg = C.ClaimsRegister("demo", source="003", glue=False)
+    for cid, statement, value, criterion, holds in rows:
+        c = reg.claim(cid, statement, value=value, criterion=criterion, holds=holds)
+        if isinstance(value, float) and math.isnan(value):
+            assert not c.holds                       # a NaN value never holds
+    with tempfile.TemporaryDirectory() as tmp:
+        path = C.write_claims(reg.records(), Path(tmp) / "demo.claims.json")
+        back = C.read_claims(path)
+    assert back == json.loads(json.dumps(reg.records()))
+    assert [r["id"] for r in back] == [r[0] for r in rows]
+    assert [r["holds"] for r in back] == [c.holds for c in reg.claims.values()]
+    assert sorted(r["id"] for r in back if not r["holds"]) == sorted(reg.failing())

@@ -1,0 +1,105 @@
+"""Control and simulation of the Stewart platform (robolib.stewart.control)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robolib import ParameterError, UnreachableError, stewart
+
+# ==== control and closed-loop simulation ============================================================================
+
+# --------------------------------------------------------------------------- control
+needs_numba = pytest.mark.skipif(not stewart._kernels.HAVE_NUMBA,
+                                 reason="numba not installed: the pure-Python simulation loop is too slow here")
+
+
+@needs_numba
+def test_exact_model_pd_error_dynamics():
+    """NE controller on the NE plant: e'' + kd e' + kp e = 0 (up to the zero-order hold)."""
+    m = stewart.load("stewart/hydraulic.yaml")
+    kp, kd = 400.0, 30.0
+    res = stewart.simulate(m, "newton_euler", pid=False, gains={"kp": kp, "kd": kd}, duration=0.4, step=1e-4)
+    e0 = res.error[0]
+    de0 = (stewart.joint_references(m, stewart.trajectory_from_model(m), res.t[:1])[1][0]
+           - stewart.jacobian(m, res.pose[0]) @ res.twist[0])
+    # closed form of e'' + kd e' + kp e = 0 (underdamped: kd^2 < 4 kp)
+    a, wd = kd / 2, np.sqrt(kp - kd ** 2 / 4)
+    t = res.t[:, None]
+    e_pred = np.exp(-a * t) * (e0 * np.cos(wd * t) + (de0 + a * e0) / wd * np.sin(wd * t))
+    err = np.abs(res.error - e_pred).max() / np.abs(e0).max()
+    print(f"\nexact-model PD error vs closed form: {err:.2e} of the initial error")
+    assert err < 2e-3
+
+
+@needs_numba
+def test_closed_loop_ne_vs_vw_controllers():
+    m = stewart.load("stewart/tsai2000.yaml")
+    rows = {}
+    for ctrl in ("newton_euler", "virtual_work"):
+        for pid in (False, True):
+            r = stewart.simulate(m, ctrl, pid=pid, duration=3.0)
+            assert r.t.shape == (3001,) and r.forces.shape == (3001, 6)
+            assert np.all(np.isfinite(r.forces))
+            rows[(ctrl, pid)] = float(np.sqrt(np.mean(r.error[-1000:] ** 2)))
+            assert np.abs(r.error[-1000:]).max() < 1e-3 * np.abs(r.error[0]).max() + 1e-5
+    for (ctrl, pid), v in rows.items():
+        print(f"\n{ctrl:13s} {'PID' if pid else 'PD '}: RMS leg error over the last second {v:.3e} m")
+    # exact model + PID: the steady residual comes only from the zero-order hold
+    assert rows[("newton_euler", True)] < 1e-5
+
+
+def test_simulate_rejects_bad_options():
+    m = stewart.load("stewart/tsai2000.yaml")
+    with pytest.raises(ParameterError, match="gains"):
+        stewart.simulate(m, gains={"kq": 1.0}, duration=0.01)
+    with pytest.raises(ParameterError, match="duration"):
+        stewart.simulate(m, duration=-1.0)
+    with pytest.raises(ParameterError, match="initial_error"):
+        stewart.simulate(m, duration=0.01, initial_error=[0.0] * 3)
+
+
+@needs_numba
+def test_each_model_as_whole_simulation():
+    """VW as plant and controller: the exact-model error dynamics hold for it too (it is consistent with itself)."""
+    m = stewart.load("stewart/hydraulic.yaml")
+    res = {meth: stewart.simulate(m, meth, plant=meth, duration=2.0) for meth in ("newton_euler", "virtual_work")}
+    for meth, r in res.items():
+        assert r.plant == meth and r.controller == meth
+        assert np.abs(r.error[-500:]).max() < 1e-3 * np.abs(r.error[0]).max()
+    # both closed loops obey the same error dynamics: their errors agree far better than the initial error
+    d = np.abs(res["virtual_work"].error - res["newton_euler"].error).max()
+    assert d < 1e-3 * np.abs(res["newton_euler"].error[0]).max()
+
+
+# --------------------------------------------------------------------------- tracking metrics
+def test_tracking_metrics_closed_forms():
+    t = np.linspace(0.0, 4.0, 4001)
+    amp = np.array([1.0, 2.0, 0.5, 0.1, 0.0, 3.0]) * 1e-6
+    e = np.exp(-10 * t)[:, None] * 1e-2 + np.sin(7 * t)[:, None] * amp  # decay + a steady oscillation
+    m = stewart.tracking_metrics(t, e, window=4 * np.pi / 7)  # two periods of sin(7 t)
+    # peak-to-peak of the largest oscillation over two periods: 2 * 3e-6
+    assert abs(m["fluctuation"] - 2 * 3e-6) < 1e-3 * 6e-6
+    # mean of max_i |e_i| = 3e-6 |sin 7t| over whole half-periods: 3e-6 * 2/pi (sampling: to 0.2 %)
+    assert abs(m["static"] / (3e-6 * 2 / np.pi) - 1) < 2e-3
+    # e stays below 1 % of e(0) = 1e-2 once 1e-2 exp(-10 t) + 3e-6 |sin 7t| < 1e-4: between the two roots
+    lo, hi = np.log(1e-2 / (1e-4 + 3e-6)) / 10, np.log(1e-2 / (1e-4 - 3e-6)) / 10
+    assert lo - 1e-3 <= m["convergence_time"] <= hi + 1e-3
+    never = stewart.tracking_metrics(t, np.ones((len(t), 6)), window=1.0)
+    assert never["convergence_time"] == np.inf and never["fluctuation"] == 0.0
+    with pytest.raises(ParameterError, match="window"):
+        stewart.tracking_metrics(t, e, window=10.0)
+    with pytest.raises(ParameterError, match="error"):
+        stewart.tracking_metrics(t, e[:, :3], window=1.0)
+
+
+@needs_numba
+def test_simulation_stops_at_the_stroke_limit():
+    """A plant that drifts out of its stroke mid-run stops with UnreachableError naming the leg and the time."""
+    base = stewart.load("stewart/tsai2000.yaml")
+    m = base.with_(limits={**base.limits, "length_max": 1.278})
+    tr = stewart.Trajectory(m.home_pose, np.array([0, 0, 0.01, 0, 0, 0.0]), np.full(6, 3.0), np.zeros(6))
+    assert stewart.check_limits(m, tr(np.linspace(0, 3, 301))[0], mask=True).all()
+    with pytest.raises(UnreachableError, match=r"simulate: at t = .* s the newton_euler plant reached leg \d"):
+        stewart.simulate(m, gains={"kp": 0.0, "kd": 0.0, "ki": 0.0}, duration=3.0, trajectory=tr,
+                         initial_error=[0, 0, 0.03, 0, 0, 0])
