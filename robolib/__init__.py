@@ -37,37 +37,9 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from robolib import core, gearshift, prp3, redundant, stewart  # noqa: E402
-from robolib.core import (  # noqa: E402
-    clearance,
-    constraints,
-    contact,
-    errors,
-    friction,
-    multibody,
-    nonlinear,
-    params,
-    rotations,
-)
-from robolib.core.errors import (  # noqa: E402
-    ConvergenceError,
-    ParameterError,
-    ParameterFileError,
-    RobolibError,
-    SingularityError,
-    UnreachableError,
-)
+from robolib.core import clearance, constraints, contact, errors, friction, multibody, nonlinear, params, rotations  # noqa: E402
+from robolib.core.errors import *  # noqa: E402
 from robolib.core.params import DATA_DIR, load_yaml, resolve_data_path  # noqa: E402
 
-__all__ = [
-    "RobolibError",
-    "UnreachableError",
-    "SingularityError",
-    "ParameterError",
-    "ParameterFileError",
-    "ConvergenceError",
-    "DATA_DIR",
-    "load_yaml",
-    "resolve_data_path",
-    "core", "prp3", "redundant", "stewart", "gearshift",
-    "clearance", "constraints", "contact", "errors", "friction", "multibody", "nonlinear", "params", "rotations",
-]
+__all__ = [*errors.__all__, "DATA_DIR", "load_yaml", "resolve_data_path", "core", "prp3", "redundant", "stewart", "gearshift",
+           "clearance", "constraints", "contact", "errors", "friction", "multibody", "nonlinear", "params", "rotations"]

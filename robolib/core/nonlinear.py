@@ -522,11 +522,9 @@ __all__ = [
 
 # Periodic orbits by shooting and their continuation live in robolib.core.periodic / .continuation, sweeps in
 # robolib.core.parallel (module size); they are part of this toolkit's public names.
+from robolib.core import continuation, parallel, periodic  # noqa: E402
 from robolib.core.continuation import *  # noqa: E402,F401,F403
-from robolib.core.continuation import __all__ as _continuation_all  # noqa: E402
 from robolib.core.parallel import *  # noqa: E402,F401,F403
-from robolib.core.parallel import __all__ as _parallel_all  # noqa: E402
 from robolib.core.periodic import *  # noqa: E402,F401,F403
-from robolib.core.periodic import __all__ as _periodic_all  # noqa: E402
 
-__all__ += list(_periodic_all) + list(_continuation_all) + list(_parallel_all)
+__all__ += [*periodic.__all__, *continuation.__all__, *parallel.__all__]

@@ -760,3 +760,5 @@ def build_slider_crank(params: dict | None = None) -> SliderCrank:
     return SliderCrank(p, mech, r, L, mo["crank_speed"], mo["crank_angle0"])
 
 
+
+__all__ = ["CLEARANCE_JOINTS", "SCHEMA", "SLIDER_CRANK_SCHEMA", "load_parameters", "load_slider_crank", "with_changes", "chain_ik", "ShiftStroke", "ChainDrive", "GearShift", "build_gearshift", "clearance_specs", "clearance_model", "ideal_motion", "simulate_ideal", "simulate_clearance", "chain1_variables", "end_effector_errors", "SliderCrank", "slider_closed_form", "build_slider_crank"]

@@ -648,3 +648,5 @@ def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: fl
 #: The two entries of an Explore case ``(frequency, clearance)``.
 _CASE_F = Parameter(None, "drive frequency of the case", unit="Hz", low=0.0, open_low=True)
 _CASE_C = Parameter(None, "radial clearance of the case", unit="mm", low=0.0, open_low=True)
+
+__all__ = ["journal_orbit", "poincare_run", "ClearanceFlow", "lyapunov_run", "orbit_run", "POINCARE_TRANSIENT", "POINCARE_SAMPLES", "PERIOD_TOL_FACTOR", "PERIOD_TOL_FLOOR", "NOISE_RTOL_DIVISOR", "LYAPUNOV_TRANSIENT", "LYAPUNOV_RENORM", "LYAPUNOV_TAU", "detail_metrics", "explore_run", "JournalOrbit", "PoincarePoint", "PoincareRun", "OrbitRun", "DetailMetrics"]

@@ -771,3 +771,5 @@ def singularity_measures(geom: Geometry, lx, ly, theta) -> Singularity:
     return Singularity(fwd, inv, cond)
 
 
+
+__all__ = ["Geometry", "GEOMETRY_SCHEMA", "load_geometry", "DEFAULT_MODE", "ALL_MODES", "slider_points", "sphere_centres", "forward", "mirror_root", "inverse", "inverse_all", "IKSolutions", "working_mode", "mode_distance", "paper_rule_outcome", "RuleOutcome", "closure_matrices", "jacobian", "singularity_measures", "Singularity", "PAPER_RULES", "RuleAmbiguityError"]

@@ -332,3 +332,5 @@ def error_law(distance, error, *, draws: int = 20, bins: int = 40, lo: float = 1
     return ErrorLaw(cen, worst, cnt, rc, rw, rn, float(p), float(a), float(p_raw), (float(cen[0]), float(cen[-1])), draws)
 
 
+
+__all__ = ["sample_inputs", "workspace", "Workspace", "voxel_volume", "mirror_y", "in_workspace", "volume_hit_or_miss", "RoundTrip", "round_trip", "ErrorLaw", "error_law"]

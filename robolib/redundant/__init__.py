@@ -13,71 +13,10 @@
 0.1
 """
 
-from __future__ import annotations
+from robolib.redundant import drawing, dynamics, model, simulation, symbolic  # noqa: F401
+from robolib.redundant.dynamics import *
+from robolib.redundant.model import *
+from robolib.redundant.model import ASSEMBLY_TOL, CHAIN_SINGULAR_TOL, COULOMB_MAX_ITER, COULOMB_TOL, SINGULAR_TOL  # noqa: F401
+from robolib.redundant.simulation import *
 
-from robolib.redundant import drawing, symbolic  # noqa: E402,F401
-from robolib.redundant.dynamics import (  # noqa: F401
-    Dynamics,
-    InverseDynamics,
-    TaskTrajectory,
-    actuation_jacobian,
-    forward_dynamics,
-    initial_state,
-    inverse_dynamics,
-    inverse_kinematics,
-    joint_rates,
-    joint_trajectory,
-    minimum_norm_torques,
-    preload_direction,
-    preload_reactions,
-    reference_circle,
-    reference_motion,
-    solve_dynamics,
-    task_inverse_dynamics,
-)
-from robolib.redundant.model import (  # noqa: F401
-    ASSEMBLY_TOL,
-    BAUMGARTE,
-    CHAIN_SINGULAR_TOL,
-    CIRCLE_PERIOD,
-    CIRCLE_RADIUS,
-    COULOMB_MAX_ITER,
-    COULOMB_TOL,
-    DEFAULT_ELBOWS,
-    DRIFT_BOUND,
-    DT,
-    FRICTION_MODELS,
-    METHODS,
-    SINGULAR_TOL,
-    Robot,
-    base_constraints,
-    bias_forces,
-    closure_constraints,
-    constraint_residual,
-    end_effector,
-    kinetic_energy,
-    load,
-    mass_matrix,
-    subsystem_coriolis_matrix,
-    subsystem_mass_matrix,
-    tips,
-)
-from robolib.redundant.simulation import (  # noqa: F401
-    COMPARED_LAWS,
-    SWEEP_PARAMETERS,
-    Simulation,
-    StribeckCalibration,
-    TorqueSchedule,
-    calibrate_stribeck,
-    decoupling_error,
-    decoupling_map,
-    friction_comparison,
-    friction_power,
-    friction_sweep,
-    operating_point,
-    reference_torque,
-    rms,
-    simulate,
-)
-
-__all__ = ["friction_comparison", "actuation_jacobian", "preload_direction", "preload_reactions", "minimum_norm_torques", "rms", "StribeckCalibration", "calibrate_stribeck", "COMPARED_LAWS", "operating_point", "SWEEP_PARAMETERS", "friction_sweep", "decoupling_error", "decoupling_map", "FRICTION_MODELS", "METHODS", "DEFAULT_ELBOWS", "CIRCLE_RADIUS", "CIRCLE_PERIOD", "BAUMGARTE", "DT", "DRIFT_BOUND", "Robot", "load", "subsystem_mass_matrix", "subsystem_coriolis_matrix", "mass_matrix", "bias_forces", "kinetic_energy", "tips", "end_effector", "closure_constraints", "base_constraints", "constraint_residual", "Dynamics", "solve_dynamics", "forward_dynamics", "inverse_kinematics", "joint_rates", "TaskTrajectory", "reference_circle", "joint_trajectory", "reference_motion", "initial_state", "InverseDynamics", "inverse_dynamics", "task_inverse_dynamics", "TorqueSchedule", "reference_torque", "Simulation", "simulate", "friction_power"]
+__all__ = [*model.__all__, *dynamics.__all__, *simulation.__all__]

@@ -809,3 +809,5 @@ def task_inverse_dynamics(robot: Robot, traj: TaskTrajectory, friction=None, pre
     return inverse_dynamics(robot, q, dq, ddq, friction, preload)
 
 
+
+__all__ = ["actuation_jacobian", "preload_direction", "preload_reactions", "minimum_norm_torques", "Dynamics", "solve_dynamics", "forward_dynamics", "inverse_kinematics", "joint_rates", "TaskTrajectory", "reference_circle", "joint_trajectory", "reference_motion", "initial_state", "InverseDynamics", "inverse_dynamics", "task_inverse_dynamics"]

@@ -510,3 +510,5 @@ def constraint_residual(robot: Robot, q, dq=None) -> tuple[float, float]:
     return float(np.abs(phi).max()), float(np.abs(dphi).max())
 
 
+
+__all__ = ["FRICTION_MODELS", "METHODS", "DEFAULT_ELBOWS", "CIRCLE_RADIUS", "CIRCLE_PERIOD", "BAUMGARTE", "DT", "DRIFT_BOUND", "Robot", "load", "subsystem_mass_matrix", "subsystem_coriolis_matrix", "mass_matrix", "bias_forces", "kinetic_energy", "tips", "end_effector", "closure_constraints", "base_constraints", "constraint_residual"]

@@ -781,3 +781,5 @@ def friction_comparison(robot: Robot, preload=0.0, samples=200, t_end=None, elbo
     return table
 
 
+
+__all__ = ["friction_comparison", "rms", "StribeckCalibration", "calibrate_stribeck", "COMPARED_LAWS", "operating_point", "SWEEP_PARAMETERS", "friction_sweep", "decoupling_error", "decoupling_map", "TorqueSchedule", "reference_torque", "Simulation", "simulate", "friction_power"]

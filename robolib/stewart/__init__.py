@@ -23,49 +23,33 @@ Its chapter is :mod:`robolib.studies.stewart_timing`.
 
 import numpy as np  # noqa: F401  (doctest namespace)
 
-from robolib.stewart import aswritten
+from robolib.stewart import aswritten, dynamics, model
 from robolib.stewart.control import (
-                       SimResult,
-                       Trajectory,
-                       joint_references,
-                       simulate,
-                       tracking_metrics,
-                       trajectory_from_model,
+    SimResult,
+    Trajectory,
+    joint_references,
+    simulate,
+    tracking_metrics,
+    trajectory_from_model,
 )
-from robolib.stewart.dynamics import (
-                       METHODS,
-                       DynamicsTerms,
-                       dissipation,
-                       dynamics_terms,
-                       forward_dynamics,
-                       inverse_dynamics,
-                       inverse_dynamics_numpy,
-                       kinetic_energy,
-                       potential_energy,
-)
+from robolib.stewart.dynamics import *
 from robolib.stewart.kinematics import (
-                       LIMIT_CODES,
-                       LegGeometry,
-                       LegMotion,
-                       check_limits,
-                       forward_kinematics,
-                       inverse_kinematics,
-                       jacobian,
-                       joint_points,
-                       leg_frames,
-                       leg_geometry,
-                       leg_motion,
-                       limit_codes,
-                       pose_rates,
+    LIMIT_CODES,
+    LegGeometry,
+    LegMotion,
+    check_limits,
+    forward_kinematics,
+    inverse_kinematics,
+    jacobian,
+    joint_points,
+    leg_frames,
+    leg_geometry,
+    leg_motion,
+    limit_codes,
+    pose_rates,
 )
-from robolib.stewart.model import Body, StewartModel, from_dict, load, point_mass_legs
+from robolib.stewart.model import *
 
-__all__ = [
-    "Body", "StewartModel", "load", "from_dict", "point_mass_legs",
-    "LIMIT_CODES", "LegGeometry", "LegMotion", "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "forward_kinematics",
-    "jacobian", "leg_motion", "pose_rates", "check_limits", "limit_codes",
-    "METHODS", "DynamicsTerms", "inverse_dynamics", "inverse_dynamics_numpy", "dynamics_terms", "forward_dynamics",
-    "kinetic_energy", "potential_energy", "dissipation",
-    "Trajectory", "trajectory_from_model", "joint_references", "simulate", "SimResult", "tracking_metrics",
-    "aswritten",
-]
+__all__ = [*model.__all__, *dynamics.__all__, "aswritten", "LIMIT_CODES", "LegGeometry", "LegMotion", "leg_geometry", "leg_frames",
+           "joint_points", "inverse_kinematics", "forward_kinematics", "jacobian", "leg_motion", "pose_rates", "check_limits",
+           "limit_codes", "Trajectory", "trajectory_from_model", "joint_references", "simulate", "SimResult", "tracking_metrics"]

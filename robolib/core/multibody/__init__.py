@@ -7,45 +7,18 @@
 * :mod:`.integrator` -- Dormand-Prince 5(4), the compiled stepping loop, :func:`simulate`, :func:`project`.
 """
 
-from __future__ import annotations
-
-from robolib.core.multibody.integrator import (  # noqa: F401
-    EPISODE_CHUNK,
-    OUTPUT_CHUNK,
-    IntegrationResult,
-    dopri5,
-    hermite,
-    integrate_compiled,
-    project,
-    resolve_backend,
-    simulate,
-)
+from robolib.core.multibody import integrator, mechanism, solvers
+from robolib.core.multibody.integrator import *
+from robolib.core.multibody.integrator import EPISODE_CHUNK, OUTPUT_CHUNK  # noqa: F401
+from robolib.core.multibody.mechanism import *
 from robolib.core.multibody.mechanism import (  # noqa: F401
     ASSEMBLY_MAX_ITER,
     ASSEMBLY_TOL,
     BAUMGARTE_ALPHA,
     BAUMGARTE_BETA,
-    GROUND,
     SINGULAR_TOL,
-    AngleLock,
-    Body,
-    Constant,
-    ConstantSpeed,
-    Driver,
-    GroundPin,
-    Mechanism,
-    Pin,
-    PointSpringDamper,
     _numba,
-    rotate,
 )
-from robolib.core.multibody.solvers import (  # noqa: F401
-    assemble,
-    driving_torques,
-    energy_terms,
-    inverse_dynamics,
-    kinematic_state,
-    virtual_power_torques,
-)
+from robolib.core.multibody.solvers import *
 
-__all__ = ["GROUND", "Body", "GroundPin", "Pin", "AngleLock", "Driver", "Constant", "ConstantSpeed", "PointSpringDamper", "Mechanism", "rotate", "assemble", "kinematic_state", "inverse_dynamics", "driving_torques", "virtual_power_torques", "energy_terms", "dopri5", "hermite", "integrate_compiled", "IntegrationResult", "simulate", "project", "resolve_backend"]
+__all__ = [*mechanism.__all__, *solvers.__all__, *integrator.__all__]

@@ -372,3 +372,5 @@ def project(mech: Mechanism, q, qd, t: float = 0.0):
     return q, qd
 
 
+
+__all__ = ["dopri5", "hermite", "integrate_compiled", "IntegrationResult", "simulate", "project", "resolve_backend"]

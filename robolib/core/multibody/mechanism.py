@@ -754,3 +754,5 @@ class Mechanism:
         return f
 
 
+
+__all__ = ["GROUND", "Body", "GroundPin", "Pin", "AngleLock", "Driver", "Constant", "ConstantSpeed", "PointSpringDamper", "Mechanism", "rotate"]

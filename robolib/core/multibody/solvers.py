@@ -121,3 +121,5 @@ def energy_terms(mech: Mechanism, q, qd) -> dict:
     return {"kinetic": mech.kinetic_energy(qd), "potential": mech.potential_energy(q)}
 
 
+
+__all__ = ["assemble", "kinematic_state", "inverse_dynamics", "driving_torques", "virtual_power_torques", "energy_terms"]
