@@ -23,7 +23,7 @@ Its chapter is :mod:`robolib.studies.stewart_timing`.
 
 import numpy as np  # noqa: F401  (doctest namespace)
 
-from robolib.stewart import aswritten, dynamics, model
+from robolib.stewart import aswritten, dynamics
 from robolib.stewart.control import (
     SimResult,
     Trajectory,
@@ -48,8 +48,9 @@ from robolib.stewart.kinematics import (
     limit_codes,
     pose_rates,
 )
-from robolib.stewart.model import *
+from robolib.stewart.model import Body, StewartModel, from_dict, load, point_mass_legs
 
-__all__ = [*model.__all__, *dynamics.__all__, "aswritten", "LIMIT_CODES", "LegGeometry", "LegMotion", "leg_geometry", "leg_frames",
-           "joint_points", "inverse_kinematics", "forward_kinematics", "jacobian", "leg_motion", "pose_rates", "check_limits",
-           "limit_codes", "Trajectory", "trajectory_from_model", "joint_references", "simulate", "SimResult", "tracking_metrics"]
+__all__ = ["Body", "StewartModel", "load", "from_dict", "point_mass_legs", "LIMIT_CODES", "LegGeometry", "LegMotion",
+           "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "forward_kinematics", "jacobian", "leg_motion",
+           "pose_rates", "check_limits", "limit_codes", *dynamics.__all__, "Trajectory", "trajectory_from_model",
+           "joint_references", "simulate", "SimResult", "tracking_metrics", "aswritten"]

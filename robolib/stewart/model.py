@@ -410,5 +410,3 @@ def point_mass_legs(m: StewartModel) -> StewartModel:
 def _check_model(m) -> None:
     if not isinstance(m, StewartModel):
         raise ParameterError(f"model must be a StewartModel (from stewart.load), got {type(m).__name__}")
-
-__all__ = ["Body", "StewartModel", "load", "from_dict", "point_mass_legs"]
