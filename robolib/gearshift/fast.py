@@ -51,7 +51,7 @@ from robolib.core import checks, contact
 from robolib.core.clearance import ClearanceResult, contact_modes, mode_shares
 from robolib.core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
 from robolib.core.multibody import Driver
-from robolib.core.multibody.integrator import EPISODE_CHUNK, OUTPUT_CHUNK
+from robolib.core.multibody.integrator import run_chunked
 from robolib.gearshift import _kernels as FK
 from robolib.gearshift.model import (
     CLEARANCE_JOINTS,
@@ -366,35 +366,11 @@ class FastClearance:
         at = np.full(FK.STATE_DIM, atol)
         h0 = self._initial_step(y[:4], f[:4], rtol, atol, t1 - t0, h_max)
         st = np.array([t0, h0, np.inf, 0, 0, 1, 0, 0, np.nan, 0.0])
-        every = t_eval is None
-        if every:
-            te = np.zeros(0)
-            chunks_t, chunks_y = [np.array([t0])], [y.copy()[None, :]]
-        else:
-            te = t_eval
-            out = np.empty((len(te), FK.STATE_DIM))
-            k0 = int(np.searchsorted(te, t0, "right"))
-            out[:k0] = y
-            st[6] = k0
-        eps_all = []
-        while True:
-            ep = np.full((EPISODE_CHUNK, 4), np.nan)
-            st[7] = 0
-            if every:
-                ot, oy = np.empty(OUTPUT_CHUNK), np.empty((OUTPUT_CHUNK, FK.STATE_DIM))
-                st[6] = 0
-            else:
-                ot, oy = np.zeros(0), out
-            status = self._integ(st, y, f, t1, rtol, at, self._yref, float(h_max), int(max_steps), 4, te, every, ot, oy,
-                                 self._A, self._drv, self._par, self._cfg, self._mass, self._crow, self._dd0, cst, ep,
-                                 *self._work)
-            eps_all.append(ep[:int(st[7]), 1:].copy())  # (t_on, t_off, ddelta0)
-            if every:
-                chunks_t.append(ot[:int(st[6])].copy())
-                chunks_y.append(oy[:int(st[6])].copy())
-            if status in (FK.EPISODES_FULL, FK.OUTPUT_FULL):
-                continue
-            break
+        status, tt, yy, eps = run_chunked(
+            lambda te, every, ot, oy, ep: self._integ(st, y, f, t1, rtol, at, self._yref, float(h_max),
+                                                      int(max_steps), 4, te, every, ot, oy, self._A, self._drv,
+                                                      self._par, self._cfg, self._mass, self._crow, self._dd0, cst,
+                                                      ep, *self._work), st, y, t0, t_eval)
         wall = time.perf_counter() - wall
         if status == FK.CLOSURE_FAILED:
             self._fail(int(st[9]), float(st[8]))
@@ -403,12 +379,7 @@ class FastClearance:
                                    f"t = {st[0]:.9g} s")
         if status == FK.MAX_STEPS:
             raise ConvergenceError(f"more than max_steps = {max_steps} steps before t_end = {t1}")
-        if every:
-            tt, yy = np.concatenate(chunks_t), np.concatenate(chunks_y)
-        else:
-            k = int(st[6])
-            tt, yy = te, out[:k]
-        episodes = [tuple(float(v) for v in row) for row in np.concatenate(eps_all)]
+        episodes = [tuple(float(v) for v in row) for row in eps[:, 1:]]  # (t_on, t_off, ddelta0)
         if cst[0, 2] == cst[0, 2]:
             episodes.append((float(cst[0, 2]), math.nan, float(cst[0, 3])))
         res = FastResult(t=tt, e=yy[:, :2].copy(), ed=yy[:, 2:4].copy(), W_drive=yy[:, 4].copy(),

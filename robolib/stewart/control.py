@@ -136,10 +136,6 @@ class SimResult:
         """Simulated time / wall time."""
         return float(self.t[-1] - self.t[0]) / self.wall_time
 
-    def rms_error(self) -> np.ndarray:
-        """RMS of each leg's tracking error (m), shape (6,)."""
-        return np.sqrt(np.mean(self.error ** 2, axis=0))
-
 
 def simulate(model: StewartModel, controller: str = "newton_euler", *, pid: bool = True, gains=None,
              duration: float | None = None, step: float | None = None, trajectory: Trajectory | None = None,

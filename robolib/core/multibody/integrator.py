@@ -257,14 +257,38 @@ def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: fl
     if not np.all(np.isfinite(f)):
         _driver_check(mech, float(t0))
     st = np.array([float(t0), initial_step(y, f, rtol, atol, t_end - t0, h_max), np.inf, 0, 0, 1, 0, 0, np.nan, 0.0])
-    every = t_eval is None
+    te = None if t_eval is None else np.ascontiguousarray(t_eval, dtype=float)
+    status, tt, yy, eps = run_chunked(
+        lambda te, every, ot, oy, ep: integ(st, y, f, float(t_end), float(rtol), atol, float(h_max), int(max_steps),
+                                            te, every, ot, oy, Mi, Mf, dtab, C, dd0, float(alpha), float(beta), W,
+                                            cst, ep), st, y, t0, te)
+    if status == _kernels.SINGULAR:
+        _driver_check(mech, st[0] + st[1])
+        raise SingularityError(f"mechanism {mech.name!r}: augmented matrix is singular near t = {st[0]:.6g} s")
+    if status == _kernels.STEP_COLLAPSE:
+        _driver_check(mech, st[0])
+        raise ConvergenceError(f"step size collapsed to {st[1]:.3g} s at t = {st[0]:.9g} s")
+    if status == _kernels.MAX_STEPS:
+        raise ConvergenceError(f"more than max_steps = {max_steps} steps before t_end = {t_end}")
+    res = IntegrationResult(tt, yy, int(st[3]), int(st[4]), int(st[5]), float(st[0]), y, {"h_min": float(st[2])})
+    return res, eps
+
+
+def run_chunked(step, st, y, t0, t_eval):
+    """Drive a chunked DOPRI kernel (:func:`robolib.core._dopri.integrate_py`) to the end of its span.
+
+    ``step(t_eval, every, out_t, out_y, episodes)`` calls the kernel once with the state vector ``st`` and
+    ``y`` bound; it is called again while a buffer fills (EPISODES_FULL, OUTPUT_FULL). Every accepted step is
+    kept when ``t_eval`` is None, else the dense output at ``t_eval`` (contiguous float). Returns the last
+    status, the times, the states and the episode rows (m, 4).
+    """
+    every, d = t_eval is None, len(y)
     if every:
-        te = np.zeros(0)
+        t_eval = np.zeros(0)
         chunks_t, chunks_y = [np.array([t0])], [y.copy()[None, :]]
     else:
-        te = np.ascontiguousarray(t_eval, dtype=float)
-        out = np.empty((len(te), d))
-        k0 = int(np.searchsorted(te, t0, "right"))
+        out = np.empty((len(t_eval), d))
+        k0 = int(np.searchsorted(t_eval, t0, "right"))
         out[:k0] = y
         st[6] = k0
     eps_all = []
@@ -276,30 +300,16 @@ def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: fl
             st[6] = 0
         else:
             ot, oy = np.zeros(0), out
-        status = integ(st, y, f, float(t_end), float(rtol), atol, float(h_max), int(max_steps), te, every, ot, oy,
-                       Mi, Mf, dtab, C, dd0, float(alpha), float(beta), W, cst, ep)
+        status = step(t_eval, every, ot, oy, ep)
         eps_all.append(ep[:int(st[7])].copy())
         if every:
             chunks_t.append(ot[:int(st[6])].copy())
             chunks_y.append(oy[:int(st[6])].copy())
-        if status in (_kernels.EPISODES_FULL, _kernels.OUTPUT_FULL):
-            continue
-        break
-    if status == _kernels.SINGULAR:
-        _driver_check(mech, st[0] + st[1])
-        raise SingularityError(f"mechanism {mech.name!r}: augmented matrix is singular near t = {st[0]:.6g} s")
-    if status == _kernels.STEP_COLLAPSE:
-        _driver_check(mech, st[0])
-        raise ConvergenceError(f"step size collapsed to {st[1]:.3g} s at t = {st[0]:.9g} s")
-    if status == _kernels.MAX_STEPS:
-        raise ConvergenceError(f"more than max_steps = {max_steps} steps before t_end = {t_end}")
+        if status not in (_dopri.EPISODES_FULL, _dopri.OUTPUT_FULL):
+            break
     if every:
-        tt, yy = np.concatenate(chunks_t), np.concatenate(chunks_y)
-    else:
-        k = int(st[6])
-        tt, yy = te, out[:k] if k < len(te) else out
-    res = IntegrationResult(tt, yy, int(st[3]), int(st[4]), int(st[5]), float(st[0]), y, {"h_min": float(st[2])})
-    return res, np.concatenate(eps_all)
+        return status, np.concatenate(chunks_t), np.concatenate(chunks_y), np.concatenate(eps_all)
+    return status, t_eval, out[:int(st[6])], np.concatenate(eps_all)
 
 
 def _driver_check(mech, t):
