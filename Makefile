@@ -50,6 +50,7 @@ notebooks: $(STAMP) $(addprefix $(SRC_NB)/,$(addsuffix .ipynb,$(STUDIES)))
 # run-<study>: one study at its defaults, then its claims with --strict (every claim must hold).
 run-%: $(SRC_NB)/%.ipynb
 	@mkdir -p $(OUT_NB)
+	@$(BIN)/python -m robolib.study $* --check-notebook
 	@echo "== papermill $* (defaults)"
 	@SECONDS=0; $(PAPERMILL) --no-progress-bar $(SRC_NB)/$*.ipynb $(OUT_NB)/$*.ipynb || { echo "error: the default run of $* failed (see above)"; exit 1; }; \
 	  echo "== $* ran in $$SECONDS s"
@@ -98,8 +99,12 @@ bifurcation: $(STAMP)
 	@mkdir -p build/studies
 	ROBOLIB_WRITE_STUDY_STORE=1 $(BIN)/python -m robolib.study clearance_dynamics -p engine dae --out build/studies
 
+# The chapters' .md files open as notebooks on a double click (jupyter/overrides.json, the JupyterLab settings
+# this workbench ships); jupyter/jupytext.toml keeps their outputs in build/lab/*.ipynb (ignored by git).
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
+	@mkdir -p $(VENV)/share/jupyter/lab/settings build/lab
+	cp jupyter/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	$(BIN)/jupyter lab --notebook-dir=. --ServerApp.default_url=/lab/tree/notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Mutation testing of the kernel modules (mutmut, config [tool.mutmut] in pyproject.toml; tools/mutate.py):
 # one worker, niced; prints killed / total per module. MODULES="contact stewart" narrows the modules.

@@ -41,6 +41,7 @@ error that names it.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import inspect
 import sys
@@ -98,6 +99,50 @@ def run(name: str, **params) -> StudyResult:
     return study_function(name)(**params)
 
 
+# ---- the chapters' parameters cells ----------------------------------------------------------------
+#: The chapters' MyST sources (``notebooks/<name>.md``), beside the package in a clone of the workbench.
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def notebook_parameters(name: str, folder=NOTEBOOKS) -> dict:
+    """The assignments of the ``parameters`` cell of chapter ``name``'s source, as Python values."""
+    import jupytext  # optional: a book dependency, not the library's
+
+    nb = jupytext.read(Path(folder) / f"{name}.md")
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise ParameterError(f"notebooks/{name}.md must have one cell tagged 'parameters', it has {len(cells)}")
+    out = {}
+    for node in ast.parse(cells[0].source).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            raise ParameterError(f"notebooks/{name}.md: the parameters cell must hold plain assignments "
+                                 f"'name = value', line {node.lineno} is not one")
+        out[node.targets[0].id] = ast.literal_eval(node.value)
+    return out
+
+
+def _plain(v):
+    return [_plain(x) for x in v] if isinstance(v, (list, tuple)) else v
+
+
+def check_notebook_defaults(name: str, folder=NOTEBOOKS) -> None:
+    """Refuse a chapter source whose parameters cell is not the study's declared defaults.
+
+    Saving a chapter in JupyterLab writes its parameters cell back into ``notebooks/<name>.md``; ``make book``
+    calls this first, so a reader's edit (``quick = True``) never becomes the book's default silently.
+    """
+    cell, declared = notebook_parameters(name, folder), defaults(name)
+    if list(cell) != list(declared):
+        raise ParameterError(f"notebooks/{name}.md: the parameters cell declares {list(cell)}, the study "
+                             f"{name!r} declares {list(declared)}")
+    for key, value in cell.items():
+        if _plain(value) != _plain(declared[key]):
+            raise ParameterError(
+                f"notebooks/{name}.md sets {key} = {value!r} in its parameters cell, but the study's default is "
+                f"{declared[key]!r}. The book runs at the declared defaults: undo the edit "
+                f"(git checkout notebooks/{name}.md), or rerun with it: make study NAME={name} PARAMS='-p {key} ...'")
+
+
 # ---- the command line ------------------------------------------------------------------------------
 def _yaml_value(text: str):
     """A ``-p`` value: YAML (``True``, ``7``, ``[1, 2]``, ``null``), and numbers YAML 1.1 leaves as text (``1e6``).
@@ -125,6 +170,8 @@ def parse_arguments(argv) -> tuple[str, dict, argparse.Namespace]:
     ap.add_argument("-f", "--file", action="append", default=[], help="parameters from a YAML file")
     ap.add_argument("--out", default=str(DEFAULT_OUT), help="folder of <name>.claims.json (default: book/studies)")
     ap.add_argument("--strict", action="store_true", help="exit with status 1 if a claim fails")
+    ap.add_argument("--check-notebook", action="store_true",
+                    help="only check that notebooks/NAME.md's parameters cell holds the declared defaults")
     args = ap.parse_args(list(argv))
     params: dict = {}
     for path in args.file:
@@ -147,6 +194,9 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         name, params, args = parse_arguments(argv)
+        if args.check_notebook:
+            check_notebook_defaults(name)
+            return 0
         check_names(name, params)
         res = run(name, **params)
     except ParameterError as exc:

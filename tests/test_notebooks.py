@@ -10,10 +10,12 @@ import json
 import os
 import subprocess
 
+import jupytext
+import nbformat
 import papermill
 import pytest
 
-from conftest import BIN, STUDIES, TIMEOUT, to_ipynb
+from conftest import BIN, ROOT, STUDIES, TIMEOUT, to_ipynb
 
 
 @pytest.mark.notebooks
@@ -160,3 +162,30 @@ def test_table_numbers_are_wrapped_unbreakable():
     nums = [n.astext() for n in tree.findall(nodes.inline) if "robolib-num" in n["classes"]]
     assert nums == ["1e-09", "4.92e+03"]            # "7" has nothing a line could break at
     assert entry.astext() == "error < 1e-09 mm, 4.92e+03 and 7\n\n1e-06"
+
+
+# ==== the chapters open in JupyterLab without a change ================================================================
+#
+# JupyterLab (make lab) opens a chapter's .md as a notebook (jupyter/overrides.json) and saves it through jupytext's
+# ipynb model: the sources are stored in exactly that form, so opening and saving changes no line.
+
+def _jupyterlab_round_trip(text: str) -> str:
+    nb = nbformat.reads(nbformat.writes(jupytext.reads(text, fmt="md:myst")), as_version=4)
+    return jupytext.writes(nb, fmt="md:myst")
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_a_chapter_saved_by_jupyterlab_is_unchanged(study):
+    path = ROOT / "notebooks" / f"{study}.md"
+    text = path.read_text()
+    assert _jupyterlab_round_trip(text) == text, f"{path.name}: run tools/normalize_notebooks.py"
+    assert "display_name: Python 3 (ipykernel)" in text   # the kernel name JupyterLab writes
+
+
+def test_lab_opens_the_chapters_as_notebooks_and_pairs_their_outputs_outside_git():
+    viewers = json.loads((ROOT / "jupyter" / "overrides.json").read_text())["@jupyterlab/docmanager-extension:plugin"]
+    assert viewers["defaultViewers"] == {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}
+    assert 'formats = "notebooks///md:myst,build/lab///ipynb"' in (ROOT / "jupytext.toml").read_text()
+    ignored = subprocess.run(["git", "check-ignore", "build/lab/prp3_roundtrip.ipynb"], cwd=ROOT)
+    assert ignored.returncode == 0
+

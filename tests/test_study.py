@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import subprocess
 import sys
 
-import jupytext
 import numpy as np
 import pytest
 from fuzzing import entry_point_tests
@@ -168,14 +166,7 @@ def _plain(v):
 
 def parameters_cell(name: str) -> dict:
     """The assignments of the notebook's ``parameters`` cell, as Python values."""
-    nb = jupytext.read(ROOT / "notebooks" / f"{name}.md")
-    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    assert len(cells) == 1, f"{name}: {len(cells)} parameters cells"
-    out = {}
-    for node in ast.parse(cells[0].source).body:
-        assert isinstance(node, ast.Assign) and len(node.targets) == 1, f"{name}: not a plain assignment"
-        out[node.targets[0].id] = ast.literal_eval(node.value)
-    return out
+    return study.notebook_parameters(name, ROOT / "notebooks")
 
 
 def test_every_chapter_is_a_registered_study():
@@ -189,6 +180,21 @@ def test_parameters_cell_declares_the_study_function(name):
     for key in cell:
         assert _plain(cell[key]) == _plain(declared[key]), f"{name}.{key}: cell {cell[key]!r}, function {declared[key]!r}"
     assert declared["quick"] is False
+
+
+@pytest.mark.parametrize("name", STUDIES)
+def test_make_book_accepts_every_chapter_as_committed(name):
+    study.check_notebook_defaults(name, ROOT / "notebooks")
+
+
+def test_a_parameters_cell_edited_in_jupyterlab_is_refused_naming_the_parameter(tmp_path):
+    text = (ROOT / "notebooks" / "prp3_roundtrip.md").read_text()
+    assert "\nquick = False" in text
+    (tmp_path / "prp3_roundtrip.md").write_text(text.replace("\nquick = False", "\nquick = True", 1))
+    with pytest.raises(ParameterError, match="quick") as err:
+        study.check_notebook_defaults("prp3_roundtrip", tmp_path)
+    assert "default is False" in str(err.value)
+    assert S.main(["prp3_roundtrip", "--check-notebook"]) == 0
 
 
 def test_unknown_names_are_errors_that_name_them():
