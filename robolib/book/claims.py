@@ -177,12 +177,14 @@ class ClaimsRegister:
     ``study`` is the notebook's name (``prp3_roundtrip``), ``source`` the seed
     document it studies (``"003"``). With ``glue=True`` (the default, inside a
     notebook) every claim is glued under its id as Markdown, so the prose cites
-    it as ``{glue:md}`claim_id```.
+    it as ``{glue:md}`claim_id```. ``quick=True`` marks a quick run (the chapter's ``quick`` parameter: short
+    runs, small samples), whose table says that a claim it misses is checked by the full run.
     """
 
     study: str
     source: str | None = None
     glue: bool = True
+    quick: bool = False
     claims: dict = field(default_factory=dict)
     #: ids of the claims registered with ``method=True``: checks of how the run was made (its sampling, that it
     #: recorded its cost), listed after the findings in their own table.
@@ -192,6 +194,7 @@ class ClaimsRegister:
         _text("study", self.study)
         _text("source", self.source, optional=True)
         _boolean("glue", self.glue)
+        _boolean("quick", self.quick)
         if not isinstance(self.claims, dict):
             raise ParameterError(f"claims must be a dict of id -> Claim, got {type(self.claims).__name__}")
 
@@ -281,7 +284,12 @@ class ClaimsRegister:
         method = [row(c) for c in self.claims.values() if c.id in self.methods]
         head = ""
         bad = self.failing()
-        if bad:
+        if bad and self.quick:
+            head = (f"**This is a quick run** (`quick = True`: short runs and small samples, for trying the chapter "
+                    f"and for tests). {len(bad)} of {len(self.claims)} claims do not hold at its reduced settings "
+                    f"({', '.join(bad)}); the full run (`quick = False`, as the book is built) checks every claim "
+                    f"at the chapter's settings.\n\n")
+        elif bad:
             head = (f"**⚠ {len(bad)} of {len(self.claims)} claims do not hold with this run's parameters** "
                     f"({', '.join(bad)}): the sentences citing them are marked.\n\n")
         out = head + claims_table(["claim", "value", "criterion", "holds"], found)

@@ -38,6 +38,18 @@ def test_a_failing_claim_is_marked_where_the_prose_cites_it():
     assert "\\|s + 0.5\\|" in table, "a '|' in a criterion must not split the table cell"
 
 
+def test_a_quick_run_says_that_the_claims_it_misses_are_checked_by_the_full_run():
+    reg = ClaimsRegister("demo", source="003", glue=False, quick=True)
+    reg.claim("ok", "error below 1e-9", value=1e-11, criterion="< 1e-9", holds=True)
+    reg.claim("bad", "slope -1/2", value=-1.4, criterion="|s + 0.5| < 0.1", holds=False)
+    head = reg.table_markdown().partition("|")[0]
+    assert "quick run" in head and "(bad)" in head and "full run" in head
+    assert "⚠" not in head
+    assert "quick run" not in _reg().table_markdown()
+    with pytest.raises(ParameterError, match="quick"):
+        ClaimsRegister("demo", quick="yes")
+
+
 def test_nan_never_holds_and_ids_are_unique_and_checked():
     reg = _reg()
     assert not reg.claim("n", "finite", value=float("nan"), criterion="finite", holds=True).holds

@@ -127,7 +127,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
     params = copy.deepcopy(dict(locals()))
     t_start = time.perf_counter()
     s = study_settings(**params)
-    reg = ClaimsRegister("clearance_dynamics", source="001", glue=False)
+    reg = ClaimsRegister("clearance_dynamics", source="001", glue=False, quick=bool(quick))
     experiments.topology_check(s, reg)
     ideal = experiments.ideal_check(s, reg)
     drift = experiments.drift_check(s, reg)

@@ -470,7 +470,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     params = dict(geometry=geometry, n_samples=n_samples, n_workspace=n_workspace, seed=seed, quick=quick)
     sizes = sample_sizes(n_samples, n_workspace, quick)
     seeds = stream_seeds(seed)
-    reg = ClaimsRegister("prp3_roundtrip", source="003", glue=False)
+    reg = ClaimsRegister("prp3_roundtrip", source="003", glue=False, quick=bool(quick))
     tables, values, data = {}, {}, {"geometry": geom, "sizes": sizes, "seeds": seeds}
 
     # -- the paper's experiment: ten random inputs (Tables 1-2)

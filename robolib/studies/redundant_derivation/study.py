@@ -391,7 +391,7 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
     robot = load(data_file)
     check_model(robot, data_file)
     rng = np.random.default_rng(seed)
-    claims = ClaimsRegister(STUDY, source=SOURCE, glue=False)
+    claims = ClaimsRegister(STUDY, source=SOURCE, glue=False, quick=bool(quick))
 
     me_ok, _ = sym.end_effector_identity()
     err = checks.kernel_errors(robot, n, rng)

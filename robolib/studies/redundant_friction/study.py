@@ -676,7 +676,7 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     robot_file, robot, geared, cal, static_ratio, contraction = robots(params)
     d = {"params": params, "settings": settings(bool(quick), t_sim), "robot_file": robot_file, "robot": robot,
          "geared": geared, "cal": cal, "static_ratio": static_ratio, "contraction": contraction}
-    reg = ClaimsRegister("redundant_friction", source="000", glue=False)
+    reg = ClaimsRegister("redundant_friction", source="000", glue=False, quick=bool(quick))
     equal_level(reg, d)
     law_sweeps(d)
     speed_claims(reg, d)

@@ -486,7 +486,7 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
     tr = trajs[model.name]
     gains = {"kp": float(kp), "kd": float(kd), "ki": float(ki)}
     rng = np.random.default_rng(seed)
-    claims = ClaimsRegister("stewart_timing", source="004", glue=False)
+    claims = ClaimsRegister("stewart_timing", source="004", glue=False, quick=bool(quick))
     data = {"models": models, "model": model, "other": other, "trajs": trajs, "traj": tr, "gains": gains,
             "settings": s, "t_ref": t_ref}
 
