@@ -27,6 +27,7 @@ import base64
 import html
 import html as _html
 import io
+import math
 import os
 import re
 from types import ModuleType
@@ -294,21 +295,27 @@ def _caption_html(kind: str, caption: str | None) -> str:
     return f'<p class="robolib-caption"><span class="caption-number">{kind}.</span> {caption}</p>'
 
 
-def _live_control(name, values, label, initial):
+def _live_control(name, values, label, initial, span=None):
+    """The live widget of one control: a slider over ``span`` = ``(low, high[, step])`` (the physical range) or,
+    without one, over the grid's values; its readout shows the digits its step needs."""
     import ipywidgets as widgets
 
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-    if numeric and len(values) > 1:
-        lo, hi = float(min(values)), float(max(values))
-        return widgets.FloatSlider(value=float(initial), min=lo, max=hi, step=(hi - lo) / 100,
-                                   description=label, continuous_update=False)
-    return widgets.Dropdown(options=list(values), value=initial, description=label)
+    if numeric and (span is not None or len(values) > 1):
+        lo, hi = (float(span[0]), float(span[1])) if span is not None else (float(min(values)), float(max(values)))
+        step = float(span[2]) if span is not None and len(span) > 2 else (hi - lo) / 100
+        digits = max(0, -math.floor(math.log10(step))) if step > 0 else 3
+        return widgets.FloatSlider(value=float(initial), min=lo, max=hi, step=step, description=label,
+                                   readout_format=f".{digits}f", continuous_update=False,
+                                   style={"description_width": "initial"}, layout=widgets.Layout(width="520px"))
+    return widgets.Dropdown(options=list(values), value=initial, description=label,
+                            style={"description_width": "initial"})
 
 
 def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str, str] | None = None,
             initial: Mapping[str, Any] | None = None, fmt: Mapping[str, Any] | None = None,
-            live: Mapping[str, Any] | None = None, dpi: float = 72, mode: str = "auto",
-            caption: str | None = None, alt: str | None = None, **controls):
+            live: Mapping[str, Any] | None = None, ranges: Mapping[str, tuple] | None = None, dpi: float = 72,
+            mode: str = "auto", caption: str | None = None, alt: str | None = None, **controls):
     """An *Explore* panel: controls that redraw a figure, in the static book and live.
 
     ``draw(**values)`` returns a matplotlib ``Figure`` (or an HTML string) for
@@ -317,7 +324,8 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
     precomputes the product, at most :data:`MAX_EXPLORE_OUTPUTS` outputs).
     ``labels`` are the controls' descriptions (with units), ``initial`` their
     starting values (default: the middle of each grid), ``fmt`` a format string
-    or function per name for the slider readouts. ``caption`` is shown under the
+    or function per name for the slider readouts. ``ranges`` gives a control's physical range
+    ``(low, high[, step])`` for the live slider (actuator travel, say), which may exceed its grid. ``caption`` is shown under the
     panel ("Explore panel. <caption>"); ``alt`` (default: the caption) is the alt text of
     every precomputed image, followed by the control values it shows.
 
@@ -367,7 +375,8 @@ def explore(draw, grid: Mapping[str, Any] | None = None, *, labels: Mapping[str,
         return w
 
     if mode == "live":
-        controls = {n: (live or {}).get(n) or _live_control(n, values[n], labels[n], initial[n]) for n in names}
+        controls = {n: (live or {}).get(n) or _live_control(n, values[n], labels[n], initial[n], (ranges or {}).get(n))
+                    for n in names}
         out = widgets.Output()
 
         def redraw(change=None):

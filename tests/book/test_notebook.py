@@ -76,3 +76,17 @@ def test_live_explore_panel_recomputes_for_any_value():
     slider = box.children[1]
     slider.value = 1.37
     assert math.isclose(seen[-1], 1.37), "an off-grid value is recomputed"
+
+
+
+def test_a_live_slider_spans_the_physical_range_with_the_digits_its_step_needs():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    box = explore(lambda dz: plt.figure(), {"dz": [0.0, 0.3, 0.6]}, ranges={"dz": (-0.1, 0.6, 0.001)}, mode="live")
+    slider = box.children[1]
+    assert (slider.min, slider.max, slider.step) == (-0.1, 0.6, 0.001)
+    assert slider.readout_format == ".3f"                    # 0.006 m reads 0.006, not 0.01
+    assert slider.style.description_width == "initial"      # the label is shown in full

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -343,3 +344,18 @@ def test_models_page_numbers_match_the_geometry_file_and_the_study():
     assert np.radians([float(lo), float(hi)]) == pytest.approx(g.theta_range)
     n = re.search(r"round trip on \$10\^(\d)\$ inputs \(the chapter's parameter\s*`n_samples`\)", page).group(1)
     assert study.defaults(NAME)["n_samples"] == 10 ** int(n)
+
+
+def test_the_live_explore_panel_spans_the_actuator_travel_not_the_precomputed_grid(monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from robolib.prp3 import load_geometry
+    from robolib.studies.prp3_roundtrip.study import EXPLORE_GRID_QUICK, explore_panel
+
+    geom = load_geometry("prp3/paper.yaml")
+    monkeypatch.setenv("JPY_SESSION_NAME", "chapter")      # as in a kernel JupyterLab started: the live panel
+    box = explore_panel(SimpleNamespace(data={"geometry": geom, "explore_grid": EXPLORE_GRID_QUICK}))
+    spans = {s.description: (s.min, s.max) for s in box.children[1:4]}
+    assert spans == {"lx [mm]": tuple(geom.lx_range), "ly [mm]": tuple(geom.ly_range), "θ [deg]": (-90.0, 90.0)}
+

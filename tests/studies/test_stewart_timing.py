@@ -357,3 +357,14 @@ def test_models_page_parameters_match_the_files():
         assert m.controller["step"] == 0.001 and m.trajectory["duration"] == 15.0
     # the hydraulic set is where the models part: an off-axis cylinder CoM and friction
     assert not st.leg_coms_on_axis(hyd) and st.leg_coms_on_axis(tsai)
+
+
+def test_the_live_explore_panels_span_the_full_grid_even_in_a_quick_run(res, monkeypatch):
+    from robolib.studies.stewart_timing.figures import explore_gains, explore_pose
+
+    monkeypatch.setenv("JPY_SESSION_NAME", "chapter")      # as in a kernel JupyterLab started: the live panels
+    assert res.params["quick"]
+    pose = {s.description: (s.min, s.max, s.readout_format) for s in explore_pose(res).children[1:3]}
+    assert pose == {"height offset dz [m]": (-0.45, 0.6, ".3f"), "yaw [deg]": (-30.0, 30.0, ".1f")}
+    gains = {s.description: (s.min, s.max) for s in explore_gains(res).children[1:3]}
+    assert gains == {"K_p [1/s²]": (300.0, 4800.0), "K_i [1/s³]": (0.0, 16000.0)}

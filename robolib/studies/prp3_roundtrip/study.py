@@ -642,5 +642,7 @@ def explore_panel(res):
 
     return explore(draw, res.data["explore_grid"], labels={"lx": "lx [mm]", "ly": "ly [mm]", "theta_deg": "θ [deg]"},
                    initial={"lx": 200.0, "ly": 200.0, "theta_deg": 0.0},
+                   ranges={"lx": (*geom.lx_range, 1.0), "ly": (*geom.ly_range, 1.0),
+                           "theta_deg": (*np.degrees(geom.theta_range), 0.5)},
                    caption="The 3-PRP robot at the chosen slider positions and orientation (forward kinematics).",
                    alt="3-PRP robot at the chosen pose")

@@ -240,7 +240,10 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
 
 
 def explore_pose(res):
-    """Explore panel 1: forces of both models at a pose (height offset, yaw) while turning about the vertical."""
+    """Explore panel 1: forces of both models at a pose (height offset, yaw) while turning about the vertical.
+
+    Live (JupyterLab), the sliders span the full run's grid whatever ``quick`` is: dz from -0.45 to +0.6 m,
+    yaw +-30 deg (the stroke limits are checked by the model at every pose drawn)."""
 
     model, quick = res.data["model"], res.params["quick"]
     grid = ({"dz": [-0.45, -0.3, -0.15, 0.0, 0.15, 0.3, 0.6], "yaw_deg": [-30, -15, 0, 15, 30]}
@@ -249,13 +252,17 @@ def explore_pose(res):
                    labels={"dz": "height offset dz [m]", "yaw_deg": "yaw [deg]"},
                    initial={"dz": 0.15 if not quick else 0.0, "yaw_deg": 15 if not quick else 0},
                    fmt={"dz": "{:+g}", "yaw_deg": "{:+g}"},
+                   ranges={"dz": (-0.45, 0.6, 0.005), "yaw_deg": (-30, 30, 0.5)},
                    caption="Leg forces of the Newton-Euler and virtual-work models at the chosen pose while "
                            "turning about the vertical.",
                    alt="bar chart of the six leg forces of both models at a pose")
 
 
 def explore_gains(res):
-    """Explore panel 2: short closed loops of both controllers on the U-joint plant with chosen K_p, K_i."""
+    """Explore panel 2: short closed loops of both controllers on the U-joint plant with chosen K_p, K_i.
+
+    Live (JupyterLab), the sliders span the full run's grid whatever ``quick`` is: K_p 300-4800 1/s², K_i
+    0-16000 1/s³; the figure's title says whether the exact-model loop is stable (K_d K_p > K_i)."""
 
     d, quick = res.data, res.params["quick"]
     kd, step, T = res.params["kd"], res.params["step"], d["settings"].explore_t
@@ -264,6 +271,7 @@ def explore_gains(res):
     return explore(lambda kp, ki: gains_runs(d["model"], d["traj"], kp, kd, ki, step, T), grid,
                    labels={"kp": "K_p [1/s²]", "ki": "K_i [1/s³]"},
                    initial={"kp": 1200.0, "ki": 8000.0 if not quick else 0.0},
+                   ranges={"kp": (300.0, 4800.0, 10.0), "ki": (0.0, 16000.0, 100.0)},
                    caption="Tracking error of both controllers on the U-joint plant for the chosen gains.",
                    alt="tracking error over time of the two inverse-dynamics controllers")
 
