@@ -29,7 +29,7 @@ CORES = ("errors", "params", "rotations", "constraints", "friction", "multibody"
 CHAPTERS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.md"))
 #: What a function may import inside its body: optional dependencies (the notebook's and the cluster's) and
 #: pyplot, whose import picks a backend.
-LAZY_IMPORTS = ("IPython", "myst_nb", "ipywidgets", "dask", "distributed", "pinocchio", "tqdm", "matplotlib.pyplot")
+LAZY_IMPORTS = ("IPython", "myst_nb", "ipywidgets", "dask", "distributed", "pinocchio", "tqdm", "matplotlib.pyplot", "jupytext")
 
 
 # ---- three layers --------------------------------------------------------------------------------------------
