@@ -108,7 +108,12 @@ def notebook_parameters(name: str, folder=NOTEBOOKS) -> dict:
     """The assignments of the ``parameters`` cell of chapter ``name``'s source, as Python values."""
     import jupytext  # optional: a book dependency, not the library's
 
-    nb = jupytext.read(Path(folder) / f"{name}.md")
+    study_function(name)  # an unknown name is refused by name
+    path = Path(folder) / f"{name}.md"
+    if not path.is_file():
+        raise ParameterError(f"no chapter source {path} for study {name!r}: the notebooks are in a clone of the "
+                             "workbench, not in an installed package")
+    nb = jupytext.read(path)
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     if len(cells) != 1:
         raise ParameterError(f"notebooks/{name}.md must have one cell tagged 'parameters', it has {len(cells)}")

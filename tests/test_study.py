@@ -195,6 +195,9 @@ def test_a_parameters_cell_edited_in_jupyterlab_is_refused_naming_the_parameter(
         study.check_notebook_defaults("prp3_roundtrip", tmp_path)
     assert "default is False" in str(err.value)
     assert S.main(["prp3_roundtrip", "--check-notebook"]) == 0
+    assert S.main(["prp3", "--check-notebook"]) == 2                  # an unknown study is named, not a traceback
+    with pytest.raises(ParameterError, match="no chapter source"):
+        study.check_notebook_defaults("prp3_roundtrip", tmp_path / "elsewhere")
 
 
 def test_unknown_names_are_errors_that_name_them():
