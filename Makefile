@@ -100,7 +100,7 @@ bifurcation: $(STAMP)
 	ROBOLIB_WRITE_STUDY_STORE=1 $(BIN)/python -m robolib.study clearance_dynamics -p engine dae --out build/studies
 
 # The chapters' .md files open as notebooks on a double click (jupyter/overrides.json, the JupyterLab settings
-# this workbench ships); jupyter/jupytext.toml keeps their outputs in build/lab/*.ipynb (ignored by git).
+# this workbench ships); jupytext.toml pairs each with build/lab/<name>.ipynb (ignored by git), which keeps its outputs.
 lab: $(STAMP)
 	@mkdir -p $(VENV)/share/jupyter/lab/settings build/lab
 	cp jupyter/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
