@@ -1,0 +1,54 @@
+"""The how-to guides (``book/howto/*.md``) run at quick settings, as the book runs them at full settings.
+
+Each guide is a MyST notebook with one ``parameters`` cell holding ``quick``; papermill runs it with
+``quick=True`` and the run must raise nothing and display its result.
+"""
+
+from __future__ import annotations
+
+import json
+
+import jupytext
+import papermill
+import pytest
+
+from conftest import ROOT, TIMEOUT
+
+GUIDES = sorted(p.stem for p in (ROOT / "book" / "howto").glob("*.md") if p.stem != "index")
+
+pytestmark = pytest.mark.notebooks
+
+
+def _run_quick(name, tmp_path, **params) -> dict:
+    src = tmp_path / f"{name}.ipynb"
+    jupytext.write(jupytext.read(ROOT / "book" / "howto" / f"{name}.md"), src)
+    out = tmp_path / f"{name}_out.ipynb"
+    papermill.execute_notebook(src, out, parameters={"quick": True, **params}, kernel_name="python3",
+                               progress_bar=False, cwd=str(tmp_path), execution_timeout=TIMEOUT)
+    return json.loads(out.read_text())
+
+
+def _outputs(nb) -> list[dict]:
+    return [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+
+
+@pytest.mark.parametrize("name", GUIDES)
+def test_a_guide_runs_at_quick_settings_and_shows_its_result(tmp_path, name):
+    nb = _run_quick(name, tmp_path)
+    tags = [c.get("metadata", {}).get("tags", []) for c in nb["cells"]]
+    assert sum("parameters" in t for t in tags) == 1, "exactly one cell tagged 'parameters'"
+    assert not [o for o in _outputs(nb) if o["output_type"] == "error"]
+    assert any("text/markdown" in o.get("data", {}) for o in _outputs(nb)), "a guide shows its result as a table"
+
+
+def test_the_guides_are_in_the_book(tmp_path):
+    toc = (ROOT / "book" / "_toc.yml").read_text()
+    assert all(f"howto/{name}" in toc for name in GUIDES)
+
+
+def test_the_prp3_guide_s_two_sampling_routes_agree_on_another_geometry(tmp_path):
+    nb = _run_quick("prp3_workspace", tmp_path, l1=180.0, l2=450.0, cond_limit=20.0)
+    table = next("".join(o["data"]["text/markdown"]) for o in _outputs(nb)
+                 if "the two routes" in "".join(o.get("data", {}).get("text/markdown", "")))
+    verdicts = [row.rsplit("|", 2)[-2].strip() for row in table.splitlines()[2:]]
+    assert verdicts == ["agree"] * 3, table
