@@ -52,3 +52,15 @@ def test_the_prp3_guide_s_two_sampling_routes_agree_on_another_geometry(tmp_path
                  if "the two routes" in "".join(o.get("data", {}).get("text/markdown", "")))
     verdicts = [row.rsplit("|", 2)[-2].strip() for row in table.splitlines()[2:]]
     assert verdicts == ["agree"] * 3, table
+
+
+def test_the_redundant_guide_recalibrates_stribeck_to_the_coulomb_rms_and_its_simulation_follows_the_path(tmp_path):
+    nb = _run_quick("redundant_reactions", tmp_path, mu=0.2, radius=0.04, period=1.5)
+    tables = ["".join(o["data"]["text/markdown"]) for o in _outputs(nb) if "text/markdown" in o.get("data", {})]
+    forces = next(t for t in tables if "RMS friction torque" in t).splitlines()[2:]
+    friction = {r.split("|")[1].strip(): float(r.split("|")[-2]) for r in forces}
+    assert friction["no friction"] == 0.0
+    assert friction["Stribeck"] == pytest.approx(friction["Coulomb (consistent loads)"], rel=1e-3)
+    deviations = next(t for t in tables if "deviation of the simulated path" in t).splitlines()[2:]
+    radius_um = 0.04e6
+    assert max(float(r.split("|")[-2]) for r in deviations) < 1e-3 * radius_um, "a simulation left the path by 0.1 % of its radius"
