@@ -41,6 +41,16 @@ def test_a_guide_runs_at_quick_settings_and_shows_its_result(tmp_path, name):
     assert any("text/markdown" in o.get("data", {}) for o in _outputs(nb)), "a guide shows its result as a table"
 
 
+@pytest.mark.parametrize("name", GUIDES)
+def test_every_value_of_a_guide_s_parameters_cell_can_be_set_with_papermill(tmp_path, name):
+    src = tmp_path / f"{name}.ipynb"
+    nb = jupytext.read(ROOT / "book" / "howto" / f"{name}.md")
+    jupytext.write(nb, src)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assigned = {line.split("=")[0].strip() for line in cell.source.splitlines() if "=" in line.split("#")[0]}
+    assert assigned <= set(papermill.inspect_notebook(str(src))), "papermill does not see every parameter"
+
+
 def test_the_guides_are_in_the_book(tmp_path):
     toc = (ROOT / "book" / "_toc.yml").read_text()
     assert all(f"howto/{name}" in toc for name in GUIDES)
