@@ -75,11 +75,9 @@ def draw_base(ax, robot: Robot, *, labels: bool = True, circle: float | None = C
         ax.plot(c[0] + circle * np.cos(s), c[1] + circle * np.sin(s), color="0.6", lw=1, ls="--", label="reference circle")
     reach = 2 * robot.link_length
     lo, hi = A.min(axis=0) - 0.08, A.max(axis=0) + 0.08
-    ax.set_xlim(min(lo[0], robot.centroid[0] - reach * 0.5), max(hi[0], robot.centroid[0] + reach * 0.5))
-    ax.set_ylim(min(lo[1], robot.centroid[1] - reach * 0.5) - 0.02, max(hi[1], robot.centroid[1] + reach * 0.5))
-    ax.set_aspect("equal")
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
+    ax.set(xlim=(min(lo[0], robot.centroid[0] - reach * 0.5), max(hi[0], robot.centroid[0] + reach * 0.5)),
+           ylim=(min(lo[1], robot.centroid[1] - reach * 0.5) - 0.02, max(hi[1], robot.centroid[1] + reach * 0.5)),
+           aspect="equal", xlabel="x [m]", ylabel="y [m]")
 
 
 def draw_robot(ax, robot: Robot, q, *, reactions=None, force_scale: float = 0.1, alpha: float = 1.0,
