@@ -88,9 +88,7 @@ def draw_gearshift(ax, gs, q, *, clearance_joints=(), title: str | None = None, 
         anchor = np.asarray(f.anchor if f is not None and hasattr(f, "anchor") else tip, float)
         arts["spring"], = ax.plot([tip[0], anchor[0]], [tip[1], anchor[1]], ":", color="tab:purple", lw=2)
         ax.plot(*anchor, "x", color="tab:purple", ms=8)
-    ax.set_aspect("equal")
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
+    ax.set(aspect="equal", xlabel="x [m]", ylabel="y [m]")
     if title:
         ax.set_title(title, fontsize=10)
     return arts
@@ -112,10 +110,7 @@ def draw_orbit(ax, e_local, clearance: float, *, color=None, c_values=None, cmap
         art = ax.scatter(e[:, 0], e[:, 1], c=c_values, s=2, cmap=cmap, label=label)
     ax.set_aspect("equal")
     lim = max(1.15, float(np.abs(e).max()) * 1.05)
-    ax.set_xlim(-lim, lim)
-    ax.set_ylim(-lim, lim)
-    ax.set_xlabel("e_x / c (bearing frame)")
-    ax.set_ylabel("e_y / c")
+    ax.set(xlim=(-lim, lim), ylim=(-lim, lim), xlabel="e_x / c (bearing frame)", ylabel="e_y / c")
     return art
 
 
@@ -180,9 +175,7 @@ def _clearance_schematic(ax):
            arrowprops={"arrowstyle": "-", "color": DIM_COLOR, "lw": 0.7})
     _label(ax, (0.0, RB + 0.1), "bearing (body $i$)", (0, 0), box=False)
     _label(ax, Pj + np.array([-0.22, -0.45]), "journal (body $j$)", (0, 0), box=False)
-    ax.set_aspect("equal")
-    ax.set_xlim(-1.45, 1.75)
-    ax.set_ylim(-1.5, 1.4)
+    ax.set(aspect="equal", xlim=(-1.45, 1.75), ylim=(-1.5, 1.4))
     ax.axis("off")
     _finish(ax, "(b) clearance joint (not to scale)")
 

@@ -421,29 +421,16 @@ class GearShift:
         q, qd, qdd = np.zeros(21), np.zeros(21), np.zeros(21)
         for i in range(3):
             th1, th2, w1, w2, a1, a2 = _chain_ik(self.A[i], E, Ed, Edd, l, l, self.signs[i])
-            for k, (th, w, a, base, bw, ba) in enumerate((
-                (th1, w1, a1, (self.A[i][0], self.A[i][1]), (0.0, 0.0), (0.0, 0.0)),
-                (th2, w2, a2, None, None, None),
-            )):
+            # start of the link (the ground pin, then the end of link i1) and its velocity, acceleration
+            b, bv, ba = (self.A[i][0], self.A[i][1]), (0.0, 0.0), (0.0, 0.0)
+            for k, (th, w, a) in enumerate(((th1, w1, a1), (th2, w2, a2))):
                 c, s = math.cos(th), math.sin(th)
-                if k == 0:
-                    p = (base[0] + h * c, base[1] + h * s)
-                    v = (-h * s * w, h * c * w)
-                    acc = (-h * s * a - h * c * w * w, h * c * a - h * s * w * w)
-                    c1, s1, w1_, a1_ = c, s, w, a
-                else:
-                    # start of link i2 = end of link i1
-                    bx = self.A[i][0] + l * c1
-                    by = self.A[i][1] + l * s1
-                    bvx, bvy = -l * s1 * w1_, l * c1 * w1_
-                    bax, bay = -l * s1 * a1_ - l * c1 * w1_ ** 2, l * c1 * a1_ - l * s1 * w1_ ** 2
-                    p = (bx + h * c, by + h * s)
-                    v = (bvx - h * s * w, bvy + h * c * w)
-                    acc = (bax - h * s * a - h * c * w * w, bay + h * c * a - h * s * w * w)
                 j = 3 * (2 * i + k)
-                q[j:j + 3] = (p[0], p[1], th)
-                qd[j:j + 3] = (v[0], v[1], w)
-                qdd[j:j + 3] = (acc[0], acc[1], a)
+                q[j:j + 3] = (b[0] + h * c, b[1] + h * s, th)
+                qd[j:j + 3] = (bv[0] - h * s * w, bv[1] + h * c * w, w)
+                qdd[j:j + 3] = (ba[0] - h * s * a - h * c * w * w, ba[1] + h * c * a - h * s * w * w, a)
+                b, bv = (b[0] + l * c, b[1] + l * s), (bv[0] - l * s * w, bv[1] + l * c * w)
+                ba = (ba[0] - l * s * a - l * c * w ** 2, ba[1] + l * c * a - l * s * w ** 2)
         # lever: continues link 12 past E, CoM at lpc/2 beyond E
         th, w, a = q[5], qd[5], qdd[5]
         c, s, hp = math.cos(th), math.sin(th), self.lpc / 2

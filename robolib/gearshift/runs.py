@@ -19,7 +19,7 @@ from robolib.core.nonlinear import (
     repeat_residuals,
 )
 from robolib.core.params import Parameter
-from robolib.gearshift.fast import FastClearance
+from robolib.gearshift.fast import FastClearance, _bearing_frame, _journal_rate
 from robolib.gearshift.model import (  # noqa: F401
     _validate,
     build_gearshift,
@@ -180,22 +180,11 @@ def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> JournalOrbit:
     (``e``, ``e_local``, ``e_dot``, ``eps``, ``delta``; m, m/s)."""
 
     joint = count("joint", joint, low=0, high=len(cm.specs) - 1)
-    kin = cm.contact_kinematics(q, qd)
-    e = kin["e"][joint]
-    bi = int(cm.table[joint, 0])
-    if bi >= 0:
-        th = np.asarray(q, float)[..., 3 * bi + 2]
-        c, s = np.cos(th), np.sin(th)
-        e_loc = np.stack([c * e[..., 0] + s * e[..., 1], -s * e[..., 0] + c * e[..., 1]], axis=-1)
-    else:
-        e_loc = e
+    kin = cm.contact_kinematics(q, qd)  # checks q, qd
     q, qd = np.asarray(q, float), np.asarray(qd, float)
-    red = cm.reduced
-    row = cm._rows[joint]
-    vj = red.point_velocity(q, qd, red.bodies[row[3]].name, (row[4], row[5]))
-    vi = red.point_velocity(q, qd, red.bodies[bi].name, (row[1], row[2])) if bi >= 0 else 0.0 * vj
-    e_dot = vj - vi
-    return JournalOrbit(e, e_loc, e_dot, kin["eps"][joint], kin["delta"][joint])
+    e = kin["e"][joint]
+    return JournalOrbit(e, _bearing_frame(q, e, int(cm.table[joint, 0])), _journal_rate(cm, q, qd, joint),
+                        kin["eps"][joint], kin["delta"][joint])
 
 
 #: Converged Poincaré defaults (drive periods): see the convergence study of the clearance chapter.

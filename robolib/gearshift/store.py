@@ -305,14 +305,8 @@ def load(path=None, key: dict | None = None):
             return None
         meta = json.loads(str(z["meta"]))
         cols = {k: z[k] for k in FIELDS}
-    n = len(stored["points"])
-    records = []
-    for i in range(n):
-        rec = {}
-        for k in FIELDS:
-            v = cols[k][i]
-            rec[k] = v.copy() if np.ndim(v) else v.item()
-        records.append(PoincarePoint(**rec))
+    records = [PoincarePoint(**{k: cols[k][i].copy() if cols[k].ndim > 1 else cols[k][i].item() for k in FIELDS})
+               for i in range(len(stored["points"]))]
     return records, meta | {"key": stored}
 
 

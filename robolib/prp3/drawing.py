@@ -41,12 +41,8 @@ def draw_prp3(ax, geom: Geometry, lx: float, ly: float, theta: float, *, title: 
     tri = np.vstack([att, att[:1]])
     ax.plot(*tri.T, color="tab:orange", lw=2)
     ax.scatter(*J, color="tab:red", s=25, depthshade=False)
-    ax.set_xlabel(f"x [{geom.unit}]")
-    ax.set_ylabel(f"y [{geom.unit}]")
-    ax.set_zlabel(f"z [{geom.unit}]")
-    ax.set_xlim(-150, 550)
-    ax.set_ylim(-350, 350)
-    ax.set_zlim(-550, 250)
+    ax.set(xlabel=f"x [{geom.unit}]", ylabel=f"y [{geom.unit}]", zlabel=f"z [{geom.unit}]",
+           xlim=(-150, 550), ylim=(-350, 350), zlim=(-550, 250))
     ax.set_box_aspect((700, 700, 800))
     if title:
         ax.set_title(title)
@@ -222,11 +218,8 @@ def prp3_mechanism(geom: Geometry, lx: float | None = None, ly: float | None = N
     _label(ax, (1.18 * span, 0), "X", (0, -10))
     _label(ax, (0, 0.78 * span), "Y", (-9, 0))
     _label(ax, (0, 0), "O", (-10, -8))
-    ax.set_aspect("equal")
-    ax.set_xlim(-0.12 * span, 1.25 * span)
-    ax.set_ylim(-0.9 * span, 0.9 * span)
-    ax.set_xlabel(f"X [{u}]")
-    ax.set_ylabel(f"Y [{u}]")
+    ax.set(aspect="equal", xlim=(-0.12 * span, 1.25 * span), ylim=(-0.9 * span, 0.9 * span),
+           xlabel=f"X [{u}]", ylabel=f"Y [{u}]")
     _finish(ax, "(b) top view (XY plane)")
 
     # (c) side view, XZ plane
@@ -253,11 +246,8 @@ def prp3_mechanism(geom: Geometry, lx: float | None = None, ly: float | None = N
     _label(ax, (0, 0), "O", (-10, -8))
     _label(ax, (l0, 0), "A", (-9, 10))
     zlo = min(att[:, 2].min(), J[2]) - 0.15 * geom.l2
-    ax.set_aspect("equal")
-    ax.set_xlim(-0.15 * span, max(att[:, 0].max(), C[2, 0]) + 0.2 * span)
-    ax.set_ylim(zlo, pv[2] + l1 + 0.25 * span)
-    ax.set_xlabel(f"X [{u}]")
-    ax.set_ylabel(f"Z [{u}]")
+    ax.set(aspect="equal", xlim=(-0.15 * span, max(att[:, 0].max(), C[2, 0]) + 0.2 * span),
+           ylim=(zlo, pv[2] + l1 + 0.25 * span), xlabel=f"X [{u}]", ylabel=f"Z [{u}]")
     _finish(ax, "(c) side view (XZ plane)")
 
     # (d) crank chain close-up, XZ plane
@@ -283,11 +273,8 @@ def prp3_mechanism(geom: Geometry, lx: float | None = None, ly: float | None = N
     _label(ax, C[2, [0, 2]], "$C_3$", (12, 4), ha="left")
     _label(ax, rod_end, "rod $l_2$ to J", (-10, -4), ha="right")
     _label(ax, (l0 - 0.9 * l1, 0), "base (z = 0)", (0, -11), ha="left", box=False)
-    ax.set_aspect("equal")
-    ax.set_xlim(l0 - 0.95 * l1, l0 + 1.55 * l1)
-    ax.set_ylim(min(-0.45 * l1, rod_end[1] - 0.1 * l1), pv[2] + 1.05 * l1)
-    ax.set_xlabel(f"X [{u}]")
-    ax.set_ylabel(f"Z [{u}]")
+    ax.set(aspect="equal", xlim=(l0 - 0.95 * l1, l0 + 1.55 * l1),
+           ylim=(min(-0.45 * l1, rod_end[1] - 0.1 * l1), pv[2] + 1.05 * l1), xlabel=f"X [{u}]", ylabel=f"Z [{u}]")
     _finish(ax, "(d) crank chain (XZ plane)")
     fig.suptitle(f"3-PRP robot at $l_x$ = {lx:g} {u}, $l_y$ = {ly:g} {u}, "
                  rf"$\theta$ = {math.degrees(theta):.4g}°", fontsize=FONTSIZE + 2)

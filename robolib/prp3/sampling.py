@@ -37,10 +37,6 @@ def _sample_count(n) -> int:
                              f"({type(n).__name__})") from None
 
 
-def _voxel_edge(voxel) -> float:
-    return checks.real("voxel", voxel, low=0.0, open_low=True)
-
-
 # --------------------------------------------------------------------------- workspace
 def sample_inputs(geom: Geometry, n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` actuator inputs drawn uniformly from the actuator box (seeded: ``seed`` an int >= 0)."""
@@ -81,7 +77,7 @@ def voxel_volume(points: np.ndarray, voxel: float) -> float:
     >>> voxel_volume(np.array([[0.5, 0.5, 0.5], [0.6, 0.5, 0.5], [1.5, 0.5, 0.5]]), 1.0)
     2.0
     """
-    voxel = _voxel_edge(voxel)
+    voxel = checks.real("voxel", voxel, low=0.0, open_low=True)
     P = checks.real_array("points", points, shape=(None, 3), allow_empty=True)
     return _voxel_volume(P, voxel)
 
@@ -109,7 +105,7 @@ def workspace(geom: Geometry, n: int = 200_000, seed: int = 0, voxel: float = 20
     modes once each, so it is an upper bound of the union's volume). ``n`` an
     int >= 1, ``seed`` an int >= 0, ``voxel`` > 0 (length).
     """
-    voxel = _voxel_edge(voxel)
+    voxel = checks.real("voxel", voxel, low=0.0, open_low=True)
     lx, ly, theta = sample_inputs(geom, n, seed)
     P = _forward(geom, lx, ly, theta, errors="mask")
     ok = np.isfinite(P).all(-1)

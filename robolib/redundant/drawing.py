@@ -75,11 +75,9 @@ def draw_base(ax, robot: Robot, *, labels: bool = True, circle: float | None = C
         ax.plot(c[0] + circle * np.cos(s), c[1] + circle * np.sin(s), color="0.6", lw=1, ls="--", label="reference circle")
     reach = 2 * robot.link_length
     lo, hi = A.min(axis=0) - 0.08, A.max(axis=0) + 0.08
-    ax.set_xlim(min(lo[0], robot.centroid[0] - reach * 0.5), max(hi[0], robot.centroid[0] + reach * 0.5))
-    ax.set_ylim(min(lo[1], robot.centroid[1] - reach * 0.5) - 0.02, max(hi[1], robot.centroid[1] + reach * 0.5))
-    ax.set_aspect("equal")
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
+    ax.set(xlim=(min(lo[0], robot.centroid[0] - reach * 0.5), max(hi[0], robot.centroid[0] + reach * 0.5)),
+           ylim=(min(lo[1], robot.centroid[1] - reach * 0.5) - 0.02, max(hi[1], robot.centroid[1] + reach * 0.5)),
+           aspect="equal", xlabel="x [m]", ylabel="y [m]")
 
 
 def draw_robot(ax, robot: Robot, q, *, reactions=None, force_scale: float = 0.1, alpha: float = 1.0,
@@ -102,18 +100,13 @@ def draw_robot(ax, robot: Robot, q, *, reactions=None, force_scale: float = 0.1,
         pas.append(lb)
     (eff,) = ax.plot(*P[0, 2], "o", color=EFFECTOR_COLOR, ms=7, alpha=alpha, zorder=6,
                      label="end-effector" if labels else None)
-    arrows = []
-    if reactions is not None:
-        arrows = _arrows(ax, P[:, 0], np.asarray(reactions, dtype=float), force_scale)
+    arrows = [] if reactions is None else _arrows(ax, P[:, 0], np.asarray(reactions, dtype=float), force_scale)
     return {"active": act, "passive": pas, "effector": eff, "reactions": arrows}
 
 
 def _arrows(ax, origins, forces, scale):
-    out = []
-    for o, f in zip(origins, forces):
-        out.append(ax.arrow(o[0], o[1], scale * f[0], scale * f[1], width=0.003, length_includes_head=True,
-                            head_width=0.012, color=REACTION_COLOR, zorder=7))
-    return out
+    return [ax.arrow(o[0], o[1], scale * f[0], scale * f[1], width=0.003, length_includes_head=True,
+                     head_width=0.012, color=REACTION_COLOR, zorder=7) for o, f in zip(origins, forces)]
 
 
 def update_robot(ax, artists: dict, robot: Robot, q, *, reactions=None, force_scale: float = 0.1):

@@ -50,6 +50,12 @@ class Dynamics(NamedTuple):
     multipliers: np.ndarray  #: (10,) lambda: layer-1 rows (N), then layer-2 rows (= reactions)
 
 
+def _coulomb_diverged(muR: float) -> ConvergenceError:
+    return ConvergenceError(f"consistent Coulomb friction did not converge in {COULOMB_MAX_ITER} iterations "
+                            f"(mu * journal_radius = {muR:.3g} m; redundant.coulomb_contraction gives the "
+                            f"contraction factor of the iteration at this state)")
+
+
 def _coulomb(robot: Robot, w, lam0, G, consistent: bool):
     """Coulomb torque from the reactions ``lam(tau_f) = lam0 - G tau_f`` (decoupled: one pass)."""
     muR = robot.mu * robot.journal_radius
@@ -67,11 +73,7 @@ def _coulomb(robot: Robot, w, lam0, G, consistent: bool):
         if np.abs(new - tf).max() <= COULOMB_TOL * np.abs(new).max() + 1e-300:
             return new
         tf = new
-    raise ConvergenceError(
-        f"consistent Coulomb friction did not converge in {COULOMB_MAX_ITER} iterations "
-        f"(mu * journal_radius = {muR:.3g} m; redundant.coulomb_contraction gives the "
-        f"contraction factor of the iteration at this state)"
-    )
+    raise _coulomb_diverged(muR)
 
 
 def _solve_reduced(robot: Robot, q, dq, tau, friction, alpha, beta) -> Dynamics:
@@ -293,11 +295,7 @@ def _core(robot: Robot, qs, ds, ts, friction, alpha, beta, tf_guess=None):
                 tf = [t0, t1, t2]
                 break
         else:
-            raise ConvergenceError(
-                f"consistent Coulomb friction did not converge in {COULOMB_MAX_ITER} iterations "
-                f"(mu * journal_radius = {muR:.3g} m; redundant.coulomb_contraction gives the "
-                f"contraction factor of the iteration at this state)"
-            )
+            raise _coulomb_diverged(muR)
     ddq, F, m = solution(tf)
     return ddq, F, tf, m
 

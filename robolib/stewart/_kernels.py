@@ -135,6 +135,39 @@ def frame_inertia(e1, e2, e3, x, o, v):
 
 
 @jit
+def unit(k):
+    """The unit vector along axis ``k mod 3``."""
+    return (1.0 if k % 3 == 0 else 0.0, 1.0 if k % 3 == 1 else 0.0, 1.0 if k % 3 == 2 else 0.0)
+
+
+@jit
+def jacobian_row(J, i, r, s):
+    """Row ``i`` of the leg Jacobian: ``(s, r x s)``."""
+    rs = crs(r, s)
+    J[i, 0], J[i, 1], J[i, 2] = s[0], s[1], s[2]
+    J[i, 3], J[i, 4], J[i, 5] = rs[0], rs[1], rs[2]
+
+
+@jit
+def add_column(M, col, f, m):
+    """``M[:, col] += (f, m)``."""
+    for j in range(3):
+        M[j, col] += f[j]
+        M[j + 3, col] += m[j]
+
+
+@jit
+def platform_column(prm, e1, e2, e3, rho, col):
+    """Platform force and moment (about the origin) for a unit platform acceleration along ``col``."""
+    u = unit(col)
+    if col < 3:
+        fp = scl(prm[OFF_MP], u)
+        return fp, crs(rho, fp)
+    fp = scl(prm[OFF_MP], crs(u, rho))
+    return fp, add(crs(rho, fp), frame_inertia(e1, e2, e3, prm, OFF_IP, u))
+
+
+@jit
 def rpy_rows(X):
     cr, cp, cy = math.cos(X[3]), math.cos(X[4]), math.cos(X[5])
     sr, sp, sy = math.sin(X[3]), math.sin(X[4]), math.sin(X[5])
@@ -240,9 +273,7 @@ def ne_wrench(prm, X, V, dV, spin, kg, kf, W, J):
         Fi = add(crs(K, s), scl(Ai, s))
         Fs = add(Fs, Fi)
         Ms = add(Ms, sub(crs(r, Fi), scl(cs, wrel)))
-        rs = crs(r, s)
-        J[i, 0], J[i, 1], J[i, 2] = s[0], s[1], s[2]
-        J[i, 3], J[i, 4], J[i, 5] = rs[0], rs[1], rs[2]
+        jacobian_row(J, i, r, s)
     rho = frame_apply(e1, e2, e3, vec(prm, OFF_CP))
     ac = add(add(a, crs(al, rho)), crs(w, crs(w, rho)))
     fp = scl(mp, sub(ac, g))
@@ -284,12 +315,7 @@ def vw_wrench(prm, X, V, dV, kg, kf, W, J, work):
         # Jacobians (3x6): v_P = Jp V, w_leg = Jw V = [s]x Jp V / l,
         # v_cyl = -[xc]x Jw V, v_rod = s s^T Jp V - [xr]x Jw V
         for col in range(6):
-            if col < 3:
-                u = (1.0 if col == 0 else 0.0, 1.0 if col == 1 else 0.0, 1.0 if col == 2 else 0.0)
-                jp = u
-            else:
-                u = (1.0 if col == 3 else 0.0, 1.0 if col == 4 else 0.0, 1.0 if col == 5 else 0.0)
-                jp = crs(u, r)
+            jp = unit(col) if col < 3 else crs(unit(col), r)
             jw = scl(1.0 / l, crs(s, jp))
             jc = crs(jw, xc)
             jr = add(scl(dot(s, jp), s), crs(jw, xr))
@@ -321,24 +347,18 @@ def vw_wrench(prm, X, V, dV, kg, kf, W, J, work):
                        + Jw[0, col] * mom[0] + Jw[1, col] * mom[1] + Jw[2, col] * mom[2]
                        + (s[0] * Jp[0, col] + s[1] * Jp[1, col] + s[2] * Jp[2, col]) * ax)
         # S-joint friction reaction on the platform: angular Jacobian [0, I]
-        W[3] -= cs * wrel[0]
-        W[4] -= cs * wrel[1]
-        W[5] -= cs * wrel[2]
-        rs = crs(r, s)
-        J[i, 0], J[i, 1], J[i, 2] = s[0], s[1], s[2]
-        J[i, 3], J[i, 4], J[i, 5] = rs[0], rs[1], rs[2]
+        for j in range(3):
+            W[j + 3] -= cs * wrel[j]
+        jacobian_row(J, i, r, s)
     # platform: v_c = v + w x rho  ->  J_pc^T F = [F, rho x F]
     rho = frame_apply(e1, e2, e3, vec(prm, OFF_CP))
     ac = add(add(a, crs(al, rho)), crs(w, crs(w, rho)))
     fp = scl(mp, sub(ac, g))
     mp_ = add(crs(rho, fp), add(frame_inertia(e1, e2, e3, prm, OFF_IP, al),
                                 crs(w, frame_inertia(e1, e2, e3, prm, OFF_IP, w))))
-    W[0] += fp[0]
-    W[1] += fp[1]
-    W[2] += fp[2]
-    W[3] += mp_[0]
-    W[4] += mp_[1]
-    W[5] += mp_[2]
+    for j in range(3):
+        W[j] += fp[j]
+        W[j + 3] += mp_[j]
     return 0
 
 
@@ -443,11 +463,9 @@ def ne_mass_matrix(prm, X, spin, M):
     """
     e1, e2, e3 = rpy_rows(X)
     t = (X[0], X[1], X[2])
-    mc, mr, mp = prm[OFF_MC], prm[OFF_MR], prm[OFF_MP]
+    mc, mr = prm[OFF_MC], prm[OFF_MR]
     comc, comr = vec(prm, OFF_CC), vec(prm, OFF_CR)
-    for j in range(6):
-        for col in range(6):
-            M[j, col] = 0.0
+    M[:, :] = 0.0
     for i in range(6):
         status, b, ua, r, l, s, c, sn = leg_frame(prm, e1, e2, e3, t, i)
         if status:
@@ -457,8 +475,7 @@ def ne_mass_matrix(prm, X, spin, M):
         xc = frame_apply(c, f2, s, comc)
         xr = add(scl(l, s), frame_apply(c, f2, s, comr))
         for col in range(6):
-            u = (1.0 if col % 3 == 0 else 0.0, 1.0 if col % 3 == 1 else 0.0, 1.0 if col % 3 == 2 else 0.0)
-            aP = u if col < 3 else crs(u, r)
+            aP = unit(col) if col < 3 else crs(unit(col), r)
             ddl = dot(s, aP)
             alp = scl(1.0 / l, crs(s, aP))
             tau = -dot(alp, n) / sn if spin else 0.0
@@ -472,28 +489,11 @@ def ne_mass_matrix(prm, X, spin, M):
             else:
                 K = scl(1.0 / l, sub(H, scl(dot(H, s), s)))
             Fi = add(crs(K, s), scl(dot(frod, s), s))
-            mi = crs(r, Fi)
-            M[0, col] += Fi[0]
-            M[1, col] += Fi[1]
-            M[2, col] += Fi[2]
-            M[3, col] += mi[0]
-            M[4, col] += mi[1]
-            M[5, col] += mi[2]
+            add_column(M, col, Fi, crs(r, Fi))
     rho = frame_apply(e1, e2, e3, vec(prm, OFF_CP))
     for col in range(6):
-        u = (1.0 if col % 3 == 0 else 0.0, 1.0 if col % 3 == 1 else 0.0, 1.0 if col % 3 == 2 else 0.0)
-        if col < 3:
-            fp = scl(mp, u)
-            mom = crs(rho, fp)
-        else:
-            fp = scl(mp, crs(u, rho))
-            mom = add(crs(rho, fp), frame_inertia(e1, e2, e3, prm, OFF_IP, u))
-        M[0, col] += fp[0]
-        M[1, col] += fp[1]
-        M[2, col] += fp[2]
-        M[3, col] += mom[0]
-        M[4, col] += mom[1]
-        M[5, col] += mom[2]
+        fp, mom = platform_column(prm, e1, e2, e3, rho, col)
+        add_column(M, col, fp, mom)
     return 0
 
 
@@ -506,12 +506,10 @@ def vw_mass_matrix(prm, X, M, work):
     """
     e1, e2, e3 = rpy_rows(X)
     t = (X[0], X[1], X[2])
-    mc, mr, mp = prm[OFF_MC], prm[OFF_MR], prm[OFF_MP]
+    mc, mr = prm[OFF_MC], prm[OFF_MR]
     comc, comr = vec(prm, OFF_CC), vec(prm, OFF_CR)
     Jw, Jc, Jr, IJ = work[0], work[1], work[2], work[3]
-    for j in range(6):
-        for col in range(6):
-            M[j, col] = 0.0
+    M[:, :] = 0.0
     for i in range(6):
         status, b, ua, r, l, s, c, sn = leg_frame(prm, e1, e2, e3, t, i)
         if status:
@@ -520,8 +518,7 @@ def vw_mass_matrix(prm, X, M, work):
         xc = frame_apply(c, f2, s, comc)
         xr = add(scl(l, s), frame_apply(c, f2, s, comr))
         for col in range(6):
-            u = (1.0 if col % 3 == 0 else 0.0, 1.0 if col % 3 == 1 else 0.0, 1.0 if col % 3 == 2 else 0.0)
-            jp = u if col < 3 else crs(u, r)
+            jp = unit(col) if col < 3 else crs(unit(col), r)
             jw = scl(1.0 / l, crs(s, jp))
             jc = crs(jw, xc)
             jr = add(scl(dot(s, jp), s), crs(jw, xr))
@@ -540,15 +537,8 @@ def vw_mass_matrix(prm, X, M, work):
                 M[j, col] += acc
     rho = frame_apply(e1, e2, e3, vec(prm, OFF_CP))
     for col in range(6):
-        u = (1.0 if col % 3 == 0 else 0.0, 1.0 if col % 3 == 1 else 0.0, 1.0 if col % 3 == 2 else 0.0)
-        if col < 3:
-            fp = scl(mp, u)
-            mom = crs(rho, fp)
-        else:
-            fp = scl(mp, crs(u, rho))
-            mom = add(crs(rho, fp), frame_inertia(e1, e2, e3, prm, OFF_IP, u))
-        for j in range(col + 1):
-            M[j, col] += fp[j] if j < 3 else mom[j - 3]
+        fp, mom = platform_column(prm, e1, e2, e3, rho, col)
+        add_column(M, col, fp, mom)  # the lower triangle is overwritten below
     for j in range(6):
         for col in range(j):
             M[j, col] = M[col, j]
@@ -559,15 +549,9 @@ def vw_mass_matrix(prm, X, M, work):
 def forward_step(prm, method, X, V, f, ext, dV, M, W, J, Aw, work, tmp):
     """``dV = M^-1 (J^T f + F_e - W(X, V, 0))`` for one state; returns a status code."""
     zero = np.zeros(6)
-    if method == 1:
-        st = vw_mass_matrix(prm, X, M, work)
-        if st != 0:
-            return st
-    else:
-        st = ne_mass_matrix(prm, X, method == 0, M)
-        if st != 0:
-            return st
-    st = wrench(prm, method, X, V, zero, 1.0, 1.0, W, J, work)
+    st = vw_mass_matrix(prm, X, M, work) if method == 1 else ne_mass_matrix(prm, X, method == 0, M)
+    if st == 0:
+        st = wrench(prm, method, X, V, zero, 1.0, 1.0, W, J, work)
     if st != 0:
         return st
     for j in range(6):
@@ -626,9 +610,7 @@ def _lengths_rates(prm, X, V, l, dl, Jv, J):
         l[i] = li
         dl[i] = dot(s, vP)
         Jv[i] = dot(s, crs(w, crs(w, r))) + li * dot(wperp, wperp)
-        rs = crs(r, s)
-        J[i, 0], J[i, 1], J[i, 2] = s[0], s[1], s[2]
-        J[i, 3], J[i, 4], J[i, 5] = rs[0], rs[1], rs[2]
+        jacobian_row(J, i, r, s)
 
 
 @jit

@@ -55,6 +55,14 @@ def _state(model, X, V=None, dV=None):
     return X, V, dV
 
 
+def _wrench_inputs(model, X, V, dV, gravity, friction):
+    """Checked state as ``R``, ``t, v, w, a, alpha`` (3,) each, gravity and the viscous coefficients ``(cu, cs, cp)``."""
+    X, V, dV = _state(model, X, V, dV)
+    g = model.gravity if gravity else np.zeros(3)
+    visc = (model.ujoint_viscous, model.sjoint_viscous, model.prismatic_viscous) if friction else (0, 0, 0)
+    return rpy_matrix(X[3:]), X[:3], V[:3], V[3:], dV[:3], dV[3:], g, visc
+
+
 def _leg(model, R, t, i):
     """Geometry of leg ``i``: arm ``r = R p_i``, length, direction ``s``, U axes ``a, c``, ``n``, leg frame."""
     r = R @ model.platform_joints[i]
@@ -78,11 +86,7 @@ def ne_wrench_aswritten(model: StewartModel, X, V, dV, *, gravity: bool = True, 
     >>> round(float(W[2]), 3)   # at rest: the platform's weight plus the part of the legs' the S joints carry
     20.601
     """
-    X, V, dV = _state(model, X, V, dV)
-    R = rpy_matrix(X[3:])
-    t, v, w, a, al = X[:3], V[:3], V[3:], dV[:3], dV[3:]
-    g = model.gravity if gravity else np.zeros(3)
-    cu, cs, cp = (model.ujoint_viscous, model.sjoint_viscous, model.prismatic_viscous) if friction else (0, 0, 0)
+    R, t, v, w, a, al, g, (cu, cs, cp) = _wrench_inputs(model, X, V, dV, gravity, friction)
     cyl, rod, pf = model.cylinder, model.rod, model.platform
     force, moment = np.zeros(3), np.zeros(3)
     J = np.empty((6, 6))
@@ -184,11 +188,7 @@ def vw_wrench_aswritten(model: StewartModel, X, V, dV, *, gravity: bool = True, 
     >>> round(float(W[2]), 3)
     20.601
     """
-    X, V, dV = _state(model, X, V, dV)
-    R = rpy_matrix(X[3:])
-    t, v, w, a, al = X[:3], V[:3], V[3:], dV[:3], dV[3:]
-    g = model.gravity if gravity else np.zeros(3)
-    cu, cs, cp = (model.ujoint_viscous, model.sjoint_viscous, model.prismatic_viscous) if friction else (0, 0, 0)
+    R, t, v, w, a, al, g, (cu, cs, cp) = _wrench_inputs(model, X, V, dV, gravity, friction)
     cyl, rod, pf = model.cylinder, model.rod, model.platform
     W = np.zeros(6)
     J = np.empty((6, 6))

@@ -124,13 +124,9 @@ def draw_stewart(ax, model: StewartModel, pose, forces=None, *, limits=None, for
         for i in range(6):
             ax.text(*(B[i] - 0.08 * length.mean() * np.array([0, 0, 1])), str(i + 1), fontsize=8, ha="center")
     lo, hi = scene_limits(model, pose) if limits is None else limits
-    ax.set_xlim(lo[0], hi[0])
-    ax.set_ylim(lo[1], hi[1])
-    ax.set_zlim(lo[2], hi[2])
+    ax.set(xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), zlim=(lo[2], hi[2]))
     ax.set_box_aspect(tuple(hi - lo), zoom=1.15)
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
-    ax.set_zlabel("z [m]")
+    ax.set(xlabel="x [m]", ylabel="y [m]", zlabel="z [m]")
     if title:
         ax.set_title(title, fontsize=10)
     return P
@@ -185,9 +181,7 @@ def _leg_schematic(ax):
     _label(ax, 0.5 * (O + P), "$R\\,p_i$", (0, -13), color="tab:brown")
     _label(ax, O, "platform origin $t$", (0, 15))
     _label(ax, P + 0.6 * pdir, "platform", (0, 14), box=False)
-    ax.set_aspect("equal")
-    ax.set_xlim(-2.9, 3.0)
-    ax.set_ylim(-1.0, 4.8)
+    ax.set(aspect="equal", xlim=(-2.9, 3.0), ylim=(-1.0, 4.8))
     ax.axis("off")
     _finish(ax, "(b) leg $i$, U-P-S (not to scale)")
 
