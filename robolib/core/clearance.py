@@ -119,14 +119,11 @@ class ClearanceSpec:
             return float(v)
 
         c = positive("clearance", "m")
-        if self.R_bearing is not None:
-            if positive("R_bearing", "m") <= c:
-                raise ParameterError(f"{nm}: clearance = {c!r} m must be smaller than the bearing radius "
-                                     f"R_bearing = {self.R_bearing!r} m")
-        elif self.R_journal is None:
+        if self.R_bearing is not None and positive("R_bearing", "m") <= c:
+            raise ParameterError(f"{nm}: clearance = {c!r} m must be smaller than the bearing radius "
+                                 f"R_bearing = {self.R_bearing!r} m")
+        if self.R_bearing is None and self.R_journal is None:
             raise ParameterError(f"{nm}: R_journal must be positive (m) when R_bearing is None, got None")
-        else:
-            positive("R_journal", "m")
         positive("R_journal", "m", optional=True)
         positive("stiffness", "N/m^1.5", optional=True)
         positive("E_bearing", "Pa"), positive("E_journal", "Pa")

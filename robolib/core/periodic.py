@@ -365,22 +365,6 @@ class PeriodicOrbit:
         return float(np.abs(self.multipliers[0])) if self.multipliers.size else float("nan")
 
     @property
-    def error_estimate(self) -> float:
-        """First-order bound of the distance to the true orbit, ``|(M - I)^-1|_inf * residual`` (scaled max norm).
-
-        Newton stops at ``|G(x)| <= tol``; the orbit is then within about this
-        distance of x (large near a multiplier at +1).
-        """
-        s = np.ones(self.x.size) if self.scale is None else self.scale
-        A = (self.monodromy - np.eye(self.x.size)) * s[None, :] / s[:, None]
-        if not np.all(np.isfinite(A)):
-            return float("nan")
-        try:
-            return float(np.linalg.norm(np.linalg.inv(A), np.inf) * self.residual)
-        except np.linalg.LinAlgError:
-            return float("inf")
-
-    @property
     def stability(self) -> str:
         """``"stable"``, ``"unstable"`` or ``"marginal"`` (``|max |mu| - 1| <= STABILITY_MARGIN``)."""
         m = self.max_modulus

@@ -38,27 +38,6 @@ _B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0]
 _E = _B - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
 
 
-def hermite(t0, y0, f0, t1, y1, f1, t):
-    """Cubic Hermite interpolant of an accepted step at time(s) ``t`` (scalar -> (d,), array -> (k, d)).
-
-    ``y0, f0, y1, f1`` (d,): states and derivatives at the ends ``t0 < t1`` (s). Exact for a cubic.
-
-    >>> hermite(0.0, [0.0], [0.0], 1.0, [1.0], [3.0], 0.5).tolist()   # y = t^3
-    [0.125]
-    """
-    t0, t1 = chk.time("t0", t0), chk.time("t1", t1)
-    if not t1 > t0:
-        raise ParameterError(f"t1 must be after t0 = {t0:g} s, got {t1!r}")
-    y0 = chk.real_array("y0", y0, shape=(None,))
-    f0, y1, f1 = (chk.state(nm, v, len(y0)) for nm, v in (("f0", f0), ("y1", y1), ("f1", f1)))
-    h = t1 - t0
-    s = (chk.real_array("t", t) - t0) / h
-    s = s[..., None]
-    s2, s3 = s * s, s * s * s
-    return ((2 * s3 - 3 * s2 + 1) * y0 + (s3 - 2 * s2 + s) * h * f0
-            + (-2 * s3 + 3 * s2) * y1 + (s3 - s2) * h * f1)
-
-
 @dataclass
 class IntegrationResult:
     """Output of :func:`dopri5`: samples ``t`` (k,), ``y`` (k, d) and counters."""
@@ -383,4 +362,4 @@ def project(mech: Mechanism, q, qd, t: float = 0.0):
 
 
 
-__all__ = ["dopri5", "hermite", "integrate_compiled", "IntegrationResult", "simulate", "project", "resolve_backend"]
+__all__ = ["dopri5", "integrate_compiled", "IntegrationResult", "simulate", "project", "resolve_backend"]

@@ -92,18 +92,6 @@ from robolib.core.multibody.elements import (  # noqa: E402,F401  (the elements 
 
 
 # --------------------------------------------------------------------------- helpers
-def _broadcast(*named) -> tuple:
-    """The broadcast shape of named arrays, or ParameterError naming the pair that does not broadcast."""
-    shape = named[0][1].shape
-    for name, x in named[1:]:
-        try:
-            shape = np.broadcast_shapes(shape, x.shape)
-        except ValueError:
-            raise ParameterError(f"{name} of shape {x.shape} does not broadcast with {named[0][0]} of shape "
-                                 f"{named[0][1].shape}") from None
-    return shape
-
-
 #: Columns of a contact table (:class:`robolib.core.clearance.ClearanceModel`): bodies and points, radii, clearance,
 #: stiffness, hysteresis factor, friction, floor.
 CONTACT_COLUMNS = 15
@@ -146,13 +134,6 @@ def rotate(s, theta):
         raise ParameterError(f"theta of shape {theta.shape} does not broadcast with s of shape {s.shape}") from None
     c, sn = np.cos(theta), np.sin(theta)
     return np.stack([c * s[..., 0] - sn * s[..., 1], sn * s[..., 0] + c * s[..., 1]], axis=-1)
-
-
-def _vec2(value, what: str) -> np.ndarray:
-    arr = np.asarray(value, dtype=float)
-    if arr.shape != (2,) or not np.all(np.isfinite(arr)):
-        raise ParameterError(f"{what} must be a finite 2-vector (m), got {value!r}")
-    return arr
 
 
 def _sparse_cholesky_pattern(jc, jn):
@@ -264,9 +245,9 @@ class Mechanism:
         for jt in self.joints:
             if isinstance(jt, GroundPin):
                 pins_i.append(self._body(jt.body, jt.name))
-                pins_si.append(_vec2(jt.point, f"joint {jt.name!r} point"))
+                pins_si.append(jt.point)
                 pins_j.append(self.nb)
-                pins_sj.append(_vec2(jt.ground, f"joint {jt.name!r} ground"))
+                pins_sj.append(jt.ground)
                 pin_rows.append(row)
                 nr = 2
             elif isinstance(jt, Pin):
@@ -275,9 +256,9 @@ class Mechanism:
                 if bi == bj:
                     raise ParameterError(f"joint {jt.name!r}: body_i and body_j are the same body {jt.body_i!r}")
                 pins_i.append(bi)
-                pins_si.append(_vec2(jt.point_i, f"joint {jt.name!r} point_i"))
+                pins_si.append(jt.point_i)
                 pins_j.append(bj)
-                pins_sj.append(_vec2(jt.point_j, f"joint {jt.name!r} point_j"))
+                pins_sj.append(jt.point_j)
                 pin_rows.append(row)
                 nr = 2
             elif isinstance(jt, AngleLock):
@@ -286,18 +267,12 @@ class Mechanism:
                 ang_off.append(float(jt.offset))
                 ang_rows.append(row)
                 nr = 1
-            elif isinstance(jt, Driver):
-                if jt.coord not in _COORD:
-                    raise ParameterError(f"driver {jt.name!r}: coord must be one of {list(_COORD)}, got {jt.coord!r}")
-                if not callable(jt.motion):
-                    raise ParameterError(f"driver {jt.name!r}: motion must be callable t -> (f, df, ddf)")
+            else:  # a Driver (the constructor admits these four joint types)
                 drv_col.append(3 * self._body(jt.body, jt.name) + _COORD[jt.coord])
                 drv_rows.append(row)
                 drv_motion.append(jt.motion)
                 drv_motor.append(bool(jt.motor))
                 nr = 1
-            else:
-                raise ParameterError(f"joint {getattr(jt, 'name', jt)!r}: unknown joint type {type(jt).__name__}")
             self._slices[jt.name] = slice(row, row + nr)
             row += nr
         self.m = row
@@ -333,20 +308,12 @@ class Mechanism:
         self._vcols = np.concatenate([3 * ip + 2, 3 * ip + 2, 3 * jp[real_j] + 2, 3 * jp[real_j] + 2])
         self._real_j = real_j
         # force elements
-        fb, fs, fa, fk, fc = [], [], [], [], []
-        for fe in self.forces:
-            if not isinstance(fe, PointSpringDamper):
-                raise ParameterError(f"force {getattr(fe, 'name', fe)!r}: unknown force type {type(fe).__name__}")
-            fb.append(self._body(fe.body, fe.name))
-            fs.append(_vec2(fe.point, f"force {fe.name!r} point"))
-            fa.append(_vec2(fe.anchor, f"force {fe.name!r} anchor"))
-            fk.append(fe.stiffness)
-            fc.append(fe.damping)
-        self._fb = np.array(fb, dtype=int)
-        self._fs = np.array(fs, dtype=float).reshape(-1, 2)
-        self._fa = np.array(fa, dtype=float).reshape(-1, 2)
-        self._fk = np.array(fk, dtype=float)
-        self._fc = np.array(fc, dtype=float)
+        fes = self.forces
+        self._fb = np.array([self._body(fe.body, fe.name) for fe in fes], dtype=int)
+        self._fs = np.array([fe.point for fe in fes], dtype=float).reshape(-1, 2)
+        self._fa = np.array([fe.anchor for fe in fes], dtype=float).reshape(-1, 2)
+        self._fk = np.array([fe.stiffness for fe in fes], dtype=float)
+        self._fc = np.array([fe.damping for fe in fes], dtype=float)
         # work arrays for the augmented matrix
         self._kkt = np.zeros((self.n + self.m, self.n + self.m))
         self._kkt[np.arange(self.n), np.arange(self.n)] = self.mass_diag
@@ -488,7 +455,10 @@ class Mechanism:
     def point_velocity(self, q, qd, body: str, point) -> np.ndarray:
         """Global velocity (m/s) of body-frame ``point`` of ``body``; q, qd may be (..., n)."""
         q, qd = chk.state("q", q, self.n, batch=True), chk.state("qd", qd, self.n, batch=True)
-        _broadcast(("q", q), ("qd", qd))
+        try:
+            np.broadcast_shapes(q.shape, qd.shape)
+        except ValueError:
+            raise ParameterError(f"qd of shape {qd.shape} does not broadcast with q of shape {q.shape}") from None
         k = 3 * self._body(body, "point_velocity")
         As = rotate(chk.vector2("point", point), q[..., k + 2])
         w = qd[..., k + 2][..., None]
@@ -529,15 +499,6 @@ class Mechanism:
             d = self.point_position(q, fe.body, fe.point) - np.asarray(fe.anchor, float)
             V = V + 0.5 * fe.stiffness * np.sum(d * d, axis=-1)
         return V
-
-    def dissipated_power(self, q, qd) -> np.ndarray:
-        """Power (W) dissipated by the dampers of the force elements; q, qd may be (..., n)."""
-        q, qd = chk.state("q", q, self.n, batch=True), chk.state("qd", qd, self.n, batch=True)
-        P = np.zeros(_broadcast(("q", q), ("qd", qd))[:-1])
-        for fe in self.forces:
-            v = self.point_velocity(q, qd, fe.body, fe.point)
-            P = P + fe.damping * np.sum(v * v, axis=-1)
-        return P
 
     # ---------------------------------------------------------------- dynamics
     def accelerations(self, q, qd, t: float = 0.0, g=None, alpha: float = BAUMGARTE_ALPHA,
