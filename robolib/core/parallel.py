@@ -170,23 +170,11 @@ def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None 
     return values, out
 
 
-class _NoBar:
-    def update(self, n):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
 def _progress_bar(progress, total):
-    if _show_progress(progress) and total > 1:
-        from tqdm.auto import tqdm
+    """A tqdm bar of ``total`` points, disabled (a no-op) unless :func:`_show_progress` and more than one point."""
+    from tqdm.auto import tqdm
 
-        return tqdm(total=total, desc="sweep", leave=False)
-    return _NoBar()
+    return tqdm(total=total, desc="sweep", leave=False, disable=not (_show_progress(progress) and total > 1))
 
 
 # ---- checkpointed sweeps: one file per finished point, named by the hash of the point's settings

@@ -21,23 +21,8 @@ from robolib.core.multibody.mechanism import (  # noqa: F401
 )
 from robolib.core.multibody.solvers import assemble  # noqa: F401
 
+
 # --------------------------------------------------------------------------- integrator
-# Dormand-Prince 5(4) coefficients
-_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
-_A = [
-    [],
-    [1 / 5],
-    [3 / 40, 9 / 40],
-    [44 / 45, -56 / 15, 32 / 9],
-    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
-    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
-    [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
-]
-_A = [np.array(a, dtype=float) for a in _A]
-_B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
-_E = _B - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
-
-
 @dataclass
 class IntegrationResult:
     """Output of :func:`dopri5`: samples ``t`` (k,), ``y`` (k, d) and counters."""
@@ -91,13 +76,13 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
     """
     if not callable(fun):
         raise ParameterError(f"fun must be a callable (t, y) -> dy/dt, got {fun!r:.60}")
-    t = chk.time("t0", t0)
+    t = chk.real("t0", t0, unit="s")
     t_end = chk.time_span("t_end", t, t_end)
     y = np.array(chk.real_array("y0", y0, shape=(None,)), dtype=float)
     rtol, atol = chk.tolerances(rtol, atol, len(y))
     h0 = None if h0 is None else chk.real("h0", h0, low=0.0, open_low=True, unit="s")
     t_eval = chk.sample_times("t_eval", t_eval, t, t_end)
-    max_steps = chk.iterations("max_steps", max_steps)
+    max_steps = chk.count("max_steps", max_steps)
     h_max = chk.step_limit("h_max", h_max)
     chk.optional_callable("step_hook", step_hook)
     f = np.asarray(fun(t, y), dtype=float)
@@ -125,10 +110,10 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
             h = t_end - t
         K[0] = f
         for i in range(1, 7):
-            yi = y + h * (np.dot(_A[i], K[:i]))
-            K[i] = fun(t + _C[i] * h, yi)
+            yi = y + h * (np.dot(_dopri.A_MAT[i, :i], K[:i]))
+            K[i] = fun(t + _dopri.C_NODES[i] * h, yi)
         y_new = yi  # stage 7 argument is the 5th-order solution (FSAL)
-        err_vec = h * np.dot(_E, K)
+        err_vec = h * np.dot(_dopri.E_ERR, K)
         sc = atol + rtol * np.maximum(np.abs(y), np.abs(y_new))
         err = math.sqrt(float(np.mean((err_vec / sc) ** 2)))
         n_rhs += 6
@@ -201,14 +186,14 @@ def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: fl
     a driver that leaves its reachable range raises that driver's own error.
     """
     mech = check_mechanism("mech", mech)
-    t0 = chk.time("t0", t0)
+    t0 = chk.real("t0", t0, unit="s")
     t_end = chk.time_span("t_end", t0, t_end)
     y = np.array(chk.state("y0", y0, 2 * mech.n + 2), dtype=float)
     alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
     rtol, atol = chk.tolerances(rtol, atol, len(y))
     t_eval = chk.sample_times("t_eval", t_eval, t0, t_end)
     h_max = chk.step_limit("h_max", h_max)
-    max_steps = chk.iterations("max_steps", max_steps)
+    max_steps = chk.count("max_steps", max_steps)
     C, dd0 = contact_arrays(contacts, ddelta0)
     if cstate is None:
         cst = np.full((len(C), 4), np.nan)

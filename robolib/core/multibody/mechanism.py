@@ -382,7 +382,7 @@ class Mechanism:
     def residual(self, q, t: float = 0.0) -> np.ndarray:
         """Constraint vector ``H(q, t)`` (m,), metres for pin rows, radians for angle rows."""
         q = chk.state("q", q, self.n)
-        t = chk.time("t", t)
+        t = chk.real("t", t, unit="s")
         qe = self._ext(q)
         th = qe[2::3]
         H = np.empty(self.m)
@@ -416,7 +416,7 @@ class Mechanism:
 
     def time_derivative(self, t: float) -> np.ndarray:
         """``H_t = dH/dt`` at fixed q (m,) (only driver rows are non-zero)."""
-        t = chk.time("t", t)
+        t = chk.real("t", t, unit="s")
         Ht = np.zeros(self.m)
         if len(self._dcol):
             Ht[self._drows] = -self._drivers(t)[1]
@@ -427,7 +427,7 @@ class Mechanism:
         qe = self._ext(chk.state("q", q, self.n))
         th = qe[2::3]
         wd = self._ext(chk.state("qd", qd, self.n))[2::3]
-        t = chk.time("t", t)
+        t = chk.real("t", t, unit="s")
         g = np.zeros(self.m)
         if len(self._pi):
             Ai, Aj = self._pin_vectors(th)
@@ -450,7 +450,7 @@ class Mechanism:
         """
         q = chk.state("q", q, self.n, batch=True)
         k = 3 * self._body(body, "point_position")
-        return q[..., k : k + 2] + rotate(chk.vector2("point", point), q[..., k + 2])
+        return q[..., k : k + 2] + rotate(chk.real_array("point", point, shape=(2,)), q[..., k + 2])
 
     def point_velocity(self, q, qd, body: str, point) -> np.ndarray:
         """Global velocity (m/s) of body-frame ``point`` of ``body``; q, qd may be (..., n)."""
@@ -460,14 +460,14 @@ class Mechanism:
         except ValueError:
             raise ParameterError(f"qd of shape {qd.shape} does not broadcast with q of shape {q.shape}") from None
         k = 3 * self._body(body, "point_velocity")
-        As = rotate(chk.vector2("point", point), q[..., k + 2])
+        As = rotate(chk.real_array("point", point, shape=(2,)), q[..., k + 2])
         w = qd[..., k + 2][..., None]
         return qd[..., k : k + 2] + w * np.stack([-As[..., 1], As[..., 0]], axis=-1)
 
     def applied_forces(self, q, qd, t: float = 0.0) -> np.ndarray:
         """Generalised applied force ``g_c`` (n,) of the force elements (N, N m)."""
         q, qd = chk.state("q", q, self.n), chk.state("qd", qd, self.n)
-        chk.time("t", t)
+        chk.real("t", t, unit="s")
         g = np.zeros(self.n)
         if len(self._fb):
             self._add_applied(g, q, qd)
@@ -509,7 +509,7 @@ class Mechanism:
         Raises :class:`robolib.SingularityError` if the augmented matrix is singular.
         """
         q, qd = chk.state("q", q, self.n), chk.state("qd", qd, self.n)
-        t = chk.time("t", t)
+        t = chk.real("t", t, unit="s")
         alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
         g = self.applied_forces(q, qd, t) if g is None else chk.state("g", g, self.n)
         J = self.jacobian(q)

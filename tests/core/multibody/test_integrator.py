@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from robolib import ConvergenceError, ParameterError, SingularityError
 from robolib import gearshift as G
 from robolib import multibody as mb
+from robolib.core import _dopri
 from robolib.core.multibody import (
     AngleLock,
     Body,
@@ -374,10 +375,7 @@ def decay(t, y):
 
 # ----------------------------------------------------------------------------- tableau
 def test_the_tableau_satisfies_the_order_conditions():
-    A = np.zeros((7, 7))
-    for i, row in enumerate(MI._A):
-        A[i, :len(row)] = row
-    c, b, e = MI._C, MI._B, MI._E
+    A, c, b, e = _dopri.A_MAT, _dopri.C_NODES, _dopri.B_5, _dopri.E_ERR
     np.testing.assert_allclose(A.sum(axis=1), c, atol=TABLEAU_TOL)               # row sums are the nodes
     for k in range(5):                                                           # quadrature order 5
         assert float(b @ c ** k) == pytest.approx(1.0 / (k + 1), abs=TABLEAU_TOL), k
