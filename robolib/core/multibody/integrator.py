@@ -319,12 +319,8 @@ def simulate(mech: Mechanism, t_span, q0, qd0, t_eval=None, alpha: float = BAUMG
     mech = check_mechanism("mech", mech)
     t0, t1 = chk.span_pair("t_span", t_span)
     q0, qd0 = chk.state("q0", q0, mech.n), chk.state("qd0", qd0, mech.n)
-    alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
-    chk.tolerances(rtol, atol, 2 * mech.n + 2)
-    chk.sample_times("t_eval", t_eval, t0, t1)
-    chk.step_limit("h_max", h_max)
-    chk.optional_callable("extra", extra), chk.optional_callable("step_hook", step_hook)
     backend = resolve_backend(backend)
+    # alpha, beta, the tolerances, t_eval, h_max, extra and step_hook: checked by the loop and right-hand side called
     y0 = np.concatenate([q0, qd0, [0.0, 0.0]])
     if extra is None and step_hook is None and backend == "numba" and mech.kernel_model()[2] is not None:
         return integrate_compiled(mech, t0, y0, t1, alpha, beta, rtol, atol, t_eval=t_eval, h_max=h_max)[0]

@@ -379,40 +379,37 @@ class Mechanism:
             f[:, k] = mo(t)
         return f
 
+    def _terms(self, q, qd, t, drivers: bool = True):
+        """``(J, H, gamma, H_t)`` at checked ``q``, ``qd`` (n,) and ``t`` (driver rows only with ``drivers``)."""
+        qe = self._ext(q)
+        th = qe[2::3]
+        wd = self._ext(qd)[2::3]
+        J, H, gam, Ht = self._J0.copy(), np.empty(self.m), np.zeros(self.m), np.zeros(self.m)
+        if len(self._pi):
+            Ai, Aj = self._pin_vectors(th)
+            rj = self._real_j
+            J[self._vrows, self._vcols] = np.concatenate([-Ai[:, 1], Ai[:, 0], Aj[rj, 1], -Aj[rj, 0]])
+            d = qe.reshape(-1, 3)[self._pi, :2] + Ai - qe.reshape(-1, 3)[self._pj, :2] - Aj
+            H[self._prx], H[self._pry] = d[:, 0], d[:, 1]
+            acc = Ai * (wd[self._pi] ** 2)[:, None] - Aj * (wd[self._pj] ** 2)[:, None]
+            gam[self._prx], gam[self._pry] = acc[:, 0], acc[:, 1]
+        if len(self._ai):
+            H[self._arows] = th[self._aj] - th[self._ai] - self._aoff
+        if len(self._dcol) and drivers:
+            fv = self._drivers(t)
+            H[self._drows] = q[self._dcol] - fv[0]
+            Ht[self._drows] = -fv[1]
+            gam[self._drows] = fv[2]
+        return J, H, gam, Ht
+
     def residual(self, q, t: float = 0.0) -> np.ndarray:
         """Constraint vector ``H(q, t)`` (m,), metres for pin rows, radians for angle rows."""
         q = chk.state("q", q, self.n)
-        t = chk.real("t", t, unit="s")
-        qe = self._ext(q)
-        th = qe[2::3]
-        H = np.empty(self.m)
-        if len(self._pi):
-            Ai, Aj = self._pin_vectors(th)
-            ri = qe.reshape(-1, 3)[self._pi, :2]
-            rj = qe.reshape(-1, 3)[self._pj, :2]
-            d = ri + Ai - rj - Aj
-            H[self._prx] = d[:, 0]
-            H[self._pry] = d[:, 1]
-        if len(self._ai):
-            H[self._arows] = th[self._aj] - th[self._ai] - self._aoff
-        if len(self._dcol):
-            H[self._drows] = q[self._dcol] - self._drivers(t)[0]
-        return H
+        return self._terms(q, np.zeros(self.n), chk.real("t", t, unit="s"))[1]
 
     def jacobian(self, q) -> np.ndarray:
         """``J = dH/dq`` (m, n)."""
-        th = self._ext(chk.state("q", q, self.n))[2::3]
-        J = self._J0.copy()
-        self._fill_jacobian(J, th)
-        return J
-
-    def _fill_jacobian(self, J, th_e):
-        if len(self._pi):
-            Ai, Aj = self._pin_vectors(th_e)
-            rj = self._real_j
-            vals = np.concatenate([-Ai[:, 1], Ai[:, 0], Aj[rj, 1], -Aj[rj, 0]])
-            J[self._vrows, self._vcols] = vals
-        return J
+        return self._terms(chk.state("q", q, self.n), np.zeros(self.n), 0.0, drivers=False)[0]
 
     def time_derivative(self, t: float) -> np.ndarray:
         """``H_t = dH/dt`` at fixed q (m,) (only driver rows are non-zero)."""
@@ -424,21 +421,8 @@ class Mechanism:
 
     def gamma(self, q, qd, t: float = 0.0) -> np.ndarray:
         """Right-hand side of ``J qdd = gamma`` (m,): ``-(J qd)_q qd - 2 J_t qd - H_tt``."""
-        qe = self._ext(chk.state("q", q, self.n))
-        th = qe[2::3]
-        wd = self._ext(chk.state("qd", qd, self.n))[2::3]
-        t = chk.real("t", t, unit="s")
-        g = np.zeros(self.m)
-        if len(self._pi):
-            Ai, Aj = self._pin_vectors(th)
-            wi2 = wd[self._pi] ** 2
-            wj2 = wd[self._pj] ** 2
-            acc = Ai * wi2[:, None] - Aj * wj2[:, None]
-            g[self._prx] = acc[:, 0]
-            g[self._pry] = acc[:, 1]
-        if len(self._dcol):
-            g[self._drows] = self._drivers(t)[2]
-        return g
+        q, qd = chk.state("q", q, self.n), chk.state("qd", qd, self.n)
+        return self._terms(q, qd, chk.real("t", t, unit="s"))[2]
 
     # ---------------------------------------------------------------- forces and energy
     def point_position(self, q, body: str, point) -> np.ndarray:
@@ -512,11 +496,10 @@ class Mechanism:
         t = chk.real("t", t, unit="s")
         alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
         g = self.applied_forces(q, qd, t) if g is None else chk.state("g", g, self.n)
-        J = self.jacobian(q)
-        Hd = J @ qd + self.time_derivative(t)
-        rhs_c = self.gamma(q, qd, t) - 2.0 * alpha * Hd
+        J, H, gam, Ht = self._terms(q, qd, t)
+        rhs_c = gam - 2.0 * alpha * (J @ qd + Ht)
         if beta != 0.0:
-            rhs_c = rhs_c - beta * beta * self.residual(q, t)
+            rhs_c = rhs_c - beta * beta * H
         return self._solve_kkt(J, g, rhs_c)
 
     def _solve_kkt(self, J, g, rhs_c):
@@ -542,57 +525,21 @@ class Mechanism:
         """
         alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
         chk.optional_callable("extra", extra)
-        n, m = self.n, self.m
-        J0 = self._J0
-        have_pins, have_drv, have_f = len(self._pi) > 0, len(self._dcol) > 0, len(self._fb) > 0
-        prx, pry, pi, pj, si, sj = self._prx, self._pry, self._pi, self._pj, self._si, self._sj
-        vrows, vcols, realj = self._vrows, self._vcols, self._real_j
-        arows, ai, aj, aoff = self._arows, self._ai, self._aj, self._aoff
-        drows, dcol, dmot, dmotor = self._drows, self._dcol, self._dmotion, self._dmotor
+        n = self.n
+        have_drv, have_f = len(self._dcol) > 0, len(self._fb) > 0
+        drows, dcol, dmotor = self._drows, self._dcol, self._dmotor
         kkt = self._kkt
         ab2 = beta * beta
-        nb = self.nb
 
         def f(t, y):
             q = y[:n]
             qd = y[n : 2 * n]
-            th = np.empty(nb + 1)
-            th[:nb] = q[2::3]
-            th[nb] = 0.0
-            wd = np.empty(nb + 1)
-            wd[:nb] = qd[2::3]
-            wd[nb] = 0.0
-            J = J0.copy()
-            H = np.empty(m)
-            gam = np.zeros(m)
-            Ht = np.zeros(m)
-            if have_pins:
-                ti, tj = th[pi], th[pj]
-                ci, sni, cj, snj = np.cos(ti), np.sin(ti), np.cos(tj), np.sin(tj)
-                aix = ci * si[:, 0] - sni * si[:, 1]
-                aiy = sni * si[:, 0] + ci * si[:, 1]
-                ajx = cj * sj[:, 0] - snj * sj[:, 1]
-                ajy = snj * sj[:, 0] + cj * sj[:, 1]
-                J[vrows, vcols] = np.concatenate([-aiy, aix, ajy[realj], -ajx[realj]])
-                qe = np.concatenate([q, (0.0, 0.0, 0.0)])
-                H[prx] = qe[3 * pi] + aix - qe[3 * pj] - ajx
-                H[pry] = qe[3 * pi + 1] + aiy - qe[3 * pj + 1] - ajy
-                wi2, wj2 = wd[pi] ** 2, wd[pj] ** 2
-                gam[prx] = aix * wi2 - ajx * wj2
-                gam[pry] = aiy * wi2 - ajy * wj2
-            if len(arows):
-                H[arows] = th[aj] - th[ai] - aoff
-            if have_drv:
-                fv = np.array([mo(t) for mo in dmot]).T
-                H[drows] = q[dcol] - fv[0]
-                Ht[drows] = -fv[1]
-                gam[drows] = fv[2]
+            J, H, gam, Ht = self._terms(q, qd, t)
             g = np.zeros(n)
             P_loss = self._add_applied(g, q, qd) if have_f else 0.0
             if extra is not None:
                 P_loss += extra(t, q, qd, g)
-            Hd = J @ qd + Ht
-            rc = gam - 2.0 * alpha * Hd - ab2 * H
+            rc = gam - 2.0 * alpha * (J @ qd + Ht) - ab2 * H
             kkt[n:, :n] = J
             kkt[:n, n:] = J.T
             try:
