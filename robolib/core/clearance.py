@@ -288,13 +288,10 @@ class ClearanceModel:
         kin = self.contact_kinematics(result.q, result.qd)
         Fn = np.zeros_like(kin["delta"])
         Ft = np.zeros_like(kin["delta"])
-        for k, (*_g, K, D, mu, v0, v1, floor) in enumerate(self._rows):
-            dd0 = np.full(len(result.t), floor)
-            for (t_on, t_off, d0) in result.episodes[k]:
-                t_end = np.inf if np.isnan(t_off) else t_off
-                dd0[(result.t >= t_on) & (result.t <= t_end)] = d0
+        dd0 = self._ddelta0_samples(result)
+        for k, (*_g, K, D, mu, v0, v1, _floor) in enumerate(self._rows):
             s = self.specs[k]
-            Fn[k] = contact.normal_force(kin["delta"][k], kin["ddelta"][k], dd0, K, s.restitution, s.law)
+            Fn[k] = contact.normal_force(kin["delta"][k], kin["ddelta"][k], dd0[:, k], K, s.restitution, s.law)
             Ft[k] = contact.tangential_force(Fn[k], kin["v_t"][k], mu, v0, v1)
         return {"F_n": Fn, "F_t": Ft, **kin}
 
@@ -504,36 +501,39 @@ class ClearanceModel:
         """Accelerations ``qdd`` (T, n) at the samples of ``result`` (re-evaluates the right-hand side)."""
         _result("result", result, self.reduced.n, len(self._rows))
         n = self.reduced.n
-        saved = self.ddelta0.copy()
         f = self.rhs(backend)
         out = np.empty((len(result.t), n))
-        dd0 = self._ddelta0_samples(result)
+
+        def at(i, tt):
+            out[i] = f(tt, np.concatenate([result.q[i], result.qd[i], [0.0, 0.0]]))[n:2 * n]
+
+        self._per_sample(result, at)
+        return out
+
+    def _per_sample(self, result: ClearanceResult, fun) -> None:
+        """``fun(i, t)`` at every sample of ``result`` with the onset speeds in force there (restored after)."""
+        saved, dd0 = self.ddelta0.copy(), self._ddelta0_samples(result)
         try:
             for i, tt in enumerate(result.t):
                 self.ddelta0[:] = dd0[i]
-                y = np.concatenate([result.q[i], result.qd[i], [0.0, 0.0]])
-                out[i] = f(tt, y)[n:2 * n]
+                fun(i, tt)
         finally:
             self.ddelta0[:] = saved
-        return out
 
     def driving_torques(self, result: ClearanceResult) -> dict:
         """Motor torques (N m) along a clearance run: ``-lambda`` of the driver rows, ``{driver: (T,)}``."""
 
         red = self.reduced
         _result("result", result, red.n, len(self._rows))
-        saved = self.ddelta0.copy()
         lam = np.empty((len(result.t), red.m))
-        dd0 = self._ddelta0_samples(result)
-        try:
-            for i, tt in enumerate(result.t):
-                self.ddelta0[:] = dd0[i]
-                q, qd = result.q[i], result.qd[i]
-                g = red.applied_forces(q, qd, tt)
-                self._forces(tt, q, qd, g)
-                lam[i] = red.accelerations(q, qd, tt, g=g, alpha=self.alpha, beta=self.beta)[1]
-        finally:
-            self.ddelta0[:] = saved
+
+        def at(i, tt):
+            q, qd = result.q[i], result.qd[i]
+            g = red.applied_forces(q, qd, tt)
+            self._forces(tt, q, qd, g)
+            lam[i] = red.accelerations(q, qd, tt, g=g, alpha=self.alpha, beta=self.beta)[1]
+
+        self._per_sample(result, at)
         return driving_torques(red, lam)
 
     def energy_balance(self, result: ClearanceResult) -> dict:
