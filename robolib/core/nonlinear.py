@@ -498,14 +498,9 @@ def spectrum(t, x, window: str = "hann"):
     if not np.allclose(dt, dt[0], rtol=UNIFORM_RTOL, atol=0):
         raise ParameterError(f"spectrum needs uniformly sampled t (steps equal within {UNIFORM_RTOL:g}), got steps "
                              f"from {dt.min():g} to {dt.max():g} s")
-    if not isinstance(window, str):
+    if not isinstance(window, str) or window not in ("hann", "none", "rect"):
         raise ParameterError(f"window must be 'hann' or 'none' (or 'rect'), got {window!r}")
-    if window == "hann":
-        wdw = np.hanning(t.size + 1)[:-1]  # periodic Hann
-    elif window in ("none", "rect"):
-        wdw = np.ones(t.size)
-    else:
-        raise ParameterError(f"window must be 'hann' or 'none' (or 'rect'), got {window!r}")
+    wdw = np.hanning(t.size + 1)[:-1] if window == "hann" else np.ones(t.size)  # periodic Hann
     X = np.fft.rfft((x - x.mean()) * wdw)
     amp = 2.0 * np.abs(X) / wdw.sum()
     amp[0] /= 2.0

@@ -203,8 +203,6 @@ def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: fl
     else:
         raise ParameterError(f"cstate must be None or a float64 array of shape ({len(C)}, 4) (NaN = no contact, "
                              f"updated in place), got {cstate!r:.60}")
-    if not _kernels.available():
-        raise ParameterError("backend 'numba' requested but numba is not installed (pip install numba)")
     _, integ, drive = _kernels.get()
     Mi, Mf, dtab = mech.kernel_model()
     if dtab is None:

@@ -638,8 +638,6 @@ class Mechanism:
         callables evaluated before the kernel. Raises
         :class:`robolib.ParameterError` if numba is not installed.
         """
-        if not _kernels.available():
-            raise ParameterError("backend 'numba' requested but numba is not installed (pip install numba)")
         alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
         C, dd0 = contact_arrays(contacts, ddelta0)
         rhs_k, _, _ = _kernels.get()
