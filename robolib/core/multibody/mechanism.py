@@ -500,19 +500,20 @@ class Mechanism:
         rhs_c = gam - 2.0 * alpha * (J @ qd + Ht)
         if beta != 0.0:
             rhs_c = rhs_c - beta * beta * H
-        return self._solve_kkt(J, g, rhs_c)
+        return self._solve_kkt(J, g, rhs_c, t)
 
-    def _solve_kkt(self, J, g, rhs_c):
+    def _solve_kkt(self, J, g, rhs_c, t):
+        """``(qdd, lambda)`` of the augmented system at time ``t`` (s, for the message if it is singular)."""
         n = self.n
         K = self._kkt
         K[n:, :n] = J
         K[:n, n:] = J.T
-        b = np.concatenate([g, rhs_c])
         try:
-            x = np.linalg.solve(K, b)
+            x = np.linalg.solve(K, np.concatenate([g, rhs_c]))
         except np.linalg.LinAlgError:
-            raise SingularityError(f"mechanism {self.name!r}: augmented matrix [M J^T; J 0] is singular "
-                                   "(redundant or inconsistent constraints, or a singular configuration)") from None
+            raise SingularityError(f"mechanism {self.name!r}: augmented matrix [M J^T; J 0] is singular at t = "
+                                   f"{t:.6g} s (redundant or inconsistent constraints, or a singular "
+                                   "configuration)") from None
         return x[:n], x[n:]
 
     def rhs(self, alpha: float = BAUMGARTE_ALPHA, beta: float = BAUMGARTE_BETA, extra=None):
@@ -528,7 +529,6 @@ class Mechanism:
         n = self.n
         have_drv, have_f = len(self._dcol) > 0, len(self._fb) > 0
         drows, dcol, dmotor = self._drows, self._dcol, self._dmotor
-        kkt = self._kkt
         ab2 = beta * beta
 
         def f(t, y):
@@ -539,17 +539,10 @@ class Mechanism:
             P_loss = self._add_applied(g, q, qd) if have_f else 0.0
             if extra is not None:
                 P_loss += extra(t, q, qd, g)
-            rc = gam - 2.0 * alpha * (J @ qd + Ht) - ab2 * H
-            kkt[n:, :n] = J
-            kkt[:n, n:] = J.T
-            try:
-                x = np.linalg.solve(kkt, np.concatenate([g, rc]))
-            except np.linalg.LinAlgError:
-                raise SingularityError(f"mechanism {self.name!r}: augmented matrix is singular at t = {t:.6g} s") from None
-            lam = x[n:]
+            qdd, lam = self._solve_kkt(J, g, gam - 2.0 * alpha * (J @ qd + Ht) - ab2 * H, t)
             dy = np.empty_like(y)
             dy[:n] = qd
-            dy[n : 2 * n] = x[:n]
+            dy[n : 2 * n] = qdd
             # motor power: generalised force -J_d^T lambda_d dotted with qd
             P_drive = -float(np.dot(lam[drows][dmotor], qd[dcol][dmotor])) if have_drv else 0.0
             dy[2 * n] = P_drive
