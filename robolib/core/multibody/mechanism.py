@@ -599,17 +599,12 @@ class Mechanism:
                   lpat, ustart, uk)
             Mf = (F(self._si).reshape(-1, 2), F(self._sj).reshape(-1, 2), F(self._aoff), F(self.mass_diag),
                   F(self._fs).reshape(-1, 2), F(self._fa).reshape(-1, 2), F(self._fk), F(self._fc))
-            rows = []
-            for mo in self._dmotion:
-                kr = getattr(mo, "kernel_row", None)
-                if kr is None:
-                    rows = None
-                    break
-                row = np.zeros(10)
-                vals = np.asarray(kr(), dtype=float)
-                row[:len(vals)] = vals
-                rows.append(row)
-            dtab = None if rows is None else np.array(rows, dtype=float).reshape(-1, 10)
+            dtab = None
+            if all(getattr(mo, "kernel_row", None) is not None for mo in self._dmotion):
+                dtab = np.zeros((len(self._dmotion), 10))
+                for k, mo in enumerate(self._dmotion):
+                    vals = np.asarray(mo.kernel_row(), dtype=float)
+                    dtab[k, :len(vals)] = vals
             self._kmodel = (Mi, Mf, dtab)
         return self._kmodel
 
