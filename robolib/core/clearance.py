@@ -240,7 +240,7 @@ class ClearanceModel:
         """
         n = self.reduced.n
         q, qd = chk.state("q", q, n, batch=True), chk.state("qd", qd, n, batch=True)
-        shape = _broadcast_pair("q", q, "qd", qd)
+        shape = chk.broadcast("qd", qd, "q", q)
         q, qd = np.broadcast_to(q, shape), np.broadcast_to(qd, shape)
         out = {k: [] for k in ("e", "eps", "delta", "ddelta", "v_t", "n")}
         for (bi, six, siy, bj, sjx, sjy, RB, RJ, c, *_rest) in self._rows:
@@ -607,13 +607,6 @@ def mode_shares(episodes, t0: float, t1: float, impact_max_duration: float = IMP
 
 def _impact_max_duration(value) -> float:
     return real("impact_max_duration", value, low=0.0, open_low=True, unit="s")
-
-
-def _broadcast_pair(na, a, nb, b) -> tuple:
-    try:
-        return np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise ParameterError(f"{nb} of shape {b.shape} does not broadcast with {na} of shape {a.shape}") from None
 
 
 def _episodes(name: str, episodes) -> list:

@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from robolib.core.checks import count, flag, real, real_array  # noqa: F401  (count, flag: used by the multibody modules)
+from robolib.core.checks import broadcast, count, flag, real, real_array  # noqa: F401  (used by the multibody modules)
 from robolib.core.errors import ParameterError
 
 

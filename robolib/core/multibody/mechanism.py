@@ -439,10 +439,7 @@ class Mechanism:
     def point_velocity(self, q, qd, body: str, point) -> np.ndarray:
         """Global velocity (m/s) of body-frame ``point`` of ``body``; q, qd may be (..., n)."""
         q, qd = chk.state("q", q, self.n, batch=True), chk.state("qd", qd, self.n, batch=True)
-        try:
-            np.broadcast_shapes(q.shape, qd.shape)
-        except ValueError:
-            raise ParameterError(f"qd of shape {qd.shape} does not broadcast with q of shape {q.shape}") from None
+        chk.broadcast("qd", qd, "q", q)
         k = 3 * self._body(body, "point_velocity")
         As = rotate(chk.real_array("point", point, shape=(2,)), q[..., k + 2])
         w = qd[..., k + 2][..., None]
