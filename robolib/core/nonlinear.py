@@ -163,11 +163,8 @@ def period_k(samples, tol: float, k_max: int = PERIOD_K_MAX) -> int:
     (2, 0, 0)
     """
     tol = real("tol", tol, low=0.0, open_low=True)
-    res = repeat_residuals(samples, k_max)
-    for k in range(1, k_max + 1):
-        if res[k - 1] <= tol:
-            return k
-    return 0
+    hits = np.flatnonzero(repeat_residuals(samples, k_max) <= tol)
+    return int(hits[0]) + 1 if hits.size else 0
 
 
 def period_name(k: int) -> str:
