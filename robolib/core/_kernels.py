@@ -40,6 +40,7 @@ import math
 import numpy as np
 
 from . import _dopri
+from .errors import ParameterError
 
 try:
     import numba as _numba
@@ -404,15 +405,15 @@ integrate_c = integrate_py
 _COMPILED = False
 
 
-def available() -> bool:
-    """True when numba is installed (the compiled kernels can be used)."""
-    return _numba is not None
-
-
 def get():
-    """Compile the kernels on first use (cached on disk); returns ``(rhs, integrate, drive_eval)``."""
+    """Compile the kernels on first use (cached on disk); returns ``(rhs, integrate, drive_eval)``.
+
+    Raises :class:`robolib.ParameterError` if numba is not installed.
+    """
     global _COMPILED, _CHAIN, drive_eval_c, contact_delta_c, contact_speed_c, rhs_c, _EVENT, _ONSET, _LOOP
     global integrate_c
+    if _numba is None:
+        raise ParameterError("backend 'numba' requested but numba is not installed (pip install numba)")
     if not _COMPILED:
         jit = _numba.njit(cache=True, fastmath=False)
         _CHAIN = jit(chain_drive_py)

@@ -145,9 +145,17 @@ def flag(name: str, value) -> bool:
     return bool(value)
 
 
+def broadcast(name: str, x, other: str, y) -> tuple:
+    """The broadcast shape of the arrays ``x`` and ``y``, or ParameterError: ``name`` does not broadcast with ``other``."""
+    try:
+        return np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        raise ParameterError(f"{name} of shape {x.shape} does not broadcast with {other} of shape {y.shape}") from None
+
+
 def seed(name: str, s) -> int:
     """A seed of a random draw: a non-negative int, or :class:`~robolib.ParameterError` naming ``name``."""
     return count(name, s, low=0)
 
 
-__all__ = ["real_array", "nonnegative", "positive", "real", "count", "flag", "seed"]
+__all__ = ["real_array", "nonnegative", "positive", "real", "count", "flag", "broadcast", "seed"]

@@ -119,14 +119,11 @@ class ClearanceSpec:
             return float(v)
 
         c = positive("clearance", "m")
-        if self.R_bearing is not None:
-            if positive("R_bearing", "m") <= c:
-                raise ParameterError(f"{nm}: clearance = {c!r} m must be smaller than the bearing radius "
-                                     f"R_bearing = {self.R_bearing!r} m")
-        elif self.R_journal is None:
+        if self.R_bearing is not None and positive("R_bearing", "m") <= c:
+            raise ParameterError(f"{nm}: clearance = {c!r} m must be smaller than the bearing radius "
+                                 f"R_bearing = {self.R_bearing!r} m")
+        if self.R_bearing is None and self.R_journal is None:
             raise ParameterError(f"{nm}: R_journal must be positive (m) when R_bearing is None, got None")
-        else:
-            positive("R_journal", "m")
         positive("R_journal", "m", optional=True)
         positive("stiffness", "N/m^1.5", optional=True)
         positive("E_bearing", "Pa"), positive("E_journal", "Pa")
@@ -243,7 +240,7 @@ class ClearanceModel:
         """
         n = self.reduced.n
         q, qd = chk.state("q", q, n, batch=True), chk.state("qd", qd, n, batch=True)
-        shape = _broadcast_pair("q", q, "qd", qd)
+        shape = chk.broadcast("qd", qd, "q", q)
         q, qd = np.broadcast_to(q, shape), np.broadcast_to(qd, shape)
         out = {k: [] for k in ("e", "eps", "delta", "ddelta", "v_t", "n")}
         for (bi, six, siy, bj, sjx, sjy, RB, RJ, c, *_rest) in self._rows:
@@ -291,13 +288,10 @@ class ClearanceModel:
         kin = self.contact_kinematics(result.q, result.qd)
         Fn = np.zeros_like(kin["delta"])
         Ft = np.zeros_like(kin["delta"])
-        for k, (*_g, K, D, mu, v0, v1, floor) in enumerate(self._rows):
-            dd0 = np.full(len(result.t), floor)
-            for (t_on, t_off, d0) in result.episodes[k]:
-                t_end = np.inf if np.isnan(t_off) else t_off
-                dd0[(result.t >= t_on) & (result.t <= t_end)] = d0
+        dd0 = self._ddelta0_samples(result)
+        for k, (*_g, K, D, mu, v0, v1, _floor) in enumerate(self._rows):
             s = self.specs[k]
-            Fn[k] = contact.normal_force(kin["delta"][k], kin["ddelta"][k], dd0, K, s.restitution, s.law)
+            Fn[k] = contact.normal_force(kin["delta"][k], kin["ddelta"][k], dd0[:, k], K, s.restitution, s.law)
             Ft[k] = contact.tangential_force(Fn[k], kin["v_t"][k], mu, v0, v1)
         return {"F_n": Fn, "F_t": Ft, **kin}
 
@@ -507,36 +501,39 @@ class ClearanceModel:
         """Accelerations ``qdd`` (T, n) at the samples of ``result`` (re-evaluates the right-hand side)."""
         _result("result", result, self.reduced.n, len(self._rows))
         n = self.reduced.n
-        saved = self.ddelta0.copy()
         f = self.rhs(backend)
         out = np.empty((len(result.t), n))
-        dd0 = self._ddelta0_samples(result)
+
+        def at(i, tt):
+            out[i] = f(tt, np.concatenate([result.q[i], result.qd[i], [0.0, 0.0]]))[n:2 * n]
+
+        self._per_sample(result, at)
+        return out
+
+    def _per_sample(self, result: ClearanceResult, fun) -> None:
+        """``fun(i, t)`` at every sample of ``result`` with the onset speeds in force there (restored after)."""
+        saved, dd0 = self.ddelta0.copy(), self._ddelta0_samples(result)
         try:
             for i, tt in enumerate(result.t):
                 self.ddelta0[:] = dd0[i]
-                y = np.concatenate([result.q[i], result.qd[i], [0.0, 0.0]])
-                out[i] = f(tt, y)[n:2 * n]
+                fun(i, tt)
         finally:
             self.ddelta0[:] = saved
-        return out
 
     def driving_torques(self, result: ClearanceResult) -> dict:
         """Motor torques (N m) along a clearance run: ``-lambda`` of the driver rows, ``{driver: (T,)}``."""
 
         red = self.reduced
         _result("result", result, red.n, len(self._rows))
-        saved = self.ddelta0.copy()
         lam = np.empty((len(result.t), red.m))
-        dd0 = self._ddelta0_samples(result)
-        try:
-            for i, tt in enumerate(result.t):
-                self.ddelta0[:] = dd0[i]
-                q, qd = result.q[i], result.qd[i]
-                g = red.applied_forces(q, qd, tt)
-                self._forces(tt, q, qd, g)
-                lam[i] = red.accelerations(q, qd, tt, g=g, alpha=self.alpha, beta=self.beta)[1]
-        finally:
-            self.ddelta0[:] = saved
+
+        def at(i, tt):
+            q, qd = result.q[i], result.qd[i]
+            g = red.applied_forces(q, qd, tt)
+            self._forces(tt, q, qd, g)
+            lam[i] = red.accelerations(q, qd, tt, g=g, alpha=self.alpha, beta=self.beta)[1]
+
+        self._per_sample(result, at)
         return driving_torques(red, lam)
 
     def energy_balance(self, result: ClearanceResult) -> dict:
@@ -610,13 +607,6 @@ def mode_shares(episodes, t0: float, t1: float, impact_max_duration: float = IMP
 
 def _impact_max_duration(value) -> float:
     return real("impact_max_duration", value, low=0.0, open_low=True, unit="s")
-
-
-def _broadcast_pair(na, a, nb, b) -> tuple:
-    try:
-        return np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise ParameterError(f"{nb} of shape {b.shape} does not broadcast with {na} of shape {a.shape}") from None
 
 
 def _episodes(name: str, episodes) -> list:

@@ -60,8 +60,6 @@ def _check_square_spd(M: np.ndarray, name: str = "M") -> tuple[np.ndarray, np.nd
     M = checks.real_array(name, M)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ParameterError(f"{name} must be a square matrix, got shape {M.shape}")
-    if not np.all(np.isfinite(M)):
-        raise ParameterError(f"{name} must be finite")
     if not np.allclose(M, M.T, rtol=1e-12, atol=1e-14 * max(1.0, np.abs(M).max())):
         raise ParameterError(f"{name} must be symmetric")
     w, V = np.linalg.eigh(M)
@@ -105,7 +103,11 @@ def mass_sqrt(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     >>> np.diag(Mh), np.round(np.diag(Mih), 6)
     (array([2., 3.]), array([0.5     , 0.333333]))
     """
-    w, V = _check_square_spd(M)
+    return _roots(*_check_square_spd(M))
+
+
+def _roots(w, V) -> tuple[np.ndarray, np.ndarray]:
+    """``(M^(1/2), M^(-1/2))`` from the eigen-decomposition ``(w, V)`` of ``M``."""
     r = np.sqrt(w)
     return (V * r) @ V.T, (V / r) @ V.T
 
@@ -142,9 +144,7 @@ def udwadia_kalaba(M: np.ndarray, Q: np.ndarray, A: np.ndarray, b: np.ndarray) -
     """
     w, V = _check_square_spd(M)
     Q, A, b = _check_system(M, Q, A, b)
-    r = np.sqrt(w)
-    M_half = (V * r) @ V.T
-    M_ihalf = (V / r) @ V.T
+    M_half, M_ihalf = _roots(w, V)
     a0 = (V / w) @ (V.T @ Q)
     B = A @ M_ihalf
     y = _pinv(B, np.linalg.norm(B, 2) if B.size else 0.0) @ (b - A @ a0)
@@ -176,9 +176,7 @@ def udwadia_kalaba_sequential(
     Q = checks.real_array("Q", Q)
     if Q.shape != (n,):
         raise ParameterError(f"Q must have shape ({n},), got {Q.shape}")
-    r = np.sqrt(w)
-    M_half = (V * r) @ V.T
-    M_ihalf = (V / r) @ V.T
+    M_half, M_ihalf = _roots(w, V)
     ddq = (V / w) @ (V.T @ Q)
     P = np.eye(n)
     if isinstance(layers, (str, bytes)) or not isinstance(layers, Sequence):

@@ -54,23 +54,20 @@ def _dimension(ax, p0, p1, text, offset, *, text_offset=0.0, color=DIM_COLOR):
     q0, q1 = p0 + offset * n, p1 + offset * n
     for p, q in ((p0, q0), (p1, q1)):
         ax.plot(*np.array([p + 0.1 * offset * n, q + 0.08 * offset * n]).T, color=color, lw=0.6, zorder=8)
-    ax.add_patch(FancyArrowPatch(q0, q1, arrowstyle="<|-|>", mutation_scale=9, color=color, lw=0.9,
-                                 shrinkA=0, shrinkB=0, zorder=8))
+    _arrow(ax, q0, q1, color=color, lw=0.9, style="<|-|>", scale=9, zorder=8)
     m = 0.5 * (q0 + q1) + (np.sign(offset) * text_offset) * n
     return ax.text(*m, text, ha="center", va="center", fontsize=FONTSIZE, color=color, bbox=_BOX, zorder=20)
 
 
-def _arc(ax, centre, radius, a0, a1, text, *, text_radius=None, color=DIM_COLOR, arrow=True):
+def _arc(ax, centre, radius, a0, a1, text, *, text_radius=None, color=DIM_COLOR):
     """Angle arc from direction ``a0`` to ``a1`` (rad, counter-clockwise positive) with a label."""
     c = np.asarray(centre, float)
     lo, hi = (a0, a1) if a1 >= a0 else (a1, a0)
     ax.add_patch(Arc(c, 2 * radius, 2 * radius, theta1=math.degrees(lo), theta2=math.degrees(hi), color=color,
                      lw=0.9, zorder=8))
-    if arrow:
-        e = c + radius * np.array([math.cos(a1), math.sin(a1)])
-        s = c + radius * np.array([math.cos(a1 - 0.12 * np.sign(a1 - a0)), math.sin(a1 - 0.12 * np.sign(a1 - a0))])
-        ax.add_patch(FancyArrowPatch(s, e, arrowstyle="-|>", mutation_scale=8, color=color, lw=0.9, shrinkA=0,
-                                     shrinkB=0, zorder=8))
+    e = c + radius * np.array([math.cos(a1), math.sin(a1)])
+    s = c + radius * np.array([math.cos(a1 - 0.12 * np.sign(a1 - a0)), math.sin(a1 - 0.12 * np.sign(a1 - a0))])
+    _arrow(ax, s, e, color=color, lw=0.9, scale=8, zorder=8)
     mid = 0.5 * (a0 + a1)
     tr = radius * 1.35 if text_radius is None else text_radius
     return ax.text(*(c + tr * np.array([math.cos(mid), math.sin(mid)])), text, ha="center", va="center",

@@ -163,11 +163,8 @@ def period_k(samples, tol: float, k_max: int = PERIOD_K_MAX) -> int:
     (2, 0, 0)
     """
     tol = real("tol", tol, low=0.0, open_low=True)
-    res = repeat_residuals(samples, k_max)
-    for k in range(1, k_max + 1):
-        if res[k - 1] <= tol:
-            return k
-    return 0
+    hits = np.flatnonzero(repeat_residuals(samples, k_max) <= tol)
+    return int(hits[0]) + 1 if hits.size else 0
 
 
 def period_name(k: int) -> str:
@@ -498,14 +495,9 @@ def spectrum(t, x, window: str = "hann"):
     if not np.allclose(dt, dt[0], rtol=UNIFORM_RTOL, atol=0):
         raise ParameterError(f"spectrum needs uniformly sampled t (steps equal within {UNIFORM_RTOL:g}), got steps "
                              f"from {dt.min():g} to {dt.max():g} s")
-    if not isinstance(window, str):
+    if not isinstance(window, str) or window not in ("hann", "none", "rect"):
         raise ParameterError(f"window must be 'hann' or 'none' (or 'rect'), got {window!r}")
-    if window == "hann":
-        wdw = np.hanning(t.size + 1)[:-1]  # periodic Hann
-    elif window in ("none", "rect"):
-        wdw = np.ones(t.size)
-    else:
-        raise ParameterError(f"window must be 'hann' or 'none' (or 'rect'), got {window!r}")
+    wdw = np.hanning(t.size + 1)[:-1] if window == "hann" else np.ones(t.size)  # periodic Hann
     X = np.fft.rfft((x - x.mean()) * wdw)
     amp = 2.0 * np.abs(X) / wdw.sum()
     amp[0] /= 2.0

@@ -170,23 +170,11 @@ def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None 
     return values, out
 
 
-class _NoBar:
-    def update(self, n):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
 def _progress_bar(progress, total):
-    if _show_progress(progress) and total > 1:
-        from tqdm.auto import tqdm
+    """A tqdm bar of ``total`` points, disabled (a no-op) unless :func:`_show_progress` and more than one point."""
+    from tqdm.auto import tqdm
 
-        return tqdm(total=total, desc="sweep", leave=False)
-    return _NoBar()
+    return tqdm(total=total, desc="sweep", leave=False, disable=not (_show_progress(progress) and total > 1))
 
 
 # ---- checkpointed sweeps: one file per finished point, named by the hash of the point's settings
@@ -303,14 +291,8 @@ def _checkpointed(fun, values, args, checkpoint, salt, keyword, n_jobs, backend,
     first = {}                           # file -> index of its first value (equal values are computed once)
     for i, path in enumerate(paths):
         first.setdefault(path, i)
-    results: dict = {}
-    todo = []
-    for path in first:
-        got = _read_point(path, path.name[:-len(POINT_SUFFIX)])
-        if got is _MISSING:
-            todo.append(path)
-        else:
-            results[path] = got
+    results = {path: _read_point(path, path.name[:-len(POINT_SUFFIX)]) for path in first}
+    todo = [path for path, got in results.items() if got is _MISSING]
     # joblib workers and a serial loop share this file system: a point's file is written where the point is
     # computed, so every point that finishes is kept even when another point's exception stops the sweep
     # before its result reached this process. Dask workers may run on other machines: this process writes.

@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import yaml
 
-from robolib.core.checks import flag
+from robolib.core.checks import _bound_text, flag
 from robolib.core.errors import ParameterError, ParameterFileError
 
 #: The repository's ``data/`` folder (parameter sets shipped with robolib).
@@ -165,7 +165,6 @@ def _leaf(value: Any, field: Field, source: str, name: str) -> Any:
             raise _fail(source, name, f"must be an array of numbers of shape {want}, {got}")
         _check_sign(arr, field, source, name)
         return arr
-    raise ValueError(f"unknown field kind {field.kind!r} in schema")  # programming error
 
 
 def validate(data: Any, schema: Mapping[str, Any], *, source: str = "<parameters>", prefix: str = "") -> dict:
@@ -344,18 +343,9 @@ class Parameter:
         """The valid values in words, e.g. ``'a number in (0, 5] mm'`` (``valid`` overrides it)."""
         if self.valid:
             return self.valid
-        unit = f" {self.unit}" if self.unit and self.kind in ("number", "integer") else ""
         if self.kind in ("number", "integer"):
             what = "a number" if self.kind == "number" else "an integer"
-            lo, hi = self.low, self.high
-            if lo is not None and hi is not None:
-                text = f"{what} in {'(' if self.open_low else '['}{lo:g}, {hi:g}{')' if self.open_high else ']'}{unit}"
-            elif lo is not None:
-                text = f"{what} {'>' if self.open_low else '>='} {lo:g}{unit}"
-            elif hi is not None:
-                text = f"{what} {'<' if self.open_high else '<='} {hi:g}{unit}"
-            else:
-                text = f"a finite {what.split()[-1]}{unit}"
+            text = _bound_text(what, self.low, self.high, self.open_low, self.open_high, self.unit)
         elif self.kind == "boolean":
             text = "True or False"
         elif self.kind == "choice":

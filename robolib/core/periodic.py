@@ -365,22 +365,6 @@ class PeriodicOrbit:
         return float(np.abs(self.multipliers[0])) if self.multipliers.size else float("nan")
 
     @property
-    def error_estimate(self) -> float:
-        """First-order bound of the distance to the true orbit, ``|(M - I)^-1|_inf * residual`` (scaled max norm).
-
-        Newton stops at ``|G(x)| <= tol``; the orbit is then within about this
-        distance of x (large near a multiplier at +1).
-        """
-        s = np.ones(self.x.size) if self.scale is None else self.scale
-        A = (self.monodromy - np.eye(self.x.size)) * s[None, :] / s[:, None]
-        if not np.all(np.isfinite(A)):
-            return float("nan")
-        try:
-            return float(np.linalg.norm(np.linalg.inv(A), np.inf) * self.residual)
-        except np.linalg.LinAlgError:
-            return float("inf")
-
-    @property
     def stability(self) -> str:
         """``"stable"``, ``"unstable"`` or ``"marginal"`` (``|max |mu| - 1| <= STABILITY_MARGIN``)."""
         m = self.max_modulus
@@ -473,21 +457,17 @@ def periodic_orbit(P: Callable, x0, k: int = 1, tol: float = SHOOTING_TOL, max_i
         return _monodromy_from(Pc, pts, images, Js, fd_step, s, scheme)
 
     while True:
-        if r <= tol:
-            try:
-                M = monodromy_at_x()
-            except ShootingError as exc:
-                return fail("non-finite", f"{exc} (differencing the monodromy)", x, r)
-            break
-        if len(hist) - 1 >= max_iter:
+        if r > tol and len(hist) - 1 >= max_iter:
             return fail("max_iter", f"residual above tol = {tol:g} after max_iter = {max_iter} Newton iterations",
                         x, r, M if M is not None else (None if J is None else J + eye))
-        fresh = update == "newton" or J is None or Pc.variational
+        fresh = r <= tol or update == "newton" or J is None or Pc.variational
         if fresh:
             try:
                 M = monodromy_at_x()
             except ShootingError as exc:
                 return fail("non-finite", f"{exc} (differencing the monodromy)", x, r)
+            if r <= tol:   # converged: the monodromy at the orbit
+                break
             J = M - eye
         sigma_min = _singular_value(J, s)
         if sigma_min is not None:

@@ -29,11 +29,6 @@ ZERO_NORM_TOL = 1e-300
 ROTATION_TOL = 1e-6
 
 
-def _angles(name, x):
-    """Angles (rad) of any shape as a float array, or ParameterError naming ``name``."""
-    return real_array(name, x)
-
-
 def _vectors(name, x, n=3):
     """Vectors ``(..., n)`` (``n=None``: any trailing length) as a float array, or ParameterError naming ``name``."""
     return real_array(name, x, shape=(n,), batch=True)
@@ -57,7 +52,7 @@ def _finite_result(out, names, args, what):
 
 
 def _axis_rot(angle, i, j):
-    angle = _angles("angle", angle)
+    angle = real_array("angle", angle)
     c, s = np.cos(angle), np.sin(angle)
     R = np.zeros(angle.shape + (3, 3))
     k = 3 - i - j

@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from robolib.core.checks import count, flag, real, real_array  # noqa: F401  (flag: used by the multibody modules)
+from robolib.core.checks import broadcast, count, flag, real, real_array  # noqa: F401  (used by the multibody modules)
 from robolib.core.errors import ParameterError
 
 
@@ -43,11 +43,6 @@ def state(name: str, value, n: int, batch: bool = False) -> np.ndarray:
             and np.isfinite(value).all():
         return value
     return real_array(name, value, shape=(n,), batch=batch, allow_empty=n == 0)
-
-
-def time(name: str, value) -> float:
-    """A finite time (s), or ParameterError naming ``name``."""
-    return real(name, value, unit="s")
 
 
 def nonnegative_gain(name: str, value, unit: str = "1/s") -> float:
@@ -105,11 +100,6 @@ def sample_times(name: str, value, t0: float, t_end: float) -> np.ndarray | None
     return te
 
 
-def iterations(name: str, value) -> int:
-    """A positive integer budget, or ParameterError naming ``name``."""
-    return count(name, value, low=1)
-
-
 def sequence(name: str, value, types: tuple, what: str) -> list:
     """A list or tuple whose items are instances of ``types``, or ParameterError naming ``name``."""
     if not isinstance(value, (list, tuple)):
@@ -119,8 +109,3 @@ def sequence(name: str, value, types: tuple, what: str) -> list:
             raise ParameterError(f"{name}[{k}] must be a {what.rstrip('s')}, got {item!r:.60} "
                                  f"({type(item).__name__})")
     return list(value)
-
-
-def vector2(name: str, value) -> np.ndarray:
-    """A finite 2-vector (m), or ParameterError naming ``name``."""
-    return real_array(name, value, shape=(2,))

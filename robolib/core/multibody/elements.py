@@ -64,7 +64,7 @@ class GroundPin:
 
     def __post_init__(self):
         chk.text("name", self.name), chk.text("body", self.body)
-        chk.vector2("point", self.point), chk.vector2("ground", self.ground)
+        chk.real_array("point", self.point, shape=(2,)), chk.real_array("ground", self.ground, shape=(2,))
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class Pin:
 
     def __post_init__(self):
         chk.text("name", self.name), chk.text("body_i", self.body_i), chk.text("body_j", self.body_j)
-        chk.vector2("point_i", self.point_i), chk.vector2("point_j", self.point_j)
+        chk.real_array("point_i", self.point_i, shape=(2,)), chk.real_array("point_j", self.point_j, shape=(2,))
 
 
 @dataclass(frozen=True)
@@ -174,6 +174,6 @@ class PointSpringDamper:
 
     def __post_init__(self):
         chk.text("name", self.name), chk.text("body", self.body)
-        chk.vector2("point", self.point), chk.vector2("anchor", self.anchor)
+        chk.real_array("point", self.point, shape=(2,)), chk.real_array("anchor", self.anchor, shape=(2,))
         real("stiffness", self.stiffness, low=0.0, unit="N/m")
         real("damping", self.damping, low=0.0, unit="N s/m")

@@ -21,44 +21,8 @@ from robolib.core.multibody.mechanism import (  # noqa: F401
 )
 from robolib.core.multibody.solvers import assemble  # noqa: F401
 
+
 # --------------------------------------------------------------------------- integrator
-# Dormand-Prince 5(4) coefficients
-_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
-_A = [
-    [],
-    [1 / 5],
-    [3 / 40, 9 / 40],
-    [44 / 45, -56 / 15, 32 / 9],
-    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
-    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
-    [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
-]
-_A = [np.array(a, dtype=float) for a in _A]
-_B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
-_E = _B - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
-
-
-def hermite(t0, y0, f0, t1, y1, f1, t):
-    """Cubic Hermite interpolant of an accepted step at time(s) ``t`` (scalar -> (d,), array -> (k, d)).
-
-    ``y0, f0, y1, f1`` (d,): states and derivatives at the ends ``t0 < t1`` (s). Exact for a cubic.
-
-    >>> hermite(0.0, [0.0], [0.0], 1.0, [1.0], [3.0], 0.5).tolist()   # y = t^3
-    [0.125]
-    """
-    t0, t1 = chk.time("t0", t0), chk.time("t1", t1)
-    if not t1 > t0:
-        raise ParameterError(f"t1 must be after t0 = {t0:g} s, got {t1!r}")
-    y0 = chk.real_array("y0", y0, shape=(None,))
-    f0, y1, f1 = (chk.state(nm, v, len(y0)) for nm, v in (("f0", f0), ("y1", y1), ("f1", f1)))
-    h = t1 - t0
-    s = (chk.real_array("t", t) - t0) / h
-    s = s[..., None]
-    s2, s3 = s * s, s * s * s
-    return ((2 * s3 - 3 * s2 + 1) * y0 + (s3 - 2 * s2 + s) * h * f0
-            + (-2 * s3 + 3 * s2) * y1 + (s3 - s2) * h * f1)
-
-
 @dataclass
 class IntegrationResult:
     """Output of :func:`dopri5`: samples ``t`` (k,), ``y`` (k, d) and counters."""
@@ -112,13 +76,13 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
     """
     if not callable(fun):
         raise ParameterError(f"fun must be a callable (t, y) -> dy/dt, got {fun!r:.60}")
-    t = chk.time("t0", t0)
+    t = chk.real("t0", t0, unit="s")
     t_end = chk.time_span("t_end", t, t_end)
     y = np.array(chk.real_array("y0", y0, shape=(None,)), dtype=float)
     rtol, atol = chk.tolerances(rtol, atol, len(y))
     h0 = None if h0 is None else chk.real("h0", h0, low=0.0, open_low=True, unit="s")
     t_eval = chk.sample_times("t_eval", t_eval, t, t_end)
-    max_steps = chk.iterations("max_steps", max_steps)
+    max_steps = chk.count("max_steps", max_steps)
     h_max = chk.step_limit("h_max", h_max)
     chk.optional_callable("step_hook", step_hook)
     f = np.asarray(fun(t, y), dtype=float)
@@ -146,10 +110,10 @@ def dopri5(fun, t0: float, y0, t_end: float, rtol: float = 1e-6, atol=1e-9, h0: 
             h = t_end - t
         K[0] = f
         for i in range(1, 7):
-            yi = y + h * (np.dot(_A[i], K[:i]))
-            K[i] = fun(t + _C[i] * h, yi)
+            yi = y + h * (np.dot(_dopri.A_MAT[i, :i], K[:i]))
+            K[i] = fun(t + _dopri.C_NODES[i] * h, yi)
         y_new = yi  # stage 7 argument is the 5th-order solution (FSAL)
-        err_vec = h * np.dot(_E, K)
+        err_vec = h * np.dot(_dopri.E_ERR, K)
         sc = atol + rtol * np.maximum(np.abs(y), np.abs(y_new))
         err = math.sqrt(float(np.mean((err_vec / sc) ** 2)))
         n_rhs += 6
@@ -222,14 +186,14 @@ def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: fl
     a driver that leaves its reachable range raises that driver's own error.
     """
     mech = check_mechanism("mech", mech)
-    t0 = chk.time("t0", t0)
+    t0 = chk.real("t0", t0, unit="s")
     t_end = chk.time_span("t_end", t0, t_end)
     y = np.array(chk.state("y0", y0, 2 * mech.n + 2), dtype=float)
     alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
     rtol, atol = chk.tolerances(rtol, atol, len(y))
     t_eval = chk.sample_times("t_eval", t_eval, t0, t_end)
     h_max = chk.step_limit("h_max", h_max)
-    max_steps = chk.iterations("max_steps", max_steps)
+    max_steps = chk.count("max_steps", max_steps)
     C, dd0 = contact_arrays(contacts, ddelta0)
     if cstate is None:
         cst = np.full((len(C), 4), np.nan)
@@ -239,8 +203,6 @@ def integrate_compiled(mech: "Mechanism", t0: float, y0, t_end: float, alpha: fl
     else:
         raise ParameterError(f"cstate must be None or a float64 array of shape ({len(C)}, 4) (NaN = no contact, "
                              f"updated in place), got {cstate!r:.60}")
-    if not _kernels.available():
-        raise ParameterError("backend 'numba' requested but numba is not installed (pip install numba)")
     _, integ, drive = _kernels.get()
     Mi, Mf, dtab = mech.kernel_model()
     if dtab is None:
@@ -355,12 +317,8 @@ def simulate(mech: Mechanism, t_span, q0, qd0, t_eval=None, alpha: float = BAUMG
     mech = check_mechanism("mech", mech)
     t0, t1 = chk.span_pair("t_span", t_span)
     q0, qd0 = chk.state("q0", q0, mech.n), chk.state("qd0", qd0, mech.n)
-    alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
-    chk.tolerances(rtol, atol, 2 * mech.n + 2)
-    chk.sample_times("t_eval", t_eval, t0, t1)
-    chk.step_limit("h_max", h_max)
-    chk.optional_callable("extra", extra), chk.optional_callable("step_hook", step_hook)
     backend = resolve_backend(backend)
+    # alpha, beta, the tolerances, t_eval, h_max, extra and step_hook: checked by the loop and right-hand side called
     y0 = np.concatenate([q0, qd0, [0.0, 0.0]])
     if extra is None and step_hook is None and backend == "numba" and mech.kernel_model()[2] is not None:
         return integrate_compiled(mech, t0, y0, t1, alpha, beta, rtol, atol, t_eval=t_eval, h_max=h_max)[0]
@@ -383,4 +341,4 @@ def project(mech: Mechanism, q, qd, t: float = 0.0):
 
 
 
-__all__ = ["dopri5", "hermite", "integrate_compiled", "IntegrationResult", "simulate", "project", "resolve_backend"]
+__all__ = ["dopri5", "integrate_compiled", "IntegrationResult", "simulate", "project", "resolve_backend"]

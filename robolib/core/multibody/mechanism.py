@@ -92,18 +92,6 @@ from robolib.core.multibody.elements import (  # noqa: E402,F401  (the elements 
 
 
 # --------------------------------------------------------------------------- helpers
-def _broadcast(*named) -> tuple:
-    """The broadcast shape of named arrays, or ParameterError naming the pair that does not broadcast."""
-    shape = named[0][1].shape
-    for name, x in named[1:]:
-        try:
-            shape = np.broadcast_shapes(shape, x.shape)
-        except ValueError:
-            raise ParameterError(f"{name} of shape {x.shape} does not broadcast with {named[0][0]} of shape "
-                                 f"{named[0][1].shape}") from None
-    return shape
-
-
 #: Columns of a contact table (:class:`robolib.core.clearance.ClearanceModel`): bodies and points, radii, clearance,
 #: stiffness, hysteresis factor, friction, floor.
 CONTACT_COLUMNS = 15
@@ -146,13 +134,6 @@ def rotate(s, theta):
         raise ParameterError(f"theta of shape {theta.shape} does not broadcast with s of shape {s.shape}") from None
     c, sn = np.cos(theta), np.sin(theta)
     return np.stack([c * s[..., 0] - sn * s[..., 1], sn * s[..., 0] + c * s[..., 1]], axis=-1)
-
-
-def _vec2(value, what: str) -> np.ndarray:
-    arr = np.asarray(value, dtype=float)
-    if arr.shape != (2,) or not np.all(np.isfinite(arr)):
-        raise ParameterError(f"{what} must be a finite 2-vector (m), got {value!r}")
-    return arr
 
 
 def _sparse_cholesky_pattern(jc, jn):
@@ -264,9 +245,9 @@ class Mechanism:
         for jt in self.joints:
             if isinstance(jt, GroundPin):
                 pins_i.append(self._body(jt.body, jt.name))
-                pins_si.append(_vec2(jt.point, f"joint {jt.name!r} point"))
+                pins_si.append(jt.point)
                 pins_j.append(self.nb)
-                pins_sj.append(_vec2(jt.ground, f"joint {jt.name!r} ground"))
+                pins_sj.append(jt.ground)
                 pin_rows.append(row)
                 nr = 2
             elif isinstance(jt, Pin):
@@ -275,9 +256,9 @@ class Mechanism:
                 if bi == bj:
                     raise ParameterError(f"joint {jt.name!r}: body_i and body_j are the same body {jt.body_i!r}")
                 pins_i.append(bi)
-                pins_si.append(_vec2(jt.point_i, f"joint {jt.name!r} point_i"))
+                pins_si.append(jt.point_i)
                 pins_j.append(bj)
-                pins_sj.append(_vec2(jt.point_j, f"joint {jt.name!r} point_j"))
+                pins_sj.append(jt.point_j)
                 pin_rows.append(row)
                 nr = 2
             elif isinstance(jt, AngleLock):
@@ -286,18 +267,12 @@ class Mechanism:
                 ang_off.append(float(jt.offset))
                 ang_rows.append(row)
                 nr = 1
-            elif isinstance(jt, Driver):
-                if jt.coord not in _COORD:
-                    raise ParameterError(f"driver {jt.name!r}: coord must be one of {list(_COORD)}, got {jt.coord!r}")
-                if not callable(jt.motion):
-                    raise ParameterError(f"driver {jt.name!r}: motion must be callable t -> (f, df, ddf)")
+            else:  # a Driver (the constructor admits these four joint types)
                 drv_col.append(3 * self._body(jt.body, jt.name) + _COORD[jt.coord])
                 drv_rows.append(row)
                 drv_motion.append(jt.motion)
                 drv_motor.append(bool(jt.motor))
                 nr = 1
-            else:
-                raise ParameterError(f"joint {getattr(jt, 'name', jt)!r}: unknown joint type {type(jt).__name__}")
             self._slices[jt.name] = slice(row, row + nr)
             row += nr
         self.m = row
@@ -333,20 +308,12 @@ class Mechanism:
         self._vcols = np.concatenate([3 * ip + 2, 3 * ip + 2, 3 * jp[real_j] + 2, 3 * jp[real_j] + 2])
         self._real_j = real_j
         # force elements
-        fb, fs, fa, fk, fc = [], [], [], [], []
-        for fe in self.forces:
-            if not isinstance(fe, PointSpringDamper):
-                raise ParameterError(f"force {getattr(fe, 'name', fe)!r}: unknown force type {type(fe).__name__}")
-            fb.append(self._body(fe.body, fe.name))
-            fs.append(_vec2(fe.point, f"force {fe.name!r} point"))
-            fa.append(_vec2(fe.anchor, f"force {fe.name!r} anchor"))
-            fk.append(fe.stiffness)
-            fc.append(fe.damping)
-        self._fb = np.array(fb, dtype=int)
-        self._fs = np.array(fs, dtype=float).reshape(-1, 2)
-        self._fa = np.array(fa, dtype=float).reshape(-1, 2)
-        self._fk = np.array(fk, dtype=float)
-        self._fc = np.array(fc, dtype=float)
+        fes = self.forces
+        self._fb = np.array([self._body(fe.body, fe.name) for fe in fes], dtype=int)
+        self._fs = np.array([fe.point for fe in fes], dtype=float).reshape(-1, 2)
+        self._fa = np.array([fe.anchor for fe in fes], dtype=float).reshape(-1, 2)
+        self._fk = np.array([fe.stiffness for fe in fes], dtype=float)
+        self._fc = np.array([fe.damping for fe in fes], dtype=float)
         # work arrays for the augmented matrix
         self._kkt = np.zeros((self.n + self.m, self.n + self.m))
         self._kkt[np.arange(self.n), np.arange(self.n)] = self.mass_diag
@@ -412,44 +379,41 @@ class Mechanism:
             f[:, k] = mo(t)
         return f
 
+    def _terms(self, q, qd, t, drivers: bool = True):
+        """``(J, H, gamma, H_t)`` at checked ``q``, ``qd`` (n,) and ``t`` (driver rows only with ``drivers``)."""
+        qe = self._ext(q)
+        th = qe[2::3]
+        wd = self._ext(qd)[2::3]
+        J, H, gam, Ht = self._J0.copy(), np.empty(self.m), np.zeros(self.m), np.zeros(self.m)
+        if len(self._pi):
+            Ai, Aj = self._pin_vectors(th)
+            rj = self._real_j
+            J[self._vrows, self._vcols] = np.concatenate([-Ai[:, 1], Ai[:, 0], Aj[rj, 1], -Aj[rj, 0]])
+            d = qe.reshape(-1, 3)[self._pi, :2] + Ai - qe.reshape(-1, 3)[self._pj, :2] - Aj
+            H[self._prx], H[self._pry] = d[:, 0], d[:, 1]
+            acc = Ai * (wd[self._pi] ** 2)[:, None] - Aj * (wd[self._pj] ** 2)[:, None]
+            gam[self._prx], gam[self._pry] = acc[:, 0], acc[:, 1]
+        if len(self._ai):
+            H[self._arows] = th[self._aj] - th[self._ai] - self._aoff
+        if len(self._dcol) and drivers:
+            fv = self._drivers(t)
+            H[self._drows] = q[self._dcol] - fv[0]
+            Ht[self._drows] = -fv[1]
+            gam[self._drows] = fv[2]
+        return J, H, gam, Ht
+
     def residual(self, q, t: float = 0.0) -> np.ndarray:
         """Constraint vector ``H(q, t)`` (m,), metres for pin rows, radians for angle rows."""
         q = chk.state("q", q, self.n)
-        t = chk.time("t", t)
-        qe = self._ext(q)
-        th = qe[2::3]
-        H = np.empty(self.m)
-        if len(self._pi):
-            Ai, Aj = self._pin_vectors(th)
-            ri = qe.reshape(-1, 3)[self._pi, :2]
-            rj = qe.reshape(-1, 3)[self._pj, :2]
-            d = ri + Ai - rj - Aj
-            H[self._prx] = d[:, 0]
-            H[self._pry] = d[:, 1]
-        if len(self._ai):
-            H[self._arows] = th[self._aj] - th[self._ai] - self._aoff
-        if len(self._dcol):
-            H[self._drows] = q[self._dcol] - self._drivers(t)[0]
-        return H
+        return self._terms(q, np.zeros(self.n), chk.real("t", t, unit="s"))[1]
 
     def jacobian(self, q) -> np.ndarray:
         """``J = dH/dq`` (m, n)."""
-        th = self._ext(chk.state("q", q, self.n))[2::3]
-        J = self._J0.copy()
-        self._fill_jacobian(J, th)
-        return J
-
-    def _fill_jacobian(self, J, th_e):
-        if len(self._pi):
-            Ai, Aj = self._pin_vectors(th_e)
-            rj = self._real_j
-            vals = np.concatenate([-Ai[:, 1], Ai[:, 0], Aj[rj, 1], -Aj[rj, 0]])
-            J[self._vrows, self._vcols] = vals
-        return J
+        return self._terms(chk.state("q", q, self.n), np.zeros(self.n), 0.0, drivers=False)[0]
 
     def time_derivative(self, t: float) -> np.ndarray:
         """``H_t = dH/dt`` at fixed q (m,) (only driver rows are non-zero)."""
-        t = chk.time("t", t)
+        t = chk.real("t", t, unit="s")
         Ht = np.zeros(self.m)
         if len(self._dcol):
             Ht[self._drows] = -self._drivers(t)[1]
@@ -457,21 +421,8 @@ class Mechanism:
 
     def gamma(self, q, qd, t: float = 0.0) -> np.ndarray:
         """Right-hand side of ``J qdd = gamma`` (m,): ``-(J qd)_q qd - 2 J_t qd - H_tt``."""
-        qe = self._ext(chk.state("q", q, self.n))
-        th = qe[2::3]
-        wd = self._ext(chk.state("qd", qd, self.n))[2::3]
-        t = chk.time("t", t)
-        g = np.zeros(self.m)
-        if len(self._pi):
-            Ai, Aj = self._pin_vectors(th)
-            wi2 = wd[self._pi] ** 2
-            wj2 = wd[self._pj] ** 2
-            acc = Ai * wi2[:, None] - Aj * wj2[:, None]
-            g[self._prx] = acc[:, 0]
-            g[self._pry] = acc[:, 1]
-        if len(self._dcol):
-            g[self._drows] = self._drivers(t)[2]
-        return g
+        q, qd = chk.state("q", q, self.n), chk.state("qd", qd, self.n)
+        return self._terms(q, qd, chk.real("t", t, unit="s"))[2]
 
     # ---------------------------------------------------------------- forces and energy
     def point_position(self, q, body: str, point) -> np.ndarray:
@@ -483,21 +434,21 @@ class Mechanism:
         """
         q = chk.state("q", q, self.n, batch=True)
         k = 3 * self._body(body, "point_position")
-        return q[..., k : k + 2] + rotate(chk.vector2("point", point), q[..., k + 2])
+        return q[..., k : k + 2] + rotate(chk.real_array("point", point, shape=(2,)), q[..., k + 2])
 
     def point_velocity(self, q, qd, body: str, point) -> np.ndarray:
         """Global velocity (m/s) of body-frame ``point`` of ``body``; q, qd may be (..., n)."""
         q, qd = chk.state("q", q, self.n, batch=True), chk.state("qd", qd, self.n, batch=True)
-        _broadcast(("q", q), ("qd", qd))
+        chk.broadcast("qd", qd, "q", q)
         k = 3 * self._body(body, "point_velocity")
-        As = rotate(chk.vector2("point", point), q[..., k + 2])
+        As = rotate(chk.real_array("point", point, shape=(2,)), q[..., k + 2])
         w = qd[..., k + 2][..., None]
         return qd[..., k : k + 2] + w * np.stack([-As[..., 1], As[..., 0]], axis=-1)
 
     def applied_forces(self, q, qd, t: float = 0.0) -> np.ndarray:
         """Generalised applied force ``g_c`` (n,) of the force elements (N, N m)."""
         q, qd = chk.state("q", q, self.n), chk.state("qd", qd, self.n)
-        chk.time("t", t)
+        chk.real("t", t, unit="s")
         g = np.zeros(self.n)
         if len(self._fb):
             self._add_applied(g, q, qd)
@@ -530,15 +481,6 @@ class Mechanism:
             V = V + 0.5 * fe.stiffness * np.sum(d * d, axis=-1)
         return V
 
-    def dissipated_power(self, q, qd) -> np.ndarray:
-        """Power (W) dissipated by the dampers of the force elements; q, qd may be (..., n)."""
-        q, qd = chk.state("q", q, self.n, batch=True), chk.state("qd", qd, self.n, batch=True)
-        P = np.zeros(_broadcast(("q", q), ("qd", qd))[:-1])
-        for fe in self.forces:
-            v = self.point_velocity(q, qd, fe.body, fe.point)
-            P = P + fe.damping * np.sum(v * v, axis=-1)
-        return P
-
     # ---------------------------------------------------------------- dynamics
     def accelerations(self, q, qd, t: float = 0.0, g=None, alpha: float = BAUMGARTE_ALPHA,
                       beta: float = BAUMGARTE_BETA):
@@ -548,27 +490,27 @@ class Mechanism:
         Raises :class:`robolib.SingularityError` if the augmented matrix is singular.
         """
         q, qd = chk.state("q", q, self.n), chk.state("qd", qd, self.n)
-        t = chk.time("t", t)
+        t = chk.real("t", t, unit="s")
         alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
         g = self.applied_forces(q, qd, t) if g is None else chk.state("g", g, self.n)
-        J = self.jacobian(q)
-        Hd = J @ qd + self.time_derivative(t)
-        rhs_c = self.gamma(q, qd, t) - 2.0 * alpha * Hd
+        J, H, gam, Ht = self._terms(q, qd, t)
+        rhs_c = gam - 2.0 * alpha * (J @ qd + Ht)
         if beta != 0.0:
-            rhs_c = rhs_c - beta * beta * self.residual(q, t)
-        return self._solve_kkt(J, g, rhs_c)
+            rhs_c = rhs_c - beta * beta * H
+        return self._solve_kkt(J, g, rhs_c, t)
 
-    def _solve_kkt(self, J, g, rhs_c):
+    def _solve_kkt(self, J, g, rhs_c, t):
+        """``(qdd, lambda)`` of the augmented system at time ``t`` (s, for the message if it is singular)."""
         n = self.n
         K = self._kkt
         K[n:, :n] = J
         K[:n, n:] = J.T
-        b = np.concatenate([g, rhs_c])
         try:
-            x = np.linalg.solve(K, b)
+            x = np.linalg.solve(K, np.concatenate([g, rhs_c]))
         except np.linalg.LinAlgError:
-            raise SingularityError(f"mechanism {self.name!r}: augmented matrix [M J^T; J 0] is singular "
-                                   "(redundant or inconsistent constraints, or a singular configuration)") from None
+            raise SingularityError(f"mechanism {self.name!r}: augmented matrix [M J^T; J 0] is singular at t = "
+                                   f"{t:.6g} s (redundant or inconsistent constraints, or a singular "
+                                   "configuration)") from None
         return x[:n], x[n:]
 
     def rhs(self, alpha: float = BAUMGARTE_ALPHA, beta: float = BAUMGARTE_BETA, extra=None):
@@ -581,67 +523,23 @@ class Mechanism:
         """
         alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
         chk.optional_callable("extra", extra)
-        n, m = self.n, self.m
-        J0 = self._J0
-        have_pins, have_drv, have_f = len(self._pi) > 0, len(self._dcol) > 0, len(self._fb) > 0
-        prx, pry, pi, pj, si, sj = self._prx, self._pry, self._pi, self._pj, self._si, self._sj
-        vrows, vcols, realj = self._vrows, self._vcols, self._real_j
-        arows, ai, aj, aoff = self._arows, self._ai, self._aj, self._aoff
-        drows, dcol, dmot, dmotor = self._drows, self._dcol, self._dmotion, self._dmotor
-        kkt = self._kkt
+        n = self.n
+        have_drv, have_f = len(self._dcol) > 0, len(self._fb) > 0
+        drows, dcol, dmotor = self._drows, self._dcol, self._dmotor
         ab2 = beta * beta
-        nb = self.nb
 
         def f(t, y):
             q = y[:n]
             qd = y[n : 2 * n]
-            th = np.empty(nb + 1)
-            th[:nb] = q[2::3]
-            th[nb] = 0.0
-            wd = np.empty(nb + 1)
-            wd[:nb] = qd[2::3]
-            wd[nb] = 0.0
-            J = J0.copy()
-            H = np.empty(m)
-            gam = np.zeros(m)
-            Ht = np.zeros(m)
-            if have_pins:
-                ti, tj = th[pi], th[pj]
-                ci, sni, cj, snj = np.cos(ti), np.sin(ti), np.cos(tj), np.sin(tj)
-                aix = ci * si[:, 0] - sni * si[:, 1]
-                aiy = sni * si[:, 0] + ci * si[:, 1]
-                ajx = cj * sj[:, 0] - snj * sj[:, 1]
-                ajy = snj * sj[:, 0] + cj * sj[:, 1]
-                J[vrows, vcols] = np.concatenate([-aiy, aix, ajy[realj], -ajx[realj]])
-                qe = np.concatenate([q, (0.0, 0.0, 0.0)])
-                H[prx] = qe[3 * pi] + aix - qe[3 * pj] - ajx
-                H[pry] = qe[3 * pi + 1] + aiy - qe[3 * pj + 1] - ajy
-                wi2, wj2 = wd[pi] ** 2, wd[pj] ** 2
-                gam[prx] = aix * wi2 - ajx * wj2
-                gam[pry] = aiy * wi2 - ajy * wj2
-            if len(arows):
-                H[arows] = th[aj] - th[ai] - aoff
-            if have_drv:
-                fv = np.array([mo(t) for mo in dmot]).T
-                H[drows] = q[dcol] - fv[0]
-                Ht[drows] = -fv[1]
-                gam[drows] = fv[2]
+            J, H, gam, Ht = self._terms(q, qd, t)
             g = np.zeros(n)
             P_loss = self._add_applied(g, q, qd) if have_f else 0.0
             if extra is not None:
                 P_loss += extra(t, q, qd, g)
-            Hd = J @ qd + Ht
-            rc = gam - 2.0 * alpha * Hd - ab2 * H
-            kkt[n:, :n] = J
-            kkt[:n, n:] = J.T
-            try:
-                x = np.linalg.solve(kkt, np.concatenate([g, rc]))
-            except np.linalg.LinAlgError:
-                raise SingularityError(f"mechanism {self.name!r}: augmented matrix is singular at t = {t:.6g} s") from None
-            lam = x[n:]
+            qdd, lam = self._solve_kkt(J, g, gam - 2.0 * alpha * (J @ qd + Ht) - ab2 * H, t)
             dy = np.empty_like(y)
             dy[:n] = qd
-            dy[n : 2 * n] = x[:n]
+            dy[n : 2 * n] = qdd
             # motor power: generalised force -J_d^T lambda_d dotted with qd
             P_drive = -float(np.dot(lam[drows][dmotor], qd[dcol][dmotor])) if have_drv else 0.0
             dy[2 * n] = P_drive
@@ -698,17 +596,12 @@ class Mechanism:
                   lpat, ustart, uk)
             Mf = (F(self._si).reshape(-1, 2), F(self._sj).reshape(-1, 2), F(self._aoff), F(self.mass_diag),
                   F(self._fs).reshape(-1, 2), F(self._fa).reshape(-1, 2), F(self._fk), F(self._fc))
-            rows = []
-            for mo in self._dmotion:
-                kr = getattr(mo, "kernel_row", None)
-                if kr is None:
-                    rows = None
-                    break
-                row = np.zeros(10)
-                vals = np.asarray(kr(), dtype=float)
-                row[:len(vals)] = vals
-                rows.append(row)
-            dtab = None if rows is None else np.array(rows, dtype=float).reshape(-1, 10)
+            dtab = None
+            if all(getattr(mo, "kernel_row", None) is not None for mo in self._dmotion):
+                dtab = np.zeros((len(self._dmotion), 10))
+                for k, mo in enumerate(self._dmotion):
+                    vals = np.asarray(mo.kernel_row(), dtype=float)
+                    dtab[k, :len(vals)] = vals
             self._kmodel = (Mi, Mf, dtab)
         return self._kmodel
 
@@ -730,8 +623,6 @@ class Mechanism:
         callables evaluated before the kernel. Raises
         :class:`robolib.ParameterError` if numba is not installed.
         """
-        if not _kernels.available():
-            raise ParameterError("backend 'numba' requested but numba is not installed (pip install numba)")
         alpha, beta = chk.nonnegative_gain("alpha", alpha), chk.nonnegative_gain("beta", beta)
         C, dd0 = contact_arrays(contacts, ddelta0)
         rhs_k, _, _ = _kernels.get()

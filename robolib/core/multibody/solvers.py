@@ -31,9 +31,9 @@ def assemble(mech: Mechanism, q_guess, t: float = 0.0, tol: float = ASSEMBLY_TOL
     """
     mech = check_mechanism("mech", mech)
     q = np.array(chk.state("q_guess", q_guess, mech.n), dtype=float)
-    t = chk.time("t", t)
+    t = chk.real("t", t, unit="s")
     tol = chk.real("tol", tol, low=0.0, open_low=True, unit="m or rad")
-    max_iter = chk.iterations("max_iter", max_iter)
+    max_iter = chk.count("max_iter", max_iter)
     for _ in range(max_iter):
         H = mech.residual(q, t)
         if np.max(np.abs(H), initial=0.0) < tol:

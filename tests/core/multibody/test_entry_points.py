@@ -18,7 +18,7 @@ from robolib import multibody as mb
 #
 # Part 1: every public function and method of :mod:`robolib.core.multibody` (the data classes, the
 # :class:`~robolib.core.multibody.Mechanism` and its methods, the solvers, the integrator's :func:`dopri5`,
-# :func:`hermite`, :func:`integrate_compiled`, :func:`simulate`,
+# :func:`integrate_compiled`, :func:`simulate`,
 # :func:`project`) with a valid call and the kind of each argument (tests/fuzzing.py); a bad value
 # (NaN state, wrong length, ``t_end < t0``, ``rtol <= 0``, ``alpha < 0``, a non-callable right-hand side,
 # text for a body name, ...) must raise a :class:`robolib.RobolibError` naming the argument.
@@ -27,7 +27,7 @@ from robolib import multibody as mb
 # energy, and moves in a straight line at constant spin; a pendulum built with the core keeps its energy
 # (kinetic plus gravity-like spring potential) and, after :func:`project`, satisfies ``H = 0`` and
 # ``J qd = 0`` to ~1e-12; :func:`dopri5` on ``y' = a y`` against ``exp(a t)``; its dense output against
-# the exact solution between steps; :func:`hermite` exact for cubics.
+# the exact solution between steps.
 
 NAN, INF = float("nan"), float("inf")
 
@@ -182,8 +182,6 @@ ENTRY_POINTS = {
                                  {"q": state(N), "qd": state(N), "t": "real"}),
     "Mechanism.kinetic_energy": (PEND.kinetic_energy, dict(qd=QD0), {"qd": state(N, True)}),
     "Mechanism.potential_energy": (PEND.potential_energy, dict(q=Q0), {"q": state(N, True)}),
-    "Mechanism.dissipated_power": (PEND.dissipated_power, dict(q=Q0, qd=QD0), {"q": state(N, True),
-                                                                               "qd": state(N, True)}),
     "Mechanism.accelerations": (PEND.accelerations, dict(q=Q0, qd=QD0, t=0.0, g=None, alpha=5.0, beta=5.0),
                                 {"q": state(N), "qd": state(N), "t": "real", "g": optional(state(N)),
                                  "alpha": GAIN, "beta": GAIN}),
@@ -216,11 +214,6 @@ ENTRY_POINTS = {
     "energy_terms": (mb.energy_terms, dict(mech=PEND, q=Q0, qd=QD0),
                      {"mech": MECH, "q": state(N, True), "qd": state(N, True)}),
     # integrator
-    "hermite": (mb.hermite, dict(t0=0.0, y0=[0.0], f0=[0.0], t1=1.0, y1=[1.0], f1=[3.0], t=np.array([0.2, 0.5])),
-                {"t0": "real", "y0": Kind("y0", _array_bad((1,)).filter(lambda v: not (
-                    isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind == "f" and np.isfinite(v).all()))),
-                 "f0": (1,), "t1": Kind("t1 > t0", st.one_of(bad_values("real"), st.sampled_from([0.0, -1.0]))),
-                 "y1": (1,), "f1": (1,), "t": "array"}),
     "dopri5": (mb.dopri5, dict(fun=decay, t0=0.0, y0=np.array([1.0]), t_end=1.0, rtol=1e-6, atol=1e-9, h0=None,
                                t_eval=[0.5, 1.0], max_steps=10_000, h_max=INF, step_hook=None),
                {"fun": Kind("fun", st.sampled_from([None, "f", 1.0, lambda t, y: [1.0, 2.0], lambda t, y: [NAN]])),

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from robolib import ConvergenceError, ParameterError, SingularityError
 from robolib import gearshift as G
 from robolib import multibody as mb
+from robolib.core import _dopri
 from robolib.core.multibody import (
     AngleLock,
     Body,
@@ -155,11 +156,6 @@ def test_the_dense_output_is_fourth_order_inside_a_step():
     assert errs[0] < 1e-6 and errs[0] / errs[1] > 20            # about 2^5 = 32
 
 
-def test_hermite_refuses_bad_shapes_by_name():
-    with pytest.raises(ParameterError, match="y0"):
-        MI.hermite(0.0, [[0.0, 1.0]], [0.0], 1.0, [1.0], [3.0], 0.5)
-
-
 class Counting:
     """A right-hand side that counts its calls."""
 
@@ -298,7 +294,7 @@ def test_initial_step_by_hand():
 # * ``y' = -y`` against ``exp(-t)`` (samples at t_eval, negative times), the last step landing on t_end
 #   (a gap below ``1e-14 max(1, |t_end|)`` is closed, one above it is a step of its own), the step size
 #   collapsing on a right-hand side that is NaN after t0 (every try rejected: ``h0 0.2^k``);
-# * ``hermite`` exact for cubics, ``dense_output`` exact for a cubic integrand (it is 4th order) and
+# * ``dense_output`` exact for a cubic integrand (it is 4th order) and
 #   equal at the step's end to ``y0 + h sum b5_i K_i`` for arbitrary stages;
 # * ``initial_step`` by its formula, ``resolve_backend`` against the environment;
 # * ``simulate`` of a spring pendulum (energy ``T + V`` conserved, ``H = 0``), of a free body pushed by
@@ -379,10 +375,7 @@ def decay(t, y):
 
 # ----------------------------------------------------------------------------- tableau
 def test_the_tableau_satisfies_the_order_conditions():
-    A = np.zeros((7, 7))
-    for i, row in enumerate(MI._A):
-        A[i, :len(row)] = row
-    c, b, e = MI._C, MI._B, MI._E
+    A, c, b, e = _dopri.A_MAT, _dopri.C_NODES, _dopri.B_5, _dopri.E_ERR
     np.testing.assert_allclose(A.sum(axis=1), c, atol=TABLEAU_TOL)               # row sums are the nodes
     for k in range(5):                                                           # quadrature order 5
         assert float(b @ c ** k) == pytest.approx(1.0 / (k + 1), abs=TABLEAU_TOL), k
@@ -579,33 +572,7 @@ def test_the_step_size_collapses_on_a_right_hand_side_that_is_nan_after_t0():
     assert len(f.tries()[1]) == 10
 
 
-# ----------------------------------------------------------------------------- hermite, dense_output
-CUBIC = np.array([[0.3, -1.2, 0.7, 2.1], [-2.0, 0.5, -0.4, 1.3]])      # two cubics, c0 + c1 t + c2 t^2 + c3 t^3
-
-
-def cubic(t):
-    t = np.asarray(t, float)[..., None]
-    return CUBIC[:, 0] + CUBIC[:, 1] * t + CUBIC[:, 2] * t ** 2 + CUBIC[:, 3] * t ** 3
-
-
-def dcubic(t):
-    t = np.asarray(t, float)[..., None]
-    return CUBIC[:, 1] + 2 * CUBIC[:, 2] * t + 3 * CUBIC[:, 3] * t ** 2
-
-
-def test_hermite_is_exact_for_cubics_and_needs_t1_after_t0():
-    t0, t1 = -0.7, 0.6
-    args = (t0, cubic(t0), dcubic(t0), t1, cubic(t1), dcubic(t1))
-    tt = np.array([-0.7, -0.5, 0.0, 0.25, 0.6])
-    np.testing.assert_allclose(MI.hermite(*args, tt), cubic(tt), rtol=ROUND, atol=ROUND)
-    got = MI.hermite(*args, 0.1)
-    assert got.shape == (2,)
-    np.testing.assert_allclose(got, cubic(0.1), rtol=ROUND)
-    for bad in (t0, t0 - 0.1):
-        with pytest.raises(ParameterError, match="t1 must be after t0"):
-            MI.hermite(t0, cubic(t0), dcubic(t0), bad, cubic(t1), dcubic(t1), 0.0)
-
-
+# ----------------------------------------------------------------------------- dense_output
 def stages_of(g, t0, h):
     return np.array([g(t0 + c * h) for c in C_F])
 
@@ -897,19 +864,3 @@ def test_dense_output_matches_the_exact_solution_between_steps(a, frac):
     assert np.abs(r.y[:, 0] - np.exp(a * te)).max() < 1e-7
 
 
-@pytest.mark.fuzz
-@budget(30)
-@given(c=st.tuples(*[st.floats(-10.0, 10.0)] * 4), t0=st.floats(-5.0, 5.0), h=st.floats(0.01, 3.0),
-       s=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=5))
-def test_hermite_is_exact_for_cubics(c, t0, h, s):
-    def p(t):
-        return c[0] + c[1] * t + c[2] * t ** 2 + c[3] * t ** 3
-
-    def dp(t):
-        return c[1] + 2 * c[2] * t + 3 * c[3] * t ** 2
-
-    t1 = t0 + h
-    tt = t0 + h * np.array(s)
-    got = mb.hermite(t0, [p(t0)], [dp(t0)], t1, [p(t1)], [dp(t1)], tt)[:, 0]
-    scale = 1 + sum(abs(x) for x in c) * (1 + abs(t0) + h) ** 3
-    assert np.abs(got - p(tt)).max() < 1e-12 * scale
