@@ -74,3 +74,13 @@ def test_the_redundant_guide_recalibrates_stribeck_to_the_coulomb_rms_and_its_si
     deviations = next(t for t in tables if "deviation of the simulated path" in t).splitlines()[2:]
     radius_um = 0.04e6
     assert max(float(r.split("|")[-2]) for r in deviations) < 1e-3 * radius_um, "a simulation left the path by 0.1 % of its radius"
+
+
+def test_the_stewart_guide_s_error_halves_with_the_step_on_the_other_platform_and_controller(tmp_path):
+    nb = _run_quick("stewart_trajectory", tmp_path, data_file="stewart/hydraulic.yaml", controller="virtual_work",
+                    heave_mm=10.0, roll_deg=3.0, roll_hz=1.5)
+    table = next("".join(o["data"]["text/markdown"]) for o in _outputs(nb)
+                 if "half the step" in "".join(o.get("data", {}).get("text/markdown", "")))
+    rows = [r.split("|")[2].split()[0] for r in table.splitlines()[2:]]
+    assert float(rows[0]) < 1e-9, "the motion as a function of time tracks differently from the same sines"
+    assert 0.45 < float(rows[1]) < 0.55, "the tracking error is not first order in the controller's step"

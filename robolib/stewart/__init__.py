@@ -8,7 +8,7 @@ Public API (``from robolib import stewart``):
   :func:`check_limits` (stroke and joint-angle limits: ``UnreachableError`` or a mask)
 * dynamics: :func:`inverse_dynamics`, :func:`inverse_dynamics_numpy`, :func:`dynamics_terms`, :func:`forward_dynamics`,
   :func:`kinetic_energy`, :func:`potential_energy`, :func:`dissipation`
-* control: :class:`Trajectory`, :func:`trajectory_from_model`, :func:`joint_references`,
+* control: :class:`Trajectory` (sines; ``Trajectory.from_hz``), :class:`PoseFunction` (any function of time), :func:`trajectory_from_model`, :func:`joint_references`,
   :func:`simulate`, :class:`SimResult`, :func:`tracking_metrics`
 * both derivations in plain numpy, for timing: :mod:`robolib.stewart.aswritten`
 
@@ -25,6 +25,7 @@ import numpy as np  # noqa: F401  (doctest namespace)
 
 from robolib.stewart import aswritten, dynamics
 from robolib.stewart.control import (
+    PoseFunction,
     SimResult,
     Trajectory,
     joint_references,
@@ -52,5 +53,5 @@ from robolib.stewart.model import Body, StewartModel, from_dict, load, point_mas
 
 __all__ = ["Body", "StewartModel", "load", "from_dict", "point_mass_legs", "LIMIT_CODES", "LegGeometry", "LegMotion",
            "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "forward_kinematics", "jacobian", "leg_motion",
-           "pose_rates", "check_limits", "limit_codes", *dynamics.__all__, "Trajectory", "trajectory_from_model",
+           "pose_rates", "check_limits", "limit_codes", *dynamics.__all__, "Trajectory", "PoseFunction", "trajectory_from_model",
            "joint_references", "simulate", "SimResult", "tracking_metrics", "aswritten"]

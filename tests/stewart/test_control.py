@@ -103,3 +103,66 @@ def test_simulation_stops_at_the_stroke_limit():
     with pytest.raises(UnreachableError, match=r"simulate: at t = .* s the newton_euler plant reached leg \d"):
         stewart.simulate(m, gains={"kp": 0.0, "kd": 0.0, "ki": 0.0}, duration=3.0, trajectory=tr,
                          initial_error=[0, 0, 0.03, 0, 0, 0])
+
+
+# --------------------------------------------------------------------------- trajectories of your own
+def _sines(tr):
+    return lambda t: tr.home + tr.amplitude * np.sin(np.outer(t, tr.frequency) + tr.phase)
+
+
+@pytest.mark.parametrize("file", ["stewart/tsai2000.yaml", "stewart/hydraulic.yaml"])
+def test_a_pose_function_gives_the_closed_form_rates_of_sines(file):
+    """Finite differences of any function of time against the analytic rates of the same sines (both files)."""
+    tr = stewart.trajectory_from_model(stewart.load(file))
+    tr = stewart.Trajectory(tr.home, tr.amplitude, tr.frequency, tr.phase + [0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    t = np.linspace(0.0, 3.0, 31)
+    for exact, differenced in zip(tr(t), stewart.PoseFunction(_sines(tr))(t)):
+        assert np.abs(differenced - exact).max() < 1e-8
+
+
+def test_trajectory_from_hz_is_the_same_sines_at_two_pi_f():
+    home, amp = np.zeros(6), np.full(6, 0.01)
+    f_hz = np.array([2.0, 0.5, 1.0, 1.5, 3.0, 0.25])
+    a = stewart.Trajectory.from_hz(home, amp, f_hz)
+    b = stewart.Trajectory(home, amp, 2 * np.pi * f_hz, np.zeros(6))
+    t = np.array([0.05, 0.3])
+    assert all(np.array_equal(x, y) for x, y in zip(a(t), b(t)))
+
+
+@needs_numba
+def test_a_run_on_your_own_trajectory_starts_on_it_and_the_model_s_run_keeps_the_file_s_offset():
+    m = stewart.load("stewart/tsai2000.yaml")
+    heave = stewart.PoseFunction(lambda t: m.home_pose + np.outer(0.02 * np.sin(4 * np.pi * t), [0, 0, 1, 0, 0, 0]))
+    own = stewart.simulate(m, trajectory=heave, duration=0.01)
+    assert np.array_equal(own.pose[0], own.pose_desired[0])
+    model_run = stewart.simulate(m, duration=0.01)
+    assert np.allclose(model_run.pose[0] - model_run.pose_desired[0], m.trajectory["initial_error"])
+    asked = stewart.simulate(m, trajectory=heave, duration=0.01, initial_error=[0.001, 0, 0, 0, 0, 0])
+    assert asked.pose[0, 0] - asked.pose_desired[0, 0] == pytest.approx(0.001)
+
+
+@needs_numba
+def test_a_pose_function_and_the_same_sines_track_alike():
+    m = stewart.load("stewart/hydraulic.yaml")
+    tr = stewart.trajectory_from_model(m)
+    a = stewart.simulate(m, trajectory=tr, duration=0.2)
+    b = stewart.simulate(m, trajectory=stewart.PoseFunction(_sines(tr)), duration=0.2)
+    assert np.abs(a.error - b.error).max() < 1e-9
+
+
+def test_a_pose_function_that_is_not_a_function_or_gives_the_wrong_shape_is_refused():
+    with pytest.raises(ParameterError, match="pose"):
+        stewart.PoseFunction([0.0] * 6)
+    bad = stewart.PoseFunction(lambda t: np.zeros(6))
+    with pytest.raises(ParameterError, match=r"pose\(t\)(?s:.*)shape"):
+        bad(np.array([0.0, 1.0]))
+    with pytest.raises(ParameterError, match="dt"):
+        stewart.PoseFunction(lambda t: t, dt=0.0)
+
+
+@needs_numba
+def test_a_pose_function_leaving_the_stroke_is_refused_at_the_time_it_leaves():
+    m = stewart.load("stewart/tsai2000.yaml")
+    rise = stewart.PoseFunction(lambda t: m.home_pose + np.outer(t, [0, 0, 1.0, 0, 0, 0]))  # 1 m/s up
+    with pytest.raises(UnreachableError, match=r"t = 0\.8"):
+        stewart.simulate(m, trajectory=rise, duration=1.0)

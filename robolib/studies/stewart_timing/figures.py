@@ -22,7 +22,7 @@ from robolib.stewart import drawing
 from robolib.stewart.control import simulate, tracking_metrics
 from robolib.stewart.dynamics import inverse_dynamics
 from robolib.stewart.kinematics import inverse_kinematics
-from robolib.studies.stewart_timing.settings import PATENT_NE_S, PATENT_RATIO, PATENT_VW_S, REPRODUCED
+from robolib.studies.stewart_timing.settings import PATENT_NE_S, PATENT_RATIO, PATENT_VW_S, REPRODUCED, file_offset
 
 #: Limit codes of :func:`robolib.stewart.limit_codes`: legend text and colour of the reach figure.
 LIMIT_NAMES = {0: "reachable", 4: "leg shorter than length_min", 5: "leg longer than length_max",
@@ -224,7 +224,7 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
     try:
         for ctrl, ab, color in CONTROLLERS:
             r = simulate(model, ctrl, gains={"kp": kp, "kd": kd, "ki": ki}, duration=duration, step=step,
-                         trajectory=traj)
+                         trajectory=traj, initial_error=file_offset(model))
             mt = tracking_metrics(r.t, r.error, window=duration / 4)
             ax.semilogy(r.t, np.abs(r.error).max(axis=1) + 1e-15, color=color, lw=1.2,
                         label=f"{ab}: static {mt['static'] * 1e6:.3g} µm")

@@ -21,6 +21,15 @@ WINDOW_MAX = 5.0
 #: A pose this far above home (m) has legs of about 5 m on Tsai's platform: beyond the stroke.
 FAR_DZ = 4.3
 
+
+
+def file_offset(model) -> np.ndarray:
+    """The model file's starting offset (plant pose minus desired pose at t = 0; m, rad). The chapter's runs
+    follow the file's trajectory (scaled), so they start off it as the file says; ``simulate`` starts a run
+    on a trajectory passed to it unless told otherwise."""
+    return np.asarray((model.trajectory or {}).get("initial_error", np.zeros(6)), dtype=float)
+
+
 # --- criteria of the claims, fixed before any result is computed -------------------------------------
 MUCH_LARGER = 2.0       # claim 1: the VW static error is "much larger" if at least this multiple of NE's
 BETTER = 0.10           # claim 1: "better" fluctuation / convergence speed needs at least a 10 % margin

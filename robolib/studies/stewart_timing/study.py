@@ -71,6 +71,7 @@ from robolib.studies.stewart_timing.settings import (
     VW_GAP,
     ZOH_ORDER_MIN,
     Settings,
+    file_offset,
     settings,
 )
 
@@ -257,7 +258,7 @@ def unreachable_message(model: StewartModel, dz: float = FAR_DZ) -> tuple[bool, 
 def tracking_runs(models: dict, trajs: dict, gains: dict, duration: float, step: float) -> dict:
     """Closed loops on the U-joint NE plant: ``{(set, controller, pid): SimResult}``, NE/VW x PD/PID per set."""
     return {(name, ctrl, pid): simulate(m, ctrl, pid=pid, gains=gains, duration=duration, step=step,
-                                        trajectory=trajs[name])
+                                        trajectory=trajs[name], initial_error=file_offset(m))
             for name, m in models.items() for ctrl in LABEL for pid in (False, True)}
 
 
@@ -284,7 +285,8 @@ def exercise_3(model: StewartModel, traj: Trajectory, step: float) -> dict:
     a, wd = kd / 2, np.sqrt(kp - kd ** 2 / 4)
     out = {"poles": np.roots([1, kd, kp]), "resid": {}}
     for h in (step, step / 10):
-        r = simulate(model, "newton_euler", pid=False, gains=EX3_GAINS, duration=EX3_T, step=h, trajectory=traj)
+        r = simulate(model, "newton_euler", pid=False, gains=EX3_GAINS, duration=EX3_T, step=h, trajectory=traj,
+                     initial_error=file_offset(model))
         e0 = r.error[0]
         de0 = joint_references(model, traj, r.t[:1])[1][0] - jacobian(model, r.pose[0]) @ r.twist[0]
         tt = r.t[:, None]
@@ -604,7 +606,8 @@ def hold_effect(model: StewartModel, traj: Trajectory, gains: dict, duration: fl
     """
     out = {}
     for ctrl in LABEL:
-        r = simulate(model, ctrl, gains=gains, duration=duration, step=step / 10, trajectory=traj)
+        r = simulate(model, ctrl, gains=gains, duration=duration, step=step / 10, trajectory=traj,
+                     initial_error=file_offset(model))
         fine = tracking_metrics(r.t, r.error, window=window)["static"]
         out[ctrl] = (metrics[model.name, ctrl, True]["static"], fine)
     return out

@@ -37,6 +37,7 @@ from robolib.studies.stewart_timing.settings import (
     REPRODUCED,
     RUN_TARGET_S,
     SAME_COST,
+    file_offset,
 )
 
 #: Compiled single evaluations are timed over this many times more calls than the notebook's number.
@@ -132,10 +133,10 @@ def run_times(m: StewartModel, traj: Trajectory, gains: dict, s, step: float, fi
     for rep in range(s.run_repeats):
         for _, meth, _ in METHODS:
             whole[meth].append(simulate(m, meth, plant=meth, gains=gains, duration=s.duration, step=step,
-                                        trajectory=traj).wall_time)
+                                        trajectory=traj, initial_error=file_offset(m)).wall_time)
             if rep > 0:
                 mismatch[meth].append(simulate(m, meth, gains=gains, duration=s.duration, step=step,
-                                               trajectory=traj).wall_time)
+                                               trajectory=traj, initial_error=file_offset(m)).wall_time)
     aw = {meth: [] for _, meth, _ in METHODS}
     e0 = m.trajectory["initial_error"] if m.trajectory and "initial_error" in m.trajectory else np.zeros(6)
     for _ in range(s.aw_repeats):
