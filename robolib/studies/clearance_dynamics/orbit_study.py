@@ -168,17 +168,6 @@ def close_returns(z, k: int, n: int) -> list:
     return out
 
 
-def _check_attractor(name: str, d) -> O.OrbitResult | None:
-    """``d``: None or an orbit (an :class:`robolib.gearshift.orbits.OrbitResult` with an integer period ``k`` >= 1)."""
-    if d is None:
-        return None
-    if not isinstance(d, O.OrbitResult):
-        raise ParameterError(f"{name} = {d!r:.60} is not valid: {name} must be None or an orbit (an OrbitResult, "
-                             f"from case_orbits)")
-    checks.count(f"{name}.k", d.k, low=1)
-    return d
-
-
 def orbit_verdict_name(attractor) -> str:
     """The orbit verdict in words: ``stable period-k`` (``attractor`` an :class:`robolib.gearshift.orbits.OrbitResult`)
     or ``no stable orbit`` (None).
@@ -186,24 +175,7 @@ def orbit_verdict_name(attractor) -> str:
     >>> orbit_verdict_name(None)
     'no stable orbit'
     """
-    attractor = _check_attractor("attractor", attractor)
     return "no stable orbit" if attractor is None else f"stable period-{attractor.k}"
-
-
-def _check_case(case) -> tuple[float, float]:
-    """``case = (f Hz, c mm)`` -> ``(f, c)`` in Hz and m, or ParameterError naming ``case``."""
-    if isinstance(case, (str, bytes)) or not hasattr(case, "__len__") or len(case) != 2:
-        raise ParameterError(f"case = {case!r:.60} is not valid: case must be a pair (frequency Hz, clearance mm)")
-    f = checks.real("case[0] (frequency)", case[0], low=0.0, open_low=True, unit="Hz")
-    c_mm = checks.real("case[1] (clearance)", case[1], low=0.0, open_low=True, unit="mm")
-    return f, c_mm * 1e-3
-
-
-def _check_periods(periods) -> tuple:
-    if isinstance(periods, (str, bytes)) or not hasattr(periods, "__len__") or len(periods) == 0:
-        raise ParameterError(f"periods = {periods!r:.60} is not valid: periods must be a non-empty sequence of "
-                             f"integers >= 1 (the periods k tried)")
-    return tuple(checks.count(f"periods[{i}]", k, low=1) for i, k in enumerate(periods))
 
 
 def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIODS,
@@ -215,11 +187,7 @@ def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIOD
     the stable one the motion converges to (or None), the attempts, the time-series Lyapunov exponent and the
     section in the chapter's units. ``n_renorm``: drive periods of the Lyapunov estimate.
     """
-    f, c = _check_case(case)
-    periods = _check_periods(periods)
-    n_starts = checks.count("n_starts", n_starts, low=0)
-    n_samples = checks.count("n_samples", n_samples, low=1)
-    n_renorm = checks.count("n_renorm", n_renorm, low=1)
+    f, c = float(case[0]), float(case[1]) * 1e-3
     wall = time.perf_counter()
     P = O.stroboscopic_map(params, f, c, joint, rtol)
     S = P.samples(O.ORBIT_TRANSIENT + n_samples)
@@ -249,17 +217,6 @@ def section_units(P: O.StroboscopicMap, samples, found) -> SectionUnits:
     ``samples`` (m >= 1, 4) in m, m/s; ``found`` a list of converged orbits (:class:`robolib.gearshift.orbits.OrbitResult`,
     points (k, 4)). A state the mechanism cannot assemble at raises ParameterError naming ``samples``/``found``.
     """
-    P = O._check_map(P)
-    samples = checks.real_array("samples", samples, shape=(None, 4))
-    if len(samples) == 0:
-        raise ParameterError("samples is not valid: samples must hold at least one state (m, 4)")
-    if not isinstance(found, (list, tuple)):
-        raise ParameterError(f"found = {found!r:.60} is not valid: found must be a list of orbits (case_orbits)")
-    for i, d in enumerate(found):
-        _check_attractor(f"found[{i}]", d)
-        if d.orbit is None:
-            raise ParameterError(f"found[{i}] is not valid: an orbit found needs its points (k, 4): shooting failed")
-        checks.real_array(f"found[{i}].orbit.points", d.orbit.points, shape=(d.k, 4))
     fc = P.model
 
     def units(x, name):
@@ -292,13 +249,6 @@ def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
     """:func:`case_orbits` for every verdict case of the study settings ``s`` and :func:`branch_study`, in parallel
     (the branch first: the longest task); ``({(f, c_mm): CaseOrbits}, BranchStudy or None)``. ``QUICK`` settings and no
     branch when ``s.params["quick"]``."""
-
-    need = ("params", "base", "joints", "freq_range", "freq_sweep_clearance_mm", "cases", "n_jobs")
-    if any(not hasattr(s, a) for a in need):
-        raise ParameterError(f"s = {s!r:.60} is not valid: s must be the study settings (with {', '.join(need)})")
-    if len(s.joints) != 1:
-        raise ParameterError(f"s.joints = {s.joints!r:.60} is not valid: the orbit study needs exactly one clearance "
-                             f"joint (the fast model's)")
     quick = bool(s.params.get("quick"))
     spec = SimpleNamespace(base=s.base, joint=s.joints[0], case_kw=QUICK if quick else {},
                            branch=SimpleNamespace(base=s.base, joints=s.joints, freq_range=list(s.freq_range),
@@ -639,12 +589,6 @@ def _mu_cell(o: O.OrbitResult) -> str:
 def orbit_table(cases: dict) -> str:
     """Markdown: per case and orbit found, its period, residual and tolerance, largest multiplier (a bound when below
     its differencing error), stability, the simulated motion's distance from the stable orbit, and the two exponents."""
-    if not isinstance(cases, dict):
-        raise ParameterError(f"cases = {cases!r:.60} is not valid: cases must be a dict {{(f, c_mm): case_orbits "
-                             f"result}}")
-    for key, d in cases.items():
-        if not isinstance(d, CaseOrbits):
-            raise ParameterError(f"cases[{key!r}] is not valid: each value must be a case_orbits result (CaseOrbits)")
     rows = []
     for (f, c), d in cases.items():
         L = d.lyapunov
