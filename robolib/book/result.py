@@ -8,7 +8,6 @@ from pathlib import Path
 
 from robolib.book.claims import Claim, ClaimsRegister, write_claims
 from robolib.core.drawing import FIGURE_DPI
-from robolib.core.errors import ParameterError
 
 #: Where ``<name>.claims.json`` goes unless told otherwise (the folder a book build reads).
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "book" / "studies"
@@ -54,8 +53,6 @@ class StudyResult:
 
     def write_claims(self, out_dir: str | Path = DEFAULT_OUT) -> Path:
         """Write ``<out_dir>/<name>.claims.json`` (a temporary file renamed into place); return its path."""
-        if not isinstance(out_dir, (str, Path)) or not str(out_dir):
-            raise ParameterError(f"out_dir must be a folder name, got {out_dir!r:.60}")
         return write_claims(self.records(), Path(out_dir) / f"{self.name}.claims.json")
 
     # ---- inside a notebook ---------------------------------------------------------------------
