@@ -31,7 +31,6 @@ from scipy.optimize import minimize_scalar
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import parameter_table
 from robolib.book.result import StudyResult
-from robolib.core.errors import ParameterError
 from robolib.core.params import declare_parameters
 from robolib.redundant.dynamics import inverse_dynamics, reference_motion
 from robolib.redundant.model import BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, DT
@@ -79,7 +78,6 @@ from robolib.studies.redundant_friction.settings import (  # noqa: F401  (the st
     PRELOAD_FRACTIONS,
     QUICK,
     SWEEP_SAMPLES,
-    _nonzero_jobs,
     _robot_file,
     bisect_increasing,
     claim_of_runs,
@@ -562,7 +560,6 @@ def exercise_text(res, n: int) -> str:
     if n == 3:
         return "\n".join(f"eps = {eps:6.4f} rad/s: largest Stribeck tracking error {dev * 1e3:.6f} mm, turn covered {c:.1%}"
                          for eps, dev, c in d["exercise_3"])
-    raise ParameterError(f"exercise must be 1, 2 or 3, got {n!r}")
 
 
 # --- the study ------------------------------------------------------------------------------------------
