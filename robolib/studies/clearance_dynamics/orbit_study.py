@@ -43,6 +43,7 @@ from robolib.core.periodic import STABILITY_MARGIN
 from robolib.gearshift import orbits as O
 from robolib.studies.clearance_dynamics.figures import FULL_WIDTH
 from robolib.studies.clearance_dynamics.settings import CITED_CASES
+from robolib.studies.clearance_dynamics.verdicts import case_id
 
 #: Periods tried per case, smallest first (a period-4 orbit would follow a second doubling).
 ORBIT_PERIODS = (1, 2, 4)
@@ -259,10 +260,6 @@ def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
     return {fc: res[("case", tuple(fc))] for fc in s.cases}, res.get(("branch", None))
 
 
-def _cid(prefix: str, f: float, c_mm: float) -> str:
-    return f"{prefix}_{f:g}_{c_mm:g}".replace(".", "p")
-
-
 def _mu_text(o: O.OrbitResult) -> str:
     if o.resolved:
         return f"max|μ| = {o.max_mu:.3g} ± {o.mu_error:.2g}"
@@ -277,7 +274,7 @@ def register_case(reg, d: CaseOrbits) -> None:
     lo_ts, hi_ts = L.exponent - L.uncertainty, L.exponent + L.uncertainty
     ks = ", ".join(str(k) for k in ORBIT_PERIODS)
     if a is not None:
-        reg.claim(_cid("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm a stable period-{a.k} orbit exists "
+        reg.claim(case_id("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm a stable period-{a.k} orbit exists "
                   "and the motion from the chapter's initial state converges to it",
                   value={"residual": a.residual, "tol": a.tol, "max_mu": a.max_mu, "mu_upper": a.mu_upper,
                          "distance": a.sim_distance},
@@ -302,7 +299,7 @@ def register_case(reg, d: CaseOrbits) -> None:
                     f"{a.lyapunov_upper:+.1f} /s from the multipliers")
     else:
         unstable = [o for o in found if o.max_mu - o.mu_error > 1 + STABILITY_MARGIN]
-        reg.claim(_cid("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm no stable orbit of period {ks} "
+        reg.claim(case_id("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm no stable orbit of period {ks} "
                   "attracts the motion from the chapter's initial state, and its time-series exponent is positive",
                   value={"found": [(o.k, o.max_mu) for o in found], "lyapunov": [L.exponent, L.uncertainty]},
                   criterion=f"shooting from the last transient sample and, for periods up to {CLOSE_RETURN_K_MAX}, the "
@@ -318,7 +315,7 @@ def register_case(reg, d: CaseOrbits) -> None:
         text = ("; ".join(f"{math.log(o.max_mu) / (o.k / f):+.1f} /s (period-{o.k})" for o in unstable)
                 + f" from the multipliers, {L.exponent:+.1f} ± {L.uncertainty:.1f} /s from the time series"
                 if unstable else "no unstable orbit found to compare with")
-    reg.claim(_cid("clearance_orbit_routes", f, c_mm), what,
+    reg.claim(case_id("clearance_orbit_routes", f, c_mm), what,
               value={"time_series": [L.exponent, L.uncertainty],
                      "floquet": [(o.k, o.lyapunov, o.lyapunov_upper) for o in found]},
               criterion=crit + "; u = batch error + the change between rtol and rtol / "
@@ -376,8 +373,8 @@ def register_cited(reg) -> None:
     """Placeholders for the cited cases this run lacks (the prose cites them)."""
     for f, c in CITED_CASES:
         for p in ("clearance_orbit", "clearance_orbit_routes"):
-            if _cid(p, f, c) not in reg.claims:
-                reg.claim(_cid(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm", value=None,
+            if case_id(p, f, c) not in reg.claims:
+                reg.claim(case_id(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm", value=None,
                           criterion="the case is one of this run's verdict_cases", holds=False,
                           text="not computed in this run (the case is not in verdict_cases)")
 
@@ -391,7 +388,7 @@ def orbit_study(s, v, reg) -> tuple[dict, BranchStudy | None]:
     if len(s.joints) != 1:
         for f, c in s.cases:
             for p in ("clearance_orbit", "clearance_orbit_routes"):
-                reg.claim(_cid(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm", value=None,
+                reg.claim(case_id(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm", value=None,
                           criterion="one clearance joint (the fast model's)", holds=False,
                           text=f"not computed: the fast model has one clearance joint, this run has {len(s.joints)}")
         register_cited(reg)

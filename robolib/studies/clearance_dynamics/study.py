@@ -32,11 +32,9 @@ from __future__ import annotations
 
 import copy
 import functools
-import io
 import time
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import explore
@@ -275,7 +273,6 @@ def detail_animation(res: StudyResult):
 def explore_panel(res: StudyResult):
     """The Explore panel: journal orbit and normal force of short runs over the grid of clearance and frequency."""
 
-    _register_png_display()
     s, runs = res.data["settings"], res.data["explore_runs"]
 
     def draw(clearance_mm, frequency):
@@ -285,29 +282,6 @@ def explore_panel(res: StudyResult):
     return explore(draw, {"clearance_mm": s.explore_c, "frequency": s.explore_f},
                    labels={"clearance_mm": "c [mm]", "frequency": "f [Hz]"},
                    initial={"clearance_mm": s.explore_c[len(s.explore_c) // 2], "frequency": s.explore_f[0]})
-
-
-def _register_png_display() -> None:
-    """Let IPython show a pyplot-less Figure as PNG (the live Explore panel displays its figures directly).
-
-    Without pyplot's inline backend loaded, IPython has no image formatter for a
-    :class:`~matplotlib.figure.Figure` and shows its text repr instead.
-    """
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover
-        return
-    ip = get_ipython()
-    if ip is None:
-        return
-
-    def png(fig):
-
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=72, bbox_inches="tight")
-        return buf.getvalue()
-
-    ip.display_formatter.formatters["image/png"].for_type(Figure, png)
 
 
 # --------------------------------------------------------------------------- exercises
