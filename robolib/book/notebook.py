@@ -272,6 +272,15 @@ def _figure_image(fig, dpi: float, alt: str):
     return widgets.HTML(f'<img src="{uri}" alt="{html.escape(alt, quote=True)}" style="max-width:100%">')
 
 
+def png_image(fig, dpi: float):
+    """A matplotlib figure as an ``IPython.display.Image`` (PNG; a figure made without pyplot has no image of its own)."""
+    from IPython.display import Image
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    return Image(buf.getvalue())
+
+
 def _caption_html(kind: str, caption: str | None) -> str:
     """``<p class="robolib-caption">`` for an Explore panel or an animation ('' without a caption)."""
     if not caption:
@@ -324,7 +333,7 @@ def explore(draw, grid: Mapping[str, Any], *, labels: Mapping[str, str] | None =
 
     import ipywidgets as widgets
     import matplotlib.pyplot as plt
-    from IPython.display import HTML, Image, display
+    from IPython.display import HTML, display
 
     names = list(grid)
     values = {n: list(grid[n]) for n in names}
@@ -360,10 +369,8 @@ def explore(draw, grid: Mapping[str, Any], *, labels: Mapping[str, str] | None =
             out.outputs = ()
             if isinstance(fig, str):
                 out.append_display_data(HTML(fig))
-            else:   # a PNG of the figure: one made without pyplot has no image of its own in display()
-                buf = io.BytesIO()
-                fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-                out.append_display_data(Image(buf.getvalue()))
+            else:
+                out.append_display_data(png_image(fig, dpi))
                 plt.close(fig)
 
         for c in controls.values():

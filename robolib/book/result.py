@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from robolib.book.claims import Claim, ClaimsRegister, write_claims
+from robolib.book.notebook import png_image
 from robolib.core.drawing import FIGURE_DPI
 
 #: Where ``<name>.claims.json`` goes unless told otherwise (the folder a book build reads).
@@ -74,11 +74,7 @@ class StudyResult:
 
     def figure(self, name: str, dpi: float = FIGURE_DPI):
         """Figure ``name`` as a PNG image (a figure made without pyplot has no image of its own)."""
-        from IPython.display import Image
-
-        buf = io.BytesIO()
-        self.figures[name].savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-        return Image(buf.getvalue())
+        return png_image(self.figures[name], dpi)
 
     def summary(self) -> None:
         """The table "What this chapter found", with the machine-readable register (last cell)."""
