@@ -320,25 +320,5 @@ def exercise_3(res: StudyResult, duration: float = 0.3) -> str:
     return "\n".join(lines)
 
 
-def exercise_4(res: StudyResult) -> str:
-    """Slopes of the lag-k misfit over the last four and three rungs, for each ladder and its replicate."""
-    v = res.data["verdicts"]
-    lines = []
-    for (f, c) in v.s.cases:
-        kind, k = v.ladder[(f, c)]
-        last = v.s.rtols[(f, c)][-N.LADDER_FIT:]
-        if k < 1 or not v.has_replicate(f, c):
-            lines.append(f"{f:g} Hz / {c:g} mm: no replicate in this run ({kind})")
-            continue
-        for name, afac in (("ladder", 1.0), ("replicate", verdicts.REPLICATE_ATOL)):
-            m = [float(v.pk(f, c, rt, afac=afac).residuals[k - 1]) for rt in last]
-            s4, s3 = N.misfit_slope(last, m), N.misfit_slope(last[1:], m[1:])
-            verdict = lambda x: "passes" if x >= N.LADDER_MIN_SLOPE else "fails"  # noqa: E731
-            lines.append(f"{f:g} Hz / {c:g} mm {name:9s}: slope over 4 rungs {s4:.2f} ({verdict(s4)}), over the last "
-                         f"3 {s3:.2f} ({verdict(s3)}; threshold {N.LADDER_MIN_SLOPE:g})")
-    return "\n".join(lines)
-
-
 __all__ = ["TABLE_CAPTIONS", "PARAMETERS", "run", "glue_values", "key_parameter_rows", "parameter_rows",
-           "criteria_rows", "detail_animation", "explore_panel", "exercise_1", "exercise_2", "exercise_3",
-           "exercise_4"]
+           "criteria_rows", "detail_animation", "explore_panel", "exercise_1", "exercise_2", "exercise_3"]
