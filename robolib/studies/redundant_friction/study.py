@@ -48,13 +48,12 @@ from robolib.redundant.simulation import (
 )
 from robolib.studies.redundant_friction import figures as ff
 from robolib.studies.redundant_friction.figures import sweep_difference
-from robolib.studies.redundant_friction.settings import (  # noqa: F401  (the study's set-up, also reachable from this module)
+from robolib.studies.redundant_friction.settings import (
     BALANCE_TOL,
     CAL_FILE_TOL,
     CAL_RMS_TOL,
     DEC_LIMIT,
     DIFF,
-    EPS_VALUES,
     EX1_AGREE,
     EX2_PRELOAD_BAND,
     FAST_RATE,
@@ -62,23 +61,10 @@ from robolib.studies.redundant_friction.settings import (  # noqa: F401  (the st
     LEVEL_TOL,
     LINEAR_FROM,
     LINEAR_TOL,
-    MAP_PERIODS,
-    MAP_PRELOADS,
-    MAP_SAMPLES,
     MODELS,
-    MU_R,
-    N_FRAMES,
-    N_SWEEP,
-    OVERRIDES,
     OWN_COULOMB_TOL,
     OWN_STRIBECK_TOL,
     PARAMETERS,
-    PAYLOADS,
-    PERIODS,
-    PRELOAD_FRACTIONS,
-    QUICK,
-    SWEEP_SAMPLES,
-    _robot_file,
     bisect_increasing,
     claim_of_runs,
     coulomb_condition,
