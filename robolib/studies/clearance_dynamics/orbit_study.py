@@ -42,8 +42,7 @@ from robolib.core.errors import ParameterError, SingularityError, UnreachableErr
 from robolib.core.periodic import STABILITY_MARGIN
 from robolib.gearshift import orbits as O
 from robolib.studies.clearance_dynamics.figures import FULL_WIDTH
-from robolib.studies.clearance_dynamics.settings import CITED_CASES
-from robolib.studies.clearance_dynamics.verdicts import case_id
+from robolib.studies.clearance_dynamics.verdicts import case_id, register_uncited
 
 #: Periods tried per case, smallest first (a period-4 orbit would follow a second doubling).
 ORBIT_PERIODS = (1, 2, 4)
@@ -371,12 +370,7 @@ def register_study_exponents(reg, cases: dict, lyap) -> None:
 
 def register_cited(reg) -> None:
     """Placeholders for the cited cases this run lacks (the prose cites them)."""
-    for f, c in CITED_CASES:
-        for p in ("clearance_orbit", "clearance_orbit_routes"):
-            if case_id(p, f, c) not in reg.claims:
-                reg.claim(case_id(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm", value=None,
-                          criterion="the case is one of this run's verdict_cases", holds=False,
-                          text="not computed in this run (the case is not in verdict_cases)")
+    register_uncited(reg, [("clearance_orbit", "the orbit study"), ("clearance_orbit_routes", "the orbit study")])
 
 
 def orbit_study(s, v, reg) -> tuple[dict, BranchStudy | None]:
