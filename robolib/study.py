@@ -202,7 +202,6 @@ def main(argv=None) -> int:
         if args.check_notebook:
             check_notebook_defaults(name)
             return 0
-        check_names(name, params)
         res = run(name, **params)
     except ParameterError as exc:
         print(f"error: {exc}", file=sys.stderr)

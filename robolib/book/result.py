@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from robolib.book.claims import Claim, ClaimsRegister, write_claims
+from robolib.book.notebook import png_image
 from robolib.core.drawing import FIGURE_DPI
-from robolib.core.errors import ParameterError
 
 #: Where ``<name>.claims.json`` goes unless told otherwise (the folder a book build reads).
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "book" / "studies"
@@ -54,8 +53,6 @@ class StudyResult:
 
     def write_claims(self, out_dir: str | Path = DEFAULT_OUT) -> Path:
         """Write ``<out_dir>/<name>.claims.json`` (a temporary file renamed into place); return its path."""
-        if not isinstance(out_dir, (str, Path)) or not str(out_dir):
-            raise ParameterError(f"out_dir must be a folder name, got {out_dir!r:.60}")
         return write_claims(self.records(), Path(out_dir) / f"{self.name}.claims.json")
 
     # ---- inside a notebook ---------------------------------------------------------------------
@@ -77,11 +74,7 @@ class StudyResult:
 
     def figure(self, name: str, dpi: float = FIGURE_DPI):
         """Figure ``name`` as a PNG image (a figure made without pyplot has no image of its own)."""
-        from IPython.display import Image
-
-        buf = io.BytesIO()
-        self.figures[name].savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-        return Image(buf.getvalue())
+        return png_image(self.figures[name], dpi)
 
     def summary(self) -> None:
         """The table "What this chapter found", with the machine-readable register (last cell)."""

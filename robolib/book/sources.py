@@ -31,8 +31,6 @@ import yaml
 from robolib.core.errors import ParameterError
 from robolib.core.params import DATA_DIR
 
-VERDICTS = ("reproduced", "not reproduced", "not tested", "undecided")
-
 
 def _ids(rule: dict, key: str) -> list:
     v = rule.get(key, [])
@@ -93,4 +91,4 @@ def summary_rows(seeds, findings: dict, data_dir=None) -> list:
     return rows
 
 
-__all__ = ["VERDICTS", "source_verdict", "load_source", "summary_rows"]
+__all__ = ["source_verdict", "load_source", "summary_rows"]

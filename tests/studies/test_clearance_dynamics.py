@@ -17,8 +17,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from fuzzing import check_bad_argument
-from hypothesis import strategies as st
 
 from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, study
@@ -41,79 +39,6 @@ from robolib.studies.clearance_dynamics.settings import (
 )
 from robolib.studies.clearance_dynamics.study import PARAMETERS, run
 
-# ==== the orbit study's cheap argument checks =======================================================================
-
-#: The return map at 12 Hz / 0.5 mm, rtol 1e-6 (one return ~4 ms).
-P12 = O.stroboscopic_map(None, 12.0, 5e-4, rtol=1e-6)
-
-
-def settings_ns(**changes):
-    """Study settings of :func:`orbit_study.orbit_tasks`: no case, quick (a cheap valid call)."""
-    d = dict(params={"quick": True}, base=None, joints=["B1"], freq_range=[2.0, 12.0], freq_sweep_clearance_mm=0.5,
-             cases=[], n_jobs=1)
-    d.update(changes)
-    return SimpleNamespace(**d)
-
-
-#: Study-level entry points of orbit_study.py: the argument, the bad value the fuzzing found, and what it did before
-#: the check (an explicit value each, so a missing check costs one tiny run, not a hypothesis search).
-ORBIT_STUDY_ROWS = {
-    "case_orbits": (S.case_orbits, dict(params=None, case=(12.0, 0.5), rtol=1e-6, periods=(1,), n_starts=0,
-                                        n_samples=2, n_renorm=1)),
-    "orbit_verdict_name": (S.orbit_verdict_name, dict(attractor=None)),
-    "orbit_table": (S.orbit_table, dict(cases={})),
-    "section_units": (S.section_units, dict(P=P12, samples=np.zeros((2, 4)), found=[])),
-    "orbit_tasks": (S.orbit_tasks, dict(s=settings_ns(), n_jobs=1)),
-}
-
-
-ORBIT_STUDY_XFAIL = [
-    ("case_orbits", "case", (0.0, 0.5), "the error names frequency, not case: check case = (f Hz, c mm) and say "
-                                       "'case = ... is not valid: case[0] (frequency) must be > 0 Hz'"),
-    ("case_orbits", "case", (12.0, -1.0), "the error names clearance, not case"),
-    ("case_orbits", "case", ("12", 0.5), "the error names frequency, not case"),
-    ("case_orbits", "periods", (), "periods is not checked: a non-empty tuple of integers >= 1 (() returns a "
-                                   "result with no orbit tried)"),
-    ("case_orbits", "n_starts", -1, "n_starts is not checked (checks.count low=0)"),
-    ("case_orbits", "n_samples", 0, "n_samples is not checked (checks.count): 0 gives a bare numpy error later"),
-    ("orbit_verdict_name", "attractor", "x", "attractor is not checked: None or a dict with an integer k >= 1"),
-    ("orbit_verdict_name", "attractor", {"k": 0}, "attractor['k'] is not checked (an integer >= 1)"),
-    ("section_units", "P", None, "P is not checked (orbits._check_map(P) at entry)"),
-    ("section_units", "samples", np.zeros((0, 4)), "samples is not checked: checks.real_array('samples', samples, "
-                                                  "shape=(None, 4)) at entry"),
-    ("section_units", "samples", np.full((2, 4), 1.0), "a sample out of reach raises UnreachableError naming the "
-                                                     "joint and time, not samples"),
-    ("section_units", "found", None, "found is not checked: a list of orbit summaries with k and points (k, 4)"),
-    ("section_units", "found", [{"k": 1}], "found's entries are not checked (a KeyError)"),
-    ("orbit_tasks", "s", None, "s is not checked: the study settings (params, base, joints, cases, ...)"),
-    ("orbit_tasks", "s", settings_ns(joints=[]), "s.joints is not checked (an IndexError): one clearance joint"),
-    ("orbit_table", "cases", None, "cases is not checked: a dict {(f, c_mm): case_orbits result}"),
-    ("orbit_table", "cases", {(12.0, 0.5): 1.0}, "the case values are not checked (case_orbits results)"),
-]
-
-
-@pytest.mark.fuzz
-@pytest.mark.parametrize("entry,arg,bad,reason", ORBIT_STUDY_XFAIL,
-                         ids=[f"{e}:{a}:{b!r:.20}" for e, a, b, _ in ORBIT_STUDY_XFAIL])
-def test_orbit_study_names_a_bad_argument(entry, arg, bad, reason):
-    """Each was a defect the fuzzing found (``reason``: what it did); now refused by name."""
-    fn, kwargs = ORBIT_STUDY_ROWS[entry]
-    check_bad_argument({entry: (fn, kwargs, {arg: st.just(bad)})}, entry, arg,
-                       SimpleNamespace(draw=lambda strategy, label=None: bad))
-
-
-@pytest.mark.fuzz
-def test_the_orbit_study_rows_are_valid_calls():
-    """The rows above fail because of the bad value, not the valid call (cheap ones; case_orbits ~2 s)."""
-    S.orbit_verdict_name(None)
-    S.orbit_table({})
-    S.section_units(P12, np.zeros((2, 4)), [])
-    assert S.orbit_tasks(settings_ns(), n_jobs=1) == ({}, None)
-    fn, kwargs = ORBIT_STUDY_ROWS["case_orbits"]
-    assert fn(**kwargs).attempts
-
-
-
 # ==== the orbit study: shooting per case, its claims and units ======================================================
 #
 # The clearance chapter's orbit study (robolib.studies.clearance_dynamics.orbit_study): shooting per case, its claims and units.
@@ -127,6 +52,15 @@ UNITS_AGREE = 1e-3
 def ten_hz():
     """10 Hz / 0.5 mm at quick settings: period 1 fails, the stable period-2 orbit attracts the motion."""
     return S.case_orbits(None, (10.0, 0.5), **S.QUICK)
+
+
+def test_close_returns_refuses_bad_samples():
+    for z in (np.array([1.0, 2.0]), np.array([[np.nan], [1.0]]), "z"):
+        with pytest.raises(ParameterError, match="z"):
+            S.close_returns(z, 1, 1)
+    for k, n in ((0, 1), (1.5, 1), (1, -1)):
+        with pytest.raises(ParameterError, match="^(k|n) must be an integer"):
+            S.close_returns(np.zeros((4, 1)), k, n)
 
 
 def test_close_returns_closest_first_and_apart():
@@ -271,27 +205,6 @@ def test_brute_agreement_claim():
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     assert reg.claims["clearance_orbit_brute"].holds and "slow" in reg.claims["clearance_orbit_brute"].text
-
-
-@pytest.mark.parametrize("case, match", [((0.0, 0.5), r"case\[0\] \(frequency\) must be a number > 0 Hz, got 0.0"), ((10.0, float("nan")), "clearance"),
-                                         ((10.0,), "case = "), ("10 Hz", "case = "), (10.0, "case = "),
-                                         ((10.0, -0.5), "clearance"), ((float("inf"), 0.5), "frequency")])
-def test_bad_cases_are_named(case, match):
-    from robolib import ParameterError
-
-    with pytest.raises(ParameterError, match=match):
-        S.case_orbits(None, case)
-
-
-def test_close_returns_refuses_bad_samples():
-    from robolib import ParameterError
-
-    for z in (np.array([1.0, 2.0]), np.array([[np.nan], [1.0]]), "z"):
-        with pytest.raises(ParameterError, match="z"):
-            S.close_returns(z, 1, 1)
-    for k, n in ((0, 1), (1.5, 1), (1, -1)):
-        with pytest.raises(ParameterError, match="^(k|n) must be an integer"):
-            S.close_returns(np.zeros((4, 1)), k, n)
 
 
 

@@ -42,7 +42,7 @@ from robolib.core.errors import ParameterError, SingularityError, UnreachableErr
 from robolib.core.periodic import STABILITY_MARGIN
 from robolib.gearshift import orbits as O
 from robolib.studies.clearance_dynamics.figures import FULL_WIDTH
-from robolib.studies.clearance_dynamics.settings import CITED_CASES
+from robolib.studies.clearance_dynamics.verdicts import case_id, register_uncited
 
 #: Periods tried per case, smallest first (a period-4 orbit would follow a second doubling).
 ORBIT_PERIODS = (1, 2, 4)
@@ -168,17 +168,6 @@ def close_returns(z, k: int, n: int) -> list:
     return out
 
 
-def _check_attractor(name: str, d) -> O.OrbitResult | None:
-    """``d``: None or an orbit (an :class:`robolib.gearshift.orbits.OrbitResult` with an integer period ``k`` >= 1)."""
-    if d is None:
-        return None
-    if not isinstance(d, O.OrbitResult):
-        raise ParameterError(f"{name} = {d!r:.60} is not valid: {name} must be None or an orbit (an OrbitResult, "
-                             f"from case_orbits)")
-    checks.count(f"{name}.k", d.k, low=1)
-    return d
-
-
 def orbit_verdict_name(attractor) -> str:
     """The orbit verdict in words: ``stable period-k`` (``attractor`` an :class:`robolib.gearshift.orbits.OrbitResult`)
     or ``no stable orbit`` (None).
@@ -186,24 +175,7 @@ def orbit_verdict_name(attractor) -> str:
     >>> orbit_verdict_name(None)
     'no stable orbit'
     """
-    attractor = _check_attractor("attractor", attractor)
     return "no stable orbit" if attractor is None else f"stable period-{attractor.k}"
-
-
-def _check_case(case) -> tuple[float, float]:
-    """``case = (f Hz, c mm)`` -> ``(f, c)`` in Hz and m, or ParameterError naming ``case``."""
-    if isinstance(case, (str, bytes)) or not hasattr(case, "__len__") or len(case) != 2:
-        raise ParameterError(f"case = {case!r:.60} is not valid: case must be a pair (frequency Hz, clearance mm)")
-    f = checks.real("case[0] (frequency)", case[0], low=0.0, open_low=True, unit="Hz")
-    c_mm = checks.real("case[1] (clearance)", case[1], low=0.0, open_low=True, unit="mm")
-    return f, c_mm * 1e-3
-
-
-def _check_periods(periods) -> tuple:
-    if isinstance(periods, (str, bytes)) or not hasattr(periods, "__len__") or len(periods) == 0:
-        raise ParameterError(f"periods = {periods!r:.60} is not valid: periods must be a non-empty sequence of "
-                             f"integers >= 1 (the periods k tried)")
-    return tuple(checks.count(f"periods[{i}]", k, low=1) for i, k in enumerate(periods))
 
 
 def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIODS,
@@ -215,11 +187,7 @@ def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIOD
     the stable one the motion converges to (or None), the attempts, the time-series Lyapunov exponent and the
     section in the chapter's units. ``n_renorm``: drive periods of the Lyapunov estimate.
     """
-    f, c = _check_case(case)
-    periods = _check_periods(periods)
-    n_starts = checks.count("n_starts", n_starts, low=0)
-    n_samples = checks.count("n_samples", n_samples, low=1)
-    n_renorm = checks.count("n_renorm", n_renorm, low=1)
+    f, c = float(case[0]), float(case[1]) * 1e-3
     wall = time.perf_counter()
     P = O.stroboscopic_map(params, f, c, joint, rtol)
     S = P.samples(O.ORBIT_TRANSIENT + n_samples)
@@ -249,17 +217,6 @@ def section_units(P: O.StroboscopicMap, samples, found) -> SectionUnits:
     ``samples`` (m >= 1, 4) in m, m/s; ``found`` a list of converged orbits (:class:`robolib.gearshift.orbits.OrbitResult`,
     points (k, 4)). A state the mechanism cannot assemble at raises ParameterError naming ``samples``/``found``.
     """
-    P = O._check_map(P)
-    samples = checks.real_array("samples", samples, shape=(None, 4))
-    if len(samples) == 0:
-        raise ParameterError("samples is not valid: samples must hold at least one state (m, 4)")
-    if not isinstance(found, (list, tuple)):
-        raise ParameterError(f"found = {found!r:.60} is not valid: found must be a list of orbits (case_orbits)")
-    for i, d in enumerate(found):
-        _check_attractor(f"found[{i}]", d)
-        if d.orbit is None:
-            raise ParameterError(f"found[{i}] is not valid: an orbit found needs its points (k, 4): shooting failed")
-        checks.real_array(f"found[{i}].orbit.points", d.orbit.points, shape=(d.k, 4))
     fc = P.model
 
     def units(x, name):
@@ -292,13 +249,6 @@ def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
     """:func:`case_orbits` for every verdict case of the study settings ``s`` and :func:`branch_study`, in parallel
     (the branch first: the longest task); ``({(f, c_mm): CaseOrbits}, BranchStudy or None)``. ``QUICK`` settings and no
     branch when ``s.params["quick"]``."""
-
-    need = ("params", "base", "joints", "freq_range", "freq_sweep_clearance_mm", "cases", "n_jobs")
-    if any(not hasattr(s, a) for a in need):
-        raise ParameterError(f"s = {s!r:.60} is not valid: s must be the study settings (with {', '.join(need)})")
-    if len(s.joints) != 1:
-        raise ParameterError(f"s.joints = {s.joints!r:.60} is not valid: the orbit study needs exactly one clearance "
-                             f"joint (the fast model's)")
     quick = bool(s.params.get("quick"))
     spec = SimpleNamespace(base=s.base, joint=s.joints[0], case_kw=QUICK if quick else {},
                            branch=SimpleNamespace(base=s.base, joints=s.joints, freq_range=list(s.freq_range),
@@ -307,10 +257,6 @@ def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
     _, out = N.sweep(functools.partial(_orbit_task, spec), items, n_jobs=s.n_jobs if n_jobs is None else n_jobs)
     res = dict(zip(items, out))
     return {fc: res[("case", tuple(fc))] for fc in s.cases}, res.get(("branch", None))
-
-
-def _cid(prefix: str, f: float, c_mm: float) -> str:
-    return f"{prefix}_{f:g}_{c_mm:g}".replace(".", "p")
 
 
 def _mu_text(o: O.OrbitResult) -> str:
@@ -327,7 +273,7 @@ def register_case(reg, d: CaseOrbits) -> None:
     lo_ts, hi_ts = L.exponent - L.uncertainty, L.exponent + L.uncertainty
     ks = ", ".join(str(k) for k in ORBIT_PERIODS)
     if a is not None:
-        reg.claim(_cid("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm a stable period-{a.k} orbit exists "
+        reg.claim(case_id("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm a stable period-{a.k} orbit exists "
                   "and the motion from the chapter's initial state converges to it",
                   value={"residual": a.residual, "tol": a.tol, "max_mu": a.max_mu, "mu_upper": a.mu_upper,
                          "distance": a.sim_distance},
@@ -352,7 +298,7 @@ def register_case(reg, d: CaseOrbits) -> None:
                     f"{a.lyapunov_upper:+.1f} /s from the multipliers")
     else:
         unstable = [o for o in found if o.max_mu - o.mu_error > 1 + STABILITY_MARGIN]
-        reg.claim(_cid("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm no stable orbit of period {ks} "
+        reg.claim(case_id("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm no stable orbit of period {ks} "
                   "attracts the motion from the chapter's initial state, and its time-series exponent is positive",
                   value={"found": [(o.k, o.max_mu) for o in found], "lyapunov": [L.exponent, L.uncertainty]},
                   criterion=f"shooting from the last transient sample and, for periods up to {CLOSE_RETURN_K_MAX}, the "
@@ -368,7 +314,7 @@ def register_case(reg, d: CaseOrbits) -> None:
         text = ("; ".join(f"{math.log(o.max_mu) / (o.k / f):+.1f} /s (period-{o.k})" for o in unstable)
                 + f" from the multipliers, {L.exponent:+.1f} ± {L.uncertainty:.1f} /s from the time series"
                 if unstable else "no unstable orbit found to compare with")
-    reg.claim(_cid("clearance_orbit_routes", f, c_mm), what,
+    reg.claim(case_id("clearance_orbit_routes", f, c_mm), what,
               value={"time_series": [L.exponent, L.uncertainty],
                      "floquet": [(o.k, o.lyapunov, o.lyapunov_upper) for o in found]},
               criterion=crit + "; u = batch error + the change between rtol and rtol / "
@@ -424,12 +370,7 @@ def register_study_exponents(reg, cases: dict, lyap) -> None:
 
 def register_cited(reg) -> None:
     """Placeholders for the cited cases this run lacks (the prose cites them)."""
-    for f, c in CITED_CASES:
-        for p in ("clearance_orbit", "clearance_orbit_routes"):
-            if _cid(p, f, c) not in reg.claims:
-                reg.claim(_cid(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm", value=None,
-                          criterion="the case is one of this run's verdict_cases", holds=False,
-                          text="not computed in this run (the case is not in verdict_cases)")
+    register_uncited(reg, [("clearance_orbit", "the orbit study"), ("clearance_orbit_routes", "the orbit study")])
 
 
 def orbit_study(s, v, reg) -> tuple[dict, BranchStudy | None]:
@@ -441,7 +382,7 @@ def orbit_study(s, v, reg) -> tuple[dict, BranchStudy | None]:
     if len(s.joints) != 1:
         for f, c in s.cases:
             for p in ("clearance_orbit", "clearance_orbit_routes"):
-                reg.claim(_cid(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm", value=None,
+                reg.claim(case_id(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm", value=None,
                           criterion="one clearance joint (the fast model's)", holds=False,
                           text=f"not computed: the fast model has one clearance joint, this run has {len(s.joints)}")
         register_cited(reg)
@@ -639,12 +580,6 @@ def _mu_cell(o: O.OrbitResult) -> str:
 def orbit_table(cases: dict) -> str:
     """Markdown: per case and orbit found, its period, residual and tolerance, largest multiplier (a bound when below
     its differencing error), stability, the simulated motion's distance from the stable orbit, and the two exponents."""
-    if not isinstance(cases, dict):
-        raise ParameterError(f"cases = {cases!r:.60} is not valid: cases must be a dict {{(f, c_mm): case_orbits "
-                             f"result}}")
-    for key, d in cases.items():
-        if not isinstance(d, CaseOrbits):
-            raise ParameterError(f"cases[{key!r}] is not valid: each value must be a case_orbits result (CaseOrbits)")
     rows = []
     for (f, c), d in cases.items():
         L = d.lyapunov

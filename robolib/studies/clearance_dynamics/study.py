@@ -32,11 +32,9 @@ from __future__ import annotations
 
 import copy
 import functools
-import io
 import time
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import explore
@@ -275,7 +273,6 @@ def detail_animation(res: StudyResult):
 def explore_panel(res: StudyResult):
     """The Explore panel: journal orbit and normal force of short runs over the grid of clearance and frequency."""
 
-    _register_png_display()
     s, runs = res.data["settings"], res.data["explore_runs"]
 
     def draw(clearance_mm, frequency):
@@ -285,29 +282,6 @@ def explore_panel(res: StudyResult):
     return explore(draw, {"clearance_mm": s.explore_c, "frequency": s.explore_f},
                    labels={"clearance_mm": "c [mm]", "frequency": "f [Hz]"},
                    initial={"clearance_mm": s.explore_c[len(s.explore_c) // 2], "frequency": s.explore_f[0]})
-
-
-def _register_png_display() -> None:
-    """Let IPython show a pyplot-less Figure as PNG (the live Explore panel displays its figures directly).
-
-    Without pyplot's inline backend loaded, IPython has no image formatter for a
-    :class:`~matplotlib.figure.Figure` and shows its text repr instead.
-    """
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover
-        return
-    ip = get_ipython()
-    if ip is None:
-        return
-
-    def png(fig):
-
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=72, bbox_inches="tight")
-        return buf.getvalue()
-
-    ip.display_formatter.formatters["image/png"].for_type(Figure, png)
 
 
 # --------------------------------------------------------------------------- exercises
@@ -346,25 +320,5 @@ def exercise_3(res: StudyResult, duration: float = 0.3) -> str:
     return "\n".join(lines)
 
 
-def exercise_4(res: StudyResult) -> str:
-    """Slopes of the lag-k misfit over the last four and three rungs, for each ladder and its replicate."""
-    v = res.data["verdicts"]
-    lines = []
-    for (f, c) in v.s.cases:
-        kind, k = v.ladder[(f, c)]
-        last = v.s.rtols[(f, c)][-N.LADDER_FIT:]
-        if k < 1 or not v.has_replicate(f, c):
-            lines.append(f"{f:g} Hz / {c:g} mm: no replicate in this run ({kind})")
-            continue
-        for name, afac in (("ladder", 1.0), ("replicate", verdicts.REPLICATE_ATOL)):
-            m = [float(v.pk(f, c, rt, afac=afac).residuals[k - 1]) for rt in last]
-            s4, s3 = N.misfit_slope(last, m), N.misfit_slope(last[1:], m[1:])
-            verdict = lambda x: "passes" if x >= N.LADDER_MIN_SLOPE else "fails"  # noqa: E731
-            lines.append(f"{f:g} Hz / {c:g} mm {name:9s}: slope over 4 rungs {s4:.2f} ({verdict(s4)}), over the last "
-                         f"3 {s3:.2f} ({verdict(s3)}; threshold {N.LADDER_MIN_SLOPE:g})")
-    return "\n".join(lines)
-
-
 __all__ = ["TABLE_CAPTIONS", "PARAMETERS", "run", "glue_values", "key_parameter_rows", "parameter_rows",
-           "criteria_rows", "detail_animation", "explore_panel", "exercise_1", "exercise_2", "exercise_3",
-           "exercise_4"]
+           "criteria_rows", "detail_animation", "explore_panel", "exercise_1", "exercise_2", "exercise_3"]

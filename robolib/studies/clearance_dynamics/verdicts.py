@@ -53,6 +53,17 @@ def case_id(prefix: str, f: float, c: float) -> str:
     return f"{prefix}_{f:g}_{c:g}".replace(".", "p")
 
 
+def register_uncited(reg, claims) -> None:
+    """Placeholders for the cases the prose cites (:data:`CITED_CASES`) that this run lacks: for each case, each
+    ``(id prefix, what)`` of ``claims`` not registered yet is a failing claim "<what> at f Hz / c mm"."""
+    for f, c in CITED_CASES:
+        for prefix, what in claims:
+            if case_id(prefix, f, c) not in reg.claims:
+                reg.claim(case_id(prefix, f, c), f"{what} at {f:g} Hz / {c:g} mm", value=None,
+                          criterion="the case is one of this run's verdict_cases", holds=False,
+                          text="not computed in this run (the case is not in verdict_cases)")
+
+
 def job_cost(job) -> float:
     """Rough single-process cost of a job (arbitrary units), to start the longest runs first."""
     kind, f, c_mm, rt, a, b, alpha, afac = job
@@ -213,11 +224,7 @@ def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
     for fc in s.cases:
         register_case_verdict(v, reg, *fc)
     register_rung_scatter(v, reg)
-    for (f, c) in CITED_CASES:   # the prose cites these cases; a run without one says so where it is cited
-        if case_id("clearance_verdict", f, c) not in reg.claims:
-            reg.claim(case_id("clearance_verdict", f, c), f"the Poincaré verdict at {f:g} Hz / {c:g} mm", value=None,
-                      criterion="the case is one of this run's verdict_cases", holds=False,
-                      text="not computed in this run (the case is not in verdict_cases)")
+    register_uncited(reg, [("clearance_verdict", "the Poincaré verdict")])
     register_loose(v, reg)
     transient_study(v, reg)
     register_lyapunov(v, reg)
@@ -403,11 +410,7 @@ def register_lyapunov(v: VerdictStudy, reg) -> None:
                       holds=(L.exponent + 2 * u < 0) if periodic else (L.exponent - 2 * u > 0),
                       text=f"λ = {L.exponent:+.1f} ± {u:.1f} /s ({parts})")
         rows.append(_lyapunov_row(f, c, st, L, s.rt_default(f, c), _alpha_of(s)))
-    for (f, c) in CITED_CASES:
-        if case_id("clearance_lyap", f, c) not in reg.claims:
-            reg.claim(case_id("clearance_lyap", f, c), f"the largest Lyapunov exponent at {f:g} Hz / {c:g} mm",
-                      value=None, criterion="the case is one of this run's verdict_cases", holds=False,
-                      text="not computed in this run (the case is not in verdict_cases)")
+    register_uncited(reg, [("clearance_lyap", "the largest Lyapunov exponent")])
     off = [abs(v.lyap(f, c).exponent + s.alpha) > 2 * v.lyap_u[(f, c)] for (f, c) in s.cases]
     note = ("" if s.engine == "dae" else " (the fast model has no Baumgarte terms: on it the check says only whether "
             "λ ± 2u excludes −α)")
@@ -516,7 +519,7 @@ def lyapunov_table(v: VerdictStudy) -> str:
                            "α = β [1/s]"], v.lyapunov_rows)
 
 
-__all__ = ["REPLICATE_ATOL", "LYAP_ALPHA_TOL", "ALPHA_HIGH", "STEPWISE_FALL", "case_id",
+__all__ = ["REPLICATE_ATOL", "LYAP_ALPHA_TOL", "ALPHA_HIGH", "STEPWISE_FALL", "case_id", "register_uncited",
            "job_cost", "poincare_job", "lyapunov_job", "long_run_window", "verdict_jobs", "alpha_jobs",
            "readings_text", "stepwise_rule", "Window", "VerdictStudy", "run_verdict_study", "register_case_verdict",
            "register_rung_scatter", "register_loose", "transient_study", "register_lyapunov", "register_alpha",

@@ -151,19 +151,6 @@ def bisect_increasing(f, target: float, *, start: float = 1.0, iterations: int =
 
 
 # --- parameters ---------------------------------------------------------------------------------------
-def _nonzero_jobs(name: str, value) -> None:
-    """``n_jobs`` is joblib's: 1 serial, n > 1 processes, -1 all cores, -2 all but one, ...; 0 means nothing.
-
-    >>> _nonzero_jobs("n_jobs", 0)
-    Traceback (most recent call last):
-        ...
-    robolib.ParameterError: n_jobs = 0 is not valid: n_jobs must be a non-zero integer (joblib: 1 serial, n > 1 processes, -1 all cores)
-    """
-    if value == 0:
-        raise ParameterError(f"{name} = {value!r} is not valid: {name} must be a non-zero integer "
-                             "(joblib: 1 serial, n > 1 processes, -1 all cores)")
-
-
 def _robot_file(name: str, value) -> None:
     """The file must be a redundant-robot parameter file (read and checked by :func:`~robolib.redundant.load`).
 
@@ -211,7 +198,7 @@ PARAMETERS = {
     "t_sim": Parameter(4.0, "length of the geared-joint simulations (two periods; at most 1 s in a quick run)",
                        unit="s", low=0.0, open_low=True),
     "n_jobs": Parameter(1, "parallel processes of the sweeps (joblib; non-zero: 1 serial, -1 all cores)",
-                        kind="integer", check=_nonzero_jobs),
+                        kind="integer", exclude=(0,)),
     "quick": Parameter(False, "True: small grids and short runs, for tests", kind="boolean"),
 }
 

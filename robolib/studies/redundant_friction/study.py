@@ -31,7 +31,6 @@ from scipy.optimize import minimize_scalar
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import parameter_table
 from robolib.book.result import StudyResult
-from robolib.core.errors import ParameterError
 from robolib.core.params import declare_parameters
 from robolib.redundant.dynamics import inverse_dynamics, reference_motion
 from robolib.redundant.model import BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, DT
@@ -49,13 +48,12 @@ from robolib.redundant.simulation import (
 )
 from robolib.studies.redundant_friction import figures as ff
 from robolib.studies.redundant_friction.figures import sweep_difference
-from robolib.studies.redundant_friction.settings import (  # noqa: F401  (the study's set-up, also reachable from this module)
+from robolib.studies.redundant_friction.settings import (
     BALANCE_TOL,
     CAL_FILE_TOL,
     CAL_RMS_TOL,
     DEC_LIMIT,
     DIFF,
-    EPS_VALUES,
     EX1_AGREE,
     EX2_PRELOAD_BAND,
     FAST_RATE,
@@ -63,24 +61,10 @@ from robolib.studies.redundant_friction.settings import (  # noqa: F401  (the st
     LEVEL_TOL,
     LINEAR_FROM,
     LINEAR_TOL,
-    MAP_PERIODS,
-    MAP_PRELOADS,
-    MAP_SAMPLES,
     MODELS,
-    MU_R,
-    N_FRAMES,
-    N_SWEEP,
-    OVERRIDES,
     OWN_COULOMB_TOL,
     OWN_STRIBECK_TOL,
     PARAMETERS,
-    PAYLOADS,
-    PERIODS,
-    PRELOAD_FRACTIONS,
-    QUICK,
-    SWEEP_SAMPLES,
-    _nonzero_jobs,
-    _robot_file,
     bisect_increasing,
     claim_of_runs,
     coulomb_condition,
@@ -562,7 +546,6 @@ def exercise_text(res, n: int) -> str:
     if n == 3:
         return "\n".join(f"eps = {eps:6.4f} rad/s: largest Stribeck tracking error {dev * 1e3:.6f} mm, turn covered {c:.1%}"
                          for eps, dev, c in d["exercise_3"])
-    raise ParameterError(f"exercise must be 1, 2 or 3, got {n!r}")
 
 
 # --- the study ------------------------------------------------------------------------------------------

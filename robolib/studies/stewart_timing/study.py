@@ -162,8 +162,6 @@ def check_trajectories(models: dict, trajs: dict, t, trajectory: str, amplitude_
 def reference_trajectory(model: StewartModel, trajectory: str = "file", amplitude_scale: float = 1.0,
                          frequency_scale: float = 1.0) -> Trajectory:
     """The model's trajectory block, ``trajectory``-selected (all terms, x/y/z only, angles only) and scaled."""
-    if trajectory not in TRAJECTORIES:
-        raise ParameterError(f"trajectory must be one of {TRAJECTORIES}, got {trajectory!r}")
     tr = trajectory_from_model(model)
     amp = np.array(tr.amplitude, dtype=float) * amplitude_scale
     if trajectory == "translation":

@@ -10,10 +10,6 @@ Three experiments (:func:`robolib.studies.stewart_timing.study.run` runs them on
 3. the claims on the ratios (:func:`timing_claims`).
 
 Wall times are not deterministic: every timing is repeated and the best repeat is used.
-
->>> med, best = time_us(lambda: None, repeats=3, number=10)
->>> 0 < best <= med
-True
 """
 
 from __future__ import annotations
@@ -57,11 +53,6 @@ PER_EVAL = {
 WHOLE, MISMATCH = "each model as the whole simulation, compiled", "NE plant, NE or VW controller, compiled"
 COLUMNS = "VW state-equation terms by columns (8 evaluations), compiled"
 METHODS = (("NE", "newton_euler", 0), ("VW", "virtual_work", 1))
-
-
-def time_us(fn, repeats: int, number: int) -> tuple[float, float]:
-    """(median, best) wall time of one call of ``fn`` over ``repeats`` loops of ``number`` calls [µs]."""
-    return time_interleaved({"fn": (fn, number)}, repeats)["fn"]
 
 
 def time_interleaved(calls: dict, repeats: int) -> dict:
@@ -240,5 +231,5 @@ def cost_values(ev: dict) -> dict:
             "stewart_vw_forward_cost": f"{ev['VW forward dynamics, compiled'][1] / ne:.2g}"}
 
 
-__all__ = ["time_us", "time_interleaved", "evaluation_times", "run_times", "timing_claims", "evaluation_table",
+__all__ = ["time_interleaved", "evaluation_times", "run_times", "timing_claims", "evaluation_table",
            "ratio_table", "cost_values", "KERNEL_FACTOR"]
