@@ -289,11 +289,17 @@ def _caption_html(kind: str, caption: str | None) -> str:
 
 
 def _live_control(name, values, label, initial, span=None):
-    """The live widget of one control: a slider over ``span`` = ``(low, high[, step])`` (the physical range) or,
-    without one, over the grid's values; its readout shows the digits its step needs."""
+    """The live widget of one control: a slider over ``span`` = ``(low, high[, step])`` (the physical range;
+    ``step = "log"``: a logarithmic slider, for a range over decades) or, without one, over the grid's values;
+    its readout shows the digits its step needs."""
     import ipywidgets as widgets
 
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    if numeric and span is not None and len(span) > 2 and span[2] == "log":
+        return widgets.FloatLogSlider(value=float(initial), base=10, min=math.log10(span[0]),
+                                      max=math.log10(span[1]), step=0.01, description=label, readout_format=".4g",
+                                      continuous_update=False, style={"description_width": "initial"},
+                                      layout=widgets.Layout(width="520px"))
     if numeric and (span is not None or len(values) > 1):
         lo, hi = (float(span[0]), float(span[1])) if span is not None else (float(min(values)), float(max(values)))
         step = float(span[2]) if span is not None and len(span) > 2 else (hi - lo) / 100
@@ -318,7 +324,7 @@ def explore(draw, grid: Mapping[str, Any], *, labels: Mapping[str, str] | None =
     ``labels`` are the controls' descriptions (with units), ``initial`` their
     starting values (default: the middle of each grid), ``fmt`` a format string
     or function per name for the slider readouts. ``ranges`` gives a control's physical range
-    ``(low, high[, step])`` for the live slider (actuator travel, say), which may exceed its grid. ``caption`` is shown under the
+    ``(low, high[, step])`` (step ``"log"``: a logarithmic slider) for the live slider (actuator travel, say), which may exceed its grid. ``caption`` is shown under the
     panel ("Explore panel. <caption>"); ``alt`` (default: the caption) is the alt text of
     every precomputed image, followed by the control values it shows.
 

@@ -29,6 +29,7 @@ from robolib.stewart.control import (
     SimResult,
     Trajectory,
     joint_references,
+    sampled_loop_radius,
     simulate,
     tracking_metrics,
     trajectory_from_model,
@@ -47,11 +48,12 @@ from robolib.stewart.kinematics import (
     leg_geometry,
     leg_motion,
     limit_codes,
+    limit_interval,
     pose_rates,
 )
 from robolib.stewart.model import Body, StewartModel, from_dict, load, point_mass_legs
 
 __all__ = ["Body", "StewartModel", "load", "from_dict", "point_mass_legs", "LIMIT_CODES", "LegGeometry", "LegMotion",
            "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "forward_kinematics", "jacobian", "leg_motion",
-           "pose_rates", "check_limits", "limit_codes", *dynamics.__all__, "Trajectory", "PoseFunction", "trajectory_from_model",
+           "pose_rates", "check_limits", "limit_codes", "limit_interval", *dynamics.__all__, "Trajectory", "PoseFunction", "sampled_loop_radius", "trajectory_from_model",
            "joint_references", "simulate", "SimResult", "tracking_metrics", "aswritten"]

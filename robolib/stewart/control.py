@@ -165,6 +165,30 @@ def _check_trajectory(trajectory) -> None:
                              f"{type(trajectory).__name__}")
 
 
+def sampled_loop_radius(kp: float, kd: float, ki: float, step: float) -> float:
+    """Spectral radius of the exact-model error loop as :func:`simulate` samples it: below 1, the loop is stable.
+
+    With the controller's model equal to the plant, each leg error obeys ``e'' = -(K_p e + K_d e' + K_i z)``
+    with the right-hand side held over each ``step`` (zero-order hold) and the error integral summed as
+    ``z += e step``; ``(z, e, e')`` advances by a 3 x 3 matrix, whose largest |eigenvalue| this is. Without
+    integral action (``ki = 0``) the integral does not act back, and the radius is that of ``(e, e')``. As
+    ``step -> 0`` the loop is stable iff ``K_d K_p > K_i`` (Routh-Hurwitz), with all gains positive.
+
+    >>> round(sampled_loop_radius(1200.0, 60.0, 8000.0, 1e-3), 4)   # the chapter's gains (continuous: triple pole -20 /s)
+    0.9831
+    >>> sampled_loop_radius(1200.0, 60.0, 1.01 * 60.0 * 1200.0, 1e-6) > 1   # just past K_d K_p = K_i
+    True
+    """
+    kp, kd, ki = (real(n, v, low=0.0) for n, v in (("kp", kp), ("kd", kd), ("ki", ki)))
+    step = real("step", step, low=0.0, open_low=True, unit="s")
+    h = step
+    A = np.array([[1.0, h, 0.0], [0.0, 1.0, h], [0.0, 0.0, 1.0]])
+    A -= np.outer([0.0, h * h / 2, h], [ki, kp, kd])
+    if ki == 0.0:
+        A = A[1:, 1:]
+    return float(np.abs(np.linalg.eigvals(A)).max())
+
+
 @dataclass
 class SimResult:
     """Arrays of one closed-loop run, sampled every step (``n = steps + 1`` rows).
@@ -275,7 +299,7 @@ def simulate(model: StewartModel, controller: str = "newton_euler", *, pid: bool
     return SimResult(t, T_X, Xd, T_V, T_L, ld, T_E, T_F, wall, controller, plant, g)
 
 
-__all__ = ["Trajectory", "PoseFunction", "trajectory_from_model", "joint_references", "SimResult", "simulate", "DEFAULT_GAINS"]
+__all__ = ["Trajectory", "PoseFunction", "sampled_loop_radius", "trajectory_from_model", "joint_references", "SimResult", "simulate", "DEFAULT_GAINS"]
 
 
 #: Convergence band of :func:`tracking_metrics`: the error has converged once it stays below

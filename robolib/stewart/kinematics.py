@@ -288,6 +288,49 @@ def check_limits(model: StewartModel, pose, *, mask: bool = False):
     return None
 
 
+def limit_interval(model: StewartModel, coordinate: int, pose=None, *, span: float = 10.0,
+                   tol: float = 1e-9) -> tuple[float, float]:
+    """How far one pose coordinate can move from ``pose`` (default: home) within the limits: ``(low, high)`` offsets.
+
+    ``coordinate`` 0-5 is x, y, z (m) or roll, pitch, yaw (rad); the others stay at ``pose``. The interval is
+    the one around ``pose`` in which :func:`check_limits` allows every pose: each end is the first refused
+    offset of a scan in steps of ``span / 2000``, refined by bisection to ``tol`` (an end beyond ``+-span``
+    is given as ``+-span``). A ``pose`` outside the limits raises ``UnreachableError``.
+
+    >>> from robolib import stewart
+    >>> m = stewart.load("stewart/tsai2000.yaml")
+    >>> lo, hi = limit_interval(m, 2)                       # heave: legs at 0.8 m below, 1.8 m above
+    >>> round(lo, 3), round(hi, 3)
+    (-0.728, 0.817)
+    >>> float(inverse_kinematics(m, m.home_pose + [0, 0, hi, 0, 0, 0]).max()).__round__(6)
+    1.8
+    """
+    _check_model(model)
+    pose = as_state(model.home_pose if pose is None else pose, "pose")
+    if pose.shape != (6,):
+        raise ParameterError(f"pose must be one pose of shape (6,), got shape {pose.shape}")
+    if isinstance(coordinate, bool) or coordinate not in range(6):
+        raise ParameterError(f"coordinate must be 0-5 (x, y, z, roll, pitch, yaw), got {coordinate!r}")
+    span, tol = real("span", span, low=0.0, open_low=True), real("tol", tol, low=0.0, open_low=True)
+    check_limits(model, pose)
+    unit = np.eye(6)[coordinate]
+
+    ends = []
+    for sign in (-1.0, 1.0):
+        d = sign * np.linspace(0.0, span, 2001)  # scan outward, then bisect the first step that leaves
+        ok = check_limits(model, pose + d[:, None] * unit, mask=True)
+        if ok.all():
+            ends.append(d[-1])
+            continue
+        k = int(np.argmin(ok))
+        a, b = d[k - 1], d[k]
+        while abs(b - a) > tol:
+            mid = 0.5 * (a + b)
+            a, b = (mid, b) if check_limits(model, pose + mid * unit, mask=True) else (a, mid)
+        ends.append(float(a))
+    return ends[0], ends[1]
+
+
 def leg_frames(model: StewartModel, pose) -> np.ndarray:
     """Leg rotation matrices ``[c_i, s_i x c_i, s_i]`` (columns), shape ``(..., 6, 3, 3)``.
 
@@ -474,5 +517,5 @@ def forward_kinematics(model: StewartModel, lengths, guess=None, *, tol: float =
 __all__ = [
     "LegGeometry", "LegMotion", "leg_geometry", "leg_frames", "joint_points", "inverse_kinematics", "jacobian",
     "leg_motion", "pose_rates", "forward_kinematics", "as_state", "as_flag", "batch_shape", "check_limits",
-    "limit_codes", "LIMIT_CODES", "LIMIT_TOL",
+    "limit_codes", "LIMIT_CODES", "LIMIT_TOL", "limit_interval",
 ]

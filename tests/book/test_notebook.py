@@ -88,3 +88,16 @@ def test_a_live_slider_spans_the_physical_range_with_the_digits_its_step_needs()
     assert (slider.min, slider.max, slider.step) == (-0.1, 0.6, 0.001)
     assert slider.readout_format == ".3f"                    # 0.006 m reads 0.006, not 0.01
     assert slider.style.description_width == "initial"      # the label is shown in full
+
+
+def test_a_live_slider_over_decades_is_logarithmic():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    box = explore(lambda kp: plt.figure(), {"kp": [300.0, 1200.0]}, ranges={"kp": (10.0, 1e5, "log")},
+                  initial={"kp": 1200.0}, mode="live")
+    slider = box.children[1]
+    assert type(slider).__name__ == "FloatLogSlider"
+    assert (slider.min, slider.max, slider.value) == (1.0, 5.0, 1200.0)

@@ -166,3 +166,33 @@ def test_a_pose_function_leaving_the_stroke_is_refused_at_the_time_it_leaves():
     rise = stewart.PoseFunction(lambda t: m.home_pose + np.outer(t, [0, 0, 1.0, 0, 0, 0]))  # 1 m/s up
     with pytest.raises(UnreachableError, match=r"t = 0\.8"):
         stewart.simulate(m, trajectory=rise, duration=1.0)
+
+
+# --------------------------------------------------------------------------- stability of the sampled loop
+def test_the_sampled_loop_is_stable_as_routh_hurwitz_says_when_the_step_is_small():
+    kp, kd = 1200.0, 60.0
+    assert stewart.sampled_loop_radius(kp, kd, 0.99 * kd * kp, 1e-6) < 1 < stewart.sampled_loop_radius(
+        kp, kd, 1.01 * kd * kp, 1e-6)
+
+
+def test_the_sampled_pd_loop_is_unstable_for_a_gain_the_continuous_loop_allows():
+    assert stewart.sampled_loop_radius(1e6, 60.0, 0.0, 1e-3) > 1 > stewart.sampled_loop_radius(1e4, 60.0, 0.0, 1e-3)
+
+
+@needs_numba
+@pytest.mark.parametrize("ki_factor", [0.5, 1.2])
+def test_the_sampled_loop_radius_is_the_growth_per_step_of_a_simulated_exact_model_loop(ki_factor):
+    """The real closed loop (NE plant, NE controller, force held over a step) against the 3 x 3 model."""
+    m = stewart.load("stewart/hydraulic.yaml")
+    kp, kd, h = 900.0, 20.0, 2e-3
+    ki = ki_factor * kd * kp
+    r = stewart.simulate(m, gains={"kp": kp, "kd": kd, "ki": ki}, duration=1.5, step=h,
+                         trajectory=stewart.Trajectory(m.home_pose, np.zeros(6), np.zeros(6), np.zeros(6)),
+                         initial_error=[0, 0, 1e-5, 0, 0, 0])
+    e, t = np.abs(r.error).max(axis=1), r.t
+    # the envelope's growth rate (1/s): the peak of each quarter second, fitted after the fast pole has died out
+    starts = np.arange(0.5, 1.25, 0.25)
+    peaks = [e[(t >= a) & (t < a + 0.25)].max() for a in starts]
+    measured = np.polyfit(starts, np.log(peaks), 1)[0]
+    predicted = np.log(stewart.sampled_loop_radius(kp, kd, ki, h)) / h
+    assert measured == pytest.approx(predicted, rel=0.15)  # the continuous loop's rate is 30 % off at ki_factor 1.2

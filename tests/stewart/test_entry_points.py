@@ -202,6 +202,12 @@ ENTRY_POINTS = {
     "stewart.pose_rates": (S.pose_rates, dict(pose=X2, twist=V2), {"pose": BSTATE, "twist": BSTATE}),
     "stewart.check_limits": (S.check_limits, dict(model=M, pose=X2, mask=False), {"pose": STATE, "mask": FLAG}),
     "stewart.limit_codes": (S.limit_codes, dict(model=M, pose=X2), {"pose": STATE}),
+    "stewart.limit_interval": (S.limit_interval, dict(model=M, coordinate=2, pose=M.home_pose, span=2.0, tol=1e-6),
+                               {"coordinate": st.sampled_from([-1, 6, 2.5, True, "z", None]), "pose": optional((6,)),
+                                "span": "positive", "tol": "positive"}),
+    "stewart.sampled_loop_radius": (S.sampled_loop_radius, dict(kp=1200.0, kd=60.0, ki=8000.0, step=1e-3),
+                                    {"kp": "nonnegative", "kd": "nonnegative", "ki": "nonnegative",
+                                     "step": "positive"}),
     # dynamics
     "stewart.inverse_dynamics": (S.inverse_dynamics, dict(model=M, pose=X2, twist=V2, accel=A2, method="newton_euler",
                                                           external=E2),

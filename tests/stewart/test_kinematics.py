@@ -494,3 +494,35 @@ def test_the_size_limit_of_forward_kinematics_at_its_boundary():
             K.forward_kinematics(m, np.full(6, limit * (1 + 1e-9)))
         with pytest.raises(ConvergenceError):                      # past the size check: Newton cannot reach it
             K.forward_kinematics(m, np.full(6, limit * (1 - 1e-9)), max_iter=3)
+
+
+# --------------------------------------------------------------------------- how far a pose coordinate can move
+@pytest.mark.parametrize("file", ["stewart/tsai2000.yaml", "stewart/hydraulic.yaml"])
+@pytest.mark.parametrize("coordinate", range(6))
+def test_a_limit_interval_ends_where_the_limits_start_to_refuse(file, coordinate):
+    m = stewart.load(file)
+    pose = m.home_pose + [0.01, -0.02, 0.03, 0.02, -0.01, 0.05]  # off home: breaks the geometry's symmetry
+    lo, hi = stewart.limit_interval(m, coordinate, pose)
+    unit = np.eye(6)[coordinate]
+    assert lo < 0 < hi
+    inside = pose + np.linspace(lo, hi, 201)[:, None] * unit
+    assert stewart.check_limits(m, inside, mask=True).all()
+    beyond = pose + np.array([lo - 1e-6, hi + 1e-6])[:, None] * unit
+    assert not stewart.check_limits(m, beyond, mask=True).any()
+
+
+def test_the_heave_interval_of_tsai_s_platform_ends_at_the_stroke_above_and_the_u_joint_angle_below():
+    m = stewart.load("stewart/tsai2000.yaml")
+    lo, hi = stewart.limit_interval(m, 2)
+    up = stewart.inverse_kinematics(m, m.home_pose + [0, 0, hi, 0, 0, 0])
+    assert up.max() == pytest.approx(m.limits["length_max"], abs=1e-8)
+    with pytest.raises(UnreachableError, match="U-joint angle"):
+        stewart.check_limits(m, m.home_pose + [0, 0, lo - 1e-6, 0, 0, 0])
+
+
+def test_a_limit_interval_refuses_a_bad_coordinate_or_a_pose_outside_the_limits():
+    m = stewart.load("stewart/tsai2000.yaml")
+    with pytest.raises(ParameterError, match="coordinate"):
+        stewart.limit_interval(m, 6)
+    with pytest.raises(UnreachableError):
+        stewart.limit_interval(m, 0, m.home_pose + [0, 0, 4.0, 0, 0, 0])

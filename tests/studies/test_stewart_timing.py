@@ -359,12 +359,25 @@ def test_models_page_parameters_match_the_files():
     assert not st.leg_coms_on_axis(hyd) and st.leg_coms_on_axis(tsai)
 
 
-def test_the_live_explore_panels_span_the_full_grid_even_in_a_quick_run(res, monkeypatch):
+def test_the_live_explore_panels_span_the_poses_the_limits_allow_and_the_gains_the_sampled_loop_keeps_stable(
+        res, monkeypatch):
+    from robolib import stewart
     from robolib.studies.stewart_timing.figures import explore_gains, explore_pose
 
     monkeypatch.setenv("JPY_SESSION_NAME", "chapter")      # as in a kernel JupyterLab started: the live panels
     assert res.params["quick"]
-    pose = {s.description: (s.min, s.max, s.readout_format) for s in explore_pose(res).children[1:3]}
-    assert pose == {"height offset dz [m]": (-0.45, 0.6, ".3f"), "yaw [deg]": (-30.0, 30.0, ".1f")}
-    gains = {s.description: (s.min, s.max) for s in explore_gains(res).children[1:3]}
-    assert gains == {"K_p [1/s²]": (300.0, 4800.0), "K_i [1/s³]": (0.0, 16000.0)}
+    model = res.data["model"]
+    dz, yaw = explore_pose(res).children[1:3]
+    assert (dz.readout_format, yaw.readout_format) == (".3f", ".1f")
+    for slider, coordinate, scale in ((dz, 2, 1.0), (yaw, 5, np.pi / 180)):
+        ends = model.home_pose + np.eye(6)[coordinate] * np.array([[slider.min], [slider.max]]) * scale
+        beyond = model.home_pose + np.eye(6)[coordinate] * np.array([[slider.min - slider.step],
+                                                                      [slider.max + slider.step]]) * scale
+        assert stewart.check_limits(model, ends, mask=True).all(), slider.description
+        assert not stewart.check_limits(model, beyond, mask=True).any(), slider.description
+    kp, ki = explore_gains(res).children[1:3]
+    kd, h = res.params["kd"], res.params["step"]
+    assert stewart.sampled_loop_radius(10 ** kp.max, kd, 0.0, h) < 1 < stewart.sampled_loop_radius(
+        1.01 * 10 ** kp.max, kd, 0.0, h)
+    assert stewart.sampled_loop_radius(res.params["kp"], kd, ki.max, h) < 1 < stewart.sampled_loop_radius(
+        res.params["kp"], kd, ki.max + 2 * ki.step, h)

@@ -9,19 +9,22 @@ result). Every figure is a :class:`matplotlib.figure.Figure` made without pyplot
 
 from __future__ import annotations
 
+import math
+
 import matplotlib
 import numpy as np
 from matplotlib.animation import FuncAnimation
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from scipy.optimize import brentq
 
 from robolib.book.notebook import animation_html, explore
 from robolib.core.drawing import FIGURE_WIDTH
 from robolib.core.errors import SingularityError, UnreachableError
 from robolib.stewart import drawing
-from robolib.stewart.control import simulate, tracking_metrics
+from robolib.stewart.control import sampled_loop_radius, simulate, tracking_metrics
 from robolib.stewart.dynamics import inverse_dynamics
-from robolib.stewart.kinematics import inverse_kinematics
+from robolib.stewart.kinematics import inverse_kinematics, limit_interval
 from robolib.studies.stewart_timing.settings import PATENT_NE_S, PATENT_RATIO, PATENT_VW_S, REPRODUCED, file_offset
 
 #: Limit codes of :func:`robolib.stewart.limit_codes`: legend text and colour of the reach figure.
@@ -228,9 +231,9 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
             mt = tracking_metrics(r.t, r.error, window=duration / 4)
             ax.semilogy(r.t, np.abs(r.error).max(axis=1) + 1e-15, color=color, lw=1.2,
                         label=f"{ab}: static {mt['static'] * 1e6:.3g} µm")
-        stable = kd * kp > ki
-        ax.set_title(f"K_d = {kd:g} 1/s; exact-model loop {'stable' if stable else 'UNSTABLE'} "
-                     f"(K_d K_p {'>' if stable else '≤'} K_i)", fontsize=9)
+        rho = sampled_loop_radius(kp, kd, ki, step)
+        ax.set_title(f"K_d = {kd:g} 1/s; exact-model loop sampled at {step * 1e3:g} ms: radius {rho:.4f}, "
+                     f"{'stable' if rho < 1 else 'UNSTABLE'}", fontsize=9)
         ax.legend(fontsize=8)
     except ValueError as exc:  # e.g. the plant left its limits under unstable gains
         ax.set_title(str(exc)[:90], fontsize=7, color="tab:red")
@@ -239,11 +242,32 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
     return fig
 
 
+def _inward(lo: float, hi: float, step: float) -> tuple[float, float, float]:
+    """A slider's range ``(lo, hi, step)`` with both ends on the step grid inside ``[lo, hi]``."""
+    return math.ceil(lo / step) * step, math.floor(hi / step) * step, step
+
+
+def pose_ranges(model) -> dict:
+    """Live ranges of the pose panel: how far dz (m) and yaw (deg) can move from home within the stroke and
+    joint-angle limits (:func:`robolib.stewart.limit_interval`)."""
+    dz, yaw = limit_interval(model, 2), np.degrees(limit_interval(model, 5))
+    return {"dz": _inward(*dz, 0.005), "yaw_deg": _inward(*yaw, 0.5)}
+
+
+def gain_ranges(kp: float, kd: float, step: float) -> dict:
+    """Live ranges of the gains panel: K_p from 10 1/s² up to the largest gain at which the PD loop sampled at
+    ``step`` is stable (log slider); K_i from 0 up to the largest integral gain stable with the run's
+    ``kp`` (:func:`robolib.stewart.sampled_loop_radius`). Other combinations may be unstable: the figure's
+    title says so."""
+    kp_max = brentq(lambda g: sampled_loop_radius(10 ** g, kd, 0.0, step) - 1.0, 1.0, 12.0, xtol=1e-6)
+    ki_max = brentq(lambda k: sampled_loop_radius(kp, kd, k, step) - 1.0, 1e-9, kd * kp * 2, xtol=1e-3)
+    return {"kp": (10.0, 0.999 * 10 ** kp_max, "log"), "ki": _inward(0.0, 0.999 * ki_max, 100.0)}
+
+
 def explore_pose(res):
     """Explore panel 1: forces of both models at a pose (height offset, yaw) while turning about the vertical.
 
-    Live (JupyterLab), the sliders span the full run's grid whatever ``quick`` is: dz from -0.45 to +0.6 m,
-    yaw +-30 deg (the stroke limits are checked by the model at every pose drawn)."""
+    Live (JupyterLab), the sliders span the poses the limits allow (:func:`pose_ranges`), whatever ``quick`` is."""
 
     model, quick = res.data["model"], res.params["quick"]
     grid = ({"dz": [-0.45, -0.3, -0.15, 0.0, 0.15, 0.3, 0.6], "yaw_deg": [-30, -15, 0, 15, 30]}
@@ -251,8 +275,7 @@ def explore_pose(res):
     return explore(lambda dz, yaw_deg: pose_forces(model, dz, yaw_deg), grid,
                    labels={"dz": "height offset dz [m]", "yaw_deg": "yaw [deg]"},
                    initial={"dz": 0.15 if not quick else 0.0, "yaw_deg": 15 if not quick else 0},
-                   fmt={"dz": "{:+g}", "yaw_deg": "{:+g}"},
-                   ranges={"dz": (-0.45, 0.6, 0.005), "yaw_deg": (-30, 30, 0.5)},
+                   fmt={"dz": "{:+g}", "yaw_deg": "{:+g}"}, ranges=pose_ranges(model),
                    caption="Leg forces of the Newton-Euler and virtual-work models at the chosen pose while "
                            "turning about the vertical.",
                    alt="bar chart of the six leg forces of both models at a pose")
@@ -261,20 +284,21 @@ def explore_pose(res):
 def explore_gains(res):
     """Explore panel 2: short closed loops of both controllers on the U-joint plant with chosen K_p, K_i.
 
-    Live (JupyterLab), the sliders span the full run's grid whatever ``quick`` is: K_p 300-4800 1/s², K_i
-    0-16000 1/s³; the figure's title says whether the exact-model loop is stable (K_d K_p > K_i)."""
+    Live (JupyterLab), the sliders span the gains of :func:`gain_ranges` (the sampled loop's stability),
+    whatever ``quick`` is; the figure's title gives the loop's radius for the chosen pair."""
 
     d, quick = res.data, res.params["quick"]
-    kd, step, T = res.params["kd"], res.params["step"], d["settings"].explore_t
+    kp, kd, step, T = res.params["kp"], res.params["kd"], res.params["step"], d["settings"].explore_t
     grid = ({"kp": [300.0, 600.0, 1200.0, 2400.0, 4800.0], "ki": [0.0, 8000.0, 16000.0]} if not quick
             else {"kp": [600.0, 1200.0], "ki": [0.0, 8000.0]})
     return explore(lambda kp, ki: gains_runs(d["model"], d["traj"], kp, kd, ki, step, T), grid,
                    labels={"kp": "K_p [1/s²]", "ki": "K_i [1/s³]"},
                    initial={"kp": 1200.0, "ki": 8000.0 if not quick else 0.0},
-                   ranges={"kp": (300.0, 4800.0, 10.0), "ki": (0.0, 16000.0, 100.0)},
+                   ranges=gain_ranges(kp, kd, step),
                    caption="Tracking error of both controllers on the U-joint plant for the chosen gains.",
                    alt="tracking error over time of the two inverse-dynamics controllers")
 
 
 __all__ = ["chapter_figures", "spin_figure", "forces_figure", "reach_figure", "tracking_figure", "ratios_figure",
-           "animation_panel", "pose_forces", "gains_runs", "explore_pose", "explore_gains"]
+           "animation_panel", "pose_forces", "gains_runs", "pose_ranges", "gain_ranges", "explore_pose",
+           "explore_gains"]
