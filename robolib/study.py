@@ -48,11 +48,9 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-import yaml
-
 from robolib.book.result import DEFAULT_OUT, StudyResult
 from robolib.core.errors import ParameterError
-from robolib.core.params import validate_parameters
+from robolib.core.params import read_yaml, validate_parameters
 
 #: Study name -> ``"module:function"`` of its study function (each chapter's package in :mod:`robolib.studies`).
 STUDIES = {name: f"robolib.studies.{name}:run" for name in
@@ -150,18 +148,13 @@ def check_notebook_defaults(name: str, folder=NOTEBOOKS) -> None:
 
 # ---- the command line ------------------------------------------------------------------------------
 def _yaml_value(text: str):
-    """A ``-p`` value: YAML (``True``, ``7``, ``[1, 2]``, ``null``), and numbers YAML 1.1 leaves as text (``1e6``).
+    """A ``-p`` value or a ``-y``/``-f`` mapping: YAML (``True``, ``7``, ``[1, 2]``, ``null``), with numbers
+    such as ``1e-8`` read as numbers at any depth (:func:`robolib.core.params.read_yaml`).
 
-    >>> _yaml_value("1e6"), _yaml_value("7"), _yaml_value("True"), _yaml_value("B1,C")
-    (1000000.0, 7, True, 'B1,C')
+    >>> _yaml_value("1e6"), _yaml_value("7"), _yaml_value("True"), _yaml_value("B1,C"), _yaml_value("[[1e-8]]")
+    (1000000.0, 7, True, 'B1,C', [[1e-08]])
     """
-    value = yaml.safe_load(text)
-    if isinstance(value, str):
-        try:
-            return float(value) if value.strip().lower() not in ("nan", "inf", "-inf", "infinity") else value
-        except ValueError:
-            return value
-    return value
+    return read_yaml(text)
 
 
 def parse_arguments(argv) -> tuple[str, dict, argparse.Namespace]:

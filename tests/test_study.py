@@ -219,6 +219,14 @@ def test_command_line_values_are_yaml(tmp_path):
         study.parse_arguments(["prp3_roundtrip", "-f", str(f)])
 
 
+def test_numbers_written_1e_minus_8_are_numbers_at_any_depth_of_a_command_line_value(tmp_path):
+    f = tmp_path / "p.yaml"
+    f.write_text("convergence_rtols: [1e-8, 1e-10]\n")
+    _, params, _ = study.parse_arguments(["clearance_dynamics", "-f", str(f), "-y", "case_rtols: [[1e-8, 1e-9]]",
+                                          "-p", "freq_range", "[2, 1e1]"])
+    assert params == {"convergence_rtols": [1e-8, 1e-10], "case_rtols": [[1e-8, 1e-9]], "freq_range": [2, 10.0]}
+
+
 def _cli(*args, cwd):
     return subprocess.run([sys.executable, "-m", "robolib.study", *args], capture_output=True, text=True, cwd=cwd,
                           timeout=900)

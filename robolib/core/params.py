@@ -24,6 +24,7 @@ import functools
 import inspect
 import math
 import numbers
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -234,12 +235,32 @@ def resolve_data_path(path: str | Path) -> Path:
                              f"and in {DATA_DIR})")
 
 
+class _NumbersLoader(yaml.SafeLoader):
+    """The safe YAML loader, with numbers as people write them: ``1e-8`` and ``2E6`` are floats (YAML 1.2)."""
+
+
+_NumbersLoader.add_implicit_resolver("tag:yaml.org,2002:float",
+                                     re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+                                     list("-+0123456789"))
+
+
+def read_yaml(text: str):
+    """Parse YAML text safely, reading ``1e-8`` as a number (YAML 1.1, and so ``yaml.safe_load``, reads text).
+
+    >>> read_yaml("case_rtols: [[1e-8, 1.0e-9], [2E-10]]")
+    {'case_rtols': [[1e-08, 1e-09], [2e-10]]}
+    >>> read_yaml("name: 1e6x")
+    {'name': '1e6x'}
+    """
+    return yaml.load(text, Loader=_NumbersLoader)
+
+
 def load_yaml(path: str | Path, schema: Mapping[str, Any]) -> dict:
     """Read the YAML file ``path`` (or ``data/<path>``) and validate it against ``schema``."""
     _check_schema(schema)
     p = resolve_data_path(path)
     try:
-        data = yaml.safe_load(p.read_text())
+        data = read_yaml(p.read_text())
     except yaml.YAMLError as exc:
         raise ParameterFileError(f"{p}: not valid YAML: {exc}") from None
     return validate(data, schema, source=str(p))
@@ -255,6 +276,7 @@ __all__ = [
     "vector",
     "validate",
     "load_yaml",
+    "read_yaml",
     "resolve_data_path",
 ]
 

@@ -32,7 +32,7 @@ import yaml
 
 from robolib.core.checks import real, real_array
 from robolib.core.errors import ParameterError, ParameterFileError, SingularityError
-from robolib.core.params import number, resolve_data_path, text, validate, vector
+from robolib.core.params import number, read_yaml, resolve_data_path, text, validate, vector
 from robolib.core.rotations import ZERO_NORM_TOL, cross, dot, rpy_matrix
 
 #: Relative tolerance for the symmetry / positive semi-definiteness of an inertia tensor.
@@ -383,7 +383,7 @@ def load(path: str | Path) -> StewartModel:
                              f"({type(path).__name__})")
     p = resolve_data_path(path)
     try:
-        data = yaml.safe_load(p.read_text())
+        data = read_yaml(p.read_text())
     except yaml.YAMLError as exc:
         raise ParameterFileError(f"{p}: not valid YAML: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
