@@ -433,8 +433,13 @@ def _failure_reason(robot: Robot, y, friction, exc) -> str:
     try:
         fwd = float(coulomb_contraction(robot, q)[0])
         factor = (f"the contraction factor mu R max_i sum_j ||dF_i/dtau_j|| is {fwd:.3g} at this state "
-                  f"({'not below' if fwd >= CONTRACTION_LIMIT else 'below'} {CONTRACTION_LIMIT:.3g}, the factor that "
-                  f"converges in {COULOMB_MAX_ITER} iterations; mu R = {robot.mu * robot.journal_radius:.3g} m)")
+                  f"(mu R = {robot.mu * robot.journal_radius:.3g} m)")
+        if fwd >= CONTRACTION_LIMIT:
+            factor += (f", not below {CONTRACTION_LIMIT:.3g}, the factor that converges in {COULOMB_MAX_ITER} "
+                       f"iterations: the friction law has no unique solution here")
+        else:
+            factor += (f", below {CONTRACTION_LIMIT:.3g}, so the iteration would converge at a sound state: the "
+                       f"state itself went wrong first (see the joint rates)")
     except np.linalg.LinAlgError:
         factor = "the reaction sensitivity is singular at this state"
     return f"{text}: {factor}; {state}"

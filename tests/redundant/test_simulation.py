@@ -197,3 +197,15 @@ def test_decoupling_error_bound_and_growth():
     assert np.allclose(est / mu_r[:, None], est[0, 0] / mu_r[0])
     with pytest.raises(ParameterError, match="parameter"):
         R.decoupling_map(ROBOT, [1e-3], "mass", [1.0])
+
+
+def test_a_coulomb_failure_message_agrees_with_its_own_contraction_factor():
+    """Below the limit, the message blames the state (it diverged first), not the friction law."""
+    from robolib.core.errors import ConvergenceError
+    from robolib.redundant.simulation import _failure_reason
+
+    robot = R.load()
+    q, dq, _ = R.reference_motion(robot, [0.0])
+    y = np.r_[q[0], dq[0] * 1e6]
+    why = _failure_reason(robot, y, "coulomb_consistent", ConvergenceError("consistent Coulomb friction did not converge"))
+    assert "below 0.759" in why and "not below" not in why and "state itself went wrong" in why

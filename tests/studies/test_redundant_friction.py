@@ -317,8 +317,8 @@ def test_a_simulation_without_a_solution_is_a_finding_of_the_run(quick_study):
     assert run.data["contraction"] and max(run.data["contraction"].values()) < R.simulation.CONTRACTION_LIMIT
     assert set(run.data["geared_sims"]["stopped"]) == {"Coulomb consistent"}
     why = run.data["geared_sims"]["stopped"]["Coulomb consistent"]
-    assert re.match(r"simulation stopped at t = 0\.7\d+ s: consistent Coulomb friction did not converge in 100 "
-                    r"iterations: the contraction factor .* is [\d.]+ at this state \(not below 0.759", why), why
+    assert re.match(r"simulation stopped at t = 0\.7\d+ s: consistent Coulomb friction did not converge(?s:.*)"
+                    r"contraction factor(?s:.*)not below 0\.759(?s:.*)no unique solution", why), why
     assert "too large for a contraction?" not in why and "smallest |sin b_i| = " in why
     dependent = {"rf_geared_coulomb_dev", "rf_geared_dec_sim", "rf_balance", "rf_power", "rf_geared_energy"}
     assert dependent <= set(run.failing())
