@@ -252,6 +252,8 @@ def read_yaml(text: str):
     >>> read_yaml("name: 1e6x")
     {'name': '1e6x'}
     """
+    if not isinstance(text, str):
+        raise ParameterError(f"text must be YAML text (a str), got {type(text).__name__}")
     return yaml.load(text, Loader=_NumbersLoader)
 
 

@@ -18,7 +18,7 @@ import robolib
 from robolib import ParameterError, ParameterFileError, prp3, resolve_data_path
 from robolib.core import params
 from robolib.core import params as P
-from robolib.core.params import boolean, integer, load_yaml, number, text, vector
+from robolib.core.params import boolean, integer, load_yaml, number, read_yaml, text, vector
 
 # ==== the parameter-file loader names the file and the field ========================================================
 
@@ -36,6 +36,7 @@ OUT = Path(tempfile.mkdtemp(prefix="robolib-fuzz-files-"))       # the file rows
 
 
 ENTRY_POINTS = {
+    "read_yaml": (read_yaml, dict(text="a: [1e-8]"), {"text": st.sampled_from([None, 1.0, b"a: 1", ["a"]])}),
     "load_yaml": (load_yaml, dict(path="prp3/paper.yaml", schema=prp3.GEOMETRY_SCHEMA),
                   {"path": st.sampled_from(["no/such/file.yaml", "", None, 3.0, "prp3"]),
                    "schema": st.sampled_from([None, 3.0, "x", [1], {"a": 1}])}),

@@ -214,3 +214,20 @@ def test_round_trip_in_each_working_mode(mode, lx, ly, theta):
     assert np.abs(back[:2] - q[:2]).max() < TOL_LEN, (q, back)
     tol = TOL_ANG if mode == prp3.DEFAULT_MODE else TOL_ANG_OTHER_MODES
     assert _angle_error(back[2], q[2]) < tol, (q, back)
+
+
+def test_a_volume_weighted_share_of_the_samples_matches_hit_or_miss_sampling_of_task_space():
+    """The conditioning share of a mode's volume two ways: inputs weighted by |det dJ/dq|, and uniform points in
+    task space inside the mode (IK, then the condition number). Another geometry than the paper's."""
+    geom = prp3.Geometry(l1=170.0, l2=450.0, r=30.0)
+    ws = prp3.workspace_samples(geom, n=200_000, seed=3)
+    mode = (1, 1, 1)
+    share, se = ws.share(ws.condition < 20, mode=mode)
+    box = prp3.workspace(geom, n=50_000, seed=4)[None].extents
+    pts = np.random.default_rng(5).uniform(box[:, 0], box[:, 1], size=(400_000, 3))
+    hits = pts[prp3.in_workspace(geom, pts, mode=mode)]
+    well = prp3.singularity_measures(geom, *prp3.inverse(geom, hits, mode=mode)).condition < 20
+    p = well.mean()
+    assert 0.05 < share < 0.95 and se < 0.01
+    assert abs(share - p) < 4 * np.hypot(se, np.sqrt(p * (1 - p) / well.size))
+    assert ws.volume(mode)[0] == prp3.workspace(geom, n=200_000, seed=3)[mode].volume_jacobian
