@@ -36,8 +36,12 @@ class ConvergenceError(RobolibError, RuntimeError):
     """An iterative solver that did not converge within its budget."""
 
 
+class StaleCalibrationWarning(UserWarning):
+    """A calibrated parameter used after a change of what it was calibrated for (recalibrate it)."""
+
+
 __all__ = ["RobolibError", "UnreachableError", "SingularityError", "ParameterError", "ParameterFileError",
-           "ConvergenceError"]
+           "ConvergenceError", "StaleCalibrationWarning"]
 
 # Tracebacks and reprs name the module users import them from (``from robolib import ParameterError``).
 for _cls in (RobolibError, UnreachableError, SingularityError, ParameterError, ParameterFileError, ConvergenceError):

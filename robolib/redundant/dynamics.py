@@ -381,7 +381,7 @@ def solve_dynamics(robot: Robot, q, dq, tau, friction=None, *, method="reduced",
     q = _vec("q", q, 12)
     dq = _vec("dq", dq, 12)
     tau = _vec("tau", tau, 3)
-    _friction_name(friction)
+    _friction_name(friction, robot)
     _choice("method", method, METHODS)
     gains = _checks.real_array("baumgarte", baumgarte, shape=(2,))
     if np.any(gains < 0):
@@ -670,7 +670,7 @@ def inverse_dynamics(robot: Robot, q, dq, ddq, friction=None, preload=0.0) -> In
     q = _batch("q", q, 12)
     dq = _batch("dq", dq, 12)
     ddq = _batch("ddq", ddq, 12)
-    _friction_name(friction)
+    _friction_name(friction, robot)
     preload = _checks.real("preload", preload, unit="N m")
     shape = _lead(("q", q), ("dq", dq), ("ddq", ddq))
     q, dq, ddq = (np.broadcast_to(x, shape + (12,)).reshape(-1, 12) for x in (q, dq, ddq))
@@ -801,7 +801,7 @@ def task_inverse_dynamics(robot: Robot, traj: TaskTrajectory, friction=None, pre
     >>> res.tau.shape, res.reactions.shape
     ((50, 3), (50, 3, 2))
     """
-    _friction_name(friction)
+    _friction_name(friction, robot)
     preload = _checks.real("preload", preload, unit="N m")
     q, dq, ddq = joint_trajectory(robot, traj, elbows)
     return inverse_dynamics(robot, q, dq, ddq, friction, preload)

@@ -42,12 +42,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from robolib.core import checks as _checks
-from robolib.core.errors import ParameterError, ParameterFileError
+from robolib.core.errors import ParameterError, ParameterFileError, StaleCalibrationWarning
 from robolib.core.params import load_yaml, number, vector
 
 #: Friction models accepted by :func:`forward_dynamics`, :func:`inverse_dynamics`, :func:`simulate`.
@@ -95,8 +96,13 @@ class Robot:
     ``end_effector_mass`` point mass on chain 1's tip (kg); friction: ``mu``,
     ``journal_radius`` R (m), ``coulomb_torque`` T_c and ``static_torque`` T_s
     (N m), ``stribeck_velocity`` w_s (rad/s), ``viscous`` b_v (N m s/rad),
-    ``smooth_eps`` the smooth-sign velocity (rad/s). Change one value with
-    ``dataclasses.replace(robot, mu=0.2)`` (re-validated).
+    ``smooth_eps`` the smooth-sign velocity (rad/s). ``calibrated_for``: the
+    ``mu * journal_radius`` (m) for which ``coulomb_torque`` was calibrated to the
+    Coulomb law (:func:`calibrate_stribeck`), or None (a level set by hand). Change
+    one value with ``dataclasses.replace(robot, mu=0.2)`` (re-validated); the
+    Stribeck law then warns (:class:`robolib.StaleCalibrationWarning`) that its
+    level was calibrated for another ``mu R`` until you calibrate again
+    (``calibrate_stribeck(robot, ...).apply(robot)``).
     """
 
     base: np.ndarray
@@ -115,6 +121,7 @@ class Robot:
     stribeck_velocity: float
     viscous: float
     smooth_eps: float
+    calibrated_for: float | None = None
 
     def __post_init__(self):
         base = _checks.real_array("base (three finite [x, y] points)", self.base, shape=(3, 2)).copy()
@@ -122,9 +129,9 @@ class Robot:
         object.__setattr__(self, "base", base)
         positive = ("link_length", "active_mass", "passive_mass", "stribeck_velocity", "smooth_eps")
         nonneg = ("active_inertia", "passive_inertia", "end_effector_mass", "mu", "journal_radius",
-                  "coulomb_torque", "static_torque", "viscous")
+                  "coulomb_torque", "static_torque", "viscous", "calibrated_for")
         for f in dataclasses.fields(self):
-            if f.name == "base":
+            if f.name == "base" or (f.name == "calibrated_for" and self.calibrated_for is None):
                 continue
             v = getattr(self, f.name)
             if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)) or not math.isfinite(v):
@@ -180,6 +187,7 @@ _SCHEMA = {
         "stribeck_velocity": number(unit="rad/s", positive=True),
         "viscous": number(unit="N m s/rad", nonnegative=True),
         "smooth_eps": number(unit="rad/s", positive=True),
+        "calibrated_for_mu_r": number(unit="m", nonnegative=True, optional=True),
     },
 }
 
@@ -210,7 +218,7 @@ def _robot_from(p: dict, f: dict) -> Robot:
         end_effector_mass=p["end_effector_mass"],
         mu=f["mu"], journal_radius=f["journal_radius"], coulomb_torque=f["coulomb_torque"],
         static_torque=f["static_torque"], stribeck_velocity=f["stribeck_velocity"], viscous=f["viscous"],
-        smooth_eps=f["smooth_eps"],
+        smooth_eps=f["smooth_eps"], calibrated_for=f.get("calibrated_for_mu_r"),
     )
 
 
@@ -257,8 +265,18 @@ def _choice(name: str, x, options: tuple):
     return x
 
 
-def _friction_name(friction):
-    return _choice("friction", friction, FRICTION_MODELS)
+def _friction_name(friction, robot: Robot | None = None):
+    """``friction`` checked; for the Stribeck law of a ``robot`` whose level is stale, a warning."""
+    name = _choice("friction", friction, FRICTION_MODELS)
+    if name == "stribeck" and isinstance(robot, Robot) and robot.calibrated_for is not None:
+        mu_r = robot.mu * robot.journal_radius
+        if not math.isclose(mu_r, robot.calibrated_for, rel_tol=1e-9):
+            warnings.warn(f"the Stribeck level coulomb_torque = {robot.coulomb_torque:.4g} N m was calibrated for "
+                          f"mu R = {robot.calibrated_for:.4g} m, and this robot has mu R = {mu_r:.4g} m: calibrate "
+                          f"it again (redundant.calibrate_stribeck(robot, ...).apply(robot)) for the Stribeck law to "
+                          f"match the Coulomb law, or set calibrated_for=None to keep this level",
+                          StaleCalibrationWarning, stacklevel=3)
+    return name
 
 
 def _elbows(elbows) -> np.ndarray:

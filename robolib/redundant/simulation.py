@@ -144,7 +144,7 @@ def reference_torque(robot: Robot, friction=None, preload=0.0, samples=400, elbo
     >>> bool(np.allclose(sched(0.37), inverse_dynamics(robot, q, dq, ddq).tau[0], atol=1e-7))
     True
     """
-    _friction_name(friction)
+    _friction_name(friction, robot)
     preload, samples, elbows, circle = _motion(preload, samples, elbows, circle)
     period = circle.get("period", CIRCLE_PERIOD)
     t = np.linspace(0.0, period, samples + 1)
@@ -303,7 +303,7 @@ def simulate(robot: Robot, q0, dq0, torque, t_end: float, *, friction=None, inte
     dq0 = _vec("dq0", dq0, 12)
     tau_fn = _torque_function(torque)
     t_end = checks.real("t_end", t_end, low=0.0, open_low=True, unit="s")
-    _friction_name(friction)
+    _friction_name(friction, robot)
     _choice("integrator", integrator, ("rk4", "adaptive"))
     dt = checks.real("dt", dt, low=0.0, open_low=True, unit="s")
     gains = checks.real_array("baumgarte", baumgarte, shape=(2,))
@@ -491,9 +491,11 @@ class StribeckCalibration(NamedTuple):
     stribeck_rms: float  #: RMS Stribeck torque at the calibrated level, from inverse dynamics (a check)
 
     def apply(self, robot: Robot) -> Robot:
-        """``robot`` with these Stribeck parameters."""
+        """``robot`` with these Stribeck parameters, marked as calibrated for its ``mu * journal_radius``
+        (``robot`` should be the one calibrated: the mark is what the stale-level warning compares)."""
         return dataclasses.replace(robot, coulomb_torque=self.coulomb_torque, static_torque=self.static_torque,
-                                   stribeck_velocity=self.stribeck_velocity, viscous=self.viscous)
+                                   stribeck_velocity=self.stribeck_velocity, viscous=self.viscous,
+                                   calibrated_for=robot.mu * robot.journal_radius)
 
 
 def calibrate_stribeck(robot: Robot, *, static_ratio: float = 1.5, stribeck_velocity: float = 0.1,

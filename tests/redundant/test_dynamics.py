@@ -374,7 +374,8 @@ def test_preload_direction_reactions_and_minimum_norm_torques():
 
 # --------------------------------------------------------------------------- friction studies
 def _stribeck_rms(robot, Tc, q, dq, ddq, ratio=1.5, ws=0.1, bv=0.0):
-    rb = dataclasses.replace(robot, coulomb_torque=Tc, static_torque=ratio * Tc, stribeck_velocity=ws, viscous=bv)
+    rb = dataclasses.replace(robot, coulomb_torque=Tc, static_torque=ratio * Tc, stribeck_velocity=ws, viscous=bv,
+                             calibrated_for=None)
     return R.rms(R.inverse_dynamics(rb, q, dq, ddq, "stribeck").friction_torque)
 
 
@@ -500,7 +501,7 @@ SKEW = dataclasses.replace(
     ROBOT, base=np.array([[0.02, -0.01], [0.54, 0.03], [0.21, 0.46]]), active_mass=0.7, active_com=0.08,
     active_inertia=0.0041, passive_mass=0.3, passive_com=0.17, passive_inertia=0.0013, end_effector_mass=0.35,
     mu=0.13, journal_radius=0.008, coulomb_torque=4.1e-4, static_torque=7.3e-4, stribeck_velocity=0.07,
-    viscous=2.0e-4, smooth_eps=0.02)
+    viscous=2.0e-4, smooth_eps=0.02, calibrated_for=None)  # a Stribeck level set by hand
 
 
 #: SKEW with every mass and inertia 1e6x larger: the tip mobilities (1/kg) are 1e6 and the closure determinants
@@ -638,7 +639,7 @@ def test_near_singular_elimination_equals_the_multipliers(monkeypatch, friction)
     """There the closure system's eigenvalue ratio is ~1e-7: the elimination takes its checked path (an
     eigenvalue test, then the same formulas), which must still give the 12-coordinate answer. (The consistent
     Coulomb iteration contracts there only for a small mu R: the reactions are ~1e7 times as sensitive.)"""
-    robot = dataclasses.replace(ROBOT, mu=1e-9) if friction == "coulomb_consistent" else ROBOT
+    robot = dataclasses.replace(ROBOT, mu=1e-9, calibrated_for=None) if friction == "coulomb_consistent" else ROBOT
     ratios = []
     eigvalsh = np.linalg.eigvalsh
 

@@ -189,8 +189,8 @@ CIRCLE_KINDS = {"radius": "nonnegative", "period": "positive", "center": optiona
 
 ENTRY_POINTS = {
     "Robot": (R.Robot, ROBOT_FIELDS,
-              {name: (3, 2) if name == "base" else "positive" if name in POSITIVE_FIELDS else "nonnegative"
-               for name in ROBOT_FIELDS}),
+              {name: (3, 2) if name == "base" else "positive" if name in POSITIVE_FIELDS
+               else optional("nonnegative") if name == "calibrated_for" else "nonnegative" for name in ROBOT_FIELDS}),
     # model: subsystems, kinematics, constraints
     "subsystem_mass_matrix": (R.subsystem_mass_matrix, dict(robot=ROBOT, i=1, qi=Q[4:8]),
                               {"i": index(3), "qi": (4,)}),

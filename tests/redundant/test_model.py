@@ -31,7 +31,7 @@ def test_default_parameter_file():
     assert set(raw) == {"base", "link_length", "active", "passive", "end_effector_mass", "friction"}
     assert set(raw["active"]) == set(raw["passive"]) == {"mass", "com", "inertia"}
     assert set(raw["friction"]) == {"mu", "journal_radius", "coulomb_torque", "static_torque",
-                                    "stribeck_velocity", "viscous", "smooth_eps"}
+                                    "stribeck_velocity", "viscous", "smooth_eps", "calibrated_for_mu_r"}
     text = path.read_text()
     for unit in ("m", "kg", "kg m^2", "N m", "rad/s", "N m s/rad"):
         assert f"# {unit}" in text or f"{unit}," in text or f" {unit} " in text

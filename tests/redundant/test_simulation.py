@@ -98,7 +98,8 @@ def test_simulate_bad_inputs():
 
 # --------------------------------------------------------------------------- friction studies
 def _stribeck_rms(robot, Tc, q, dq, ddq, ratio=1.5, ws=0.1, bv=0.0):
-    rb = dataclasses.replace(robot, coulomb_torque=Tc, static_torque=ratio * Tc, stribeck_velocity=ws, viscous=bv)
+    rb = dataclasses.replace(robot, coulomb_torque=Tc, static_torque=ratio * Tc, stribeck_velocity=ws, viscous=bv,
+                             calibrated_for=None)
     return R.rms(R.inverse_dynamics(rb, q, dq, ddq, "stribeck").friction_torque)
 
 
@@ -209,3 +210,24 @@ def test_a_coulomb_failure_message_agrees_with_its_own_contraction_factor():
     y = np.r_[q[0], dq[0] * 1e6]
     why = _failure_reason(robot, y, "coulomb_consistent", ConvergenceError("consistent Coulomb friction did not converge"))
     assert "below 0.759" in why and "not below" not in why and "state itself went wrong" in why
+
+
+def test_the_stribeck_law_warns_after_mu_changes_until_the_level_is_calibrated_again():
+    from robolib import StaleCalibrationWarning
+
+    robot = R.load()
+    assert robot.calibrated_for == pytest.approx(robot.mu * robot.journal_radius)
+    q, dq, ddq = R.reference_motion(robot, [0.1])
+    changed = dataclasses.replace(robot, mu=0.05)
+    with pytest.warns(StaleCalibrationWarning, match=r"mu R(?s:.*)0\.001(?s:.*)0\.0005"):
+        R.inverse_dynamics(changed, q, dq, ddq, "stribeck")
+    recalibrated = R.calibrate_stribeck(changed, samples=100).apply(changed)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        R.inverse_dynamics(recalibrated, q, dq, ddq, "stribeck")            # calibrated for its own mu R
+        R.inverse_dynamics(changed, q, dq, ddq, "coulomb_consistent")       # the Coulomb laws take mu directly
+        R.inverse_dynamics(R.load("redundant/geared.yaml"), q, dq, ddq, "stribeck")  # a level set by hand
+        R.inverse_dynamics(dataclasses.replace(changed, calibrated_for=None), q, dq, ddq, "stribeck")
+    assert recalibrated.calibrated_for == pytest.approx(0.05 * robot.journal_radius)
