@@ -44,6 +44,7 @@ import argparse
 import ast
 import importlib
 import inspect
+import logging
 import sys
 from pathlib import Path
 from typing import Callable
@@ -195,6 +196,7 @@ def main(argv=None) -> int:
         if args.check_notebook:
             check_notebook_defaults(name)
             return 0
+        logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
         res = run(name, **params)
     except ParameterError as exc:
         print(f"error: {exc}", file=sys.stderr)

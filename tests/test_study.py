@@ -294,3 +294,9 @@ POSITIVE = params.Parameter(0.1, "radial clearance", unit="mm", low=0.0, open_lo
 
 
 COUNT = params.Parameter(60, "Poincare samples", kind="integer", low=8)
+
+
+def test_the_command_line_shows_a_study_s_stages_as_it_runs(tmp_path):
+    out = _cli("clearance_dynamics", "-p", "quick", "True", "--out", str(tmp_path), cwd=tmp_path)
+    stages = [line for line in out.stderr.splitlines() if line.startswith("clearance_dynamics [")]
+    assert len(stages) >= 5 and any("verdicts" in s for s in stages) and any("bifurcation" in s for s in stages)

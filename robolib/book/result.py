@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from robolib.book.claims import Claim, ClaimsRegister, write_claims
 from robolib.book.notebook import png_image
 from robolib.core.drawing import FIGURE_DPI
+
+#: The logger of the studies' stages (``python -m robolib.study`` shows it on stderr).
+STAGES = logging.getLogger("robolib.studies")
+
+
+class Stages:
+    """Reports each stage of a study as it starts, with the time since the study began (logger ``robolib.studies``,
+    level INFO: shown by the command line; in Python, ``logging.basicConfig(level="INFO")`` shows it).
+
+    >>> stage = Stages("demo")
+    >>> stage("the detailed run")       # logs "demo [  0.0 s] the detailed run"
+    """
+
+    def __init__(self, study: str):
+        self.study, self.t0 = study, time.perf_counter()
+
+    def __call__(self, what: str) -> None:
+        STAGES.info("%s [%5.1f s] %s", self.study, time.perf_counter() - self.t0, what)
+
 
 #: Where ``<name>.claims.json`` goes unless told otherwise (the folder a book build reads).
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "book" / "studies"

@@ -38,7 +38,7 @@ import numpy as np
 
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import explore
-from robolib.book.result import StudyResult
+from robolib.book.result import Stages, StudyResult
 from robolib.core import contact
 from robolib.core import nonlinear as N
 from robolib.core.clearance import mode_shares
@@ -125,14 +125,20 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
     params = copy.deepcopy(dict(locals()))
     t_start = time.perf_counter()
     s = study_settings(**params)
+    stage = Stages("clearance_dynamics")
     reg = ClaimsRegister("clearance_dynamics", source="001", glue=False, quick=bool(quick))
+    stage("topology, ideal motion and constraint drift")
     experiments.topology_check(s, reg)
     ideal = experiments.ideal_check(s, reg)
     drift = experiments.drift_check(s, reg)
+    stage(f"detailed run ({s.detail_frequency:g} Hz) and its tolerance convergence")
     detail = experiments.detail_run(s, reg)
     conv = experiments.detail_convergence(s, reg)
+    stage(f"verdicts (tolerance ladders, replicates, Lyapunov exponents); cases: {len(s.cases)}")
     v = verdicts.run_verdict_study(s, reg)
+    stage("periodic orbits, Floquet multipliers and the continued branch")
     orb, branch = orbit_study.orbit_study(s, v, reg)
+    stage(f"bifurcation sweeps; points: {len(s.freqs)} frequencies x {len(s.clearances_mm)} clearances")
     bif = bifurcation.bifurcation_study(s, v, reg)
     if branch is not None:
         orbit_study.register_branch(reg, branch, bif.f_runs, s.freqs)
@@ -145,7 +151,9 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
             if cid not in reg.claims:
                 reg.claim(cid, "the period-1 branch", value=None, criterion="the branch is computed (not in quick "
                           "runs, and with one clearance joint only)", holds=False, text="not computed in this run")
+    stage("slider-crank validation")
     sc = experiments.slider_crank_check(s, reg)
+    stage("Explore panel runs")
     grid = [(f, c) for c in s.explore_c for f in s.explore_f]
     _, ex_out = N.sweep(functools.partial(explore_run, s.base), grid, n_jobs=s.n_jobs)
     tables = {"modes": experiments.modes_table(detail), "convergence": experiments.convergence_table(conv),
