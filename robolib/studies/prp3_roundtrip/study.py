@@ -25,7 +25,7 @@ from scipy.optimize import brentq
 
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import explore, markdown_table, parameter_table, yaml_parameter_rows
-from robolib.book.result import StudyResult
+from robolib.book.result import Stages, StudyResult
 from robolib.core.errors import ParameterError
 from robolib.core.params import Parameter, declare_parameters
 from robolib.prp3 import drawing, sampling
@@ -471,6 +471,8 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     sizes = sample_sizes(n_samples, n_workspace, quick)
     seeds = stream_seeds(seed)
     reg = ClaimsRegister("prp3_roundtrip", source="003", glue=False, quick=bool(quick))
+    stage = Stages("prp3_roundtrip")
+    stage("the paper's ten inputs")
     tables, values, data = {}, {}, {"geometry": geom, "sizes": sizes, "seeds": seeds}
 
     # -- the paper's experiment: ten random inputs (Tables 1-2)
@@ -488,6 +490,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     data["ten"] = ten
 
     # -- the large round trip
+    stage(f"round trip of {sizes['n_samples']} inputs and its error law")
     rt = sampling.round_trip(geom, sizes["n_samples"], seed=seeds["round_trip"])
     far, default = far_from_boundary(rt.distance), np.all(rt.mode == kin.DEFAULT_MODE, axis=1)
     sel = far & default
@@ -559,6 +562,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     data.update(rules=rules, paper_hit=paper_hit)
 
     # -- workspace (Tables 4-5)
+    stage(f"workspace of {sizes['n_workspace']} inputs, hit-or-miss volume, voxels")
     ws = sampling.workspace(geom, n=sizes["n_workspace"], seed=seeds["workspace"], voxel=WORKSPACE_VOXEL)
     if kin.DEFAULT_MODE not in ws:
         raise ParameterError(f"n_workspace = {n_workspace}: no sample in the default mode {kin.DEFAULT_MODE}")
@@ -615,6 +619,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     data.update(exercise_1=ex1, exercise_2=ex2, exercise_3=ex3)
 
     # -- figures, the Explore grid, the parameter table
+    stage("exercises and condition maps")
     LX, LY, maps = condition_maps(geom, CONDITION_GRID_QUICK if quick else CONDITION_GRID)
     figures = {"mechanism": drawing.prp3_mechanism(geom),
                "errors": drawing.errors_figure(rt, law, far_len=FAR_LEN, predicted_exponent=PREDICTED_EXPONENT),

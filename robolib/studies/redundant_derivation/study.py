@@ -36,7 +36,7 @@ from matplotlib.figure import Figure
 
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import explore, markdown_table, parameter_table
-from robolib.book.result import StudyResult
+from robolib.book.result import Stages, StudyResult
 from robolib.core.drawing import FIGURE_WIDTH
 from robolib.core.errors import ParameterError
 from robolib.core.params import Parameter, declare_parameters
@@ -392,6 +392,8 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
     check_model(robot, data_file)
     rng = np.random.default_rng(seed)
     claims = ClaimsRegister(STUDY, source=SOURCE, glue=False, quick=bool(quick))
+    stage = Stages(STUDY)
+    stage("symbolic identities and kernel checks")
 
     me_ok, _ = sym.end_effector_identity()
     err = checks.kernel_errors(robot, n, rng)
@@ -403,6 +405,7 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
     null_ok, lami_ok, _ = sym.preload_identities()
     red = checks.redundancy_checks(robot, n)
     claim_redundancy(claims, null_ok, lami_ok, red)
+    stage("integration runs (energy, drift)")
     runs = checks.integration_runs(robot, tf, td, FREE_START, FREE_VELOCITY)
     claim_integration(claims, runs)
     ex2 = preload_exercise(robot)

@@ -30,7 +30,7 @@ from scipy.optimize import minimize_scalar
 
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import parameter_table
-from robolib.book.result import StudyResult
+from robolib.book.result import Stages, StudyResult
 from robolib.core.params import declare_parameters
 from robolib.redundant.dynamics import inverse_dynamics, reference_motion
 from robolib.redundant.model import BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, DT
@@ -659,15 +659,19 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     robot_file, robot, geared, cal, static_ratio, contraction = robots(params)
     d = {"params": params, "settings": settings(bool(quick), t_sim), "robot_file": robot_file, "robot": robot,
          "geared": geared, "cal": cal, "static_ratio": static_ratio, "contraction": contraction}
+    stage = Stages("redundant_friction")
     reg = ClaimsRegister("redundant_friction", source="000", glue=False, quick=bool(quick))
+    stage("the laws at equal level, and their sweeps over speed, payload and preload")
     equal_level(reg, d)
     law_sweeps(d)
     speed_claims(reg, d)
     slow_reversals(reg, d)
     payload_claims(reg, d)
     preload_claims(reg, d)
+    stage("decoupling and large preload")
     decoupling(reg, d)
     large_preload(reg, d)
+    stage("geared joints, own torques and the energy balance (simulations)")
     geared_experiment(reg, d)
     own_torques(reg, d)
     energy_balance(reg, d)

@@ -23,7 +23,7 @@ import numpy as np
 
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import markdown_table, parameter_table
-from robolib.book.result import StudyResult
+from robolib.book.result import Stages, StudyResult
 from robolib.core.errors import ParameterError, UnreachableError
 from robolib.core.params import Parameter, declare_parameters
 from robolib.stewart import control as _control
@@ -487,6 +487,8 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
     gains = {"kp": float(kp), "kd": float(kd), "ki": float(ki)}
     rng = np.random.default_rng(seed)
     claims = ClaimsRegister("stewart_timing", source="004", glue=False, quick=bool(quick))
+    stage = Stages("stewart_timing")
+    stage("spin, forces of the two models and the pinocchio reference")
     data = {"models": models, "model": model, "other": other, "trajs": trajs, "traj": tr, "gains": gains,
             "settings": s, "t_ref": t_ref}
 
@@ -502,6 +504,7 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
     force_claims(claims, model.name, other.name, models, force_stats, rand_stats, have_pin)
 
     # stroke and joint limits
+    stage("reach map")
     reach = reach_map(model, s.reach_nx)
     raised, msg = unreachable_message(model)
     claims.claim("stewart_unreachable", f"a pose {FAR_DZ:g} m above home (legs of about 5 m) is refused by the "
@@ -510,6 +513,7 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
                  holds=raised and "leg" in msg and "length_max" in msg, text=f"“{msg}”")
 
     # claim 1: tracking under ID-PID
+    stage("closed-loop tracking runs")
     runs = tracking_runs(models, trajs, gains, s.duration, step)
     metrics = {k: tracking_metrics(r.t, r.error, window=s.window) for k, r in runs.items()}
     hold = hold_effect(model, tr, gains, s.duration, step, s.window, metrics)
@@ -518,6 +522,7 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
     # claim 2: the timings (compiled and as written, single evaluations and whole runs)
     Xs = model.home_pose + rng.uniform(-0.1, 0.1, 6)
     state = (Xs, rng.normal(size=6), rng.normal(size=6), rng.normal(size=6) * 10)
+    stage("timing of evaluations and runs")
     ev = timing.evaluation_times(model, *state, s, ref=pinocchio_reference(model) if have_pin else None)
     wall = timing.run_times(model, tr, gains, s, step, {c: runs[model.name, c, True].wall_time for c in LABEL})
     ratio = timing.timing_claims(claims, ev, wall, s)
