@@ -314,7 +314,7 @@ def _live_control(name, values, label, initial, span=None):
 def explore(draw, grid: Mapping[str, Any], *, labels: Mapping[str, str] | None = None,
             initial: Mapping[str, Any] | None = None, fmt: Mapping[str, Any] | None = None,
             ranges: Mapping[str, tuple] | None = None, dpi: float = 72,
-            mode: str = "auto", caption: str | None = None, alt: str | None = None):
+            mode: str = "auto", caption: str | None = None, alt: str | None = None, live_draw=None):
     """An *Explore* panel: controls that redraw a figure, in the static book and live.
 
     ``draw(**values)`` returns a matplotlib ``Figure`` (or an HTML string) for
@@ -324,7 +324,9 @@ def explore(draw, grid: Mapping[str, Any], *, labels: Mapping[str, str] | None =
     ``labels`` are the controls' descriptions (with units), ``initial`` their
     starting values (default: the middle of each grid), ``fmt`` a format string
     or function per name for the slider readouts. ``ranges`` gives a control's physical range
-    ``(low, high[, step])`` (step ``"log"``: a logarithmic slider) for the live slider (actuator travel, say), which may exceed its grid. ``caption`` is shown under the
+    ``(low, high[, step])`` (step ``"log"``: a logarithmic slider) for the live slider, and ``live_draw``
+    (default ``draw``) the figure of the live panel (e.g. with axes that follow the values, where the static
+    figures share the grid's axes) (actuator travel, say), which may exceed its grid. ``caption`` is shown under the
     panel ("Explore panel. <caption>"); ``alt`` (default: the caption) is the alt text of
     every precomputed image, followed by the control values it shows.
 
@@ -371,7 +373,7 @@ def explore(draw, grid: Mapping[str, Any], *, labels: Mapping[str, str] | None =
 
         def redraw(change=None):
             vals = {n: c.value for n, c in controls.items()}
-            fig = draw(**vals)
+            fig = (live_draw or draw)(**vals)
             out.outputs = ()
             if isinstance(fig, str):
                 out.append_display_data(HTML(fig))

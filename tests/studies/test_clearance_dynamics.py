@@ -642,3 +642,15 @@ def test_the_step_by_step_claim_needs_a_realisation_it_misreads():
         c = reg["clearance_rung_scatter"]
         assert c.holds == holds and c.value["stepwise"][0] is True
         assert ("not converging" in c.text) == holds
+
+
+def test_the_live_explore_panel_spans_clearances_up_to_the_journal_radius(quick_study, monkeypatch):
+    from robolib.studies.clearance_dynamics.study import explore_panel
+
+    monkeypatch.setenv("JPY_SESSION_NAME", "chapter")
+    res = quick_study(NAME)
+    c, f = explore_panel(res).children[1:3]
+    radius_mm = res.data["settings"].base["clearance"]["journal_radius"] * 1e3
+    assert type(c).__name__ == "FloatLogSlider"
+    assert 10 ** c.min == pytest.approx(0.01) and radius_mm * 0.98 < 10 ** c.max < radius_mm
+    assert (f.min, f.max) == (1.0, 12.0)

@@ -295,3 +295,19 @@ def test_models_page_numbers_match_the_parameter_file():
     q, _, _ = redundant.reference_motion(r, np.linspace(0, 2, 7))
     n = redundant.preload_direction(r, q)
     assert np.allclose(np.linalg.norm(n, axis=-1), 1) and np.all(n.sum(axis=-1) > 0)
+
+
+def test_the_live_explore_panel_spans_the_reachable_offsets_and_draws_at_their_ends(res, monkeypatch):
+    monkeypatch.setenv("JPY_SESSION_NAME", "chapter")      # as in a kernel JupyterLab started: the live panel
+    robot = res.data["robot"]
+    dx, dy, preload = sd.explore_panel(res).children[1:4]
+    assert preload.min == -sd.EXPLORE_PRELOAD_MAX and preload.max == sd.EXPLORE_PRELOAD_MAX
+    for slider, axis in ((dx, [1.0, 0.0]), (dy, [0.0, 1.0])):
+        ends = robot.centroid + np.outer([slider.min, slider.max], axis) * 1e-3
+        beyond = robot.centroid + np.outer([slider.min - 2.0, slider.max + 2.0], axis) * 1e-3
+        reach = np.linalg.norm(ends[:, None] - robot.base[None], axis=-1).max(axis=1)
+        assert (reach < 2 * robot.link_length).all() and (reach > 2 * robot.link_length - 3e-3).all()
+        for p in beyond:
+            with pytest.raises(ValueError):
+                redundant.inverse_kinematics(robot, p)
+    assert dy.max > 2 * max(res.data["explore_grid"]["dy_mm"])      # beyond the quick grid

@@ -349,3 +349,13 @@ def test_models_page_friction_statements_match_the_code():
     assert m and robot.mu == float(m.group(1)) and robot.journal_radius * 1e3 == pytest.approx(float(m.group(2)))
     cal = R.calibrate_stribeck(robot, static_ratio=ratio, stribeck_velocity=ws, viscous=bv)
     assert cal.coulomb_torque == pytest.approx(robot.coulomb_torque, rel=sf.CAL_FILE_TOL)   # "the file stores the result"
+
+
+def test_the_live_explore_panel_spans_its_declared_ranges_whatever_quick_is(res, monkeypatch):
+    from robolib.studies.redundant_friction.figures import explore_panel
+
+    monkeypatch.setenv("JPY_SESSION_NAME", "chapter")
+    assert res.params["quick"]
+    period, payload, preload = explore_panel(res).children[1:4]
+    assert type(period).__name__ == "FloatLogSlider" and (10 ** period.min, 10 ** period.max) == pytest.approx((0.25, 20.0))
+    assert (payload.min, payload.max, preload.min, preload.max) == (0.0, 2.0, -3.0, 3.0)

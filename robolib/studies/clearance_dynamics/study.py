@@ -279,7 +279,11 @@ def detail_animation(res: StudyResult):
 
 
 def explore_panel(res: StudyResult):
-    """The Explore panel: journal orbit and normal force of short runs over the grid of clearance and frequency."""
+    """The Explore panel: journal orbit and normal force of short runs over the grid of clearance and frequency.
+
+    Live (JupyterLab), the clearance spans 0.01 mm to just below the journal radius (the model's bound; a log
+    slider) and the drive frequency 1-12 Hz, the range of the chapter's frequency sweep (the model sets no
+    bound)."""
 
     s, runs = res.data["settings"], res.data["explore_runs"]
 
@@ -287,9 +291,11 @@ def explore_panel(res: StudyResult):
         r = runs.get((frequency, clearance_mm)) or explore_run(s.base, (frequency, clearance_mm))
         return figures.explore_figure(r, clearance_mm, frequency)
 
+    radius_mm = s.base["clearance"]["journal_radius"] * 1e3
     return explore(draw, {"clearance_mm": s.explore_c, "frequency": s.explore_f},
                    labels={"clearance_mm": "c [mm]", "frequency": "f [Hz]"},
-                   initial={"clearance_mm": s.explore_c[len(s.explore_c) // 2], "frequency": s.explore_f[0]})
+                   initial={"clearance_mm": s.explore_c[len(s.explore_c) // 2], "frequency": s.explore_f[0]},
+                   ranges={"clearance_mm": (0.01, 0.99 * radius_mm, "log"), "frequency": (1.0, 12.0, 0.1)})
 
 
 # --------------------------------------------------------------------------- exercises

@@ -109,6 +109,8 @@ EXPLORE_GRID = {"dx_mm": [-90.0, -45.0, 0.0, 45.0, 90.0], "dy_mm": [-90.0, -45.0
                 "preload": [-2.0, 0.0, 2.0]}
 QUICK_EXPLORE_GRID = {"dx_mm": [-60.0, 0.0, 60.0], "dy_mm": [-60.0, 0.0, 60.0], "preload": [0.0, 2.0]}
 EXPLORE_LABELS = {"dx_mm": "Δx [mm]", "dy_mm": "Δy [mm]", "preload": "preload p [N m]"}
+#: N m, the live panel's preload range (+-): the model sets no bound (see explore_panel).
+EXPLORE_PRELOAD_MAX = 5.0
 #: m, margin of the panel's axes around everything any of its figures draws.
 EXPLORE_MARGIN = 0.03
 #: Joint state of exercise 1 (q_i = (x, y, a, b)); exercise 2: circle time (s) and preload (N m).
@@ -484,13 +486,37 @@ def preload_figure(robot, dx_mm: float, dy_mm: float, preload: float, *, limits=
     return fig
 
 
+def offset_ranges(robot) -> dict:
+    """Live ranges (mm) of the panel's offsets from the centroid along x and along y: where every chain reaches
+    the end effector (``|p - A_i| < 2 l``; at ``2 l`` a chain is stretched, a singularity), 1 mm inside."""
+    d = np.linspace(-2 * robot.link_length, 2 * robot.link_length, 8001)
+    out = {}
+    for name, axis in (("dx_mm", [1.0, 0.0]), ("dy_mm", [0.0, 1.0])):
+        p = robot.centroid + np.outer(d, axis)
+        ok = (np.linalg.norm(p[:, None] - robot.base[None], axis=-1) < 2 * robot.link_length).all(axis=1)
+        i = int(np.argmin(np.abs(d)))
+        lo, hi = i, i
+        while lo > 0 and ok[lo - 1]:
+            lo -= 1
+        while hi < d.size - 1 and ok[hi + 1]:
+            hi += 1
+        out[name] = (math.ceil(d[lo] * 1e3) + 1.0, math.floor(d[hi] * 1e3) - 1.0, 1.0)
+    return out
+
+
 def explore_panel(res, mode: str = "auto"):
-    """The chapter's Explore panel (:func:`robolib.book.notebook.explore`), opening at zero offset and preload."""
+    """The chapter's Explore panel (:func:`robolib.book.notebook.explore`), opening at zero offset and preload.
+
+    Live (JupyterLab), the offsets span the reachable workspace along each axis (:func:`offset_ranges`) and
+    the preload +-:data:`EXPLORE_PRELOAD_MAX` (the model has no limit: rigid links take any internal torque),
+    with axes that follow the robot."""
 
     robot, grid = res.data["robot"], res.data["explore_grid"]
     draw = partial(preload_figure, robot, limits=explore_limits(robot, grid))
     return explore(draw, grid, labels=EXPLORE_LABELS, initial={"dx_mm": 0.0, "dy_mm": 0.0, "preload": 0.0},
                    fmt={"dx_mm": "{:+g}", "dy_mm": "{:+g}", "preload": "{:+g}"}, mode=mode,
+                   ranges={**offset_ranges(robot), "preload": (-EXPLORE_PRELOAD_MAX, EXPLORE_PRELOAD_MAX, 0.1)},
+                   live_draw=partial(preload_figure, robot),
                    caption="The robot at the chosen end-effector offset with its actuator torques for the "
                            "chosen preload.",
                    alt="drawing of the redundant robot at an offset pose with its torques")

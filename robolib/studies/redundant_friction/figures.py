@@ -301,7 +301,11 @@ def explore_draw(robot, period_s: float, payload: float, preload_Nm: float, samp
 
 
 def explore_panel(res):
-    """The chapter's Explore panel (:func:`robolib.book.notebook.explore`): period, payload and preload."""
+    """The chapter's Explore panel (:func:`robolib.book.notebook.explore`): period, payload and preload.
+
+    Live (JupyterLab) the model sets no bound but positive period and non-negative payload; the sliders span
+    periods 0.25-20 s (log), payloads 0-2 kg (ten times the end-effector mass of the file) and preloads
+    +-3 N m (the chapter's bearing-load study, ``preload_max``)."""
 
     robot = res.data["robot"]
     if res.params["quick"]:
@@ -312,6 +316,8 @@ def explore_panel(res):
     return explore(lambda period_s, payload, preload_Nm: explore_draw(robot, period_s, payload, preload_Nm), grid,
                    labels={"period_s": "circle period [s]", "payload": "payload m_e [kg]", "preload_Nm": "preload p [N m]"},
                    initial={"period_s": 2.0, "payload": 0.2, "preload_Nm": 0.0}, fmt={"preload_Nm": "{:+g}"},
+                   ranges={"period_s": (0.25, 20.0, "log"), "payload": (0.0, 2.0, 0.01),
+                           "preload_Nm": (-3.0, 3.0, 0.01)},
                    caption="Path deviation and friction torques of the circle for the chosen period, payload "
                            "and preload (precomputed grid).",
                    alt="tracking deviation and friction torques of the redundant robot")
