@@ -170,7 +170,7 @@ def sampled_loop_radius(kp: float, kd: float, ki: float, step: float) -> float:
 
     With the controller's model equal to the plant, each leg error obeys ``e'' = -(K_p e + K_d e' + K_i z)``
     with the right-hand side held over each ``step`` (zero-order hold) and the error integral summed as
-    ``z += e step``; ``(z, e, e')`` advances by a 3 x 3 matrix, whose largest |eigenvalue| this is. Without
+    ``z += e step``; ``(z, e, e')`` advances by a 3 x 3 matrix, whose largest eigenvalue magnitude this is. Without
     integral action (``ki = 0``) the integral does not act back, and the radius is that of ``(e, e')``. As
     ``step -> 0`` the loop is stable iff ``K_d K_p > K_i`` (Routh-Hurwitz), with all gains positive.
 
