@@ -766,7 +766,7 @@ def test_model_records_and_spec_messages():
 def test_episode_checks_name_what_they_saw():
     with pytest.raises(ParameterError, match=names("t_on", "finite", "[nan, 0.5]")):
         contact_modes(np.array([0.0, 1.0]), [(float("nan"), 0.2, 0.1), (0.5, 0.6, 0.1)])
-    with pytest.raises(ParameterError, match=names("episodes", "time order", "overlap")):      # the overlap is at the third
+    with pytest.raises(ParameterError, match=names("episodes", "time order", "overlap")):  # the overlap is at the third
         contact_modes(np.array([0.0, 1.0]), [(0.1, 0.2, 0.1), (0.3, 0.5, 0.1), (0.45, 0.6, 0.1)])
 
 

@@ -371,7 +371,7 @@ def test_cross_and_dot_name_the_operand_and_the_overflow():
         rot.cross(a, np.array([0.0, np.inf, 0.0]))
     with pytest.raises(ParameterError, match=names("a x b", "overflows", "1e+300", "3e+300")):
         rot.cross(np.array([1e300, 0, 0]), np.array([0, 3e300, 0]))
-    with pytest.raises(ParameterError, match=names("a . b", "overflows")):          # inf - inf: an invalid value, not a warning
+    with pytest.raises(ParameterError, match=names("a . b", "overflows")):  # inf - inf: an invalid value, not a warning
         rot.dot(np.array([1e300, 1e300]), np.array([1e300, -1e300]))
     with pytest.raises(ParameterError, match=names("a . b", "overflows")):
         rot.dot(np.array([1e300, 1e300]), np.array([1e300, 1e300]))

@@ -680,7 +680,8 @@ def test_errors_name_the_first_bad_element_of_a_batch_and_count_them():
         prp3.forward(MM, [200.0, MM.r], [200.0, MM.r], [0.0, 0.3])
     with pytest.raises(SingularityError, match=names("jacobian", "lx=38", "ly=38", "theta=0.3") + "$"):
         prp3.jacobian(MM, MM.r, MM.r, 0.3)
-    with pytest.raises(UnreachableError, match=names("cannot meet", "lx=386.1317342", "ly=365.8262599", "theta=-0.11723993", "(1,)", "1 of 2")):
+    with pytest.raises(UnreachableError, match=names("cannot meet", "lx=386.1317342", "ly=365.8262599",
+                                               "theta=-0.11723993", "(1,)", "1 of 2")):
         prp3.forward(MM, [200.0, 386.13173416], [200.0, 365.8262599], [0.0, -0.11723993])
     with pytest.raises(UnreachableError, match=names("theta", "outside", "lx=200", "ly=200", "theta=1.6") + "$"):
         prp3.forward(MM, 200.0, 200.0, 1.6)

@@ -893,7 +893,8 @@ def _collinear_passive_links():
 def test_inverse_dynamics_refuses_the_forward_singularity_at_its_sample():
     qs = _collinear_passive_links()
     q = np.stack([R.inverse_kinematics(ROBOT, ROBOT.centroid), qs])
-    with pytest.raises(SingularityError, match=names("singular", "sample 1", "torques and reactions", "not determined")):
+    with pytest.raises(SingularityError, match=names("singular", "sample 1", "torques and reactions",
+                                                     "not determined")):
         R.inverse_dynamics(ROBOT, q, np.zeros(12), np.zeros(12))
     # the forward dynamics is determined there (the mechanism moves freely across the line)
     ddq, _ = R.forward_dynamics(ROBOT, qs, np.zeros(12), [0.1, 0.2, 0.3])
