@@ -211,7 +211,7 @@ def test_onset_speed_is_the_normal_speed_at_first_contact():
 
 # ----------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("kw, match", [
-    ({"joint": "B4"}, "joint = 'B4' is not valid"), ({"joint": "B1,B2"}, "joint = 'B1,B2'"),
+    ({"joint": "B4"}, names("joint", "'B4'")), ({"joint": "B1,B2"}, "joint = 'B1,B2'"),
     ({"joint": ["B1", "B2"]}, "joint = \\['B1', 'B2'\\]"), ({"joint": None}, "joint = None"),
     ({"clearance": 0.0}, "clearance = 0.0"), ({"clearance": -1e-4}, "clearance"),
     ({"frequency": float("nan")}, "frequency = nan"), ({"frequency": 0.0}, "frequency"),
@@ -226,8 +226,8 @@ def test_bad_model_arguments(kw, match):
     (lambda f: f.simulate((0.0, 0.1), rtol=2.0), "rtol"), (lambda f: f.simulate((0.1, 0.0)), "t_span"),
     (lambda f: f.simulate((0.0, float("nan"))), "t_span"), (lambda f: f.simulate((0.0, 0.1), e0=(0.0,)), "e0"),
     (lambda f: f.simulate((0.0, 0.1), t_eval=[0.2]), "t_eval"), (lambda f: f.simulate((0.0, 0.1), ddelta0=0.0), "ddelta0"),
-    (lambda f: f.return_map(np.zeros(3)), "x must have 4"), (lambda f: f.return_map(np.zeros(4), n_periods=0), "n_periods"),
-    (lambda f: f.kinematics((0.0, float("inf")), (0.0, 0.0), 0.0), "e must be finite"),
+    (lambda f: f.return_map(np.zeros(3)), names("x", "4")), (lambda f: f.return_map(np.zeros(4), n_periods=0), "n_periods"),
+    (lambda f: f.kinematics((0.0, float("inf")), (0.0, 0.0), 0.0), names("e", "finite")),
 ])
 def test_bad_call_arguments(call, match):
     with pytest.raises(ParameterError, match=match):
