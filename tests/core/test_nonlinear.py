@@ -69,7 +69,7 @@ def test_poincare_sampling_and_period_detection():
     np.testing.assert_allclose(N.poincare_times(period, 5, 3), [10.0, 12.0, 14.0])
     with pytest.raises(ParameterError, match="period"):
         N.poincare_section(t, p1, -1.0)
-    with pytest.raises(ParameterError, match="one row per time"):
+    with pytest.raises(ParameterError, match=names("x", "one row", "time")):
         N.poincare_section(t[:-1], p1, 1.0)
 
 

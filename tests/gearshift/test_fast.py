@@ -226,7 +226,8 @@ def test_bad_model_arguments(kw, match):
     (lambda f: f.simulate((0.0, 0.1), rtol=2.0), "rtol"), (lambda f: f.simulate((0.1, 0.0)), "t_span"),
     (lambda f: f.simulate((0.0, float("nan"))), "t_span"), (lambda f: f.simulate((0.0, 0.1), e0=(0.0,)), "e0"),
     (lambda f: f.simulate((0.0, 0.1), t_eval=[0.2]), "t_eval"), (lambda f: f.simulate((0.0, 0.1), ddelta0=0.0), "ddelta0"),
-    (lambda f: f.return_map(np.zeros(3)), names("x", "4")), (lambda f: f.return_map(np.zeros(4), n_periods=0), "n_periods"),
+    (lambda f: f.return_map(np.zeros(3)), names("x", "4")),
+    (lambda f: f.return_map(np.zeros(4), n_periods=0), "n_periods"),
     (lambda f: f.kinematics((0.0, float("inf")), (0.0, 0.0), 0.0), names("e", "finite")),
 ])
 def test_bad_call_arguments(call, match):
