@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import warnings
 
 import numpy as np
@@ -168,3 +169,23 @@ def entry_point_tests(entry_points: dict, copy_kwargs: bool = False):
         check_bad_argument(table, entry, arg, data)
 
     return test_every_valid_call_works, test_a_bad_argument_is_named
+
+
+def names(*parts: str) -> str:
+    """A ``match=`` pattern for an error message: the parts in this order, anything between them.
+
+    Tests assert the parameter and the reason, not the message's wording: ``names("clearance", "journal radius")``
+    matches any message that names the clearance and, after it, the journal radius, whatever the words and line
+    breaks between. A part is literal text (regex characters escaped); one that begins or ends with a letter,
+    digit or underscore must begin or end a word there (``"h"`` is not found in ``"shape"``).
+    """
+    return "(?s:.*)".join(_whole_words(part) for part in parts)
+
+
+def _whole_words(part: str) -> str:
+    text = re.escape(part)
+    if re.match(r"\w", part):
+        text = r"\b" + text
+    if re.search(r"\w$", part):
+        text += r"\b"
+    return text

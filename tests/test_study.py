@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from fuzzing import entry_point_tests
+from fuzzing import entry_point_tests, names
 from hypothesis import assume
 from hypothesis import strategies as st
 
@@ -201,9 +201,9 @@ def test_a_parameters_cell_edited_in_jupyterlab_is_refused_naming_the_parameter(
 
 
 def test_unknown_names_are_errors_that_name_them():
-    with pytest.raises(ParameterError, match=r"no study 'prp3'; studies: clearance_dynamics, prp3_roundtrip"):
+    with pytest.raises(ParameterError, match=names("no study", "'prp3'", "clearance_dynamics", "prp3_roundtrip")):
         study.run("prp3")
-    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) \['n_sampels'\] of study 'prp3_roundtrip'"):
+    with pytest.raises(ParameterError, match=names("unknown parameter", "'n_sampels'", "'prp3_roundtrip'")):
         study.run("prp3_roundtrip", n_sampels=5)
 
 
@@ -215,7 +215,7 @@ def test_command_line_values_are_yaml(tmp_path):
     assert name == "clearance_dynamics" and not args.strict
     assert params == {"seed": 7, "n_samples": 5000, "verdict_cases": [[10.0, 0.5]], "quick": True, "clearance_joint": "B1,C"}
     f.write_text("- 1\n")
-    with pytest.raises(ParameterError, match="must hold a YAML mapping"):
+    with pytest.raises(ParameterError, match=names("p.yaml", "YAML mapping")):
         study.parse_arguments(["prp3_roundtrip", "-f", str(f)])
 
 

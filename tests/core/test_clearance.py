@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from fuzzing import _array_bad, bad_values, budget, entry_point_tests
+from fuzzing import _array_bad, bad_values, budget, entry_point_tests, names
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -301,7 +301,7 @@ def test_the_table_covers_every_public_function_and_method():
 def test_a_result_of_another_model_is_named():
     other = C.ClearanceModel(mb.Mechanism([DISC, mb.Body("b", 1.0, 1.0)], [mb.GroundPin("O", "disc", (0, 0), (0, 0))]),
                              [SPEC])
-    with pytest.raises(ParameterError, match="result is not a run of this model"):
+    with pytest.raises(ParameterError, match=names("result", "not a run")):
         other.energy_balance(RUN)
 
 
@@ -425,7 +425,7 @@ def test_mode_shares_of_a_window_that_ends_inside_an_episode():
 
 def test_mode_shares_refuses_an_empty_window_and_a_zero_duration():
     mode_shares(WORKED_EPISODES, 0.0, 1e-9, IMD)
-    with pytest.raises(ParameterError, match=r"^t1 .*after t0"):
+    with pytest.raises(ParameterError, match=names("t1", "after", "t0")):
         mode_shares(WORKED_EPISODES, 1.0, 1.0, IMD)
     with pytest.raises(ParameterError, match="impact_max_duration"):
         mode_shares(WORKED_EPISODES, 0.0, 1.0, 0.0)
@@ -447,17 +447,17 @@ def test_contact_modes_at_the_episode_boundaries():
 def test_the_episode_list_is_checked_at_its_boundaries():
     contact_modes(np.array([0.0, 1.0]), [(0.1, 0.2, 0.1), (0.2, 0.3, 0.1)])       # touching episodes: allowed
     contact_modes(np.array([0.0, 1.0]), [(0.1, 0.1, 0.1)])                         # zero length: allowed
-    with pytest.raises(ParameterError, match="ends before it starts"):
+    with pytest.raises(ParameterError, match=names("episodes", "ends before", "starts")):
         contact_modes(np.array([0.0, 1.0]), [(0.2, 0.1, 0.1)])
-    with pytest.raises(ParameterError, match="time order and not overlap"):
+    with pytest.raises(ParameterError, match=names("episodes", "time order", "overlap")):
         contact_modes(np.array([0.0, 1.0]), [(0.1, 0.3, 0.1), (0.25, 0.4, 0.1)])
-    with pytest.raises(ParameterError, match="NaN only for a last episode"):
+    with pytest.raises(ParameterError, match=names("t_off", "NaN", "last episode")):
         contact_modes(np.array([0.0, 1.0]), [(0.1, float("nan"), 0.1), (0.5, 0.6, 0.1)])
-    with pytest.raises(ParameterError, match="t_off must be finite"):
+    with pytest.raises(ParameterError, match=names("t_off", "finite")):
         contact_modes(np.array([0.0, 1.0]), [(0.1, float("inf"), 0.1)])
-    with pytest.raises(ParameterError, match="every t_on must be finite"):
+    with pytest.raises(ParameterError, match=names("t_on", "finite")):
         contact_modes(np.array([0.0, 1.0]), [(float("nan"), 0.2, 0.1)])
-    with pytest.raises(ParameterError, match=r"^episodes must be a list"):
+    with pytest.raises(ParameterError, match=names("episodes", "list")):
         contact_modes(np.array([0.0, 1.0]), {"t_on": 0.1})
 
 
@@ -591,7 +591,7 @@ def test_a_run_that_starts_in_contact_and_ends_in_contact(backend):
     # a grazing start (normal speed below the floor) stores the floor
     r3 = cm.simulate((0.0, 2e-6), q0, np.array([0.0, 0.3, 0.0]), rtol=1e-10, atol=1e-14, backend=backend)
     assert r3.episodes[0][0][2] == cm.specs[0].ddelta0_floor
-    with pytest.raises(ParameterError, match="ddelta0 must be positive onset speeds"):
+    with pytest.raises(ParameterError, match=names("ddelta0", "positive")):
         cm.simulate((0.0, 2e-6), q0, np.zeros(3), ddelta0=[0.0])
 
 
@@ -679,9 +679,9 @@ def test_results_of_another_model_are_refused():
     cm = bouncing_disc()
     r = cm.simulate((0.0, 1e-4), np.zeros(3), np.array([0.3, 0.4, 0.0]))
     mech, cm2, q, qd = two_bodies()
-    with pytest.raises(ParameterError, match=r"result is not a run of this model: q and qd must be \(\d+, 6\)"):
+    with pytest.raises(ParameterError, match=names("result", "not a run", "qd", ", 6)")):
         cm2.contact_forces(r)
-    with pytest.raises(ParameterError, match="result must be a ClearanceResult"):
+    with pytest.raises(ParameterError, match=names("result", "ClearanceResult")):
         cm.energy_balance({"t": r.t})
     assert isinstance(r, ClearanceResult)
 
@@ -752,21 +752,21 @@ def test_model_records_and_spec_messages():
     mech, cm, q, qd = swapped_bodies()
     assert cm.mech is mech and cm.names == ["P"] and cm.reduced.m == mech.m - 2
     ClearanceSpec("B1", 1e-4, R_journal=None, R_bearing=5e-3)     # the bearing radius alone is enough
-    with pytest.raises(ParameterError, match=r"^clearance joint 'B1': v0 must be a number >= 0 m/s"):
+    with pytest.raises(ParameterError, match=names("B1", "v0", ">= 0", "m/s")):
         ClearanceSpec("B1", 1e-4, v0=-1.0)
-    with pytest.raises(ParameterError, match=r"^clearance joint 'B1': clearance must be positive"):
+    with pytest.raises(ParameterError, match=names("B1", "clearance", "positive")):
         ClearanceSpec("B1", -1e-4)
-    with pytest.raises(ParameterError, match=r"^impact_max_duration must be a number > 0 s"):
+    with pytest.raises(ParameterError, match=names("impact_max_duration", "> 0", "s")):
         ClearanceModel(mech, [ClearanceSpec("P", 1e-4)], impact_max_duration=0.0)
-    with pytest.raises(ParameterError, match=r"^t0 must be a finite number s"):
+    with pytest.raises(ParameterError, match=names("t0", "finite")):
         mode_shares([], float("nan"), 1.0)
     assert contact_modes(np.array([0.0, 1.0]), [(0.1, 0.2, 0.1)]).dtype.kind == "i"
 
 
 def test_episode_checks_name_what_they_saw():
-    with pytest.raises(ParameterError, match=r"every t_on must be finite, got \[nan, 0\.5\]"):
+    with pytest.raises(ParameterError, match=names("t_on", "finite", "[nan, 0.5]")):
         contact_modes(np.array([0.0, 1.0]), [(float("nan"), 0.2, 0.1), (0.5, 0.6, 0.1)])
-    with pytest.raises(ParameterError, match="time order and not overlap"):      # the overlap is at the third
+    with pytest.raises(ParameterError, match=names("episodes", "time order", "overlap")):  # the overlap is at the third
         contact_modes(np.array([0.0, 1.0]), [(0.1, 0.2, 0.1), (0.3, 0.5, 0.1), (0.45, 0.6, 0.1)])
 
 
@@ -782,7 +782,7 @@ def test_a_result_of_the_wrong_shape_is_refused_for_each_reason():
     import dataclasses
     for bad in (dataclasses.replace(r, episodes=[[], []]), dataclasses.replace(r, qd=r.qd[:, :2]),
                 dataclasses.replace(r, q=r.q[:1])):
-        with pytest.raises(ParameterError, match="result is not a run of this model"):
+        with pytest.raises(ParameterError, match=names("result", "not a run")):
             cm.contact_forces(bad)
 
 
@@ -799,7 +799,7 @@ def test_simulate_defaults_options_and_records():
     cm = bouncing_disc()
     c = cm.simulate((0.0, 1e-3), np.zeros(3), v0, t_eval=[1e-3], atol=np.full(8, 1e-9))
     np.testing.assert_array_equal(c.q, b.q)
-    with pytest.raises(ParameterError, match=r"atol must be a number or have shape \(8,\)"):
+    with pytest.raises(ParameterError, match=names("atol", "shape", "(8,)")):
         cm.simulate((0.0, 1e-3), np.zeros(3), v0, atol=np.full(7, 1e-9))
     for backend in ["numpy"] + (["numba"] if HAVE_NUMBA else []):
         start = _time.perf_counter()

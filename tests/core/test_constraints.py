@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzzing import entry_point_tests
+from fuzzing import entry_point_tests, names
 
 # ---- properties on random valid inputs ---------------------------------------------------------------------
 from hypothesis import strategies as st
@@ -111,15 +111,15 @@ def test_baumgarte():
 
 def test_bad_inputs():
     M, Q, A, b = random_system(np.random.default_rng(9))
-    with pytest.raises(SingularityError, match="M is not positive definite"):
+    with pytest.raises(SingularityError, match=names("M", "positive definite")):
         C.udwadia_kalaba(-M, Q, A, b)
-    with pytest.raises(ParameterError, match="M must be symmetric"):
+    with pytest.raises(ParameterError, match=names("M", "symmetric")):
         C.udwadia_kalaba(M + np.triu(np.ones_like(M), 1), Q, A, b)
-    with pytest.raises(ParameterError, match="Q must have shape"):
+    with pytest.raises(ParameterError, match=names("Q", "shape")):
         C.udwadia_kalaba(M, Q[:3], A, b)
-    with pytest.raises(ParameterError, match="A must have shape"):
+    with pytest.raises(ParameterError, match=names("A", "shape")):
         C.lagrange_multipliers(M, Q, A[:, :3], b)
-    with pytest.raises(ParameterError, match="b must have shape"):
+    with pytest.raises(ParameterError, match=names("b", "shape")):
         C.kkt_solve(M, Q, A, b[:1])
     with pytest.raises(ParameterError, match="layer 1"):
         C.udwadia_kalaba_sequential(M, Q, [(A, b), (A[:, :2], b)])
@@ -233,15 +233,15 @@ def test_indefinite_and_slightly_asymmetric_mass_matrices_are_refused():
 def test_constraint_matrix_of_the_wrong_rank_or_dimension_is_refused():
     M, Q, A, b = system(6)
     for f in (C.udwadia_kalaba, C.lagrange_multipliers, C.kkt_solve):
-        with pytest.raises(ParameterError, match="A must have shape"):
+        with pytest.raises(ParameterError, match=names("A", "shape")):
             f(M, Q, A[0], b[:1])                              # one row given as a 1-d vector
-        with pytest.raises(ParameterError, match="Q must have shape"):
+        with pytest.raises(ParameterError, match=names("Q", "shape")):
             f(M, Q[:, None], A, b)
     with pytest.raises(SingularityError, match="rank deficient"):
         C.lagrange_multipliers(M, Q, np.zeros((1, 5)), np.zeros(1))
     with pytest.raises(ParameterError, match="layer 0"):
         C.udwadia_kalaba_sequential(M, Q, [(A, b[:1])])
-    with pytest.raises(ParameterError, match="Q must have shape"):
+    with pytest.raises(ParameterError, match=names("Q", "shape")):
         C.udwadia_kalaba_sequential(M, Q[:2], [(A, b)])
 
 
@@ -277,11 +277,11 @@ def test_symmetry_check_tolerates_round_off_only():
 
 def test_positive_definiteness_is_relative_to_the_largest_eigenvalue():
     # MASS_PD_TOL = 1e-14: eigenvalues (1e-12, 1, 1e3) have ratio 1e-15 -> singular; (1e-12, 1, 1) -> fine
-    with pytest.raises(SingularityError, match=r"not positive definite \(eigenvalues 1e-12 \.\. 1e\+03\)"):
+    with pytest.raises(SingularityError, match=names("positive definite", "1e-12", "1e+03")):
         C.mass_sqrt(np.diag([1e-12, 1.0, 1e3]))
     Mh, _ = C.mass_sqrt(np.diag([1e-12, 1.0, 1.0]))
     np.testing.assert_allclose(np.diag(Mh), [1e-6, 1.0, 1.0], rtol=1e-12)
-    with pytest.raises(SingularityError, match=r"eigenvalues -2 \.\. 5\)"):
+    with pytest.raises(SingularityError, match=names("eigenvalues", "-2", "5")):
         C.mass_sqrt(np.diag([-2.0, 1.0, 5.0]))
     with pytest.raises(ParameterError, match="square"):
         C.kkt_solve(np.ones((2, 3)), np.ones(2), np.ones((1, 2)), np.zeros(1))
@@ -291,7 +291,7 @@ def test_multiplier_route_rank_test_is_relative_to_the_largest_eigenvalue():
     # RANK_TOL = 1e-11: with M = I, rows of norms (1e-3, 1, 1e3) give A A^T eigenvalues (1e-6, 1, 1e6), ratio 1e-12
     M, Q = np.eye(3), np.array([1.0, -2.0, 0.5])
     A = np.diag([1e-3, 1.0, 1e3])
-    with pytest.raises(SingularityError, match=r"rank deficient \(eigenvalues of A M\^-1 A\^T 1e-06 \.\. 1e\+06\)"):
+    with pytest.raises(SingularityError, match=names("rank deficient", "A M^-1 A^T", "1e-06", "1e+06")):
         C.lagrange_multipliers(M, Q, A, np.zeros(3))
     A_ok = np.diag([1e-2, 1.0, 1e3])                                       # ratio 1e-10: full rank
     ddq, lam = C.lagrange_multipliers(M, Q, A_ok, np.zeros(3))
@@ -312,11 +312,11 @@ def test_redundant_layer_is_ignored_in_any_mass_unit(scale):
 
 def test_shape_messages_give_the_expected_shape():
     M, Q, A, b = system(2, n=5, m=2)
-    with pytest.raises(ParameterError, match=r"b must have shape \(2,\)"):
+    with pytest.raises(ParameterError, match=names("b", "shape", "(2,)")):
         C.udwadia_kalaba(M, Q, A, b[:1])
-    with pytest.raises(ParameterError, match=r"Baumgarte gain alpha.*1/s"):
+    with pytest.raises(ParameterError, match=names("alpha", "1/s")):
         C.baumgarte(b, b, b, alpha=-1.0)
-    with pytest.raises(ParameterError, match=r"Baumgarte gain beta.*1/s"):
+    with pytest.raises(ParameterError, match=names("beta", "1/s")):
         C.baumgarte(b, b, b, beta=-1.0)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzzing import budget, entry_point_tests
+from fuzzing import budget, entry_point_tests, names
 
 # ---- properties on random valid inputs ---------------------------------------------------------------------
 from hypothesis import assume, given
@@ -91,8 +91,8 @@ def test_normal_force_never_adhesive():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(K=-1.0), "K must be positive"),
-        (dict(K=0.0), "K must be positive"),
+        (dict(K=-1.0), names("K", "positive")),
+        (dict(K=0.0), names("K", "positive")),
         (dict(restitution=0.0), "restitution"),
         (dict(restitution=1.2), "restitution"),
         (dict(law="kelvin"), "law"),

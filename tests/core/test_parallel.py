@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzzing import budget
+from fuzzing import budget, names
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -307,7 +307,7 @@ def test_equal_values_are_computed_once_and_results_keep_the_order(work):
 def test_a_checkpoint_must_be_a_directory_and_the_task_named(tmp_path):
     f = tmp_path / "old.ckpt"
     f.write_bytes(b"x")
-    with pytest.raises(ParameterError, match="checkpoint must be a directory"):
+    with pytest.raises(ParameterError, match=names("checkpoint", "directory")):
         N.sweep(abs, [1, 2], checkpoint=f)
     with pytest.raises(ParameterError, match="module-level function"):
         N.sweep(lambda v: v, [1, 2], checkpoint=tmp_path / "d")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fuzzing import budget, entry_point_tests
+from fuzzing import budget, entry_point_tests, names
 
 # ---- properties on random valid inputs ---------------------------------------------------------------------
 from hypothesis import assume, given
@@ -118,16 +118,16 @@ def test_good_file_is_converted(tmp_path):
 @pytest.mark.parametrize(
     "old, new, match",
     [
-        ("mass: 1.5", "", r"demo.yaml: field 'mass' is missing"),
-        ("mass: 1.5", "mass: heavy", r"field 'mass' must be a number, got 'heavy'"),
-        ("mass: 1.5", "mass: -1", r"field 'mass' must be positive"),
-        ("mass: 1.5", "mass: true", r"field 'mass' must be a number"),
-        ("count: 3", "count: 3.5", r"field 'count' must be an integer"),
-        ("law: a", "law: c", r"field 'link.law' must be one of \['a', 'b'\]"),
-        ("com: [0.1, 0.0]", "com: [0.1]", r"field 'link.com' must be an array of numbers of shape 2"),
-        ("com: [0.1, 0.0]", "com: [0.1, x]", r"field 'link.com' must be an array of numbers"),
-        ("name: demo", "name: demo\nmas: 2", r"field 'mas' is not a known field"),
-        ("points: [[0, 0], [1, 2], [3, 4]]", "points: [[0, 0], [1, 2, 3]]", r"field 'points' must be an array"),
+        ("mass: 1.5", "", names("demo.yaml", "'mass'", "missing")),
+        ("mass: 1.5", "mass: heavy", names("'mass'", "number", "'heavy'")),
+        ("mass: 1.5", "mass: -1", names("'mass'", "positive")),
+        ("mass: 1.5", "mass: true", names("'mass'", "number")),
+        ("count: 3", "count: 3.5", names("'count'", "integer")),
+        ("law: a", "law: c", names("'link.law'", "one of", "['a', 'b']")),
+        ("com: [0.1, 0.0]", "com: [0.1]", names("'link.com'", "array of numbers", "shape 2")),
+        ("com: [0.1, 0.0]", "com: [0.1, x]", names("'link.com'", "array of numbers")),
+        ("name: demo", "name: demo\nmas: 2", names("'mas'", "not a known field")),
+        ("points: [[0, 0], [1, 2], [3, 4]]", "points: [[0, 0], [1, 2, 3]]", names("'points'", "array")),
     ],
 )
 def test_bad_fields_are_named(tmp_path, old, new, match):
@@ -136,11 +136,11 @@ def test_bad_fields_are_named(tmp_path, old, new, match):
 
 
 def test_missing_file_and_bad_yaml(tmp_path):
-    with pytest.raises(robolib.ParameterFileError, match="not found"):
+    with pytest.raises(robolib.ParameterFileError, match=names("nope.yaml", "not found")):
         load_yaml(tmp_path / "nope.yaml", SCHEMA)
     with pytest.raises(robolib.ParameterFileError, match="not valid YAML"):
         load_yaml(write(tmp_path, "a: [1, 2"), SCHEMA)
-    with pytest.raises(robolib.ParameterFileError, match="top level must be a mapping"):
+    with pytest.raises(robolib.ParameterFileError, match=names("top level", "mapping")):
         load_yaml(write(tmp_path, "- 1\n- 2\n"), SCHEMA)
 
 
@@ -258,7 +258,7 @@ def test_numbers_inside_the_range_pass_and_outside_fail(p, v, edge):
     if inside(p, v):
         assert P.validate_parameters(spec, {"x": v}) == {"x": v}
     else:
-        with pytest.raises(ParameterError, match=r"x = .* is not valid: x must be a number"):
+        with pytest.raises(ParameterError, match=names("x", "number")):
             P.validate_parameters(spec, {"x": v})
     for bad in (NAN, INF, -INF, True, [v], "1", None, np.array(v)):
         with pytest.raises(ParameterError, match="x"):
@@ -277,7 +277,7 @@ def test_integers_inside_the_range_pass_and_outside_fail(lo, width, v, unbounded
         p.validate("n", v)
         p.validate("n", np.int64(v))
     else:
-        with pytest.raises(ParameterError, match="n must be an integer"):
+        with pytest.raises(ParameterError, match=names("n", "integer")):
             p.validate("n", v)
     for bad in (True, False, float(v), NAN, [v], [[v]], str(v)):
         with pytest.raises(ParameterError, match="n"):
@@ -292,7 +292,7 @@ def test_a_choice_must_be_one_of_the_choices(choices, v):
     if v in choices:
         p.validate("c", v)
     else:
-        with pytest.raises(ParameterError, match="c must be one of"):
+        with pytest.raises(ParameterError, match=names("c", "one of")):
             p.validate("c", v)
     with pytest.raises(ParameterError):
         p.validate("c", [choices[0]])
@@ -326,7 +326,7 @@ COUNT = params.Parameter(60, "Poincare samples", kind="integer", low=8)
 
 @pytest.mark.parametrize("bad", [0.0, -1e-9, 5.000001, float("nan"), float("inf"), -float("inf"), True, "0.1", None, [0.1]])
 def test_a_positive_number_refuses_zero_nan_inf_bool_text_and_lists(bad):
-    with pytest.raises(ParameterError, match=r"^c = .* is not valid: c must be a number in \(0, 5\] mm \(radial clearance\)$"):
+    with pytest.raises(ParameterError, match=names("c", "(0, 5]", "mm", "radial clearance")):
         POSITIVE.validate("c", bad)
 
 
@@ -337,26 +337,26 @@ def test_a_positive_number_accepts_its_range(good):
 
 @pytest.mark.parametrize("bad", [7, 8.0, True, float("nan"), "60"])
 def test_an_integer_refuses_floats_bools_and_small_values(bad):
-    with pytest.raises(ParameterError, match=r"n must be an integer >= 8"):
+    with pytest.raises(ParameterError, match=names("n", "integer", ">= 8")):
         COUNT.validate("n", bad)
 
 
 def test_other_kinds_and_none():
     params.Parameter(None, "mu", low=0.0, allow_none=True).validate("mu", None)
-    with pytest.raises(ParameterError, match=r"law must be one of a, b"):
+    with pytest.raises(ParameterError, match=names("law", "one of", "a, b")):
         params.Parameter("a", "law", kind="choice", choices=("a", "b")).validate("law", "c")
-    with pytest.raises(ParameterError, match=r"quick must be True or False"):
+    with pytest.raises(ParameterError, match=names("quick", "True", "False")):
         params.Parameter(False, "quick", kind="boolean").validate("quick", 1)
-    with pytest.raises(ParameterError, match=r"data_file = 'nope/none.yaml' is not valid: parameter file"):
+    with pytest.raises(ParameterError, match=names("data_file", "nope/none.yaml", "parameter file")):
         params.Parameter("redundant/default.yaml", "robot", kind="file").validate("data_file", "nope/none.yaml")
     params.Parameter("redundant/default.yaml", "robot", kind="file").validate("data_file", "redundant/default.yaml")
-    with pytest.raises(ParameterError, match="kind must be one of"):
+    with pytest.raises(ParameterError, match=names("kind", "one of")):
         params.Parameter(1, "x", kind="float")
 
 
 def test_declared_defaults_must_match_the_signature():
     spec = {"seed": params.Parameter(0, "seed", kind="integer", low=0)}
-    with pytest.raises(ParameterError, match="differ from its parameter declarations"):
+    with pytest.raises(ParameterError, match=names("differ", "declarations")):
         params.declare_parameters(spec)(lambda seed=1: seed)
     f = params.declare_parameters(spec)(lambda seed=0: seed)
     assert f() == 0 and f(seed=4) == 4 and f.parameters is spec
@@ -387,7 +387,7 @@ def test_excluded_values_and_stated_valid_values():
     jobs = params.Parameter(2, "processes", kind="integer", low=-1, exclude=(0,))
     assert jobs.valid_text() == "an integer >= -1, not 0"
     jobs.validate("n_jobs", -1)
-    with pytest.raises(ParameterError, match=r"n_jobs = 0 is not valid: n_jobs must be an integer >= -1, not 0"):
+    with pytest.raises(ParameterError, match=names("n_jobs", "integer", ">= -1", "not 0")):
         jobs.validate("n_jobs", 0)
     cases = params.Parameter([[1.0, 0.5]], "cases", kind="list", valid="a list of [frequency Hz, clearance mm]")
     assert cases.valid_text() == "a list of [frequency Hz, clearance mm]"

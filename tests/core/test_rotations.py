@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fuzzing import _array_bad, budget, entry_point_tests
+from fuzzing import _array_bad, budget, entry_point_tests, names
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.linalg import expm
@@ -125,14 +125,14 @@ def test_edge_values_are_named():
     """A zero vector has no direction; vectors that do not broadcast; finite inputs whose product overflows."""
     with pytest.raises(SingularityError, match="leg"):
         rot.normalize(np.zeros(3), "leg")
-    with pytest.raises(ParameterError, match="do not broadcast"):
+    with pytest.raises(ParameterError, match=names("a", "b", "broadcast")):
         rot.cross(np.ones((2, 3)), np.ones((3, 3)))
     with pytest.raises(ParameterError, match="same trailing length"):
         rot.dot(np.ones(3), np.ones(2))
     with pytest.raises(ParameterError, match="overflows"):
         rot.cross(np.array([1e300, 0.0, 0.0]), np.array([0.0, 1e300, 0.0]))
     assert np.allclose(rot.normalize(np.array([1e300, 1e300, 0.0])), [2 ** -0.5, 2 ** -0.5, 0.0])  # no overflow
-    with pytest.raises(ParameterError, match="ddrpy of shape"):
+    with pytest.raises(ParameterError, match=names("ddrpy", "shape")):
         rot.rpy_rates_to_twist(np.zeros((2, 3)), np.zeros(3), np.zeros((4, 3)))
     omega, alpha = rot.rpy_rates_to_twist(np.zeros(3), np.ones((4, 3)), np.zeros(3))   # rates of a batch
     assert omega.shape == alpha.shape == (4, 3)
@@ -298,12 +298,12 @@ def test_matrix_rpy_of_a_batch_and_its_tolerance_boundary():
     np.testing.assert_allclose(rot.matrix_rpy(rot.rpy_matrix(RPYS)), RPYS, atol=1e-12)
     R = rot.rpy_matrix(RPYS[0])
     rot.matrix_rpy(R * (1 + 0.3 * rot.ROTATION_TOL))          # inside the tolerance: accepted
-    with pytest.raises(ParameterError, match=r"R must be a rotation matrix.*within 1e-06"):
+    with pytest.raises(ParameterError, match=names("R", "rotation matrix", "1e-06")):
         rot.matrix_rpy(R * (1 + 2 * rot.ROTATION_TOL))
-    with pytest.raises(ParameterError, match=r"det R - 1 = -2"):  # a reflection: orthogonal, det -1
+    with pytest.raises(ParameterError, match=names("det R - 1", "-2")):  # a reflection: orthogonal, det -1
         rot.matrix_rpy(R @ np.diag([1.0, 1.0, -1.0]))
     batch = np.stack([R, R @ np.diag([1.0, -1.0, 1.0])])
-    with pytest.raises(ParameterError, match=r"max\|R\^T R - I\| = \S+ and det R - 1 = -2"):
+    with pytest.raises(ParameterError, match=names("max|R^T R - I|", "det R - 1", "-2")):
         rot.matrix_rpy(batch)
 
 
@@ -347,9 +347,9 @@ def test_twist_broadcasts_rates_over_a_batch_of_angles():
     omega, alpha = rot.rpy_rates_to_twist(rpys, path_rate(0.6), PATH_ACC)
     assert omega.shape == alpha.shape == (3, 3)
     np.testing.assert_allclose(omega[1], omega_by_differences(path, 0.6), atol=FD_TOL)
-    with pytest.raises(ParameterError, match=r"drpy of shape \(2, 3\) does not broadcast with rpy of shape \(3, 3\)"):
+    with pytest.raises(ParameterError, match=names("drpy", "(2, 3)", "broadcast", "rpy", "(3, 3)")):
         rot.rpy_rates_to_twist(rpys, np.ones((2, 3)))
-    with pytest.raises(ParameterError, match=r"ddrpy of shape \(2, 3\) does not broadcast"):
+    with pytest.raises(ParameterError, match=names("ddrpy", "(2, 3)", "broadcast")):
         rot.rpy_rates_to_twist(rpys, path_rate(0.6), np.ones((2, 3)))
 
 
@@ -367,20 +367,19 @@ def test_skew_cross_and_dot_of_batches_against_numpy():
 
 def test_cross_and_dot_name_the_operand_and_the_overflow():
     a = np.array([1.0, 2.0, 3.0])
-    with pytest.raises(ParameterError, match=r"^b must be finite"):
+    with pytest.raises(ParameterError, match=names("b", "finite")):
         rot.cross(a, np.array([0.0, np.inf, 0.0]))
-    with pytest.raises(ParameterError, match=r"a x b overflows: a and b are finite but too large, got max \|a\| = 1e\+300, "
-                                             r"max \|b\| = 3e\+300"):
+    with pytest.raises(ParameterError, match=names("a x b", "overflows", "1e+300", "3e+300")):
         rot.cross(np.array([1e300, 0, 0]), np.array([0, 3e300, 0]))
-    with pytest.raises(ParameterError, match=r"a \. b overflows"):          # inf - inf: an invalid value, not a warning
+    with pytest.raises(ParameterError, match=names("a . b", "overflows")):  # inf - inf: an invalid value, not a warning
         rot.dot(np.array([1e300, 1e300]), np.array([1e300, -1e300]))
-    with pytest.raises(ParameterError, match=r"a \. b overflows"):
+    with pytest.raises(ParameterError, match=names("a . b", "overflows")):
         rot.dot(np.array([1e300, 1e300]), np.array([1e300, 1e300]))
-    with pytest.raises(ParameterError, match=r"same trailing length, got shapes \(3,\) and \(2,\)"):
+    with pytest.raises(ParameterError, match=names("trailing length", "(3,)", "(2,)")):
         rot.dot(a, np.ones(2))
-    with pytest.raises(ParameterError, match=r"a of shape \(2, 3\) and b of shape \(4, 3\) do not broadcast"):
+    with pytest.raises(ParameterError, match=names("a", "(2, 3)", "b", "(4, 3)", "broadcast")):
         rot.cross(np.ones((2, 3)), np.ones((4, 3)))
-    with pytest.raises(ParameterError, match=r"a of shape \(2, 3\) and b of shape \(4, 3\) do not broadcast"):
+    with pytest.raises(ParameterError, match=names("a", "(2, 3)", "b", "(4, 3)", "broadcast")):
         rot.dot(np.ones((2, 3)), np.ones((4, 3)))
 
 
@@ -391,16 +390,16 @@ def test_normalize_keeps_direction_scales_safely_and_refuses_zero():
     np.testing.assert_allclose(u[0], v[0] / 13.0, atol=EXACT)
     np.testing.assert_allclose(u[1], [2 ** -0.5, 2 ** -0.5, 0.0], atol=EXACT)
     np.testing.assert_allclose(u[2], [0.0, 0.0, -1.0], atol=0)
-    with pytest.raises(SingularityError, match=r"^w has zero length"):
+    with pytest.raises(SingularityError, match=names("w", "zero length")):
         rot.normalize(np.array([[1.0, 0.0], [rot.ZERO_NORM_TOL, 0.0]]), name="w")
-    with pytest.raises(ParameterError, match="name must be a non-empty text"):
+    with pytest.raises(ParameterError, match=names("name", "non-empty text")):
         rot.normalize(v, name="")
 
 
 def test_cross_and_dot_take_nested_lists_and_integer_arrays():
     np.testing.assert_allclose(rot.cross([[1, 0, 0], [0, 1, 0]], [0, 0, 1]), [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0]], atol=0)
     np.testing.assert_allclose(rot.dot(np.array([[1, 2], [3, 4]]), [5, 6]), [17.0, 39.0], atol=0)
-    with pytest.raises(ParameterError, match=r"^a must be finite"):
+    with pytest.raises(ParameterError, match=names("a", "finite")):
         rot.cross([[1, 0, np.nan]], [0, 1, 0])
 
 

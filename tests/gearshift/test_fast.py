@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fuzzing import names
 
 from robolib import ParameterError, UnreachableError
 from robolib import gearshift as G
@@ -171,7 +172,7 @@ def test_jacobian_and_bias_by_finite_differences(joint, driven):
 
 def test_unreachable_pose_is_named():
     fc = _fast("B1")
-    with pytest.raises(UnreachableError, match=r"clearance joint B1 at t = 0\.1 s"):
+    with pytest.raises(UnreachableError, match=names("clearance joint B1", "t = 0.1 s")):
         fc.kinematics((0.5, 0.0), (0.0, 0.0), 0.1)
 
 
@@ -210,7 +211,7 @@ def test_onset_speed_is_the_normal_speed_at_first_contact():
 
 # ----------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("kw, match", [
-    ({"joint": "B4"}, "joint = 'B4' is not valid"), ({"joint": "B1,B2"}, "joint = 'B1,B2'"),
+    ({"joint": "B4"}, names("joint", "'B4'")), ({"joint": "B1,B2"}, "joint = 'B1,B2'"),
     ({"joint": ["B1", "B2"]}, "joint = \\['B1', 'B2'\\]"), ({"joint": None}, "joint = None"),
     ({"clearance": 0.0}, "clearance = 0.0"), ({"clearance": -1e-4}, "clearance"),
     ({"frequency": float("nan")}, "frequency = nan"), ({"frequency": 0.0}, "frequency"),
@@ -225,8 +226,9 @@ def test_bad_model_arguments(kw, match):
     (lambda f: f.simulate((0.0, 0.1), rtol=2.0), "rtol"), (lambda f: f.simulate((0.1, 0.0)), "t_span"),
     (lambda f: f.simulate((0.0, float("nan"))), "t_span"), (lambda f: f.simulate((0.0, 0.1), e0=(0.0,)), "e0"),
     (lambda f: f.simulate((0.0, 0.1), t_eval=[0.2]), "t_eval"), (lambda f: f.simulate((0.0, 0.1), ddelta0=0.0), "ddelta0"),
-    (lambda f: f.return_map(np.zeros(3)), "x must have 4"), (lambda f: f.return_map(np.zeros(4), n_periods=0), "n_periods"),
-    (lambda f: f.kinematics((0.0, float("inf")), (0.0, 0.0), 0.0), "e must be finite"),
+    (lambda f: f.return_map(np.zeros(3)), names("x", "4")),
+    (lambda f: f.return_map(np.zeros(4), n_periods=0), "n_periods"),
+    (lambda f: f.kinematics((0.0, float("inf")), (0.0, 0.0), 0.0), names("e", "finite")),
 ])
 def test_bad_call_arguments(call, match):
     with pytest.raises(ParameterError, match=match):

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from fuzzing import budget
+from fuzzing import budget, names
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -230,23 +230,23 @@ def test_numba_and_numpy_backends_agree():
 
 # ----------------------------------------------------------------------------- bad input
 def test_clearance_bad_input():
-    with pytest.raises(ParameterError, match="smaller than the bearing radius"):
+    with pytest.raises(ParameterError, match=names("clearance", "bearing radius")):
         ClearanceSpec("B1", clearance=5e-3, R_bearing=5e-3)
-    with pytest.raises(ParameterError, match="clearance must be positive"):
+    with pytest.raises(ParameterError, match=names("clearance", "positive")):
         ClearanceSpec("B1", clearance=0.0)
-    with pytest.raises(ParameterError, match="stiffness must be positive"):
+    with pytest.raises(ParameterError, match=names("stiffness", "positive")):
         ClearanceSpec("B1", clearance=1e-4, stiffness=0.0)
-    with pytest.raises(ParameterError, match="stiffness must be positive"):
+    with pytest.raises(ParameterError, match=names("stiffness", "positive")):
         ClearanceSpec("B1", clearance=1e-4, stiffness=-1e9)
     with pytest.raises(ParameterError, match="'Z9'"):
         G.clearance_model(GS, joints="Z9")
-    with pytest.raises(ParameterError, match="'lock'.*not a revolute"):
+    with pytest.raises(ParameterError, match=names("'lock'", "not a revolute")):
         ClearanceModel(GS.mech, [ClearanceSpec("lock", 1e-4)])
     with pytest.raises(ParameterError, match="restitution"):
         ClearanceSpec("B1", clearance=1e-4, restitution=0.0)
     with pytest.raises(ParameterError, match="driven_chains"):
         G.build_gearshift(G.with_changes(P, **{"motion.driven_chains": np.array([1.0, 1.0])}))
-    with pytest.raises(ParameterError, match="unknown parameter"):
+    with pytest.raises(ParameterError, match=names("unknown parameter", "'motion.speed'")):
         G.with_changes(P, **{"motion.speed": 1.0})
 
 
@@ -361,7 +361,7 @@ def test_the_edges_of_the_kernels_ranges_are_valid():
                     duration=1e-9, t_start=-1.0, t_end=0.0)
     check_arguments(frequency=None, clearance=None, rtol=None, atol=None, k_max=None, d0=None, alpha=None)
     check_arguments(frequency=np.float64(6.0), n_samples=np.int64(60), seed=np.int32(3))   # NumPy scalars count
-    with pytest.raises(ParameterError, match="n_samples = True is not valid"):
+    with pytest.raises(ParameterError, match=names("n_samples", "True")):
         check_arguments(n_samples=np.bool_(True))
 
 
@@ -373,7 +373,7 @@ def test_a_parameter_set_with_a_bad_frequency_is_named():
     bad = G.with_changes(P, **{"motion.frequency": 0.0})
     with pytest.raises(RobolibError, match="frequency"):
         G.build_gearshift(bad)
-    with pytest.raises(ParameterError, match="unknown parameter"):
+    with pytest.raises(ParameterError, match=names("unknown parameter", "'motion.frequenzy'")):
         G.with_changes(P, **{"motion.frequenzy": 1.0})
 
 
@@ -492,7 +492,7 @@ def test_a_clearance_at_or_above_the_journal_radius_is_refused_by_every_entry_po
 
 def test_a_clearance_as_large_as_the_journal_is_refused_and_one_just_below_is_not():
     assert G.model.check_clearance(P, 5e-3 * (1 - 1e-12)) < 5e-3
-    with pytest.raises(ParameterError, match="clearance.*1x the journal radius"):
+    with pytest.raises(ParameterError, match=names("clearance", "1x", "journal radius")):
         G.clearance_specs(P, ["B1"], 5e-3)
 
 
@@ -504,6 +504,6 @@ def test_a_parameter_file_with_a_clearance_at_or_above_its_journal_radius_is_ref
     line = next(x for x in text.splitlines() if x.strip().startswith("radial_clearance:"))
     bad = tmp_path / "bad.yaml"
     bad.write_text(text.replace(line, line.split(":")[0] + ": 0.5  # m (0.5 mm meant)"))
-    with pytest.raises(ParameterFileError, match=r"bad\.yaml.*radial_clearance.*journal radius") as exc:
+    with pytest.raises(ParameterFileError, match=names("bad.yaml", "radial_clearance", "journal radius")) as exc:
         loader(bad)
     assert "metres" in str(exc.value)

@@ -593,9 +593,9 @@ def test_map_picklable_and_bad_input():
     x = np.array([-0.14468, 0.99001, 1.10206, 0.16508]) * P.scale
     Q = pickle.loads(pickle.dumps(P))
     assert np.array_equal(P(x), Q(x))
-    with pytest.raises(ParameterError, match="k = 0 is not valid"):
+    with pytest.raises(ParameterError, match="k = 0"):
         O.periodic_orbit_at(None, FREQ, C, k=0)
-    with pytest.raises(ParameterError, match="frequency = -1.0 is not valid"):
+    with pytest.raises(ParameterError, match=r"frequency = -1\.0"):
         O.periodic_orbit_at(None, -1.0, C)
     with pytest.raises(ParameterError, match="clearance"):
         O.stroboscopic_map(None, FREQ, 0.0)

@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 import pytest
+from fuzzing import names
 
 from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError
@@ -176,8 +177,7 @@ def test_the_other_runs_refuse_bad_arguments_by_name(fun, kwargs, name, valid):
 
 @pytest.mark.parametrize("case", [(10.0,), (10.0, 0.1, 1.0), "10, 0.1", 10.0, None])
 def test_explore_run_needs_a_pair(case):
-    with pytest.raises(ParameterError, match=r"^case = .* is not valid: case must be a pair \(frequency Hz > 0, "
-                                             r"clearance mm > 0\)"):
+    with pytest.raises(ParameterError, match=names("case", "pair", "Hz", "mm")):
         G.explore_run(P, case)
 
 
@@ -250,9 +250,9 @@ def test_fast_lyapunov_job_has_the_dae_jobs_settings_and_fields():
     # the fast flow carries (e, ed, ddelta0) and needs no projection; its d0 metric is in metres like the DAE's
     fl = FastFlow(P, ["B1"], 5e-4, rtol=1e-6, atol=1e-9)
     assert fl.project is None and fl.weights.shape == (4,) and fl.initial_state().shape == (5,)
-    with pytest.raises(ParameterError, match=r"alpha = 50.0 is not valid with engine = 'fast'"):
+    with pytest.raises(ParameterError, match=names("alpha = 50.0", "engine = 'fast'")):
         B.study_run(job[:6] + (50.0, 1.0), P, engine="fast")
-    with pytest.raises(ParameterError, match=r"alpha = 50.0 is not valid with engine = 'fast'"):
+    with pytest.raises(ParameterError, match=names("alpha = 50.0", "engine = 'fast'")):
         G.lyapunov_run(P, 12.0, 5e-4, n_transient=0, n_renorm=4, alpha=50.0, engine="fast")
 
 
@@ -263,11 +263,10 @@ def test_a_fast_run_with_several_clearance_joints_is_refused_by_name():
                  lambda: study_settings(quick=True, clearance_joint="B1,E2", engine="fast"),
                  lambda: B.sweep_key(G.with_changes(P, **{"clearance.joints": "B1, C"}), [(12.0, 0.5)],
                                      engine="fast")):
-        with pytest.raises(ParameterError, match=r"engine = 'fast' is not valid with clearance_joint = .*one "
-                                                 r"clearance joint \(2 named\)"):
+        with pytest.raises(ParameterError, match=names("engine = 'fast'", "clearance_joint", "one", "2 named")):
             call()
     assert check_engine("dae", "B1, E2") == ["B1", "E2"]
-    with pytest.raises(ParameterError, match=r"engine = 'DAE' is not valid: engine must be one of 'fast', 'dae'"):
+    with pytest.raises(ParameterError, match=names("engine = 'DAE'", "one of", "'fast'", "'dae'")):
         check_engine("DAE", "B1")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from fuzzing import names
 
 from robolib import ParameterError, UnreachableError, stewart
 
@@ -100,7 +101,7 @@ def test_simulation_stops_at_the_stroke_limit():
     m = base.with_(limits={**base.limits, "length_max": 1.278})
     tr = stewart.Trajectory(m.home_pose, np.array([0, 0, 0.01, 0, 0, 0.0]), np.full(6, 3.0), np.zeros(6))
     assert stewart.check_limits(m, tr(np.linspace(0, 3, 301))[0], mask=True).all()
-    with pytest.raises(UnreachableError, match=r"simulate: at t = .* s the newton_euler plant reached leg \d"):
+    with pytest.raises(UnreachableError, match=names("simulate", "t =", "newton_euler", "leg")):
         stewart.simulate(m, gains={"kp": 0.0, "kd": 0.0, "ki": 0.0}, duration=3.0, trajectory=tr,
                          initial_error=[0, 0, 0.03, 0, 0, 0])
 

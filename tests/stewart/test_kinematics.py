@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
-from fuzzing import SETTINGS
+from fuzzing import SETTINGS, names
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -62,7 +60,7 @@ def test_fk_reports_non_convergence():
     m = stewart.load("stewart/tsai2000.yaml")
     with pytest.raises(ConvergenceError, match="forward_kinematics"):
         stewart.forward_kinematics(m, [1.0, 1.0, 1.0, 1.0, 1.0, 100.0])
-    with pytest.raises(ConvergenceError, match="did not converge in 2 iterations"):
+    with pytest.raises(ConvergenceError, match=names("did not converge", "2 iterations")):
         stewart.forward_kinematics(m, stewart.inverse_kinematics(m, m.home_pose + 0.05), max_iter=2)
 
 
@@ -150,7 +148,7 @@ def test_stroke_limit_boundary(which):
     word = "above" if which == "length_max" else "below"
     for call in (lambda: stewart.inverse_kinematics(out, X), lambda: stewart.inverse_dynamics(out, X, z, z),
                  lambda: stewart.forward_dynamics(out, X, z, z, method="virtual_work")):
-        with pytest.raises(UnreachableError, match=f"leg {leg + 1} length .* is {word} the stroke limit {which}"):
+        with pytest.raises(UnreachableError, match=names(f"leg {leg + 1}", "length", word, which)):
             call()
     assert not stewart.check_limits(out, X, mask=True)
 
@@ -319,17 +317,17 @@ def test_fk_lengths_must_be_positive_naming_the_first_bad_one():
         q = l.copy()
         q[1] = 0.9          # short but valid: only index 3 is bad
         q[3] = bad
-        with pytest.raises(ParameterError, match=rf"lengths must be positive \(m\), got {value} at index 3$"):
+        with pytest.raises(ParameterError, match=names("lengths", "positive", "(m)", value, "index 3")):
             stewart.forward_kinematics(TSAI, q)
         qq = np.stack([l, q])
-        with pytest.raises(ParameterError, match=rf"got {value} at index \(1, 3\)$"):
+        with pytest.raises(ParameterError, match=names(value, "index (1, 3)")):
             stewart.forward_kinematics(TSAI, qq)
 
 
 @pytest.mark.parametrize("tol", [0.0, -1e-12])
 def test_fk_tolerance_must_be_positive_metres(tol):
     l = stewart.inverse_kinematics(TSAI, TSAI.home_pose)
-    with pytest.raises(ParameterError, match=r"tol must be a number > 0 m, got"):
+    with pytest.raises(ParameterError, match=names("tol", "> 0", "m")):
         stewart.forward_kinematics(TSAI, l, tol=tol)
 
 
@@ -344,11 +342,11 @@ def test_fk_on_a_two_axis_batch_equals_single_solves():
 
 def test_unreachable_batch_member_is_named_by_its_index():
     far = TSAI.home_pose + [0, 0, 4.0, 0, 0, 0]
-    with pytest.raises(UnreachableError, match=r"^pose 1 of the batch is unreachable: leg 1 length"):
+    with pytest.raises(UnreachableError, match=names("pose 1", "batch", "unreachable", "leg 1")):
         stewart.check_limits(TSAI, [TSAI.home_pose, far])
     # the index of a 2-axis batch prints as [np.int64(1), np.int64(0)] today (numpy 2 reprs; reported): accept both
-    with pytest.raises(UnreachableError, match=r"^pose \[(np\.int64\()?1\)?, (np\.int64\()?0\)?\] of the batch is "
-                                               r"unreachable: leg 1 length"):
+    index = r"pose \[(np\.int64\()?1\)?, (np\.int64\()?0\)?\](?s:.*)"
+    with pytest.raises(UnreachableError, match=index + names("unreachable", "leg 1")):
         stewart.check_limits(TSAI, [[TSAI.home_pose, TSAI.home_pose], [far, TSAI.home_pose]])
     with pytest.raises(UnreachableError, match=r"^pose is unreachable: leg 1 length"):
         stewart.check_limits(TSAI, far)
@@ -383,9 +381,10 @@ def test_leg_rates_without_acceleration_are_the_velocity_products():
 
 def test_leg_motion_refuses_batches_that_do_not_broadcast():
     X = np.tile(TSAI.home_pose, (2, 1))
-    with pytest.raises(ParameterError, match=r"^pose \(2, 6\), twist \(3, 6\) must broadcast"):
+    with pytest.raises(ParameterError, match=names("pose", "(2, 6)", "twist", "(3, 6)", "broadcast")):
         stewart.leg_motion(TSAI, X, np.zeros((3, 6)))
-    with pytest.raises(ParameterError, match=r"^pose \(2, 6\), twist \(2, 6\), accel \(3, 6\) must broadcast"):
+    with pytest.raises(ParameterError, match=names("pose", "(2, 6)", "twist", "(2, 6)", "accel", "(3, 6)",
+                                                 "broadcast")):
         stewart.leg_motion(TSAI, X, np.zeros((2, 6)), np.zeros((3, 6)))
 
 
@@ -444,9 +443,9 @@ def test_integer_states_are_taken_as_floats():
 def test_non_finite_state_is_named_by_its_index():
     X = np.tile(TSAI.home_pose, (2, 1))
     X[1, 3] = np.inf
-    with pytest.raises(ParameterError, match=r"^pose must be finite, got inf at index \(1, 3\)$"):
+    with pytest.raises(ParameterError, match=names("pose", "finite", "inf", "index (1, 3)")):
         K.as_state(X, "pose")
-    with pytest.raises(ParameterError, match=r"^twist must be finite, got nan at index 4$"):
+    with pytest.raises(ParameterError, match=names("twist", "finite", "nan", "index 4")):
         K.as_state([0, 0, 0, 0, np.nan, 0], "twist")
 
 
@@ -457,7 +456,7 @@ def test_forward_kinematics_names_lengths_too_large_to_solve():
     from robolib.stewart.kinematics import FK_LENGTH_MAX_FACTOR
 
     m = S.load("stewart/tsai2000.yaml")
-    with pytest.raises(ParameterError, match=r"lengths must be at most 1e\+06 times the model's size"):
+    with pytest.raises(ParameterError, match=names("lengths", "1e+06", "model's size")):
         S.forward_kinematics(m, np.full(6, 1e200))
     assert FK_LENGTH_MAX_FACTOR == 1e6
     assert "LIMIT_CODES" in S.__all__ and S.LIMIT_CODES is S.kinematics.LIMIT_CODES
@@ -489,7 +488,7 @@ def test_the_size_limit_of_forward_kinematics_at_its_boundary():
         size = (max(np.sqrt((b ** 2).sum()) for b in m.base_joints)
                 + max(np.sqrt((p ** 2).sum()) for p in m.platform_joints) + abs(m.home_pose[2]))
         limit = FK_LENGTH_MAX_FACTOR * size
-        stated = re.escape(f"at most 1e+06 times the model's size ({limit:g} m)")
+        stated = names("1e+06", "model's size", f"{limit:g} m")
         with pytest.raises(ParameterError, match=stated):
             K.forward_kinematics(m, np.full(6, limit * (1 + 1e-9)))
         with pytest.raises(ConvergenceError):                      # past the size check: Newton cannot reach it

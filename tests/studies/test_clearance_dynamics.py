@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from fuzzing import names
 
 from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, study
@@ -312,7 +313,7 @@ def test_parameters_are_declared_in_the_signatures_order_with_its_defaults():
 @pytest.mark.parametrize("name, value", [(k, v) for k, vs in BAD_VALUES.items() for v in vs], ids=repr)
 def test_an_invalid_value_is_named_with_its_range_before_any_work(name, value):
     spec = PARAMETERS[name]
-    msg = _run_raises({name: value}, rf"^{name} = {re.escape(repr(value))} is not valid: ")
+    msg = _run_raises({name: value}, names(f"{name} = {value!r}"))
     if value == "gearshift/none.yaml":
         assert "parameter file 'gearshift/none.yaml' not found" in msg
     elif spec.kind == "list" and isinstance(value, (list, tuple)):
@@ -333,12 +334,12 @@ def test_the_edges_of_the_ranges_are_valid(name, value):
 @pytest.mark.parametrize("name, value", [("clearance_mm", 5.0), ("freq_sweep_clearance_mm", 6.0),
                                          ("clearance_range_mm", [0.02, 5.0]), ("verdict_cases", [[10.0, 5.0]])])
 def test_a_clearance_as_large_as_the_journal_is_refused_before_any_work(name, value):
-    _run_raises({name: value}, rf"^{name} = .* mm is not valid: .* the journal radius 5 mm")
+    _run_raises({name: value}, names(name, "mm", "journal radius", "5 mm"))
 
 
 def test_one_ladder_per_verdict_case_is_checked_before_any_work():
-    _run_raises({"verdict_cases": [[10.0, 0.5]]}, r"^case_rtols must have one ladder per verdict case: 3 ladders "
-                r"for 1 cases", quick=False)
+    _run_raises({"verdict_cases": [[10.0, 0.5]]}, names("case_rtols", "one ladder per verdict case", "3", "1"),
+                quick=False)
 
 
 @pytest.mark.parametrize("edit, reason", [
@@ -350,15 +351,15 @@ def test_a_parameter_file_the_run_cannot_use_is_named_before_any_work(tmp_path, 
     assert edit[0] in src
     f = tmp_path / "bad.yaml"
     f.write_text(src.replace(*edit))
-    msg = _run_raises({"parameter_file": str(f)}, rf"^parameter_file = '{re.escape(str(f))}' is not valid: ")
+    msg = _run_raises({"parameter_file": str(f)}, names(f"parameter_file = '{f}'"))
     assert reason in msg
 
 
 def test_a_direct_call_checks_too():
     _, cpu = refusal(lambda: run(quick=True, n_poincare=1),
-                     r"^n_poincare = 1 is not valid: n_poincare must be an integer >= 2")
+                     names("n_poincare = 1", ">= 2"))
     assert cpu < PROMPT_CPU_S
-    _, cpu = refusal(lambda: study_settings(clearance_mm=0), r"^clearance_mm = 0 is not valid")
+    _, cpu = refusal(lambda: study_settings(clearance_mm=0), names("clearance_mm = 0"))
     assert cpu < PROMPT_CPU_S
 
 
@@ -372,7 +373,7 @@ def test_the_parameter_table_gives_unit_meaning_and_valid_values():
 
 
 def test_unknown_parameter_is_refused():
-    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) \['n_sampels'\]"):
+    with pytest.raises(ParameterError, match=names("unknown parameter", "'n_sampels'")):
         study.run(NAME, n_sampels=5)
 
 

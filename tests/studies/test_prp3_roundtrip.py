@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from fuzzing import names
 
 from conftest import PROMPT_CPU_S, refusal
 from robolib import ParameterError, prp3, study
@@ -72,13 +73,13 @@ def test_parameters_are_declared_in_the_signatures_order_with_its_defaults():
 @pytest.mark.parametrize("name, value", [(k, v) for k, vs in BAD_VALUES.items() for v in vs if k != "geometry"],
                          ids=lambda x: repr(x))
 def test_an_invalid_number_or_flag_is_named_with_its_range_before_any_work(name, value):
-    valid = re.escape(s3.PARAMETERS[name].valid_text())
-    _run_raises({name: value}, rf"^{name} = .* is not valid: {name} must be {valid} \(")
+    valid = s3.PARAMETERS[name].valid_text()
+    _run_raises({name: value}, names(f"{name} =", name, valid))
 
 
 @pytest.mark.parametrize("value", BAD_VALUES["geometry"], ids=lambda x: repr(x))
 def test_an_invalid_geometry_is_named_before_any_work(value):
-    msg = _run_raises({"geometry": value}, rf"^geometry = {re.escape(repr(value))} is not valid: ")
+    msg = _run_raises({"geometry": value}, names(f"geometry = {value!r}"))
     assert "parameter file" in msg or "3-PRP geometry file like 'prp3/paper.yaml'" in msg
 
 
@@ -94,21 +95,21 @@ PAPER = (ROOT / "data" / "prp3" / "paper.yaml").read_text()
 def test_an_invalid_geometry_file_is_named_with_the_reason(tmp_path, edit, reason):
     f = tmp_path / "geometry.yaml"
     f.write_text(PAPER.replace(*edit))
-    msg = _run_raises({"geometry": str(f)}, rf"^geometry = '{re.escape(str(f))}' is not valid: it must be a 3-PRP geometry")
+    msg = _run_raises({"geometry": str(f)}, names(f"geometry = '{f}'", "3-PRP geometry"))
     assert reason in msg
 
 
 def test_a_binary_geometry_file_is_named(tmp_path):
     f = tmp_path / "geometry.yaml"
     f.write_bytes(b"\xff\xfe\x00\x81")
-    _run_raises({"geometry": str(f)}, r"^geometry = .* is not valid: it must be a 3-PRP geometry file")
+    _run_raises({"geometry": str(f)}, names("geometry", "3-PRP geometry file"))
 
 
 def test_a_geometry_without_the_home_input_is_named_before_any_sampling(tmp_path):
     f = tmp_path / "short.yaml"
     f.write_text(PAPER.replace("l2: 500.0", "l2: 100.0"))  # valid dimensions, but the rods cannot meet at home
-    _run_raises({"geometry": str(f)}, r"^geometry = .*short.yaml': the forward kinematics of the home input "
-                                      r"lx = 200 mm, ly = 200 mm, theta = 0 rad is not defined \(.*unreachable")
+    _run_raises({"geometry": str(f)}, names("geometry", "short.yaml'", "forward kinematics", "home input",
+                                            "lx = 200 mm", "ly = 200 mm", "theta = 0 rad", "unreachable"))
 
 
 @pytest.mark.parametrize("name, value", [(k, v) for k, vs in EDGE_VALUES.items() for v in vs], ids=lambda x: repr(x))
@@ -118,12 +119,12 @@ def test_the_edges_of_the_ranges_are_valid(name, value):
 
 def test_a_direct_call_checks_too():
     _, cpu = refusal(lambda: s3.run(quick=True, n_samples=500),
-                     r"^n_samples = 500 is not valid: n_samples must be an integer >= 2000")
+                     names("n_samples = 500", ">= 2000"))
     assert cpu < PROMPT_CPU_S
 
 
 def test_unknown_parameter_is_named():
-    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) \['n_sampels'\]"):
+    with pytest.raises(ParameterError, match=names("unknown parameter", "'n_sampels'")):
         study.run(NAME, n_sampels=5)
 
 
@@ -246,7 +247,7 @@ def test_modes_and_the_papers_rules(res):
     assert claim_value(res, "prp3_rules_ambiguous") == rules.slider_ambiguous > 0
     assert rules.slider_hit + rules.slider_ambiguous <= 1.0 + 1e-12
     # independently: the home pose has two positive roots for slider 1 (the doctest of prp3.inverse)
-    with pytest.raises(prp3.RuleAmbiguityError, match="slider lx has two positive roots"):
+    with pytest.raises(prp3.RuleAmbiguityError, match=names("slider lx", "two positive roots")):
         prp3.inverse(res.data["geometry"], prp3.forward(res.data["geometry"], *prp3.HOME_INPUT), mode="paper")
     # inverse(mode="paper") applies the same rules: it recovers the same share of the inputs
     assert res.data["paper_hit"] == pytest.approx(rules.all_hit, abs=2e-3)

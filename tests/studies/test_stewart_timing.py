@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzzing import names
 from matplotlib.figure import Figure
 
 from conftest import PROMPT_CPU_S, refusal
@@ -52,43 +53,39 @@ def res(quick_study):
 
 
 NAN, INF = float("nan"), float("inf")
-#: Invalid values of each declared parameter: -> the start of "<name> must be <valid values>".
+#: Invalid values of each declared parameter: -> what the error names: the parameter and its valid values.
 REFUSED = {
-    "data_file": ([3, "", None, ["stewart/tsai2000.yaml"]], r"data_file must be a parameter file"),
-    "other_file": ([3, "", False], r"other_file must be a parameter file"),
-    "trajectory": (["spiral", "File", 1, None], r"trajectory must be one of file, translation, rotation"),
-    "amplitude_scale": ([0.0, -1.0, NAN, INF, True, "big", None, [1.0]], r"amplitude_scale must be a number > 0 \("),
-    "frequency_scale": ([0.0, -0.5, NAN, -INF, False, "1"], r"frequency_scale must be a number > 0 \("),
-    "kp": ([0.0, -5.0, NAN, INF, True, "1200"], r"kp must be a number > 0 1/s² \("),
-    "kd": ([0, -1.0, NAN, INF, True, "60"], r"kd must be a number > 0 1/s \("),
-    "ki": ([-1.0, -1e-12, NAN, INF, True, "8000"], r"ki must be a number >= 0 1/s³ \("),
-    "duration": ([0.0, -1.0, NAN, INF, True, "15"], r"duration must be a number > 0 s \("),
-    "step": ([0.0, -0.001, 0.0100001, 0.05, NAN, INF, True, "0.001"], r"step must be a number in \(0, 0.01\] s \("),
-    "seed": ([-1, 1.5, 2026.0, True, "7", None, NAN], r"seed must be an integer >= 0 \("),
-    "quick": (["yes", 1, 0.0, None], r"quick must be True or False \("),
+    "data_file": ([3, "", None, ["stewart/tsai2000.yaml"]], ("data_file", "parameter file")),
+    "other_file": ([3, "", False], ("other_file", "parameter file")),
+    "trajectory": (["spiral", "File", 1, None], ("trajectory", "one of", "file", "translation", "rotation")),
+    "amplitude_scale": ([0.0, -1.0, NAN, INF, True, "big", None, [1.0]], ("amplitude_scale", "> 0")),
+    "frequency_scale": ([0.0, -0.5, NAN, -INF, False, "1"], ("frequency_scale", "> 0")),
+    "kp": ([0.0, -5.0, NAN, INF, True, "1200"], ("kp", "> 0", "1/s²")),
+    "kd": ([0, -1.0, NAN, INF, True, "60"], ("kd", "> 0", "1/s")),
+    "ki": ([-1.0, -1e-12, NAN, INF, True, "8000"], ("ki", ">= 0", "1/s³")),
+    "duration": ([0.0, -1.0, NAN, INF, True, "15"], ("duration", "> 0", "s")),
+    "step": ([0.0, -0.001, 0.0100001, 0.05, NAN, INF, True, "0.001"], ("step", "(0, 0.01]", "s")),
+    "seed": ([-1, 1.5, 2026.0, True, "7", None, NAN], ("seed", "integer", ">= 0")),
+    "quick": (["yes", 1, 0.0, None], ("quick", "True", "False")),
 }
 #: Conditions between the parameters and on the parameter sets: -> the error, which names them and the bound.
 CONDITIONS = [
-    ({"data_file": "nope/none.yaml"}, r"^data_file = 'nope/none.yaml' is not valid: parameter file 'nope/none.yaml' "
-                                      r"not found"),
-    ({"data_file": "prp3/paper.yaml"}, r"^data_file = 'prp3/paper.yaml' is not a valid Stewart-platform parameter "
-                                       r"set: .*field 'units' is not a known field"),
-    ({"other_file": "stewart/tsai2000.yaml"}, r"^other_file = 'stewart/tsai2000.yaml' must be a parameter set other "
-                                              r"than data_file = 'stewart/tsai2000.yaml': both are 'tsai2000'"),
-    ({"amplitude_scale": 3.0}, r"^amplitude_scale = 3 with trajectory = 'file': the desired trajectory of set "
-                               r"'tsai2000' leaves its limits at t = 0.184 s \(.*length_max = 1.8 m\); "
-                               r"amplitude_scale must keep it inside both sets' limits"),
-    ({"step": 0.003}, r"^step = 0.003 s does not divide the duration used \(2 s: quick caps duration = 15 s at 2 s\) "
-                      r"into whole steps \(2 / 0.003 = 666.667\)"),
-    ({"duration": 1.0005}, r"^step = 0.001 s does not divide the duration used \(1.0005 s\)"),
-    ({"duration": 0.2, "step": 0.01}, r"^step = 0.01 s gives 20 steps in the duration used \(0.2 s\); the runs need at "
-                                      r"least 30: step must be at most duration / 30 = 0.00666667 s"),
-    ({"ki": 80000.0}, r"^kp = 1200, kd = 60, ki = 80000 with step = 0.001 s: the PID runs diverge \(.* spectral radius "
-                      r"1.001 >= 1; it must be < 1\); .*stable iff ki < kp kd = 72000\)"),
-    ({"kp": 1e7}, r"^kp = 1e\+07, kd = 60, ki = 8000 with step = 0.001 s: the PID runs diverge"),
-    ({"kd": 3000.0}, r"^kp = 1200, kd = 3000, ki = 8000 with step = 0.001 s: the PID runs diverge"),
+    ({"data_file": "nope/none.yaml"}, names("data_file", "'nope/none.yaml'", "not found")),
+    ({"data_file": "prp3/paper.yaml"}, names("data_file", "'prp3/paper.yaml'", "Stewart-platform", "'units'",
+                                             "not a known field")),
+    ({"other_file": "stewart/tsai2000.yaml"}, names("other_file", "'stewart/tsai2000.yaml'", "data_file",
+                                                    "'tsai2000'")),
+    ({"amplitude_scale": 3.0}, names("amplitude_scale = 3", "trajectory = 'file'", "'tsai2000'", "t = 0.184 s",
+                                     "length_max = 1.8 m", "amplitude_scale")),
+    ({"step": 0.003}, names("step = 0.003 s", "divide", "2 s", "quick", "duration = 15 s", "666.667")),
+    ({"duration": 1.0005}, names("step = 0.001 s", "divide", "1.0005 s")),
+    ({"duration": 0.2, "step": 0.01}, names("step = 0.01 s", "20 steps", "0.2 s", "30", "0.00666667 s")),
+    ({"ki": 80000.0}, names("kp = 1200", "kd = 60", "ki = 80000", "step = 0.001 s", "diverge", "spectral radius",
+                            "1.001", "< 1", "ki < kp kd = 72000")),
+    ({"kp": 1e7}, names("kp = 1e+07", "kd = 60", "ki = 8000", "step = 0.001 s", "diverge")),
+    ({"kd": 3000.0}, names("kp = 1200", "kd = 3000", "ki = 8000", "step = 0.001 s", "diverge")),
     ({"ki": 0.0, "kp": 1e4, "kd": 20.0, "step": 0.005},
-     r"^kp = 10000, kd = 20, ki = 0 with step = 0.005 s: the PID runs diverge \(.*spectral radius 1.012"),
+     names("kp = 10000", "kd = 20", "ki = 0", "step = 0.005 s", "diverge", "spectral radius") + r" 1\.012"),
 ]
 def _refused(params, match):
     """``study.run`` with ``params`` at quick settings raises a ParameterError matching ``match``, before any work."""
@@ -99,8 +96,8 @@ def _refused(params, match):
 @pytest.mark.parametrize("name, bad", [(n, b) for n, (values, _) in REFUSED.items() for b in values],
                          ids=lambda v: repr(v))
 def test_bad_values_are_refused_naming_the_parameter_and_its_range(name, bad):
-    msg = REFUSED[name][1]
-    _refused({name: bad}, rf"^{name} = .* is not valid: {msg}")
+    parts = REFUSED[name][1]
+    _refused({name: bad}, names(f"{name} =", *parts))
 
 
 @pytest.mark.parametrize("params, match", CONDITIONS, ids=lambda v: repr(v)[:40])
@@ -145,7 +142,7 @@ def test_the_stability_condition_is_what_the_runs_do():
 
 
 def test_unknown_parameter_is_an_error():
-    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) \['n_sampels'\]"):
+    with pytest.raises(ParameterError, match=names("unknown parameter", "'n_sampels'")):
         study.run(NAME, quick=True, n_sampels=5)
 
 

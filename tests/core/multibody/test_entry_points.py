@@ -6,7 +6,7 @@ import inspect
 
 import numpy as np
 import pytest
-from fuzzing import _array_bad, bad_values, entry_point_tests
+from fuzzing import _array_bad, bad_values, entry_point_tests, names
 from hypothesis import strategies as st
 
 from robolib import ConvergenceError, ParameterError
@@ -272,9 +272,9 @@ def test_named_errors_at_the_edges():
         mb.Body("a", True, 1.0)
     with pytest.raises(ParameterError, match="unique"):
         mb.Mechanism([BAR, BAR], [])
-    with pytest.raises(ParameterError, match="ddelta0 must be a float64 array of shape \\(1,\\)"):
+    with pytest.raises(ParameterError, match=names("ddelta0", "float64", "(1,)")):
         PEND.compiled_rhs(contacts=np.ones((1, 15)))           # the kernel would read past the end of it
-    with pytest.raises(ConvergenceError, match="step size collapsed"):
+    with pytest.raises(ConvergenceError, match=names("step size", "collapsed")):
         mb.dopri5(lambda t, y: y if t < 0.5 else y * NAN, 0.0, np.array([1.0]), 1.0)
     r = mb.dopri5(decay, 0.0, np.array([1.0]), 0.0)            # t_end = t0: no step, the initial state
     assert r.n_steps == 0 and r.y_final[0] == 1.0

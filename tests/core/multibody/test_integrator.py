@@ -8,7 +8,7 @@ from fractions import Fraction as Fr
 
 import numpy as np
 import pytest
-from fuzzing import budget
+from fuzzing import budget, names
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -124,7 +124,7 @@ def test_simulate_defaults_options_and_the_route_it_takes(backend, monkeypatch):
     np.testing.assert_allclose([m.residual(q, t)[:2] for q, t in zip(a.y[:, :3], ts)], 0.0, atol=1e-8)
     c = MI.simulate(m, (0.0, 0.5), q0, qd0, t_eval=ts, atol=np.full(8, 1e-10), backend=backend)
     np.testing.assert_array_equal(c.y, b.y)
-    with pytest.raises(ParameterError, match=r"atol must be a number or have shape \(8,\)"):
+    with pytest.raises(ParameterError, match=names("atol", "shape", "(8,)")):
         MI.simulate(m, (0.0, 0.5), q0, qd0, atol=np.full(9, 1e-10), backend=backend)
     assert MI.simulate(m, (0.0, 0.5), q0, qd0, h_max=0.005, backend=backend).n_steps >= 100
     # the route: the compiled loop only for numba without extra forces or a hook
@@ -192,7 +192,7 @@ def test_dopri5_first_step_growth_and_step_budget():
                                             rel=1e-12)
     # exactly 4 steps of h_max = 0.25: a budget of 4 suffices, 3 does not
     MI.dopri5(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e3, atol=1e3, h0=0.25, h_max=0.25, max_steps=4)
-    with pytest.raises(ConvergenceError, match="more than max_steps = 3"):
+    with pytest.raises(ConvergenceError, match=names("max_steps", "3")):
         MI.dopri5(lambda t, y: -y, 0.0, np.array([1.0]), 1.0, rtol=1e3, atol=1e3, h0=0.25, h_max=0.25, max_steps=3)
 
 
@@ -454,7 +454,7 @@ def test_the_tried_steps_follow_the_step_size_rule(h0):
     rtol, atol, n_acc = 1e-7, 1e-9, 7
     ref = controller_tries(1.0, h0, rtol, atol, n_acc)
     f = Recording(quartic)
-    with pytest.raises(ConvergenceError, match=f"more than max_steps = {n_acc} steps"):
+    with pytest.raises(ConvergenceError, match=names("max_steps", str(n_acc))):
         MI.dopri5(f, 1.0, np.zeros(2), 50.0, rtol=rtol, atol=atol, h0=h0, max_steps=n_acc)
     t, h = f.tries()
     assert len(h) == len(ref), (h, ref)
@@ -528,11 +528,11 @@ def test_defaults_negative_times_and_the_first_derivative_check():
     assert neg.t[-1] == -1.0 and np.all(np.diff(neg.t) > 0)
     np.testing.assert_allclose(neg.y[:, 0], np.exp(-(neg.t + 3.0)), rtol=EXP_TOL)
     assert MI.dopri5(Recording(decay), -3.0, [1], -1.0).y.dtype == float
-    with pytest.raises(ParameterError, match=r"fun\(t0, y0\) must return 1 finite numbers"):
+    with pytest.raises(ParameterError, match=names("fun(t0, y0)", "1", "finite")):
         MI.dopri5(lambda t, y: np.array([1.0, 2.0]), 0.0, np.array([1.0]), 1.0)
-    with pytest.raises(ParameterError, match=r"fun\(t0, y0\) must return 1 finite numbers"):
+    with pytest.raises(ParameterError, match=names("fun(t0, y0)", "1", "finite")):
         MI.dopri5(lambda t, y: np.array([math.nan]), 0.0, np.array([1.0]), 1.0)
-    with pytest.raises(ParameterError, match="fun must be a callable"):
+    with pytest.raises(ParameterError, match=names("fun", "callable")):
         MI.dopri5(1.0, 0.0, np.array([1.0]), 1.0)
 
 
@@ -559,7 +559,7 @@ def test_the_step_size_collapses_on_a_right_hand_side_that_is_nan_after_t0():
     """Every try is rejected (err = NaN -> 1e10, h *= 0.2): from h0 = 1.75e-14 5^10 at t = 1.5 the tries are
     1.75e-14 5^(10-k); 1.75e-14 is still above 1e-14 max(1, 1.5), 3.5e-15 is not."""
     f = Recording(lambda t, y: y if t == 1.5 else y * math.nan)
-    with pytest.raises(ConvergenceError, match=r"step size collapsed to 3\.5e-15 s at t = 1\.5 s"):
+    with pytest.raises(ConvergenceError, match=names("step size", "3.5e-15 s", "t = 1.5 s")):
         MI.dopri5(f, 1.5, np.array([1.0]), 2.0, h0=1.75e-14 * 5 ** 10)
     t, h = f.tries()
     assert len(h) == 11                                                       # the 12th is below the limit
@@ -567,7 +567,7 @@ def test_the_step_size_collapses_on_a_right_hand_side_that_is_nan_after_t0():
     np.testing.assert_allclose(h[1:] / h[:-1], 0.2, rtol=0.03)
     # from 1e-14 5^10 the tenth try, 1e-14, is below the limit 1.5e-14 and not tried (the limit grows with |t|)
     f = Recording(lambda t, y: y if t == 1.5 else y * math.nan)
-    with pytest.raises(ConvergenceError, match=r"step size collapsed to 1e-14 s at t = 1\.5 s"):
+    with pytest.raises(ConvergenceError, match=names("step size", "1e-14 s", "t = 1.5 s")):
         MI.dopri5(f, 1.5, np.array([1.0]), 2.0, h0=1e-14 * 5 ** 10)
     assert len(f.tries()[1]) == 10
 
@@ -613,7 +613,7 @@ def test_resolve_backend_follows_the_environment(monkeypatch):
     monkeypatch.setattr(MI, "_numba", object())
     assert resolve_backend("auto") == "numba"
     for bad in ("NUMBA", 1, None):
-        with pytest.raises(ParameterError, match="backend must be 'auto', 'numpy' or 'numba'"):
+        with pytest.raises(ParameterError, match=names("backend", "'auto'", "'numpy'", "'numba'")):
             resolve_backend(bad)
 
 
@@ -733,7 +733,7 @@ def test_compiled_contact_states_are_checked():
     bad = [np.full((1, 4), np.nan, dtype=np.float32), np.full((2, 4), np.nan), np.full((1, 5), np.nan),
            np.full((1, 8), np.nan)[:, ::2], np.array([[np.inf, np.nan, np.nan, np.nan]]), [[np.nan] * 4]]
     for cst in bad:
-        with pytest.raises(ParameterError, match=r"cstate must be None or a float64 array of shape \(1, 4\)"):
+        with pytest.raises(ParameterError, match=names("cstate", "None", "float64", "(1, 4)")):
             MI.integrate_compiled(*args, cstate=cst, **kw)
 
 
@@ -748,7 +748,7 @@ def test_compiled_budget_singular_start_and_samples_at_the_start():
     assert np.diff(r.t).max() == pytest.approx(0.05, rel=1e-12) and len(r.t) == n + 1
     np.testing.assert_allclose(r.y_final[2], 0.8, rtol=1e-6)
     MI.integrate_compiled(m, 0.0, y0, 0.2, 5.0, 10.0, 1e-3, 1e-3, h_max=0.05, max_steps=n)
-    with pytest.raises(ConvergenceError, match=rf"more than max_steps = {n - 1} steps before t_end = 0\.2"):
+    with pytest.raises(ConvergenceError, match=names("max_steps", str(n - 1), "t_end", "0.2")):
         MI.integrate_compiled(m, 0.0, y0, 0.2, 5.0, 10.0, 1e-3, 1e-3, h_max=0.05, max_steps=n - 1)
     assert ep.shape == (0, 4)                                    # episodes: rows (joint, t_on, t_off, ddelta0)
     s = MI.integrate_compiled(m, 0.0, y0, 0.2, 5.0, 10.0, 1e-8, 1e-10, t_eval=[0.0, 0.0, 0.1, 0.2])[0]
@@ -759,7 +759,7 @@ def test_compiled_budget_singular_start_and_samples_at_the_start():
     np.testing.assert_allclose(s.y[2:, 2], [0.6, 0.8], rtol=1e-8)
     twice = Mechanism([ROD], [Driver("x1", "rod", Constant(0.0), coord="x", motor=False),
                               Driver("x2", "rod", Constant(0.0), coord="x", motor=False)], name="twice")
-    with pytest.raises(SingularityError, match=r"mechanism 'twice': augmented matrix is singular at t = 0 s"):
+    with pytest.raises(SingularityError, match=names("twice", "singular", "t = 0 s")):
         MI.integrate_compiled(twice, 0.0, np.zeros(8), 0.1, 5.0, 10.0, 1e-6, 1e-9)
 
 
@@ -772,7 +772,7 @@ def test_the_compiled_step_size_collapses_at_the_end_of_a_stroke():
     th = math.acos(0.3 / (L / 2))
     w = -0.1 / (L / 2 * math.sin(th))
     q0, qd0 = pendulum_state(th, w)
-    with pytest.raises(ConvergenceError, match=r"step size collapsed to") as err:
+    with pytest.raises(ConvergenceError, match=names("step size", "collapsed")) as err:
         MI.integrate_compiled(m, 0.0, np.concatenate([q0, qd0, [0.0, 0.0]]), 3.0, 5.0, 10.0, 1e-8, 1e-10)
     h, t = map(float, re.search(r"collapsed to (\S+) s at t = (\S+) s", str(err.value)).groups())
     assert 1e-16 < h < 1e-14 * t and t == pytest.approx(2.0, abs=1e-3)

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from fuzzing import names
 
 from robolib import ConvergenceError, ParameterError, SingularityError
 from robolib import gearshift as G
@@ -137,11 +138,11 @@ def test_bad_bodies_and_joints():
         mb.Mechanism([_bar()], [mb.GroundPin("O", "nobody", (0, 0), (0, 0))])
     with pytest.raises(ParameterError, match="unique"):
         mb.Mechanism([_bar(), _bar()], [])
-    with pytest.raises(ParameterError, match="joint names"):
+    with pytest.raises(ParameterError, match=names("joint names", "unique")):
         mb.Mechanism([_bar()], [mb.GroundPin("O", "bar", (0, 0), (0, 0)), mb.AngleLock("O", mb.GROUND, "bar")])
     with pytest.raises(ParameterError, match="point"):
         mb.Mechanism([_bar()], [mb.GroundPin("O", "bar", (0, 0, 0), (0, 0))])
-    with pytest.raises(ParameterError, match="no joint named 'Z9'"):
+    with pytest.raises(ParameterError, match=names("no joint", "'Z9'")):
         GS.mech.row_slice("Z9")
     with pytest.raises(ParameterError, match="'Z9'"):
         GS.mech.without(["Z9"])
@@ -308,7 +309,7 @@ def test_dampers_springs_and_velocities_of_a_batch():
     np.testing.assert_allclose(v, vfd, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(m.point_velocity(qs, QD, "c", (-0.02, 0.04))[1, 2],
                                m.point_velocity(qs[1, 2], QD, "c", (-0.02, 0.04)), rtol=1e-14)
-    with pytest.raises(ParameterError, match=r"qd of shape \(4, 9\) does not broadcast with q of shape \(2, 3, 9\)"):
+    with pytest.raises(ParameterError, match=names("qd", "(4, 9)", "broadcast", "q", "(2, 3, 9)")):
         m.point_velocity(qs, np.zeros((4, 9)), "c", (-0.02, 0.04))
 
 
@@ -317,7 +318,7 @@ def test_rotate_broadcasts_vectors_and_angles():
     out = MM.rotate(s, np.array([0.0, math.pi / 2, math.pi]))
     np.testing.assert_allclose(out, [[1.0, 0.0], [-2.0, 0.0], [-3.0, 1.0]], atol=1e-15)
     np.testing.assert_allclose(MM.rotate(s[2], np.array([0.1, 0.2]))[1], MM.rotate(s[2], 0.2), atol=0)
-    with pytest.raises(ParameterError, match=r"theta of shape \(2,\) does not broadcast with s of shape \(3, 2\)"):
+    with pytest.raises(ParameterError, match=names("theta", "(2,)", "broadcast", "s", "(3, 2)")):
         MM.rotate(s, np.array([0.1, 0.2]))
 
 
@@ -358,7 +359,7 @@ def test_contact_arrays_refuse_non_positive_and_non_finite_onset_speeds():
     assert MM.contact_arrays(None, None)[1].shape == (0,)
     assert MM.contact_arrays(np.zeros((0, MM.CONTACT_COLUMNS)), None)[0].shape == (0, MM.CONTACT_COLUMNS)
     for bad in (np.array([0.0]), np.array([np.nan]), np.array([-1.0])):
-        with pytest.raises(ParameterError, match="ddelta0 must be finite and positive"):
+        with pytest.raises(ParameterError, match=names("ddelta0", "finite", "positive")):
             MM.contact_arrays(C, bad)
 
 
@@ -462,7 +463,7 @@ def test_a_driver_motion_that_is_not_finite_is_named():
     with pytest.raises((ConvergenceError, ValueError)):
         MI._driver_check(m, 2.0)
     m2 = Mechanism([Body("a", 1.0, 0.1)], [Driver("d", "a", lambda t: (float("nan"), 0.0, 0.0))])
-    with pytest.raises(ConvergenceError, match=r"mechanism 'mechanism': a driver motion is not finite at t = 0\.5 s"):
+    with pytest.raises(ConvergenceError, match=names("mechanism", "driver motion", "not finite", "t = 0.5 s")):
         MI._driver_check(m2, 0.5)
 
 

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from fuzzing import names
 
 from robolib import ConvergenceError, ParameterError, SingularityError
 from robolib import gearshift as G
@@ -65,7 +66,7 @@ def test_mechanism_that_does_not_assemble():
               mb.Pin("C", "b", (0.05, 0), "c", (-0.1, 0)), mb.GroundPin("D", "c", (0.1, 0), (1.0, 0)),
               mb.Driver("drive", "a", mb.Constant(0.3))]
     mech = mb.Mechanism(bodies, joints, name="four-bar")
-    with pytest.raises(ConvergenceError, match="four-bar.*does not assemble"):
+    with pytest.raises(ConvergenceError, match=names("four-bar", "does not assemble")):
         mb.assemble(mech, np.zeros(9))
     with pytest.raises(ParameterError, match="q_guess"):
         mb.assemble(mech, np.zeros(5))
@@ -134,7 +135,7 @@ def test_a_singular_square_jacobian_and_a_mechanism_without_constraints():
     m = Mechanism([Body("a", 1.0, 0.1)], [Driver("x1", "a", Constant(0.0), coord="x", motor=False),
                                           Driver("x2", "a", Constant(0.0), coord="x", motor=False),
                                           Driver("th", "a", Constant(0.3))])
-    with pytest.raises(SingularityError, match="the constraint Jacobian is singular"):
+    with pytest.raises(SingularityError, match=names("constraint Jacobian", "singular")):
         MS.kinematic_state(m, [0.1, 0.0, 0.2], 0.0)
     free = Mechanism([Body("a", 1.0, 0.1)], [])
     np.testing.assert_array_equal(MS.assemble(free, [0.1, 0.2, 0.3]), [0.1, 0.2, 0.3])
@@ -264,7 +265,7 @@ def test_the_acceptance_band_after_the_last_newton_step():
     assert q1[2] == pytest.approx(th, abs=EXACT)
     assert np.abs(m.residual(q1)).max() == pytest.approx(r, rel=1e-6)
     MS.assemble(m, guess, 0.0, tol=r / 99.5, max_iter=1)
-    with pytest.raises(ConvergenceError, match=r"mechanism 'rod' does not assemble at t = 0 s: .* after 1 Newton"):
+    with pytest.raises(ConvergenceError, match=names("rod", "does not assemble", "t = 0 s", "1 Newton")):
         MS.assemble(m, guess, 0.0, tol=r / 100.5, max_iter=1)
     np.testing.assert_allclose(MS.assemble(m, guess, 0.0, tol=r / 100.5, max_iter=3), rod_by_hand(0.0)[0],
                                atol=EXACT)
@@ -275,7 +276,7 @@ def test_a_newton_step_beyond_1e6_gives_up():
     m = Mechanism([Body("rod", MASS, INERTIA)],
                   [GroundPin("O", "rod", (-L / 2, 0.0), (0.0, 0.0)),
                    Driver("x", "rod", lambda t: (0.6, 0.0, 0.0), coord="x", motor=False)], name="reach")
-    with pytest.raises(ConvergenceError, match="mechanism 'reach' does not assemble"):
+    with pytest.raises(ConvergenceError, match=names("reach", "does not assemble")):
         MS.assemble(m, [L / 2, 0.0, 1e-9])
     with pytest.raises(ConvergenceError, match="does not assemble"):
         MS.assemble(m, [0.1, 0.2, 0.3])
@@ -285,7 +286,7 @@ def test_a_newton_step_beyond_1e6_gives_up():
 
 def test_solve_square_singularity_threshold_and_the_least_norm_solution():
     b = np.array([1.0, 2.0])
-    with pytest.raises(SingularityError, match="^what: the constraint Jacobian is singular"):
+    with pytest.raises(SingularityError, match=names("what", "constraint Jacobian", "singular")):
         MS._solve_square(np.diag([1.0, 0.75 * SINGULAR_TOL]), b, "what")
     x = MS._solve_square(np.diag([1.0, 1.5 * SINGULAR_TOL]), b, "what")
     np.testing.assert_allclose(x, [1.0, 2.0 / (1.5 * SINGULAR_TOL)], rtol=1e-12)
