@@ -273,9 +273,6 @@ def simulate(model: StewartModel, controller: str = "newton_euler", *, pid: bool
     nsteps = int(round(duration / step))
     t = np.arange(nsteps + 1) * step
     Xd, Vd, _ = traj(t)
-    X0 = Xd[0] + e0
-    V0 = Vd[0].copy()
-    inverse_kinematics(model, X0)  # raises on a degenerate or unreachable start
     ok = check_limits(model, Xd, mask=True)  # the desired trajectory must stay inside the limits
     if not ok.all():
         k = int(np.flatnonzero(~ok)[0])
@@ -283,6 +280,9 @@ def simulate(model: StewartModel, controller: str = "newton_euler", *, pid: bool
             check_limits(model, Xd[k])
         except UnreachableError as exc:
             raise UnreachableError(f"simulate: the desired trajectory at t = {t[k]:.4g} s: {exc}") from None
+    X0 = Xd[0] + e0
+    V0 = Vd[0].copy()
+    inverse_kinematics(model, X0)  # raises on a degenerate or unreachable start
     ld, dld, ddld = joint_references(model, traj, t)
     n = nsteps + 1
     T_X, T_V, T_L, T_E, T_F = (np.zeros((n, 6)) for _ in range(5))
