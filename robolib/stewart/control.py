@@ -41,7 +41,7 @@ DEFAULT_FREQUENCY = np.array([3.0, 3.0, 3.0, 2.0, 2.5, 1.5])
 DEFAULT_GAINS = {"kp": 1200.0, "kd": 60.0, "ki": 8000.0}
 
 
-def _pose_rates(X, dX, ddX):
+def _twist_from_rates(X, dX, ddX):
     """Twist and its derivative (base frame) from the pose and its time derivatives (roll-pitch-yaw rates)."""
     w, al = rpy_rates_to_twist(X[..., 3:], dX[..., 3:], ddX[..., 3:])
     return X, np.concatenate((dX[..., :3], w), axis=-1), np.concatenate((ddX[..., :3], al), axis=-1)
@@ -82,7 +82,7 @@ class Trajectory:
         """Pose, twist and acceleration (base frame, platform origin) at times ``t`` (s, any shape): ``(..., 6)``."""
         t = real_array("t", t)[..., None]
         arg = self.frequency * t + self.phase
-        return _pose_rates(self.home + self.amplitude * np.sin(arg), self.amplitude * self.frequency * np.cos(arg),
+        return _twist_from_rates(self.home + self.amplitude * np.sin(arg), self.amplitude * self.frequency * np.cos(arg),
                            -self.amplitude * self.frequency ** 2 * np.sin(arg))
 
 
@@ -118,7 +118,7 @@ class PoseFunction:
         f = [self._poses(t + k * h) for k in (-2, -1, 0, 1, 2)]
         dX = (f[0] - 8 * f[1] + 8 * f[3] - f[4]) / (12 * h)
         ddX = (-f[0] + 16 * f[1] - 30 * f[2] + 16 * f[3] - f[4]) / (12 * h * h)
-        return _pose_rates(f[2], dX, ddX)
+        return _twist_from_rates(f[2], dX, ddX)
 
     def _poses(self, t):
         X = np.asarray(self.pose(t), dtype=float)
