@@ -54,7 +54,7 @@ run-%: $(SRC_NB)/%.ipynb
 	@echo "== papermill $* (defaults)"
 	@SECONDS=0; $(PAPERMILL) --no-progress-bar $(SRC_NB)/$*.ipynb $(OUT_NB)/$*.ipynb || { echo "error: the default run of $* failed (see above)"; exit 1; }; \
 	  echo "== $* ran in $$SECONDS s"
-	@$(BIN)/python -m robolib.book.claims --strict $(OUT_NB)/$*.ipynb || { echo "error: a claim of the default run of $* fails (see above)"; exit 1; }
+	@$(BIN)/python -m robolib.book.claims --strict $(OUT_NB)/$*.ipynb || { echo "error: a claim of the default run of $* fails or is not computed (see above)"; exit 1; }
 
 # One study with other parameters:  make study NAME=prp3_roundtrip PARAMS="-p seed 7 -p n_samples 200000"
 study: $(STAMP)

@@ -18,7 +18,8 @@ From Python::
 
     from robolib import study
     res = study.run("prp3_roundtrip", quick=True, seed=7)
-    res.failing()                 # ids of the claims that do not hold
+    res.failing()                 # ids of the claims that fail
+    res.not_computed()            # ids of the claims about cases this run did not compute
     res.tables["table1"]          # Markdown
     res.figures["workspace"]      # a matplotlib Figure
 
@@ -29,8 +30,11 @@ From the command line (``-p`` values are read as YAML, as papermill reads them):
     python -m robolib.study stewart_timing -f my_params.yaml --out results/
 
 The command writes ``book/studies/<name>.claims.json`` (the file a book build
-writes) and lists the claims that fail. An unknown study or parameter name is an
-error that names it.
+writes), prints the counts (``N claims: a hold, b fail, c not computed``) and lists
+the claims that fail, then those it did not compute (e.g. a case the chapter cites
+that is not among ``verdict_cases``), apart. With ``--strict`` it exits 1 if a claim
+fails; a claim not computed does not fail the run. An unknown study or parameter
+name is an error that names it.
 
 >>> sorted(STUDIES)
 ['clearance_dynamics', 'prp3_roundtrip', 'redundant_derivation', 'redundant_friction', 'stewart_timing']
@@ -49,6 +53,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+from robolib.book.claims import count_line
 from robolib.book.result import DEFAULT_OUT, StudyResult
 from robolib.core.errors import ParameterError
 from robolib.core.params import read_yaml, validate_parameters
@@ -168,7 +173,8 @@ def parse_arguments(argv) -> tuple[str, dict, argparse.Namespace]:
     ap.add_argument("-y", "--yaml", action="append", default=[], help="parameters as a YAML mapping")
     ap.add_argument("-f", "--file", action="append", default=[], help="parameters from a YAML file")
     ap.add_argument("--out", default=str(DEFAULT_OUT), help="folder of <name>.claims.json (default: book/studies)")
-    ap.add_argument("--strict", action="store_true", help="exit with status 1 if a claim fails")
+    ap.add_argument("--strict", action="store_true",
+                    help="exit with status 1 if a claim fails (a claim not computed in this run does not)")
     ap.add_argument("--check-notebook", action="store_true",
                     help="only check that notebooks/NAME.md's parameters cell holds the declared defaults")
     args = ap.parse_args(list(argv))
@@ -202,11 +208,14 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     path = res.write_claims(args.out)
-    bad = res.failing()
-    print(f"{name}: {len(res.records())} claims, {len(bad)} failing; written to {path}")
+    bad, skipped = res.failing(), res.not_computed()
+    print(f"{name}: {count_line(res.counts())}; written to {path}")
     for cid in bad:
         c = res[cid]
         print(f"  FAILS {c.id}: {c.statement} -- value {c.text}, criterion {c.criterion}")
+    for cid in skipped:
+        c = res[cid]
+        print(f"  NOT COMPUTED {c.id}: {c.statement} -- {c.reason}")
     return 1 if (bad and args.strict) else 0
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from conftest import ROOT, STUDIES
 from robolib import ParameterError, study
 from robolib import study as S
+from robolib.book.claims import count_line
 from robolib.core import params
 from robolib.core import params as P
 
@@ -237,32 +238,51 @@ def test_command_line_writes_the_claims_json(tmp_path, quick_study):
     assert res.returncode == 0, res.stderr[-2000:]
     written = json.loads((tmp_path / "prp3_roundtrip.claims.json").read_text())
     assert [c["id"] for c in written] == [c["id"] for c in quick_study("prp3_roundtrip").records()]
-    assert f"prp3_roundtrip: {len(written)} claims, 0 failing" in res.stdout
+    assert f"prp3_roundtrip: {count_line({'holds': len(written)})}" in res.stdout
 
 
-def demo_study(fail: bool = False, quick: bool = False):
-    """A two-claim study for the command-line tests: ``fail=True`` breaks one claim."""
+def demo_study(fail: bool = False, quick: bool = False, cases: tuple = (2, 3)):
+    """A study for the command-line tests: ``fail=True`` breaks one claim; a case the prose cites that is not in
+    ``cases`` is a claim not computed."""
     from robolib.book.claims import ClaimsRegister
 
     reg = ClaimsRegister("demo", glue=False)
     reg.claim("demo_one", "one is one", value=1, criterion="== 1", holds=True)
     reg.claim("demo_two", "two is small", value=3 if fail else 2, criterion="< 3", holds=not fail)
-    return study.StudyResult("demo", {"fail": fail, "quick": quick}, reg)
+    if 3 not in cases:
+        reg.claim_not_computed("demo_three", "three is odd", criterion="3 is one of the cases",
+                               reason="3 is not in cases")
+    return study.StudyResult("demo", {"fail": fail, "quick": quick, "cases": cases}, reg)
 
 
 def test_command_line_lists_failing_claims_and_strict_fails(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(study.STUDIES, "demo", f"{__name__}:demo_study")
     assert study.main(["demo", "--out", str(tmp_path)]) == 0
-    assert "demo: 2 claims, 0 failing" in capsys.readouterr().out
+    assert f"demo: {count_line({'holds': 2})}" in capsys.readouterr().out
     assert study.main(["demo", "-p", "fail", "True", "--out", str(tmp_path)]) == 0   # listed, not fatal
     out = capsys.readouterr().out
-    assert "demo: 2 claims, 1 failing" in out and "FAILS demo_two: two is small -- value 3, criterion < 3" in out
+    assert f"demo: {count_line({'holds': 1, 'fails': 1})}" in out and "FAILS demo_two: two is small -- value 3, criterion < 3" in out
     assert study.main(["demo", "-p", "fail", "True", "--out", str(tmp_path), "--strict"]) == 1
     written = json.loads((tmp_path / "demo.claims.json").read_text())
     assert [(c["id"], c["holds"]) for c in written] == [("demo_one", True), ("demo_two", False)]
     assert not list(tmp_path.glob(".*.tmp")), "the temporary file is renamed into place"
     assert study.main(["demo", "-p", "fial", "True"]) == 2
     assert "unknown parameter(s) ['fial'] of study 'demo'" in capsys.readouterr().err
+
+
+def test_command_line_counts_claims_not_computed_apart_and_does_not_fail_on_them(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(study.STUDIES, "demo", f"{__name__}:demo_study")
+    assert study.main(["demo", "-y", "cases: [2]", "--out", str(tmp_path), "--strict"]) == 0
+    out = capsys.readouterr().out
+    assert f"demo: {count_line({'holds': 2, 'fails': 0, 'not computed': 1})}" in out
+    listed = [line for line in out.splitlines() if "demo_three" in line]
+    assert len(listed) == 1 and "3 is not in cases" in listed[0] and "FAILS" not in out
+    written = json.loads((tmp_path / "demo.claims.json").read_text())
+    assert [(c["id"], c["status"]) for c in written][-1] == ("demo_three", "not computed")
+    assert study.main(["demo", "-y", "cases: [2]", "-p", "fail", "True", "--out", str(tmp_path), "--strict"]) == 1
+    out = capsys.readouterr().out
+    assert f"demo: {count_line({'holds': 1, 'fails': 1, 'not computed': 1})}" in out
+    assert "FAILS demo_two" in out and "FAILS demo_three" not in out
 
 
 def test_command_line_names_unknown_studies_and_parameters(tmp_path):

@@ -22,6 +22,16 @@ sentence. The chapter ends with :meth:`ClaimsRegister.summary`, the table
 '-1.4 **⚠ claim `demo_slope` does not hold in this run** ...'
 >>> [d["id"] for d in reg.records()], reg.failing()
 (['demo_err', 'demo_slope'], ['demo_slope'])
+
+A claim about a case the run did not compute (a case the prose cites that is not among the run's parameters) is
+registered as *not computed*, with the reason: it neither holds nor fails, and is counted apart.
+
+>>> skip = reg.claim_not_computed("demo_case", "the error at 6 Hz", criterion="6 Hz is one of the run's cases",
+...                               reason="the case is not in this run's cases")
+>>> skip.status, skip.holds, skip.reason
+('not computed', False, "the case is not in this run's cases")
+>>> reg.failing(), reg.not_computed(), reg.counts()
+(['demo_slope'], ['demo_case'], {'holds': 1, 'fails': 1, 'not computed': 1})
 """
 
 from __future__ import annotations
@@ -42,10 +52,35 @@ from robolib.core.files import atomic_write_text
 CLAIMS_MIME = "application/vnd.robolib.claims+json"
 
 #: Marks of the summary table.
-HOLDS_MARK, FAILS_MARK = "✓", "✗"
-#: Fields of a claim's JSON record, and those that must be non-empty text.
-RECORD_FIELDS = ("id", "statement", "value", "criterion", "holds", "text", "answers", "source", "study")
+HOLDS_MARK, FAILS_MARK, NOT_COMPUTED_MARK = "✓", "✗", "○"
+#: The statuses of a claim: its criterion holds, it fails, or the run did not compute what it is about.
+HOLDS, FAILS, NOT_COMPUTED = "holds", "fails", "not computed"
+STATUSES = (HOLDS, FAILS, NOT_COMPUTED)
+#: Fields of a claim's JSON record, and those that must be non-empty text. ``status`` is one of :data:`STATUSES`
+#: (``holds`` is True exactly when it is "holds"); a record written before statuses existed has no ``status``,
+#: and :func:`record_status` reads it from ``holds``.
+RECORD_FIELDS = ("id", "statement", "value", "criterion", "holds", "text", "answers", "source", "study", "status")
+_OPTIONAL_FIELDS = ("status",)
 _TEXT_FIELDS = ("id", "statement", "criterion")
+
+
+def record_status(record: dict) -> str:
+    """The status of a claim record (:data:`STATUSES`); a record without ``status`` holds or fails by ``holds``.
+
+    >>> record_status({"holds": False}), record_status({"holds": False, "status": "not computed"})
+    ('fails', 'not computed')
+    """
+    status = record.get("status")
+    return status if status is not None else (HOLDS if record["holds"] else FAILS)
+
+
+def status_mark(status: str) -> str:
+    """The table cell of a status: the mark, with the word for a claim that does not hold.
+
+    >>> [status_mark(s) for s in STATUSES]
+    ['✓', '**✗ fails**', '○ not computed']
+    """
+    return {HOLDS: HOLDS_MARK, FAILS: f"**{FAILS_MARK} fails**", NOT_COMPUTED: f"{NOT_COMPUTED_MARK} not computed"}[status]
 
 
 def _claim_id(name: str, value) -> str:
@@ -124,7 +159,9 @@ class Claim:
     ``criterion`` the test, written before the result; ``holds`` whether the
     run's values pass it; ``text`` how the value reads inside a sentence;
     ``answers`` optionally the id of the source document's claim it tests
-    (e.g. ``"004.c1"``).
+    (e.g. ``"004.c1"``); ``status`` one of :data:`STATUSES` (default: "holds" or
+    "fails" by ``holds``): a "not computed" claim is about something the run did not
+    compute, its ``text`` the reason, and never holds.
     """
 
     id: str
@@ -136,22 +173,38 @@ class Claim:
     answers: str | None = None
     source: str | None = None
     study: str | None = None
+    status: str | None = None
+
+    def __post_init__(self):
+        if self.status is None:
+            self.status = HOLDS if self.holds else FAILS
+        if self.status not in STATUSES or (self.status == HOLDS) != bool(self.holds):
+            raise ParameterError(f"claim {self.id!r}: status must be one of {list(STATUSES)}, 'holds' exactly "
+                                 f"when holds is True; got status {self.status!r} with holds={self.holds!r}")
+
+    @property
+    def reason(self) -> str | None:
+        """Why a "not computed" claim was not computed (its ``text``); None for a computed claim."""
+        return self.text if self.status == NOT_COMPUTED else None
 
     def _ipython_display_(self):
         """Show nothing when a cell ends with ``claims.claim(...)``: the prose cites the claim."""
 
     def markdown(self) -> str:
-        """Inline Markdown for the prose: the value, with a visible warning if the claim fails."""
+        """Inline Markdown for the prose: the value, with a visible warning if the claim fails or is not computed."""
         if self.holds:
             return self.text
+        if self.status == NOT_COMPUTED:
+            return (f"**⚠ not computed in this run: claim `{self.id}`** ({self.text}; see the table at the end of "
+                    f"the chapter)")
         return (f"{self.text} **⚠ claim `{self.id}` does not hold in this run** "
                 f"(criterion: {self.criterion}; see the table at the end of the chapter)")
 
     def record(self) -> dict:
-        """The JSON record ``{id, statement, value, criterion, holds, ...}``."""
+        """The JSON record ``{id, statement, value, criterion, holds, ..., status}``."""
         return {"id": self.id, "statement": self.statement, "value": _jsonable(self.value),
                 "criterion": self.criterion, "holds": bool(self.holds), "text": self.text,
-                "answers": self.answers, "source": self.source, "study": self.study}
+                "answers": self.answers, "source": self.source, "study": self.study, "status": self.status}
 
 
 @dataclass
@@ -183,21 +236,35 @@ class ClaimsRegister:
 
         ``holds`` is a boolean (numpy booleans too); a NaN value never holds. Ids are unique within a study.
         """
-        if id in self.claims:
-            raise ParameterError(f"claim id {id!r} is registered twice in study {self.study!r}")
         ok = bool(holds)
         if isinstance(value, (float, np.floating)) and math.isnan(value):
             ok = False
-        c = Claim(id, statement, value, criterion, ok, _default_text(value) if text is None else str(text),
-                  answers=answers, source=self.source, study=self.study)
-        self.claims[id] = c
+        return self._add(Claim(id, statement, value, criterion, ok, _default_text(value) if text is None else str(text),
+                               answers=answers, source=self.source, study=self.study), method)
+
+    def claim_not_computed(self, id: str, statement: str, *, criterion: str, reason: str,
+                           answers: str | None = None, method: bool = False) -> Claim:
+        """Register a claim about something this run did not compute (a case the prose cites that is not among the
+        run's cases, a part a quick run skips): status "not computed", no value, ``reason`` as its text. It
+        neither holds nor fails: :meth:`failing` leaves it out, :meth:`not_computed` lists it, the prose citing it
+        and the table say it is not computed.
+        """
+        reason = _text("reason", reason)
+        return self._add(Claim(id, statement, None, criterion, False, reason, answers=answers, source=self.source,
+                               study=self.study, status=NOT_COMPUTED), method)
+
+    def _add(self, c: Claim, method: bool) -> Claim:
+        """Register ``c`` (ids are unique), glued under its id with ``glue=True``."""
+        if c.id in self.claims:
+            raise ParameterError(f"claim id {c.id!r} is registered twice in study {self.study!r}")
+        self.claims[c.id] = c
         if method:
-            self.methods.add(id)
+            self.methods.add(c.id)
         if self.glue:
             from IPython.display import Markdown
             from myst_nb import glue
 
-            glue(id, Markdown(c.markdown()), display=False)
+            glue(c.id, Markdown(c.markdown()), display=False)
         return c
 
     def __getitem__(self, id: str) -> Claim:
@@ -208,8 +275,16 @@ class ClaimsRegister:
         return [c.record() for c in self.claims.values()]
 
     def failing(self) -> list[str]:
-        """Ids of the claims that do not hold."""
-        return [c.id for c in self.claims.values() if not c.holds]
+        """Ids of the claims that fail (a claim the run did not compute is not among them: :meth:`not_computed`)."""
+        return [c.id for c in self.claims.values() if c.status == FAILS]
+
+    def not_computed(self) -> list[str]:
+        """Ids of the claims about what this run did not compute (:meth:`claim_not_computed`)."""
+        return [c.id for c in self.claims.values() if c.status == NOT_COMPUTED]
+
+    def counts(self) -> dict:
+        """The number of claims of each status, ``{"holds": a, "fails": b, "not computed": c}``."""
+        return {st: sum(c.status == st for c in self.claims.values()) for st in STATUSES}
 
     def table_markdown(self) -> str:
         """The table "What this chapter found" (claim, value, criterion, holds); the ``method`` claims follow in a
@@ -224,7 +299,7 @@ class ClaimsRegister:
         True
         """
         def row(c):
-            return [c.statement, c.text, c.criterion, HOLDS_MARK if c.holds else f"**{FAILS_MARK} fails**"]
+            return [c.statement, c.text, c.criterion, status_mark(c.status)]
 
         found = [row(c) for c in self.claims.values() if c.id not in self.methods]
         method = [row(c) for c in self.claims.values() if c.id in self.methods]
@@ -238,6 +313,12 @@ class ClaimsRegister:
         elif bad:
             head = (f"**⚠ {len(bad)} of {len(self.claims)} claims do not hold with this run's parameters** "
                     f"({', '.join(bad)}): the sentences citing them are marked.\n\n")
+        skipped = self.not_computed()
+        if skipped:
+            head += (f"**{len(skipped)} of {len(self.claims)} claims are not computed in this run** "
+                     f"({', '.join(skipped)}): they are about cases or parts of the study this run's parameters "
+                     f"leave out (marked {NOT_COMPUTED_MARK}, neither holding nor failing); the sentences citing "
+                     f"them say so.\n\n")
         out = head + claims_table(["claim", "value", "criterion", "holds"], found)
         if method:
             out += ("\n\n**Checks of the run's method** (how the results were made, not findings):\n\n"
@@ -254,8 +335,10 @@ class ClaimsRegister:
 
 
 def check_records(records, where: str = "records") -> list[dict]:
-    """A list of claim records (:meth:`Claim.record`), checked: the fields of :data:`RECORD_FIELDS`, non-empty
-    text ids, statements and criteria, boolean ``holds``, unique ids; else ParameterError naming ``where``.
+    """A list of claim records (:meth:`Claim.record`), checked: the fields of :data:`RECORD_FIELDS` (``status``
+    may be missing, in a record written before it existed), non-empty text ids, statements and criteria,
+    boolean ``holds``, a ``status`` of :data:`STATUSES` that agrees with ``holds``, unique ids; else
+    ParameterError naming ``where``.
 
     >>> check_records([{"id": "a", "statement": "s", "value": 1, "criterion": "c", "holds": "yes", "text": "1",
     ...                 "answers": None, "source": None, "study": "demo"}])
@@ -268,16 +351,22 @@ def check_records(records, where: str = "records") -> list[dict]:
     seen = set()
     for k, rec in enumerate(records):
         at = f"{where}[{k}]"
-        if not isinstance(rec, dict) or set(rec) != set(RECORD_FIELDS):
+        if (not isinstance(rec, dict) or not set(rec) <= set(RECORD_FIELDS)
+                or not set(RECORD_FIELDS) - set(_OPTIONAL_FIELDS) <= set(rec)):
             got = sorted(rec) if isinstance(rec, dict) else type(rec).__name__
-            raise ParameterError(f"{at} must be a record with the fields {list(RECORD_FIELDS)}, got {got}")
+            raise ParameterError(f"{at} must be a record with the fields {list(RECORD_FIELDS)} ({', '.join(_OPTIONAL_FIELDS)} "
+                                 f"optional), got {got}")
         _claim_id(f"{at}: id", rec["id"])
         at = f"{at} ({rec['id']})"
         for key in _TEXT_FIELDS[1:]:
             _text(f"{at}: {key}", rec[key])
         if not isinstance(rec["text"], str):
             raise ParameterError(f"{at}: text must be a text, got {rec['text']!r:.60}")
-        _boolean(f"{at}: holds", rec["holds"])
+        holds = _boolean(f"{at}: holds", rec["holds"])
+        status = rec.get("status", HOLDS if holds else FAILS)
+        if status not in STATUSES or (status == HOLDS) != holds:
+            raise ParameterError(f"{at}: status must be one of {list(STATUSES)}, 'holds' exactly when holds is true; "
+                                 f"got status {status!r:.60} with holds {holds}")
         for key in ("answers", "source", "study"):
             _text(f"{at}: {key}", rec[key], optional=True)
         if rec["id"] in seen:
@@ -330,10 +419,24 @@ def extract(ipynb: str | Path, out: str | Path | None = None) -> list[dict]:
     return reg["claims"]
 
 
+def count_line(counts: dict) -> str:
+    """``"N claims: a hold, b fail, c not computed"`` from the number of claims by status
+    (:meth:`ClaimsRegister.counts`).
+
+    >>> count_line({"holds": 17, "fails": 2, "not computed": 25})
+    '44 claims: 17 hold, 2 fail, 25 not computed'
+    """
+    n = {st: counts.get(st, 0) for st in STATUSES}
+    return f"{sum(n.values())} claims: {n[HOLDS]} hold, {n[FAILS]} fail, {n[NOT_COMPUTED]} not computed"
+
+
 def main(argv: Iterable[str] | None = None) -> int:
     """``python -m robolib.book.claims [--strict] NB.ipynb ...``: write the claims JSON of each notebook.
 
-    With ``--strict`` (the default runs of ``make book``) exit 1 if a claim fails.
+    Prints each notebook's counts (``N claims: a hold, b fail, c not computed``) and the claims that fail or are
+    not computed. With ``--strict`` (the default runs of ``make book``) exit 1 if a claim fails *or* is not computed:
+    the book's default run computes every case its prose cites, so a claim it did not compute is a chapter citing
+    a result it does not have.
     """
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -342,17 +445,24 @@ def main(argv: Iterable[str] | None = None) -> int:
     status = 0
     for p in paths:
         claims = extract(p)
-        bad = [c for c in claims if not c["holds"]]
-        print(f"{p}: {len(claims)} claims, {len(bad)} failing")
+        bad = [c for c in claims if record_status(c) == FAILS]
+        skipped = [c for c in claims if record_status(c) == NOT_COMPUTED]
+        print(f"{p}: {count_line({st: sum(record_status(c) == st for c in claims) for st in STATUSES})}")
         for c in bad:
             print(f"  FAILS {c['id']}: {c['statement']} -- value {c['text']}, criterion {c['criterion']}")
-        if bad and strict:
+        for c in skipped:
+            print(f"  NOT COMPUTED {c['id']}: {c['statement']} -- {c['text']}")
+        if strict and skipped:
+            print(f"  {len(skipped)} claim(s) the chapter cites are not computed by its default run: the book "
+                  "build computes every claim it cites")
+        if strict and (bad or skipped):
             status = 1
     return status
 
 
 __all__ = ["Claim", "ClaimsRegister", "CLAIMS_MIME", "extract", "from_notebook", "check_records",
-           "write_claims", "claims_table"]
+           "write_claims", "claims_table", "HOLDS", "FAILS", "NOT_COMPUTED", "STATUSES", "record_status", "status_mark",
+           "count_line"]
 
 if __name__ == "__main__":  # pragma: no cover
     raise SystemExit(main())

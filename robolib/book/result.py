@@ -50,6 +50,9 @@ class StudyResult:
     >>> res = StudyResult("demo", {"quick": True}, reg, values={"n_rows": "10"})
     >>> res.failing(), res["demo_ok"].holds, [r["id"] for r in res.records()]
     ([], True, ['demo_ok'])
+    >>> _ = reg.claim_not_computed("demo_6hz", "six at 6 Hz", criterion="6 Hz is run", reason="not in this run's cases")
+    >>> res.failing(), res.not_computed(), res.counts()
+    ([], ['demo_6hz'], {'holds': 1, 'fails': 0, 'not computed': 1})
     """
 
     name: str
@@ -65,11 +68,19 @@ class StudyResult:
         return self.claims[claim_id]
 
     def failing(self) -> list[str]:
-        """Ids of the claims that do not hold in this run."""
+        """Ids of the claims that fail in this run (not those it did not compute: :meth:`not_computed`)."""
         return self.claims.failing()
 
+    def not_computed(self) -> list[str]:
+        """Ids of the claims about what this run did not compute (e.g. a cited case not among its cases)."""
+        return self.claims.not_computed()
+
+    def counts(self) -> dict:
+        """The number of claims of each status, ``{"holds": a, "fails": b, "not computed": c}``."""
+        return self.claims.counts()
+
     def records(self) -> list[dict]:
-        """The claims as JSON records ``{id, statement, value, criterion, holds, ...}``."""
+        """The claims as JSON records ``{id, statement, value, criterion, holds, ..., status}``."""
         return self.claims.records()
 
     def write_claims(self, out_dir: str | Path = DEFAULT_OUT) -> Path:
@@ -78,7 +89,8 @@ class StudyResult:
 
     # ---- inside a notebook ---------------------------------------------------------------------
     def glue(self) -> None:
-        """Glue every claim (Markdown, with its warning if it fails) and every value, for the prose."""
+        """Glue every claim (Markdown, with its warning if it fails or is not computed) and every value, for the
+        prose."""
         from IPython.display import Markdown
         from myst_nb import glue
 

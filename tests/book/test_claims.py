@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from robolib import ParameterError, ParameterFileError
 from robolib.book import claims as C
-from robolib.book.claims import ClaimsRegister, extract, from_notebook, main
+from robolib.book.claims import FAILS, FAILS_MARK, HOLDS, NOT_COMPUTED, ClaimsRegister, extract, from_notebook, main
 
 # ==== the claims register: marks, ids, records, the claims JSON =====================================================
 #
@@ -46,6 +46,53 @@ def test_a_quick_run_says_that_the_claims_it_misses_are_checked_by_the_full_run(
     assert "quick run" in head and "(bad)" in head and "full run" in head
     assert "⚠" not in head
     assert "quick run" not in _reg().table_markdown()
+
+
+def _with_a_case_not_computed(reg):
+    """``reg`` with a claim that holds, one that fails and one about a case the run did not compute."""
+    reg.claim("ok", "error below 1e-9", value=1e-11, criterion="< 1e-9", holds=True)
+    reg.claim("bad", "slope -1/2", value=-1.4, criterion="|s + 0.5| < 0.1", holds=False)
+    return reg.claim_not_computed("at6", "the verdict at 6 Hz", criterion="6 Hz is one of the run's cases",
+                                  reason="the case is not in verdict_cases")
+
+
+def test_a_claim_not_computed_is_counted_apart_from_the_failing_ones():
+    reg = _reg()
+    skip = _with_a_case_not_computed(reg)
+    assert (skip.status, skip.holds, skip.value, skip.reason) == (NOT_COMPUTED, False, None,
+                                                                  "the case is not in verdict_cases")
+    assert (reg["ok"].status, reg["bad"].status, reg["ok"].reason, reg["bad"].reason) == (HOLDS, FAILS, None, None)
+    assert reg.failing() == ["bad"] and reg.not_computed() == ["at6"]
+    assert reg.counts() == {HOLDS: 1, FAILS: 1, NOT_COMPUTED: 1}
+    rec = reg.records()[2]
+    assert (rec["status"], rec["holds"], rec["text"]) == (NOT_COMPUTED, False, "the case is not in verdict_cases")
+    with pytest.raises(ParameterError, match="reason"):
+        reg.claim_not_computed("at2", "the verdict at 2 Hz", criterion="2 Hz is run", reason=" ")
+    with pytest.raises(ParameterError, match="registered twice"):
+        reg.claim_not_computed("bad", "again", criterion="c", reason="r")
+    with pytest.raises(ParameterError, match="status"):
+        C.Claim("x", "s", 1, "c", True, "1", status=NOT_COMPUTED)     # a claim not computed never holds
+
+
+def test_the_prose_citing_a_claim_not_computed_says_so_and_never_reads_as_a_pass():
+    skip = _with_a_case_not_computed(_reg())
+    cited = skip.markdown()
+    assert cited != skip.text and "⚠" in cited and "at6" in cited and skip.reason in cited
+    assert "criterion" not in cited, "it is not a failed criterion"
+
+
+def test_the_table_marks_a_claim_not_computed_apart_from_the_failing_ones():
+    for quick in (False, True):
+        reg = ClaimsRegister("demo", glue=False, quick=quick)
+        _with_a_case_not_computed(reg)
+        table = reg.table_markdown()
+        head, _, body = table.partition("| claim |")
+        rows = {line.split(" | ")[0].strip("| "): line.rstrip(" |").rsplit(" | ", 1)[1] for line in body.splitlines()[2:]}
+        assert rows == {"error below 1e-9": C.status_mark(HOLDS), "slope -1/2": C.status_mark(FAILS),
+                        "the verdict at 6 Hz": C.status_mark(NOT_COMPUTED)}
+        assert FAILS_MARK not in rows["the verdict at 6 Hz"] and C.NOT_COMPUTED_MARK in rows["the verdict at 6 Hz"]
+        assert "(bad)" in head and "(at6)" in head, "the failing and the uncomputed claims are named apart"
+        assert "1 of 3" in head and "at6" not in head.partition("(bad)")[0]
 
 
 def test_nan_never_holds_and_ids_are_unique():
@@ -95,6 +142,32 @@ def test_extract_writes_the_claims_json_and_strict_mode_fails_on_a_false_claim(t
 
 
 
+def test_the_book_build_fails_on_a_claim_its_default_run_did_not_compute(tmp_path, capsys):
+    """make book (``--strict``) stops on a claim not computed as on a failing one: the book's default run computes
+    every case its prose cites. Without ``--strict`` it is listed apart from the failing ones."""
+    reg = _reg()
+    reg.claim("a", "holds", value=1, criterion="c", holds=True)
+    reg.claim_not_computed("b", "at 6 Hz", criterion="6 Hz is run", reason="not in verdict_cases")
+    nb = tmp_path / "demo.ipynb"
+    nb.write_text(json.dumps(_notebook_with(reg)))
+    assert main([str(nb)]) == 0
+    out = capsys.readouterr().out
+    assert C.count_line({HOLDS: 1, FAILS: 0, NOT_COMPUTED: 1}) in out and "FAILS" not in out
+    assert "b: at 6 Hz" in out and "not in verdict_cases" in out
+    assert main([str(nb), "--strict"]) == 1
+    assert [(r["id"], r["status"]) for r in json.loads((tmp_path / "demo.claims.json").read_text())] == [
+        ("a", HOLDS), ("b", NOT_COMPUTED)]
+
+
+def test_a_record_written_before_statuses_still_loads():
+    old = {k: v for k, v in REC.items() if k != "status"}
+    assert C.check_records([old, {**old, "id": "c2", "holds": False}]) == [old, {**old, "id": "c2", "holds": False}]
+    assert [C.record_status(r) for r in (old, {**old, "holds": False})] == [HOLDS, FAILS]
+    for bad in ({**REC, "status": "maybe"}, {**REC, "status": NOT_COMPUTED}, {**REC, "holds": False}):
+        with pytest.raises(ParameterError, match=names("records[0]", "status")):
+            C.check_records([bad])
+
+
 # ==== every entry point of the register names a bad argument; the JSON round trip ===================================
 #
 # The claims register fuzzed (issue 21, item 1), and the round trip of its JSON.
@@ -119,11 +192,12 @@ class Kind:
 
 
 REC = dict(id="c1", statement="one is one", value=1, criterion="== 1", holds=True, text="1", answers=None,
-           source=None, study="demo")
+           source=None, study="demo", status="holds")
 
 
 RECORDS = Kind("records", st.sampled_from([None, "x", {}, [REC, REC], [{**REC, "holds": "yes"}], [{"id": "c1"}],
-                                           [{**REC, "criterion": ""}], [{**REC, "extra": 1}], [1.0]]))
+                                           [{**REC, "criterion": ""}], [{**REC, "extra": 1}], [1.0],
+                                           [{**REC, "status": "maybe"}], [{**REC, "status": "not computed"}]]))
 
 
 TMP = Path(tempfile.mkdtemp(prefix="fuzz_claims_"))
@@ -170,10 +244,15 @@ WORDS = st.text(min_size=1, max_size=30).filter(lambda t: t.strip())
 
 @pytest.mark.fuzz
 @budget(30)
-@given(rows=st.lists(st.tuples(IDS, WORDS, VALUES, WORDS, st.booleans()), max_size=8, unique_by=lambda r: r[0]))
+@given(rows=st.lists(st.tuples(IDS, WORDS, VALUES, WORDS, st.sampled_from([True, False, None])), max_size=8,
+                     unique_by=lambda r: r[0]))
 def test_claims_json_round_trip(rows):
+    """``holds`` None in ``rows``: a claim not computed, whose reason is the criterion's text."""
     reg = C.ClaimsRegister("demo", source="003", glue=False)
     for cid, statement, value, criterion, holds in rows:
+        if holds is None:
+            c = reg.claim_not_computed(cid, statement, criterion=criterion, reason=criterion)
+            continue
         c = reg.claim(cid, statement, value=value, criterion=criterion, holds=holds)
         if isinstance(value, float) and math.isnan(value):
             assert not c.holds                       # a NaN value never holds
@@ -183,4 +262,6 @@ def test_claims_json_round_trip(rows):
     assert back == json.loads(json.dumps(reg.records()))
     assert [r["id"] for r in back] == [r[0] for r in rows]
     assert [r["holds"] for r in back] == [c.holds for c in reg.claims.values()]
-    assert sorted(r["id"] for r in back if not r["holds"]) == sorted(reg.failing())
+    assert sorted(r["id"] for r in back if C.record_status(r) == FAILS) == sorted(reg.failing())
+    assert [(r["status"], r["text"]) for r in back if not r["holds"] and r["status"] != FAILS] == [
+        (NOT_COMPUTED, criterion) for _, _, _, criterion, holds in rows if holds is None]
