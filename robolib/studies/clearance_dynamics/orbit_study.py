@@ -382,9 +382,10 @@ def orbit_study(s, v, reg) -> tuple[dict, BranchStudy | None]:
     if len(s.joints) != 1:
         for f, c in s.cases:
             for p in ("clearance_orbit", "clearance_orbit_routes"):
-                reg.claim(case_id(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm", value=None,
-                          criterion="one clearance joint (the fast model's)", holds=False,
-                          text=f"not computed: the fast model has one clearance joint, this run has {len(s.joints)}")
+                reg.claim_not_computed(case_id(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm",
+                                       criterion="one clearance joint (the fast model's)",
+                                       reason=f"not computed: the fast model has one clearance joint, this run has "
+                                              f"{len(s.joints)}")
         register_cited(reg)
         return {}, None
     cases, branch = orbit_tasks(s)

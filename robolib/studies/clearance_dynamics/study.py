@@ -149,8 +149,8 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
         for cid in ("clearance_orbit_first_pd", "clearance_orbit_crossings", "clearance_orbit_onsets",
                     "clearance_orbit_brute"):
             if cid not in reg.claims:
-                reg.claim(cid, "the period-1 branch", value=None, criterion="the branch is computed (not in quick "
-                          "runs, and with one clearance joint only)", holds=False, text="not computed in this run")
+                reg.claim_not_computed(cid, "the period-1 branch", criterion="the branch is computed (not in quick "
+                                       "runs, and with one clearance joint only)", reason="not computed in this run")
     stage("slider-crank validation")
     sc = experiments.slider_crank_check(s, reg)
     stage("Explore panel runs")

@@ -55,13 +55,13 @@ def case_id(prefix: str, f: float, c: float) -> str:
 
 def register_uncited(reg, claims) -> None:
     """Placeholders for the cases the prose cites (:data:`CITED_CASES`) that this run lacks: for each case, each
-    ``(id prefix, what)`` of ``claims`` not registered yet is a failing claim "<what> at f Hz / c mm"."""
+    ``(id prefix, what)`` of ``claims`` not registered yet is a claim "<what> at f Hz / c mm" not computed."""
     for f, c in CITED_CASES:
         for prefix, what in claims:
             if case_id(prefix, f, c) not in reg.claims:
-                reg.claim(case_id(prefix, f, c), f"{what} at {f:g} Hz / {c:g} mm", value=None,
-                          criterion="the case is one of this run's verdict_cases", holds=False,
-                          text="not computed in this run (the case is not in verdict_cases)")
+                reg.claim_not_computed(case_id(prefix, f, c), f"{what} at {f:g} Hz / {c:g} mm",
+                                       criterion="the case is one of this run's verdict_cases",
+                                       reason="not computed in this run (the case is not in verdict_cases)")
 
 
 def job_cost(job) -> float:
