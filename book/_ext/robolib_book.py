@@ -137,7 +137,7 @@ class FoundDirective(SphinxDirective):
 
         import yaml
 
-        from robolib.book.claims import FAILS_MARK, HOLDS_MARK, claims_table
+        from robolib.book.claims import claims_table, record_status, status_mark
         from robolib.core.params import DATA_DIR
 
         seed = self.arguments[0]
@@ -151,7 +151,7 @@ class FoundDirective(SphinxDirective):
 
         def table(rows):
             return claims_table(["finding", "value", "criterion", "holds", "chapter"], [
-                [c["statement"], c["text"], c["criterion"], HOLDS_MARK if c["holds"] else f"**{FAILS_MARK} fails**",
+                [c["statement"], c["text"], c["criterion"], status_mark(record_status(c)),
                  f"{{doc}}`/studies/{c['study']}`"] for c in rows])
 
         lines = []

@@ -16,6 +16,8 @@ Anything else (a deciding finding fails or is missing from the build) is *undeci
 'reproduced'
 >>> source_verdict(rule, {"a": {"holds": True}, "b": {"holds": False}})[:2]
 ('undecided', 'b fails')
+>>> source_verdict(rule, {"a": {"holds": True}, "b": {"holds": False, "status": "not computed"}})[:2]
+('undecided', 'b not computed')
 >>> source_verdict({"contradicted_if": ["c"]}, {"c": {"holds": True}})[0]
 'not reproduced'
 >>> source_verdict({"untested": "no data"}, {})[:2]
@@ -28,6 +30,7 @@ from pathlib import Path
 
 import yaml
 
+from robolib.book.claims import NOT_COMPUTED, record_status
 from robolib.core.errors import ParameterError
 from robolib.core.params import DATA_DIR
 
@@ -54,9 +57,11 @@ def source_verdict(rule: dict, findings: dict) -> tuple[str, str, list]:
     elif not rep and not con:
         return "not tested", str(rule.get("untested", "")), []
     else:
-        failing = [i for i in rep if i in holds and not holds[i]]
-        parts = ([", ".join(failing) + " fails"] if failing else []) + ([", ".join(missing) + " not in this build"]
-                                                                      if missing else [])
+        failing = [i for i in rep if i in holds and not holds[i] and record_status(findings[i]) != NOT_COMPUTED]
+        skipped = [i for i in rep + con if i in findings and record_status(findings[i]) == NOT_COMPUTED]
+        parts = ([", ".join(failing) + " fails"] if failing else []) + ([", ".join(skipped) + " not computed"]
+                                                                      if skipped else []) + (
+            [", ".join(missing) + " not in this build"] if missing else [])
         return "undecided", "; ".join(parts) or "no deciding finding holds", rep + con
     notes, default = [], ("reproduced" if rep else "not reproduced")
     for n in rule.get("notes", []):
