@@ -39,6 +39,14 @@ def test_verdict_follows_the_findings():
     assert source_verdict(rule, ok | {"a": {"holds": False}})[:2] == ("undecided", "a fails")
 
 
+def test_a_deciding_finding_not_computed_leaves_the_verdict_undecided_without_failing():
+    rule = {"reproduced_if": ["a", "b"]}
+    skipped = {"a": {"holds": True}, "b": {"holds": False, "status": "not computed"}}
+    verdict, note, deciding = source_verdict(rule, skipped)
+    assert (verdict, deciding) == ("undecided", ["a", "b"])
+    assert "b" in note and "not computed" in note and "fails" not in note
+
+
 def test_summary_rows_and_bad_rules():
     rows = summary_rows(["003"], {"prp3_symmetry": {"holds": True}})
     assert [r[0] for r in rows][:2] == ["003.c1", "003.c2"] and rows[0][1] == "3-PRP paper"
