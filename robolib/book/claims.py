@@ -195,7 +195,7 @@ class Claim:
         if self.holds:
             return self.text
         if self.status == NOT_COMPUTED:
-            return (f"**⚠ not computed in this run: claim `{self.id}`** ({self.text}; see the table at the end of "
+            return (f"**⚠ not computed in this run** (claim `{self.id}`: {self.text}; see the table at the end of "
                     f"the chapter)")
         return (f"{self.text} **⚠ claim `{self.id}` does not hold in this run** "
                 f"(criterion: {self.criterion}; see the table at the end of the chapter)")

@@ -384,8 +384,7 @@ def orbit_study(s, v, reg) -> tuple[dict, BranchStudy | None]:
             for p in ("clearance_orbit", "clearance_orbit_routes"):
                 reg.claim_not_computed(case_id(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm",
                                        criterion="one clearance joint (the fast model's)",
-                                       reason=f"not computed: the fast model has one clearance joint, this run has "
-                                              f"{len(s.joints)}")
+                                       reason=f"the fast model has one clearance joint, this run has {len(s.joints)}")
         register_cited(reg)
         return {}, None
     cases, branch = orbit_tasks(s)

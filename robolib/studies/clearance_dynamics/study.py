@@ -150,7 +150,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
                     "clearance_orbit_brute"):
             if cid not in reg.claims:
                 reg.claim_not_computed(cid, "the period-1 branch", criterion="the branch is computed (not in quick "
-                                       "runs, and with one clearance joint only)", reason="not computed in this run")
+                                       "runs, and with one clearance joint only)", reason="a quick run or several clearance joints")
     stage("slider-crank validation")
     sc = experiments.slider_crank_check(s, reg)
     stage("Explore panel runs")

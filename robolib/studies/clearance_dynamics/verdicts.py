@@ -61,7 +61,7 @@ def register_uncited(reg, claims) -> None:
             if case_id(prefix, f, c) not in reg.claims:
                 reg.claim_not_computed(case_id(prefix, f, c), f"{what} at {f:g} Hz / {c:g} mm",
                                        criterion="the case is one of this run's verdict_cases",
-                                       reason="not computed in this run (the case is not in verdict_cases)")
+                                       reason="the case is not in this run's verdict_cases")
 
 
 def job_cost(job) -> float:
