@@ -13,8 +13,10 @@ arguments, each with a tuple of its further arguments:
 * ``event(k, y, *ev) -> float``: event function k (a contact's penetration): an *onset* is a crossing
   from ``<= 0`` to ``> 0`` in an accepted step, an *end* the crossing back; ``cst (k, 4)`` holds the
   states of the ``k`` events;
-* ``onset(k, y, *ev) -> float``: the value stored in ``dd0[k]`` at an onset (a contact's onset speed,
-  already clipped to its floor), computed on the dense output at the located crossing.
+* ``onset(k, t, ys, y, *ev) -> float``: the value stored in ``dd0[k]`` at an onset (a contact's onset speed,
+  already clipped to its floor), computed on the dense output ``ys`` at the located crossing time ``t``; ``y``
+  is the state at the start of the step, which is redone after an onset: a model that carries tangent columns
+  writes the jump of their memory component (the saltation of the onset speed) there.
 
 Each kernel module's own compiled ``integrate_py`` is the entry point: it passes its functions, and
 numba compiles the loop inlined into it (``inline="always"``), the calls to the functions direct, as
@@ -115,7 +117,7 @@ def integrate_py(st, y, f, t_end, rtol, atol, yref, n_err, h_max, max_steps, t_e
     that factor (at least 0.2); ``h <= h_max``, and the last step lands on ``t_end``.
 
     Events: when an event crosses zero upwards in an accepted step and no onset is armed, the crossing
-    is located on the dense output, ``dd0[k] = onset(k, y(t_on), *ev)`` stored, the onset armed and the
+    is located on the dense output, ``dd0[k] = onset(k, t_on, y(t_on), y, *ev)`` stored, the onset armed and the
     step redone (counted as rejected): the model may depend on ``dd0``. An end (the crossing back of an
     open episode) is located the same way and the episode written to ``ep (cap, 4)`` = (k, t_on, t_off,
     dd0[k]).
@@ -207,7 +209,7 @@ def integrate_py(st, y, f, t_end, rtol, atol, yref, n_err, h_max, max_steps, t_e
                 if cst[k, 0] <= 0.0 < dn and cst[k, 1] != cst[k, 1]:
                     ts_ = _LOCATE(event, ev, k, t, h, y, K, t, t_new, True, ys)
                     _DENSE(t, h, y, K, ts_, ys)
-                    dd0[k] = _CALL(onset, k, ys, ev)
+                    dd0[k] = _CALL(onset, k, ts_, ys, y, ev)
                     cst[k, 1] = ts_
                     redo = True
             if redo:

@@ -370,9 +370,9 @@ def event_py(k, y, C, n):
     return contact_delta_c(C, k, y, n)
 
 
-def onset_py(k, y, C, n):
-    """Onset speed of contact k at state y, at least its floor ``C[k, 14]``."""
-    v = contact_speed_c(C, k, y, n)
+def onset_py(k, t, ys, y, C, n):
+    """Onset speed of contact k at state ys (time t), at least its floor ``C[k, 14]``."""
+    v = contact_speed_c(C, k, ys, n)
     return v if v > C[k, 14] else C[k, 14]
 
 
@@ -392,6 +392,139 @@ def integrate_py(st, y, f, t_end, rtol, atol, h_max, max_steps, t_eval, every, o
                  (C, Mf[3].shape[0]), dd0, cst, ep)
 
 
+def tangent_rhs_py(t, y, dy, fv, Mi, Mf, C, dd0, alpha, beta, W, ytmp, dtmp, s0, tsc, eps):
+    """``dy = f(t, y)`` for ``y = (q, qd, W_drive, W_loss, v_1, ..., v_m)``: the flow and its tangent columns.
+
+    Each column ``v_j = (dq, dqd, dddelta0)`` (n + n + k) obeys the variational equation: ``d(dq)/dt = dqd``,
+    ``d(dqd)/dt`` the directional derivative of :func:`rhs_py`'s accelerations along ``v_j`` (onset speeds
+    included; central differences, half-width ``eps`` in the units ``tsc``), the memory constant. A neighbour
+    that has entered a contact the reference has not takes its own onset speed there. ``ytmp``, ``dtmp``
+    (2n + 2), ``s0`` (k) work arrays.
+    """
+    st = rhs_c(t, y, dy, fv, Mi, Mf, C, dd0, alpha, beta, W)
+    if st != OK:
+        return st
+    n = Mf[3].shape[0]
+    nk = C.shape[0]
+    base = 2 * n + 2
+    cd = 2 * n + nk
+    m = (y.shape[0] - base) // cd
+    for k in range(nk):
+        s0[k] = dd0[k]
+    for j in range(m):
+        o = base + cd * j
+        vmax = 0.0
+        for i in range(cd):
+            a = abs(y[o + i]) / tsc[i]
+            if a > vmax:
+                vmax = a
+        for i in range(n):
+            dy[o + i] = y[o + n + i]
+        for k in range(nk):
+            dy[o + 2 * n + k] = 0.0
+        if vmax == 0.0:
+            for i in range(n):
+                dy[o + n + i] = 0.0
+            continue
+        h = eps / vmax
+        for sgn in (1.0, -1.0):
+            for i in range(2 * n):
+                ytmp[i] = y[i] + sgn * h * y[o + i]
+            ytmp[2 * n] = 0.0
+            ytmp[2 * n + 1] = 0.0
+            for k in range(nk):
+                dd0[k] = s0[k] + sgn * h * y[o + 2 * n + k]
+                if contact_delta_c(C, k, y, n) <= 0.0 < contact_delta_c(C, k, ytmp, n):
+                    dd0[k] = _ONSET(k, t, ytmp, ytmp, C, n)
+            st = rhs_c(t, ytmp, dtmp, fv, Mi, Mf, C, dd0, alpha, beta, W)
+            if st != OK:
+                for k in range(nk):
+                    dd0[k] = s0[k]
+                return st
+            for i in range(n):
+                if sgn > 0.0:
+                    dy[o + n + i] = dtmp[n + i]
+                else:
+                    dy[o + n + i] = (dy[o + n + i] - dtmp[n + i]) / (2.0 * h)
+    for k in range(nk):
+        dd0[k] = s0[k]
+    return OK
+
+
+def tangent_event_py(k, y, fv, Mi, Mf, C, dd0, alpha, beta, W, ytmp, dtmp, s0, tsc, eps, dtab):
+    """:func:`event_py` with the tangent flow's arguments."""
+    return contact_delta_c(C, k, y, Mf[3].shape[0])
+
+
+def tangent_onset_py(k, t, ys, y, fv, Mi, Mf, C, dd0, alpha, beta, W, ytmp, dtmp, s0, tsc, eps, dtab):
+    """:func:`onset_py` at the located onset ``ys`` (time t), and the saltation of the tangent columns' memory.
+
+    The contact force vanishes at the onset, so only the memory jumps: ``ds = D s . dx - a_n (D delta . dx) /
+    s`` (a neighbour crosses ``dt = -(D delta . dx) / s`` later; ``a_n = D s . f`` along the free flight;
+    Mueller 1995), written into the step's start state ``y`` (the loop redoes the step from it); zero where the
+    onset speed is floored. The directional derivatives of the closed-form penetration and normal speed are
+    central differences (half-width ``eps`` in the units ``tsc``).
+    """
+    n = Mf[3].shape[0]
+    nk = C.shape[0]
+    base = 2 * n + 2
+    cd = 2 * n + nk
+    m = (y.shape[0] - base) // cd
+    s = _ONSET(k, t, ys, y, C, n)
+    vn = contact_speed_c(C, k, ys, n)
+    if not vn > C[k, 14]:
+        for j in range(m):
+            y[base + cd * j + 2 * n + k] = 0.0
+        return s
+    drive_eval_c(t, dtab, fv)
+    for i in range(base):
+        ytmp[i] = ys[i]
+    rhs_c(t, ytmp, dtmp, fv, Mi, Mf, C, dd0, alpha, beta, W)
+    fmax = 0.0
+    for i in range(2 * n):
+        a = abs(dtmp[i]) / tsc[i]
+        if a > fmax:
+            fmax = a
+    h = eps / fmax
+    for i in range(2 * n):
+        ytmp[i] = ys[i] + h * dtmp[i]
+    a_n = contact_speed_c(C, k, ytmp, n)
+    for i in range(2 * n):
+        ytmp[i] = ys[i] - h * dtmp[i]
+    a_n = (a_n - contact_speed_c(C, k, ytmp, n)) / (2.0 * h)
+    for j in range(m):
+        o = base + cd * j
+        vmax = 0.0
+        for i in range(2 * n):
+            a = abs(ys[o + i]) / tsc[i]
+            if a > vmax:
+                vmax = a
+        if vmax == 0.0:
+            y[o + 2 * n + k] = 0.0
+            continue
+        h = eps / vmax
+        for i in range(2 * n):
+            ytmp[i] = ys[i] + h * ys[o + i]
+        dp, sp = contact_delta_c(C, k, ytmp, n), contact_speed_c(C, k, ytmp, n)
+        for i in range(2 * n):
+            ytmp[i] = ys[i] - h * ys[o + i]
+        dd = (dp - contact_delta_c(C, k, ytmp, n)) / (2.0 * h)
+        ds = (sp - contact_speed_c(C, k, ytmp, n)) / (2.0 * h)
+        y[o + 2 * n + k] = ds - a_n * dd / vn
+    return s
+
+
+def tangent_integrate_py(st, y, f, t_end, rtol, atol, yref, n_err, h_max, max_steps, t_eval, every, out_t, out_y,
+                         Mi, Mf, dtab, C, dd0, alpha, beta, W, cst, ep, ytmp, dtmp, s0, tsc, eps):
+    """:func:`integrate_py` for the flow with tangent columns (:func:`tangent_rhs_py`, :func:`tangent_onset_py`);
+    the error norm over the first ``n_err`` components with the floor ``yref``."""
+    fv = np.empty((3, dtab.shape[0]))
+    model = (fv, Mi, Mf, C, dd0, alpha, beta, W, ytmp, dtmp, s0, tsc, eps)
+    ev = (fv, Mi, Mf, C, dd0, alpha, beta, W, ytmp, dtmp, s0, tsc, eps, dtab)
+    return _LOOP(st, y, f, t_end, rtol, atol, yref, n_err, h_max, max_steps, t_eval, every, out_t, out_y,
+                 drive_eval_c, (dtab, fv), _TRHS, model, False, _TEVENT, _TONSET, ev, dd0, cst, ep)
+
+
 # ----------------------------------------------------------------------------- compilation
 _CHAIN = chain_drive_py
 drive_eval_c = drive_eval_py
@@ -400,6 +533,10 @@ contact_speed_c = contact_speed_py
 rhs_c = rhs_py
 _EVENT = event_py
 _ONSET = onset_py
+_TRHS = tangent_rhs_c = tangent_rhs_py
+_TEVENT = tangent_event_py
+_TONSET = tangent_onset_py
+tangent_integrate_c = tangent_integrate_py
 _LOOP = _dopri.integrate_py
 integrate_c = integrate_py
 _COMPILED = False
@@ -411,7 +548,7 @@ def get():
     Raises :class:`robolib.ParameterError` if numba is not installed.
     """
     global _COMPILED, _CHAIN, drive_eval_c, contact_delta_c, contact_speed_c, rhs_c, _EVENT, _ONSET, _LOOP
-    global integrate_c
+    global integrate_c, _TRHS, _TEVENT, _TONSET, tangent_rhs_c, tangent_integrate_c
     if _numba is None:
         raise ParameterError("backend 'numba' requested but numba is not installed (pip install numba)")
     if not _COMPILED:
@@ -424,5 +561,8 @@ def get():
         _EVENT, _ONSET = jit(event_py), jit(onset_py)
         _LOOP = _dopri.get()
         integrate_c = jit(integrate_py)
+        _TRHS = tangent_rhs_c = jit(tangent_rhs_py)
+        _TEVENT, _TONSET = jit(tangent_event_py), jit(tangent_onset_py)
+        tangent_integrate_c = jit(tangent_integrate_py)
         _COMPILED = True
     return rhs_c, integrate_c, drive_eval_c

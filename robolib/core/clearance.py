@@ -43,9 +43,9 @@ from typing import Sequence
 import numpy as np
 from scipy.optimize import brentq
 
-from robolib.core import contact
+from robolib.core import _kernels, contact
 from robolib.core.checks import real, real_array
-from robolib.core.errors import ParameterError
+from robolib.core.errors import ConvergenceError, ParameterError, SingularityError
 from robolib.core.multibody import (
     BAUMGARTE_ALPHA,
     BAUMGARTE_BETA,
@@ -58,6 +58,7 @@ from robolib.core.multibody import (
     resolve_backend,
 )
 from robolib.core.multibody import _checks as chk
+from robolib.core.multibody.integrator import run_chunked
 from robolib.core.multibody.mechanism import check_mechanism
 
 #: Default upper duration (s) of one contact episode still called an "impact".
@@ -480,6 +481,52 @@ class ClearanceModel:
                                W_loss=r.y[:, 2 * n + 1], episodes=episodes, n_steps=r.n_steps,
                                n_rejected=r.n_rejected, n_rhs=r.n_rhs, wall_s=wall, y_final=r.y_final,
                                ddelta0_final=self.ddelta0.copy(), extra={"t_final": r.t_final})
+
+    def _tangent_flow(self, t_span, y, V, rtol: float, atol: float, tsc, eps: float = 1e-6, floor=None):
+        """The flow and its tangent map over ``t_span`` (s): ``(y(t1), V(t1))``.
+
+        ``y`` = ``(q, qd, ddelta0)`` (n + n + k: body coordinates, their rates, the onset speeds in force);
+        ``V`` (m, n + n + k) tangent columns in the same units, carried by the variational equation with the
+        saltation of the onset-speed memory at each contact onset (:func:`robolib.core._kernels.tangent_rhs_py`,
+        :func:`~robolib.core._kernels.tangent_onset_py`). ``tsc`` (n + n + k,): the units of the central
+        differences' half-width ``eps``; ``floor`` (default ``tsc``): the floor of the tangent's error norm
+        (``atol + rtol max(|v|, floor)``; the flow's own is ``atol + rtol |y|``), which covers every component. Compiled kernels only; an internal route of the Lyapunov exponents, which check their
+        arguments.
+        """
+        red = self.reduced
+        n, nk = red.n, len(self._rows)
+        t0, t1 = float(t_span[0]), float(t_span[1])
+        V = np.atleast_2d(np.asarray(V, dtype=float))
+        m, cd = V.shape[0], 2 * n + nk
+        tsc = np.ascontiguousarray(tsc, dtype=float)
+        yy = np.concatenate([y[:2 * n], [0.0, 0.0], V.ravel()])
+        dd0 = np.ascontiguousarray(y[2 * n:2 * n + nk], dtype=float)
+        _kernels.get()
+        Mi, Mf, dtab = red.kernel_model()
+        W = red.kernel_work()
+        C = np.ascontiguousarray(self.table, dtype=float)
+        cst = np.full((nk, 4), np.nan)
+        for k in range(nk):
+            cst[k, 0] = _kernels.contact_delta_c(C, k, yy, n)
+            if cst[k, 0] > 0:
+                cst[k, 2], cst[k, 3] = t0, dd0[k]
+        work = (np.zeros(2 * n + 2), np.zeros(2 * n + 2), np.zeros(nk), tsc, float(eps))
+        fv = np.empty((3, len(dtab)))
+        _kernels.drive_eval_c(t0, dtab, fv)
+        f = np.empty(len(yy))
+        if _kernels.tangent_rhs_c(t0, yy, f, fv, Mi, Mf, C, dd0, float(self.alpha), float(self.beta), W,
+                                  *work) != _kernels.OK:
+            raise SingularityError(f"augmented matrix is singular at t = {t0:.6g} s")
+        at = np.full(len(yy), float(atol))
+        yref = np.concatenate([np.zeros(2 * n + 2), np.tile(tsc if floor is None else np.asarray(floor, dtype=float), m)])
+        st = np.array([t0, 1e-6 * (t1 - t0), np.inf, 0, 0, 1, 0, 0, np.nan, 0.0])
+        status, _, _, _ = run_chunked(
+            lambda te, every, ot, oy, ep: _kernels.tangent_integrate_c(
+                st, yy, f, t1, float(rtol), at, yref, len(yy), np.inf, 10_000_000, te, every, ot, oy, Mi, Mf, dtab,
+                C, dd0, float(self.alpha), float(self.beta), W, cst, ep, *work), st, yy, t0, np.array([t1]))
+        if status != _kernels.DONE:
+            raise ConvergenceError(f"the tangent flow stopped at t = {st[0]:.9g} s (status {status})")
+        return np.concatenate([yy[:2 * n], dd0]), yy[2 * n + 2:].reshape(m, cd).copy()
 
     def _ddelta0_samples(self, result: ClearanceResult) -> np.ndarray:
         """Impact onset speed in force at each sample of ``result``, shape (T, k).

@@ -359,11 +359,105 @@ def delta_py(k, y, crow):
     return math.sqrt(y[0] * y[0] + y[1] * y[1]) - crow[8]
 
 
-def onset_py(k, y, crow):
-    """Onset speed ``e . ed / |e|`` (m/s) at state y, at least the floor ``crow[14]``."""
-    eps = math.sqrt(y[0] * y[0] + y[1] * y[1])
-    v = (y[2] * y[0] + y[3] * y[1]) / eps
+def onset_py(k, t, ys, y, crow):
+    """Onset speed ``e . ed / |e|`` (m/s) at state ys (time t), at least the floor ``crow[14]``."""
+    eps = math.sqrt(ys[0] * ys[0] + ys[1] * ys[1])
+    v = (ys[2] * ys[0] + ys[3] * ys[1]) / eps
     return v if v > crow[14] else crow[14]
+
+
+# ----------------------------------------------------------------------------- tangent-linear flow
+#: Components of one tangent column ``v = (de_x, de_y, ded_x, ded_y, dddelta0)`` (m, m, m/s, m/s, m/s).
+TANGENT_DIM = 5
+
+
+def tangent_rhs_py(t, y, dy, A, drv, par, cfg, mass, crow, dd0, pts, q, T, qd, b, Q, cs, ytmp, dtmp, tsc, eps, salt):
+    """``dy = f(t, y)`` for ``y = (e, ed, W_drive, W_loss, v_1, ..., v_m)``: the flow and its tangent columns.
+
+    Each column ``v_j`` (:data:`TANGENT_DIM`) obeys the variational equation ``d(de)/dt = ded``,
+    ``d(ded)/dt = D edd . v_j`` (the directional derivative of the accelerations along ``v_j``, onset-speed
+    memory included, by central differences of :func:`rhs_py` with the half-width ``eps`` in the units
+    ``tsc``), ``d(dddelta0)/dt = 0``. A neighbour that has entered the contact while the reference flies
+    free takes its own onset speed as memory (it has just hit). The flow's own components come from
+    :func:`rhs_py`, evaluated last (its work arrays hold the reference state afterwards).
+    """
+    m = (y.shape[0] - STATE_DIM) // TANGENT_DIM
+    s0 = dd0[0]
+    flying = math.sqrt(y[0] * y[0] + y[1] * y[1]) <= crow[8]
+    for j in range(m):
+        o = STATE_DIM + TANGENT_DIM * j
+        vmax = 0.0
+        for i in range(TANGENT_DIM):
+            a = abs(y[o + i]) / tsc[i]
+            if a > vmax:
+                vmax = a
+        dy[o] = y[o + 2]
+        dy[o + 1] = y[o + 3]
+        dy[o + 4] = 0.0
+        if vmax == 0.0:
+            dy[o + 2] = 0.0
+            dy[o + 3] = 0.0
+            continue
+        h = eps / vmax
+        ap0 = ap1 = 0.0
+        for sgn in (1.0, -1.0):
+            for i in range(4):
+                ytmp[i] = y[i] + sgn * h * y[o + i]
+            ytmp[4] = 0.0
+            ytmp[5] = 0.0
+            dd0[0] = s0 + sgn * h * y[o + 4]
+            if flying and math.sqrt(ytmp[0] * ytmp[0] + ytmp[1] * ytmp[1]) > crow[8]:
+                dd0[0] = _ONSET(0, t, ytmp, ytmp, crow)
+            st = _RHS(t, ytmp, dtmp, A, drv, par, cfg, mass, crow, dd0, pts, q, T, qd, b, Q, cs)
+            if st != OK:
+                dd0[0] = s0
+                return st
+            if sgn > 0.0:
+                ap0, ap1 = dtmp[2], dtmp[3]
+        dy[o + 2] = (ap0 - dtmp[2]) / (2.0 * h)
+        dy[o + 3] = (ap1 - dtmp[3]) / (2.0 * h)
+    dd0[0] = s0
+    return _RHS(t, y, dy, A, drv, par, cfg, mass, crow, dd0, pts, q, T, qd, b, Q, cs)
+
+
+def tangent_delta_py(k, y, A, drv, par, cfg, mass, crow, dd0, pts, q, T, qd, b, Q, cs, ytmp, dtmp, tsc, eps, salt):
+    """:func:`delta_py` with the tangent flow's arguments."""
+    return _EVENT(k, y, crow)
+
+
+def tangent_onset_py(k, t, ys, y, A, drv, par, cfg, mass, crow, dd0, pts, q, T, qd, b, Q, cs, ytmp, dtmp, tsc, eps, salt):
+    """:func:`onset_py` at the located onset ``ys`` (time t), and the saltation of the tangent columns' memory.
+
+    The onset speed ``s = n . ed`` is reset at the crossing of ``|e| = c``; the contact force vanishes there,
+    so the flow is continuous across it and only the memory jumps: a neighbour ``x + dx`` crosses ``dt =
+    -(n . de) / s`` later, so ``ds = D s . dx + (ds/dt) dt = n . ded + (ed . t_)(t_ . de) / |e| - a_n (n . de)
+    / s`` with ``a_n = ds/dt = n . edd + (|ed|^2 - s^2) / |e|`` on the free flight (Mueller 1995's saltation
+    for a reset map). Written into the step's start state ``y`` (the loop redoes the step from it; the memory
+    acts only in contact). Zero where the onset speed is floored (the memory is then a constant).
+    """
+    s = _ONSET(k, t, ys, y, crow)
+    ex, ey, vx, vy = ys[0], ys[1], ys[2], ys[3]
+    r = math.sqrt(ex * ex + ey * ey)
+    nx, ny = ex / r, ey / r
+    vn = vx * nx + vy * ny
+    m = (y.shape[0] - STATE_DIM) // TANGENT_DIM
+    if not vn > crow[14]:
+        for j in range(m):
+            y[STATE_DIM + TANGENT_DIM * j + 4] = 0.0
+        return s
+    for i in range(4):
+        ytmp[i] = ys[i]
+    ytmp[4] = 0.0
+    ytmp[5] = 0.0
+    _RHS(t, ytmp, dtmp, A, drv, par, cfg, mass, crow, dd0, pts, q, T, qd, b, Q, cs)
+    an = dtmp[2] * nx + dtmp[3] * ny + (vx * vx + vy * vy - vn * vn) / r
+    vt = -vx * ny + vy * nx
+    for j in range(m):
+        o = STATE_DIM + TANGENT_DIM * j
+        dn = ys[o] * nx + ys[o + 1] * ny
+        dt_ = -ys[o] * ny + ys[o + 1] * nx
+        y[o + 4] = salt * (ys[o + 2] * nx + ys[o + 3] * ny + vt * dt_ / r - an * dn / vn)
+    return s
 
 
 def integrate_py(st, y, f, t_end, rtol, atol, yref, h_max, max_steps, n_err, t_eval, every, out_t, out_y,
@@ -380,6 +474,18 @@ def integrate_py(st, y, f, t_end, rtol, atol, yref, h_max, max_steps, n_err, t_e
                  _NO_HOOK, (), _RHS, model, True, _EVENT, _ONSET, (crow,), dd0, cst, ep)
 
 
+def tangent_integrate_py(st, y, f, t_end, rtol, atol, yref, h_max, max_steps, n_err, t_eval, every, out_t, out_y,
+                         A, drv, par, cfg, mass, crow, dd0, cst, ep, pts, q, T, qd, b, Q, cs, ytmp, dtmp, tsc, eps, salt):
+    """:func:`integrate_py` for the flow with tangent columns (:func:`tangent_rhs_py`, :func:`tangent_onset_py`).
+
+    The error norm covers the first ``n_err`` components (the flow's): the reference trajectory takes the very
+    steps of :func:`integrate_py`, and the tangent columns follow on them.
+    """
+    model = (A, drv, par, cfg, mass, crow, dd0, pts, q, T, qd, b, Q, cs, ytmp, dtmp, tsc, eps, salt)
+    return _LOOP(st, y, f, t_end, rtol, atol, yref, n_err, h_max, max_steps, t_eval, every, out_t, out_y,
+                 _NO_HOOK, (), _TRHS, model, True, _TEVENT, _TONSET, model, dd0, cst, ep)
+
+
 # ----------------------------------------------------------------------------- compilation
 _DRIVE = drive_py
 _NORMAL = _normal_force_scalar
@@ -388,11 +494,16 @@ _KIN = kinematics_py
 _RHS = rhs_py
 _EVENT = delta_py
 _ONSET = onset_py
+_TRHS = tangent_rhs_py
+_TEVENT = tangent_delta_py
+_TONSET = tangent_onset_py
 _LOOP = _dopri.integrate_py
 _NO_HOOK = _dopri.no_hook_py
 kinematics_c = kinematics_py
 rhs_c = rhs_py
 integrate_c = integrate_py
+tangent_integrate_c = tangent_integrate_py
+tangent_rhs_c = tangent_rhs_py
 _COMPILED = False
 
 
@@ -408,6 +519,7 @@ def get():
     """
     global _COMPILED, _DRIVE, _NORMAL, _TANGENTIAL, _KIN, _RHS, _EVENT, _ONSET, _LOOP, _NO_HOOK
     global kinematics_c, rhs_c, integrate_c, shift_py, arm_py, circle_py, link_py, applied_forces_py
+    global _TRHS, _TEVENT, _TONSET, tangent_integrate_c, tangent_rhs_c
     if not _COMPILED and _numba is not None:
         jit = _numba.njit(cache=True, fastmath=False)
         inl = _numba.njit(cache=True, fastmath=False, inline="always")  # small helpers: inlined into their callers
@@ -422,5 +534,8 @@ def get():
         _LOOP = _dopri.get()
         _NO_HOOK = _dopri.no_hook_c
         integrate_c = jit(integrate_py)
+        _TRHS = tangent_rhs_c = jit(tangent_rhs_py)
+        _TEVENT, _TONSET = jit(tangent_delta_py), jit(tangent_onset_py)
+        tangent_integrate_c = jit(tangent_integrate_py)
         _COMPILED = True
     return kinematics_c, rhs_c, integrate_c

@@ -397,6 +397,60 @@ class FastClearance:
             res.q, res.qd = self.trajectory(res.t, res.e, res.ed)
         return res
 
+    def _tangent_flow(self, t_span, x, V, rtol: float, atol: float, eps: float = 1e-5, saltation: bool = True):
+        """The flow and its tangent map over ``t_span`` (s): ``(x(t1), V(t1))``.
+
+        ``x`` (5,) = ``(e, ed, ddelta0)`` (m, m/s, m/s: the onset speed in force carried as a state component);
+        ``V`` (m, 5) tangent columns in the same units, carried by the variational equation along the flow with
+        the saltation of the onset-speed memory at each contact onset
+        (:func:`robolib.gearshift._kernels.tangent_rhs_py`, :func:`~robolib.gearshift._kernels.tangent_onset_py`);
+        the flow takes exactly the steps of :meth:`simulate` at ``rtol, atol``. ``eps``: the half-width of the
+        central differences of the accelerations, relative to ``(c, c, c omega, c omega, c omega)``. The error
+        norm covers the tangent columns too (floor ``(l, l, l omega, l omega, l omega)``, as the flow's): without
+        them a tangent through a contact episode is off by percents. ``saltation=False`` drops the memory's jump (a
+        check: the memory is then copied, as a two-trajectory estimate that copies it does). An internal
+        route of :func:`robolib.gearshift.lyapunov.tangent_lyapunov`, which checks its arguments.
+
+        >>> fc = FastClearance(clearance=5e-4, frequency=10.0)
+        >>> x, V = fc._tangent_flow((0.0, 0.02), [0, 0, 0, 0, 1e-4], np.eye(5)[:4], 1e-9, 1e-12)
+        >>> x.shape, V.shape
+        ((5,), (4, 5))
+        """
+        t0, t1 = float(t_span[0]), float(t_span[1])
+        V = np.atleast_2d(np.asarray(V, dtype=float))
+        m = V.shape[0]
+        y = np.concatenate([x[:4], [0.0, 0.0], V.ravel()])
+        self._dd0[0] = float(x[4])
+        c = self.clearance
+        cst = np.full((1, 4), np.nan)
+        cst[0, 0] = math.hypot(x[0], x[1]) - c
+        if cst[0, 0] > 0:
+            cst[0, 2], cst[0, 3] = t0, self._dd0[0]
+        om = self.omega
+        tsc = np.array([c, c, c * om, c * om, c * om])
+        tw = (np.zeros(FK.STATE_DIM), np.zeros(FK.STATE_DIM), tsc, float(eps), 1.0 if saltation else 0.0)
+        f = np.empty(len(y))
+        args = (self._A, self._drv, self._par, self._cfg, self._mass, self._crow, self._dd0)
+        FK.get()
+        stt = FK.tangent_rhs_c(t0, y, f, *args, *self._work, *tw)
+        if stt != FK.OK:
+            self._fail(stt, t0, x[:2])
+        at = np.full(len(y), atol)
+        yref = np.concatenate([self._yref, [0.0, 0.0], np.tile(np.append(self._yref, self._yref[2]), m)])
+        st = np.array([t0, self._initial_step(y[:4], f[:4], rtol, atol, t1 - t0, np.inf), np.inf, 0, 0, 1, 0, 0,
+                       np.nan, 0.0])
+        status, _, _, _ = run_chunked(
+            lambda te, every, ot, oy, ep: FK.tangent_integrate_c(st, y, f, t1, rtol, at, yref, np.inf, 10_000_000,
+                                                                 len(y), te, every, ot, oy, *args[:6], self._dd0, cst,
+                                                                 ep, *self._work, *tw), st, y, t0,
+            np.array([t1]))
+        if status == FK.CLOSURE_FAILED:
+            self._fail(int(st[9]), float(st[8]))
+        if status != FK.DONE:
+            raise ConvergenceError(f"clearance joint {self.joint}: the tangent flow stopped at t = {st[0]:.9g} s "
+                                   f"(status {status})")
+        return np.append(y[:4], self._dd0[0]), y[FK.STATE_DIM:].reshape(m, FK.TANGENT_DIM).copy()
+
     def _initial_step(self, y, f, rtol, atol, span, h_max) -> float:
         """Starting step (s): :func:`robolib.core.multibody.integrator.initial_step` in this model's error scale."""
         sc = atol + rtol * np.maximum(np.abs(y), self._yref)

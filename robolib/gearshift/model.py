@@ -108,10 +108,7 @@ ARGUMENTS = {
                        allow_none=True),
     "n_periods": Parameter(4, "drive periods sampled", kind="integer", low=1),
     "samples_per_period": Parameter(200, "samples per drive period", kind="integer", low=1),
-    "n_renorm": Parameter(24, "renormalisations of the Lyapunov estimate", kind="integer", low=1),
-    "tau_periods": Parameter(0.5, "drive periods between two renormalisations", **_POS),
-    "d0": Parameter(None, "initial separation; None: 1 % of the clearance", unit="m", allow_none=True, **_POS),
-    "seed": Parameter(0, "seed of the random initial separation", kind="integer", low=0),
+    "seed": Parameter(0, "seed of the random initial tangent direction", kind="integer", low=0),
     "alpha": Parameter(None, "Baumgarte factor alpha = beta; None: the parameter set's", unit="1/s", low=0.0,
                        allow_none=True),
 }

@@ -29,7 +29,8 @@ Accuracy of the multipliers
     1e-12), and a perturbation of 1e-2..1e-1 shrinks in one period to the noise (ratio 8e-7..2e-5): the multipliers
     are below the noise, so the Floquet exponent is only bounded (``<= ln(err) / T`` = -13 /s); the time-series
     exponent -33.3 /s (``|mu| = 6e-8`` per period; the same for d0 1e-5..1e-3, rtol 1e-11/1e-12, 4..16 renormalisations per
-    period; 2 per period is noise-limited, -22.9 /s) lies below that bound. Liouville's formula gives
+    period, from a two-trajectory estimate that copied the memory; the tangent-linear flow with the memory's saltation
+    reads -29.06 /s, :mod:`robolib.gearshift.lyapunov`) lies below that bound. Liouville's formula gives
     ``sum ln|mu_i| = -3422`` per period there (contact damping), so the differenced det (1e-22) is noise as well.
 
     The map is differentiable only on the scale of the section's distance to the contact boundary
@@ -42,11 +43,9 @@ Accuracy of the multipliers
     2.2e-4 / 6.5e-4, carried), and a perturbation of 1e-4..1e-3 (scaled) contracts by 0.40..0.44 per two periods
     over six periods (:func:`perturbation_ratios`).
 
-Lyapunov exponents, two routes
-    ``ln max|mu| / (k T)`` from the multipliers, and the time-series exponent
-    :func:`fast_lyapunov` (two-trajectory renormalisation LYAP_SUBSTEPS times per period on the fast flow, memory
-    carried and copied from the reference), whose uncertainty is the batch error plus the spread
-    between two tolerances (issue 20 item 5).
+Lyapunov exponents
+    ``ln max|mu| / (k T)`` from the multipliers is one route; the time series is
+    :mod:`robolib.gearshift.lyapunov` (the tangent-linear flow with the onset-speed memory's saltation).
 
 >>> P = stroboscopic_map(None, 10.0, 5e-4)
 >>> P.scale.round(6).tolist()
@@ -103,18 +102,6 @@ NOISE_RTOL_DIVISOR = 100.0
 SHOOT_TOL_FLOOR = 1e-12
 #: Simulation converged to the orbit: the last samples within this factor times the shooting tolerance of the orbit.
 CONVERGE_FACTOR = 100.0
-#: Initial separation of :func:`fast_lyapunov`, scaled max units (c, c omega): well above the integration noise.
-LYAP_D0 = 1e-4
-#: Default renormalisations (one per drive period) and transient periods of :func:`fast_lyapunov`.
-LYAP_RENORM = 40
-LYAP_TRANSIENT = 20
-#: Renormalisations per drive period of :func:`fast_lyapunov`: a strongly contracting orbit (2 Hz / 0.1 mm:
-#: ``|mu| ~ 6e-8`` per period) would shrink a separation below the integration error within one period. Measured
-#: there (10 periods from the orbit): -33.3 /s for d0 1e-5..1e-3, rtol 1e-11 and 1e-12, 4, 8 and 16 per period;
-#: 2 per period reads -22.9 ± 1.3 /s (the separation shrinks to ~2e-8 d0-units, below the noise).
-LYAP_SUBSTEPS = 8
-#: The second tolerance of the exponent's tolerance spread: rtol divided by this.
-LYAP_RTOL_DIVISOR = 10.0
 #: A differenced max|mu| is a value only above this factor times :func:`multiplier_floor`, else a bound.
 MU_RESOLVED_FACTOR = 2.0
 #: The second difference stencil of the multipliers' error: this factor times the step (at 10 Hz / 0.5 mm its
@@ -544,76 +531,6 @@ def periodic_orbit_at(params, frequency, clearance, k=1, x0=None, joint="B1", rt
                        contact)
 
 
-@dataclass
-class FastLyapunov:
-    """Time-series largest Lyapunov exponent of the fast model (:func:`fast_lyapunov`).
-
-    Fields:
-
-    * ``exponent``: the exponent at ``rtol``, 1/s.
-    * ``batch``: its batch-means standard error, 1/s.
-    * ``exponent_fine``: the exponent at ``rtol_fine``, 1/s.
-    * ``batch_fine``: its batch-means standard error, 1/s.
-    * ``spread``: ``|exponent - exponent_fine|``, 1/s.
-    * ``uncertainty``: ``batch + spread``, 1/s.
-    * ``rtol, rtol_fine``: the two relative tolerances.
-    * ``n_renorm``: drive periods renormalised (each ``LYAP_SUBSTEPS`` times).
-    * ``wall_s``: wall time of both runs, s.
-    """
-
-    exponent: float
-    batch: float
-    exponent_fine: float
-    batch_fine: float
-    spread: float
-    uncertainty: float
-    rtol: float
-    rtol_fine: float
-    n_renorm: int
-    wall_s: float
-
-
-def _lyap_one(P: StroboscopicMap, n_renorm, n_transient, d0, substeps, x0=None):
-    fc = P.model
-
-    def flow(y, ta, tb):
-        r = fc.simulate((ta, tb), y[:2], y[2:4], t_eval=[tb], rtol=P.rtol, atol=P.atol, ddelta0=float(y[4]))
-        return np.array([*r.e[-1], *r.ed[-1], r.ddelta0_final])
-
-    y0 = np.append(np.zeros(4) if x0 is None else x0, fc.spec.ddelta0_floor)
-    return N.largest_lyapunov(flow, y0, P.period / substeps, n_renorm * substeps, d0=d0,
-                              n_transient=n_transient * substeps, indices=[0, 1, 2, 3], weights=1.0 / P.scale,
-                              seed=0, batch_unit=substeps)
-
-
-def fast_lyapunov(params, frequency, clearance, joint="B1", rtol=None, rtol_fine=None, n_renorm=LYAP_RENORM,
-                  n_transient=LYAP_TRANSIENT, d0=LYAP_D0, substeps=LYAP_SUBSTEPS, x0=None) -> FastLyapunov:
-    """Largest Lyapunov exponent (1/s) of the fast model by two-trajectory renormalisation ``substeps`` times per
-    drive period (``n_renorm`` periods after ``n_transient``; batches of whole periods).
-
-    The flow carries ``(e, ed, ddelta0)`` (the onset-speed memory carried, copied from the reference trajectory:
-    not a direction of separation); distances in the scaled units ``(c, c, c omega, c omega)``, ``d0`` there.
-    ``x0`` (4,): the start at phase 0 (default the chapter's initial state, the journal centred). Run at ``rtol``
-    and at ``rtol_fine`` (default rtol / LYAP_RTOL_DIVISOR): the uncertainty is the batch-means
-    error at rtol plus the spread between the two tolerances.
-    """
-    rtol_fine = None if rtol_fine is None else _check_rtol("rtol_fine", rtol_fine)
-    n_renorm = checks.count("n_renorm", n_renorm)
-    n_transient = checks.count("n_transient", n_transient, low=0)
-    d0 = checks.real("d0", d0, low=0.0, open_low=True)
-    substeps = checks.count("substeps", substeps)
-    x0 = None if x0 is None else checks.real_array("x0", x0, shape=(4,))
-    P = stroboscopic_map(params, frequency, clearance, joint, rtol)
-    rtol_fine = P.rtol / LYAP_RTOL_DIVISOR if rtol_fine is None else rtol_fine
-    Pf = P.with_rtol(rtol_fine)
-    wall = time.perf_counter()
-    a = _lyap_one(P, n_renorm, n_transient, d0, substeps, x0)
-    b = _lyap_one(Pf, n_renorm, n_transient, d0, substeps, x0)
-    spread = abs(a.exponent - b.exponent)
-    return FastLyapunov(a.exponent, a.uncertainty, b.exponent, b.uncertainty, spread, a.uncertainty + spread,
-                        P.rtol, Pf.rtol, n_renorm, time.perf_counter() - wall)
-
-
 class _MapFamily:
     """``map_at(f) -> (P_f, T)`` for :func:`continue_orbits` (picklable)."""
 
@@ -720,4 +637,4 @@ def frequency_branch(params, clearance, f0=1.0, f1=12.0, joint="B1", rtol=None, 
 __all__ = ["StroboscopicMap", "stroboscopic_map", "memory_sensitivity", "return_noise", "multiplier_floor",
            "perturbation_ratios", "contraction_per_return", "section_contact_margin", "ContactMargin", "OrbitResult",
            "periodic_orbit_at", "liouville_log_determinant",
-           "FastLyapunov", "fast_lyapunov", "FrequencyBranch", "frequency_branch", "STABILITY_MARGIN"]
+           "FrequencyBranch", "frequency_branch", "STABILITY_MARGIN"]

@@ -9,16 +9,14 @@ import numpy as np
 from robolib.core.checks import count
 from robolib.core.clearance import ClearanceModel, mode_shares
 from robolib.core.errors import ParameterError
-from robolib.core.multibody import project as _project
 from robolib.core.nonlinear import (
     PERIOD_K_MAX,
-    LyapunovResult,
-    largest_lyapunov,
     period_k,
     poincare_times,
     repeat_residuals,
 )
 from robolib.core.params import Parameter
+from robolib.gearshift import lyapunov as LY
 from robolib.gearshift.fast import FastClearance, _bearing_frame, _journal_rate
 from robolib.gearshift.model import (  # noqa: F401
     _validate,
@@ -378,158 +376,48 @@ def _fast_poincare(p, joints, clearance, ts, T, rt, at, backend) -> dict:
             "peak_force": float(fc.contact_forces(r)["F_n"].max()), "n_steps": r.n_steps, "wall_s": r.wall_s}
 
 
-class ClearanceFlow:
-    """Picklable flow ``flow(y, t0, t1)`` of the gear-shift clearance model for Lyapunov estimates.
-
-    ``y = (q, qd, ddelta0)``: the impact onset speeds are carried as state
-    (they are copied, not perturbed, by :func:`robolib.core.nonlinear.largest_lyapunov`).
-    """
-
-    def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
-                 rtol: float | None = None, atol: float | None = None):
-        check_arguments(clearance=clearance, rtol=rtol, atol=atol)
-        check_clearance(params, clearance)           # the model is built lazily: refused here, before any work
-        self.params, self.joints, self.clearance, self.backend = params, joints, clearance, backend
-        self.rtol, self.atol = _solver(params, rtol, atol)
-        self._gs = self._cm = None
-        w = np.tile([1.0, 1.0, params["geometry"]["link_length"]], 7)
-        #: distance weights of ``(q, qd)`` (42,): angles times the link length, velocities over omega (metres)
-        self.weights = np.concatenate([w, w / (2 * np.pi * params["motion"]["frequency"])])
-
-    def _build(self):
-        if self._cm is None:
-            self._gs = build_gearshift(self.params)
-            self._cm = clearance_model(self._gs, self.joints, self.clearance)
-        return self._gs, self._cm
-
-    def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k not in ("_gs", "_cm")} | {"_gs": None, "_cm": None}
-
-    def initial_state(self, t0: float = 0.0):
-        """``y`` at ``t0``: ideal state, journal centred, onset speeds at their floor."""
-        gs, cm = self._build()
-        q, qd, _ = gs.ideal_state(t0)
-        return np.concatenate([q, qd, cm.table[:, 14]])
-
-    def project(self, y, t):
-        """Project ``(q, qd)`` of ``y`` onto the reduced constraint manifold."""
-
-        gs, cm = self._build()
-        n = cm.reduced.n
-        q, qd = _project(cm.reduced, y[:n], y[n:2 * n], t)
-        return np.concatenate([q, qd, y[2 * n:]])
-
-    def __call__(self, y, t0, t1):
-        gs, cm = self._build()
-        n = cm.reduced.n
-        r = cm.simulate((t0, t1), y[:n], y[n:2 * n], t_eval=[t1], ddelta0=y[2 * n:], rtol=self.rtol,
-                        atol=self.atol, backend=self.backend)
-        return np.concatenate([r.y_final[:2 * n], cm.ddelta0])
-
-
-class FastFlow:
-    """Picklable flow ``flow(y, t0, t1)`` of :class:`robolib.gearshift.fast.FastClearance` for Lyapunov estimates.
-
-    ``y = (e_x, e_y, ed_x, ed_y, ddelta0)`` (m, m/s): the minimal coordinates of the one clearance joint and the
-    impact onset speed in force (carried as state, copied from the reference trajectory by
-    :func:`robolib.core.nonlinear.largest_lyapunov`). ``weights`` (4,) = ``(1, 1, 1/omega, 1/omega)``: the distance in
-    metres, as :class:`ClearanceFlow`'s. ``project`` is None: minimal coordinates have no constraint manifold.
-    ``backend`` is accepted for the signature of :class:`ClearanceFlow` and not used (the loop is compiled). An
-    internal helper of :func:`lyapunov_run` (``engine="fast"``), which has checked its arguments.
-
-    >>> fl = FastFlow(load_parameters(), ["B1"], 5e-4, rtol=1e-6, atol=1e-9)
-    >>> y1 = fl(fl.initial_state(), 0.0, 0.01)
-    >>> y1.shape, bool(np.hypot(*y1[:2]) < 5e-4 + 1e-5)
-    ((5,), True)
-    """
-
-    project = None
-
-    def __init__(self, params: dict, joints=None, clearance: float | None = None, backend: str = "auto",
-                 rtol: float | None = None, atol: float | None = None):
-        self.joint = check_engine("fast", joints, params)[0]
-        self.params, self.clearance = params, clearance
-        self.rtol, self.atol = engine_tolerances("fast", *_solver(params, rtol, atol))
-        om = 2 * np.pi * params["motion"]["frequency"]
-        self.weights = np.array([1.0, 1.0, 1.0 / om, 1.0 / om])
-        self._fc = None
-
-    def _model(self):
-        if self._fc is None:
-
-            self._fc = FastClearance(self.params, joint=self.joint, clearance=self.clearance)
-        return self._fc
-
-    def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k != "_fc"} | {"_fc": None}
-
-    def initial_state(self, t0: float = 0.0):
-        """``y`` (5,) at ``t0``: the journal centred and at rest relative to its bearing, onset speed at its floor."""
-        return np.array([0.0, 0.0, 0.0, 0.0, self._model().spec.ddelta0_floor])
-
-    def __call__(self, y, t0, t1):
-        fc = self._model()
-        r = fc.simulate((t0, t1), y[:2], y[2:4], t_eval=[t1], ddelta0=float(y[4]), rtol=self.rtol, atol=self.atol)
-        return np.array([*r.e[-1], *r.ed[-1], r.ddelta0_final])
-
-
-#: Converged Lyapunov defaults: transient (drive periods), renormalisations, interval (drive periods).
+#: Lyapunov defaults: transient drive periods, measured drive periods.
 LYAPUNOV_TRANSIENT = 20
-LYAPUNOV_RENORM = 24
-LYAPUNOV_TAU = 0.5
+LYAPUNOV_PERIODS = 24
 
 
 def lyapunov_run(params: dict, frequency: float | None = None, clearance: float | None = None,
-                 n_transient: int = LYAPUNOV_TRANSIENT, n_renorm: int = LYAPUNOV_RENORM,
-                 tau_periods: float = LYAPUNOV_TAU, d0: float | None = None, joints=None, seed: int = 0,
-                 backend: str = "auto", rtol: float | None = None, atol: float | None = None,
-                 alpha: float | None = None, engine: str = REFERENCE_ENGINE) -> LyapunovResult:
-    """Largest Lyapunov exponent (1/s) of the gear-shift clearance response, with its uncertainty (picklable).
+                 n_transient: int = LYAPUNOV_TRANSIENT, n_periods: int = LYAPUNOV_PERIODS, joints=None,
+                 seed: int = 0, rtol: float | None = None, alpha: float | None = None,
+                 engine: str = REFERENCE_ENGINE, eps: float = LY.EPS):
+    """Largest Lyapunov exponent (1/s) of the gear-shift clearance response with its batch error (picklable).
 
-    Benettin renormalisation every ``tau_periods`` drive periods after
-    ``n_transient`` periods; distance over all body coordinates and velocities,
-    angles weighted by the link length and velocities by ``1/omega`` so that
-    every component is in metres. Both trajectories are projected onto the
-    constraint manifold of the remaining joints (:meth:`ClearanceFlow.project`)
-    before the distance is measured and the neighbour restarts on it, so the
-    artificial Baumgarte drift modes (decaying at about ``-alpha``) do not enter
-    the estimate. ``d0`` (m) defaults to 1 % of the clearance: well above the
-    integrator's error and well below ``c``. ``alpha`` overrides the Baumgarte
-    factors (alpha = beta, 1/s). The result's ``uncertainty`` is the
-    batch-means standard error of :func:`robolib.core.nonlinear.largest_lyapunov`,
-    its batches made of whole units of two drive periods; ``n_renorm`` is
-    rounded up to whole units. Bad arguments raise :class:`robolib.ParameterError` naming the argument and its
-    valid values (frequency > 0 Hz, clearance > 0 m, n_transient >= 0, n_renorm >= 1, tau_periods > 0, d0 > 0 m,
-    seed >= 0, 0 < rtol < 1, atol > 0, alpha >= 0 1/s) before any integration.
-
-    ``engine="fast"`` (the chapter's default; here the default is ``"dae"``) runs the same renormalisation (same
-    transient, interval, rounding to units, d0, seed) on :class:`FastFlow`, the minimal-coordinate model: the
-    distance is over ``(e, ed / omega)`` (m), no projection is needed (there is no constraint and no Baumgarte
-    term), and ``alpha`` is refused (it has no meaning there). ``engine="dae"``: the seed's DAE as described above.
+    The tangent-linear route of :mod:`robolib.gearshift.lyapunov` on ``engine``: ``"dae"`` (the default here)
+    :func:`~robolib.gearshift.lyapunov.dae_tangent_lyapunov`, the seed's Baumgarte DAE, its tangent read and
+    restarted in the chart ``(e, ed)`` of the constraint manifold (the Baumgarte modes do not enter);
+    ``"fast"`` (the chapter's) :func:`~robolib.gearshift.lyapunov.tangent_lyapunov`, the minimal-coordinate
+    model at ``rtol`` divided by :data:`FAST_TOLERANCE_DIVISOR` (:func:`engine_tolerances`). ``n_transient``
+    drive periods, then ``n_periods`` measured (eight renormalisations each, after
+    :data:`robolib.gearshift.lyapunov.N_ALIGN` unmeasured). ``frequency`` (Hz) and ``clearance`` (m, radial)
+    default to the parameter set's; ``alpha`` (1/s) overrides the DAE's Baumgarte factors (refused on the
+    fast model, which has none); ``eps`` the variational equation's relative half-width. One clearance joint
+    (``joints``, default the set's). Returns a
+    :class:`robolib.gearshift.lyapunov.TangentExponent`. Bad arguments raise :class:`robolib.ParameterError`
+    naming them before any integration.
     """
-
-    check_arguments(frequency=frequency, clearance=clearance, n_transient=n_transient, n_renorm=n_renorm,
-                    tau_periods=tau_periods, d0=d0, seed=seed, rtol=rtol, atol=atol, alpha=alpha)
-    p = params if frequency is None else with_changes(params, **{"motion.frequency": float(frequency)})
-    joints = check_engine(engine, joints, p)
+    check_arguments(frequency=frequency, clearance=clearance, n_transient=n_transient, n_periods=n_periods,
+                    seed=seed, rtol=rtol, alpha=alpha)
+    check_clearance(params, clearance)
+    names = check_engine(engine, joints, params)
+    if len(names) != 1:
+        raise ParameterError(f"joints = {joints!r} is not valid: the Lyapunov exponent is read in the chart (e, ed) "
+                             f"of one clearance joint ({len(names)} named)")
+    joint = names[0]
     if engine == "fast" and alpha is not None:
         raise ParameterError(f"alpha = {alpha!r} is not valid with engine = 'fast': the minimal-coordinate model has "
                              f"no Baumgarte terms (alpha must be None; use engine = 'dae' to vary it)")
-    if alpha is not None:
-        p = with_changes(p, **{"solver.baumgarte_alpha": float(alpha), "solver.baumgarte_beta": float(alpha)})
-    flow = (FastFlow if engine == "fast" else ClearanceFlow)(p, joints, clearance, backend, rtol, atol)
-    if d0 is None:
-        d0 = 1e-2 * (clearance if clearance is not None else p["clearance"]["radial_clearance"])
-    y0 = flow.initial_state(0.0)
-    T = 1.0 / p["motion"]["frequency"]
-    y0 = flow(y0, 0.0, n_transient * T)
-    unit = max(1, int(round(2.0 / tau_periods)))          # renormalisations per two drive periods
-    n_renorm = unit * -(-int(n_renorm) // unit)            # whole units: a periodic stretch pattern averages out
-    return largest_lyapunov(flow, y0, tau_periods * T, n_renorm, t0=n_transient * T, d0=d0,
-                            indices=np.arange(len(flow.weights)), weights=flow.weights, project=flow.project,
-                            seed=seed, batch_unit=unit)
-
-
+    f = params["motion"]["frequency"] if frequency is None else float(frequency)
+    c = params["clearance"]["radial_clearance"] if clearance is None else float(clearance)
+    rt = engine_tolerances(engine, *_solver(params, rtol, None))[0]
+    kw = dict(rtol=rt, n_periods=n_periods, n_transient=n_transient, seed=seed, eps=eps)
+    if engine == "fast":
+        return LY.tangent_lyapunov(params, f, c, joint, **kw)
+    return LY.dae_tangent_lyapunov(params, f, c, joint, alpha=alpha, **kw)
 
 
 def orbit_run(params: dict, frequency: float | None = None, clearance: float | None = None,
@@ -638,4 +526,4 @@ def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: fl
 _CASE_F = Parameter(None, "drive frequency of the case", unit="Hz", low=0.0, open_low=True)
 _CASE_C = Parameter(None, "radial clearance of the case", unit="mm", low=0.0, open_low=True)
 
-__all__ = ["journal_orbit", "poincare_run", "ClearanceFlow", "lyapunov_run", "orbit_run", "POINCARE_TRANSIENT", "POINCARE_SAMPLES", "PERIOD_TOL_FACTOR", "PERIOD_TOL_FLOOR", "NOISE_RTOL_DIVISOR", "LYAPUNOV_TRANSIENT", "LYAPUNOV_RENORM", "LYAPUNOV_TAU", "detail_metrics", "explore_run", "JournalOrbit", "PoincarePoint", "PoincareRun", "OrbitRun", "DetailMetrics"]
+__all__ = ["journal_orbit", "poincare_run", "lyapunov_run", "orbit_run", "POINCARE_TRANSIENT", "POINCARE_SAMPLES", "PERIOD_TOL_FACTOR", "PERIOD_TOL_FLOOR", "NOISE_RTOL_DIVISOR", "LYAPUNOV_TRANSIENT", "LYAPUNOV_PERIODS", "detail_metrics", "explore_run", "JournalOrbit", "PoincarePoint", "PoincareRun", "OrbitRun", "DetailMetrics"]

@@ -70,6 +70,7 @@ from robolib.core.errors import ParameterError
 from robolib.core.files import atomic_write, atomic_write_text
 from robolib.core.nonlinear import code_fingerprint, point_files, sweep
 from robolib.core.params import DATA_DIR
+from robolib.gearshift import lyapunov as LY
 from robolib.gearshift.model import check_arguments, check_clearance, check_params, load_parameters
 from robolib.gearshift.runs import ENGINES, REFERENCE_ENGINE, PoincarePoint, check_engine, lyapunov_run, poincare_run
 
@@ -341,14 +342,14 @@ LYAPUNOV_FIELDS = ("exponent", "uncertainty", "halves", "log_stretch", "tau")
 
 @dataclass(frozen=True)
 class StoredLyapunov:
-    """The stored fields of a :class:`robolib.core.nonlinear.LyapunovResult` (:data:`LYAPUNOV_FIELDS`).
+    """The stored fields of a :class:`robolib.gearshift.lyapunov.TangentExponent` (:data:`LYAPUNOV_FIELDS`).
 
     Fields:
 
     * ``exponent``: largest Lyapunov exponent, 1/s.
     * ``uncertainty``: its batch-means standard error, 1/s.
     * ``halves``: (2,) the exponents of the two halves of the run, 1/s.
-    * ``log_stretch``: (n_renorm,) ``log(d_k / d0)`` per renormalisation interval.
+    * ``log_stretch``: ``ln |v|`` of the renormalised tangent per renormalisation interval.
     * ``tau``: renormalisation interval, s.
     """
 
@@ -365,10 +366,11 @@ def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
     ``job = (kind, f [Hz], c [mm], rtol, a, b, alpha, atol_factor)``: kind
     ``"poincare"`` runs :func:`robolib.gearshift.poincare_run` with ``a``
     transient periods and ``b`` samples, kind ``"lyapunov"`` runs
-    :func:`robolib.gearshift.lyapunov_run` with ``a`` transient periods and
-    ``b`` renormalisations (``alpha``: Baumgarte factor or None). atol is the
+    :func:`robolib.gearshift.lyapunov_run` (the tangent-linear exponent) with ``a`` transient periods and
+    ``b`` measured periods (``alpha``: Baumgarte factor or None). atol of a Poincaré run is the
     parameter set's atol scaled with rtol (exactly its atol at its rtol), times
-    ``atol_factor``. Returns a :class:`robolib.gearshift.runs.PoincarePoint` or a
+    ``atol_factor``; a Lyapunov run takes the set's atol/rtol ratio and reads the last field as the factor of the
+    variational equation's half-width (:data:`robolib.gearshift.lyapunov.EPS` times it). Returns a :class:`robolib.gearshift.runs.PoincarePoint` or a
     :class:`StoredLyapunov`. With ``engine="fast"`` a Lyapunov job must have ``alpha = None`` (the
     minimal-coordinate model has no Baumgarte factor): the renormalisation settings are the DAE job's.
     """
@@ -379,8 +381,8 @@ def study_run(job, params: dict, seed: int = 0, engine: str = REFERENCE_ENGINE):
     if kind == "poincare":
         r = poincare_run(params, f, c_mm * 1e-3, n_transient=a, n_samples=b, rtol=rt, atol=at * afac, engine=engine)
         return r.point()
-    L = lyapunov_run(params, f, c_mm * 1e-3, n_transient=a, n_renorm=b, rtol=rt, atol=at * afac, alpha=alpha,
-                     seed=seed, engine=engine)
+    L = lyapunov_run(params, f, c_mm * 1e-3, n_transient=a, n_periods=b, rtol=rt, alpha=alpha, seed=seed,
+                     engine=engine, eps=LY.EPS * afac)
     return StoredLyapunov(**{k: getattr(L, k) for k in LYAPUNOV_FIELDS})
 
 
@@ -404,7 +406,7 @@ def _check_job(job, params: dict, seed, engine) -> tuple:
         if kind == "poincare":
             check_arguments(frequency=f, rtol=rt, n_transient=a, n_samples=b)
         else:
-            check_arguments(frequency=f, rtol=rt, n_transient=a, n_renorm=b, alpha=alpha)
+            check_arguments(frequency=f, rtol=rt, n_transient=a, n_periods=b, alpha=alpha)
     except ParameterError as exc:
         raise ParameterError(f"job = {job!r}: {exc}") from None
     return kind, f, c_mm, rt, a, b, alpha, afac, seed

@@ -327,9 +327,8 @@ def stable_id(value) -> str:
 
 LYAPUNOV_BAD = [
     ("frequency", [0.0, NAN, -INF], FREQ), ("clearance", [0.0, NAN], CLEAR), ("rtol", [0.0, 1.0], RTOL),
-    ("atol", [0.0, INF], ATOL), ("n_transient", [-1, 2.5], "an integer >= 0"),
-    ("n_renorm", [0, -4, 24.0, True], "an integer >= 1"), ("tau_periods", [0.0, -0.5, NAN, True], "a number > 0"),
-    ("d0", [0.0, -1e-6, NAN], "a number > 0 m, or None"), ("seed", [-1, 0.5, True], "an integer >= 0"),
+    ("n_transient", [-1, 2.5], "an integer >= 0"), ("n_periods", [0, -4, 24.0, True], "an integer >= 1"),
+    ("seed", [-1, 0.5, True], "an integer >= 0"),
     ("alpha", [-1.0, NAN, INF], "a number >= 0 1/s, or None"),
 ]
 
@@ -357,9 +356,9 @@ def test_the_edges_of_the_kernels_ranges_are_valid():
     from robolib.gearshift.model import check_arguments
 
     check_arguments(frequency=1e-9, clearance=1e-12, rtol=0.999, atol=1e-300, n_transient=0, n_samples=2, k_max=1,
-                    n_periods=1, samples_per_period=1, n_renorm=1, tau_periods=1e-3, d0=1e-12, seed=0, alpha=0.0,
+                    n_periods=1, samples_per_period=1, seed=0, alpha=0.0,
                     duration=1e-9, t_start=-1.0, t_end=0.0)
-    check_arguments(frequency=None, clearance=None, rtol=None, atol=None, k_max=None, d0=None, alpha=None)
+    check_arguments(frequency=None, clearance=None, rtol=None, atol=None, k_max=None, alpha=None)
     check_arguments(frequency=np.float64(6.0), n_samples=np.int64(60), seed=np.int32(3))   # NumPy scalars count
     with pytest.raises(ParameterError, match=names("n_samples", "True")):
         check_arguments(n_samples=np.bool_(True))
@@ -454,12 +453,11 @@ TOO_LARGE = {
     "poincare_run": (lambda: G.poincare_run(P, 12.0, 0.2, n_samples=2, **RUN), "clearance"),
     "poincare_run fast": (lambda: G.poincare_run(P, 12.0, 0.2, n_samples=2, engine="fast", **RUN), "clearance"),
     "poincare_run set": (lambda: G.poincare_run(BAD_SET, 12.0, n_samples=2, **RUN), "clearance.radial_clearance"),
-    "lyapunov_run": (lambda: G.lyapunov_run(P, 12.0, 0.2, n_renorm=1, **RUN), "clearance"),
-    "lyapunov_run fast": (lambda: G.lyapunov_run(P, 12.0, 0.2, n_renorm=1, engine="fast", **RUN), "clearance"),
+    "lyapunov_run": (lambda: G.lyapunov_run(P, 12.0, 0.2, n_periods=1, rtol=1e-6), "clearance"),
+    "lyapunov_run fast": (lambda: G.lyapunov_run(P, 12.0, 0.2, n_periods=1, engine="fast", rtol=1e-6), "clearance"),
     "orbit_run": (lambda: G.orbit_run(P, 12.0, 0.2, n_periods=1, **RUN), "clearance"),
     "detail_metrics set": (lambda: G.detail_metrics(BAD_SET, duration=0.01), "clearance.radial_clearance"),
     "explore_run": (lambda: G.explore_run(P, (12.0, 200.0)), "case[1]"),
-    "ClearanceFlow": (lambda: G.ClearanceFlow(P, clearance=0.2), "clearance"),
     "FastClearance": (lambda: G.FastClearance(P, clearance=0.2), "clearance"),
     "FastClearance set": (lambda: G.FastClearance(BAD_SET), "clearance.radial_clearance"),
     "clearance_specs": (lambda: G.clearance_specs(P, ["B1"], 0.2), "clearance"),
@@ -469,7 +467,10 @@ TOO_LARGE = {
     "stroboscopic_map": (lambda: _orbits().stroboscopic_map(P, 12.0, 0.2), "clearance"),
     "StroboscopicMap set": (lambda: _orbits().StroboscopicMap(BAD_SET, 12.0, 5e-4), "clearance.radial_clearance"),
     "periodic_orbit_at": (lambda: _orbits().periodic_orbit_at(P, 12.0, 0.2, n_transient=0, n_samples=2), "clearance"),
-    "fast_lyapunov": (lambda: _orbits().fast_lyapunov(P, 12.0, 0.2, n_renorm=1, n_transient=0), "clearance"),
+    "tangent_lyapunov": (lambda: G.lyapunov.tangent_lyapunov(P, 12.0, 0.2, n_periods=1, n_transient=0), "clearance"),
+    "dae_tangent_lyapunov": (lambda: G.lyapunov.dae_tangent_lyapunov(P, 12.0, 0.2, n_periods=1, n_transient=0),
+                             "clearance"),
+    "lyapunov_exponent": (lambda: G.lyapunov_exponent(P, 12.0, 0.2, model="dae", n_periods=1), "clearance"),
     "frequency_branch": (lambda: _orbits().frequency_branch(P, 0.2, 11.0, 12.0, n_transient=0), "clearance"),
     "sweep_key": (lambda: B.sweep_key(P, [(12.0, 0.5), (12.0, 200.0)]), "points[1] clearance"),
     "run_sweep": (lambda: B.run_sweep(P, [(12.0, 200.0)], n_transient=0, n_samples=2), "points[0] clearance"),

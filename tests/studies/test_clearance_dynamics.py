@@ -24,6 +24,7 @@ from robolib import ParameterError, study
 from robolib.book.claims import ClaimsRegister
 from robolib.core import nonlinear as N
 from robolib.gearshift import load_parameters, poincare_run, store
+from robolib.gearshift import lyapunov as LY
 from robolib.gearshift import orbits as O
 from robolib.studies.clearance_dynamics import bifurcation as sweeps
 from robolib.studies.clearance_dynamics import experiments as checks
@@ -116,10 +117,12 @@ def _orbit(k=1, max_mu=0.4, err=0.01, converges=True, resolved=True, f=6.0):
                          lyapunov_lower=math.log(max_mu - err) * r if resolved else -math.inf)
 
 
-def _case(attractor, found, lam, u):
-    L = O.FastLyapunov(lam, u, lam, u, 0.0, u, 1e-11, 1e-12, 4, 0.0)
+def _case(attractor, found, lam, u, dae=None):
+    """A synthetic case: the fast exponent lam ± u (1/s), the DAE's ``dae = (lam, u)`` (default the same)."""
+    L = LY.Exponent(lam, u, u, 0.0, 0.0, (), "fast")
+    D = LY.Exponent(*(dae or (lam, u)), (dae or (lam, u))[1], 0.0, 0.0, (), "dae")
     return S.CaseOrbits((6.0, 0.5), np.zeros((2, 4)), np.zeros((2, 4)), np.ones(4), found, attractor, [], L,
-                        S.SectionUnits(np.zeros((2, 4)), {}), 0.0)
+                        S.SectionUnits(np.zeros((2, 4)), {}), 0.0, dae=D)
 
 
 @pytest.mark.parametrize("attractor_ok, lam, holds", [(True, math.log(0.4) * 6, True), (False, math.log(0.4) * 6, False)])
@@ -129,9 +132,16 @@ def test_stable_case_claims_fail_when_a_route_disagrees(attractor_ok, lam, holds
     S.register_case(reg, _case(o, [o], lam, 0.5))
     assert reg.claims["clearance_orbit_6_0p5"].holds is holds
     assert reg.claims["clearance_orbit_routes_6_0p5"].holds          # ln 0.4 * 6 /s meets the Floquet interval
+    assert reg.claims["clearance_exponent_models_6_0p5"].holds
     reg = ClaimsRegister("t", glue=False)
     S.register_case(reg, _case(o, [o], +2.0, 0.5))                     # a positive time series exponent: routes fail
     assert not reg.claims["clearance_orbit_routes_6_0p5"].holds
+    reg = ClaimsRegister("t", glue=False)
+    S.register_case(reg, _case(o, [o], lam, 1.0))                      # agreeing, but u is 18 % of |lambda|
+    assert not reg.claims["clearance_orbit_routes_6_0p5"].holds
+    reg = ClaimsRegister("t", glue=False)
+    S.register_case(reg, _case(o, [o], lam, 0.5, dae=(lam + 1.2, 0.5)))  # the DAE apart by more than u + u
+    assert reg.claims["clearance_orbit_routes_6_0p5"].holds and not reg.claims["clearance_exponent_models_6_0p5"].holds
 
 
 def test_irregular_case_claims():
@@ -139,6 +149,11 @@ def test_irregular_case_claims():
     reg = ClaimsRegister("t", glue=False)
     S.register_case(reg, _case(None, [u1], 11.3, 1.3))
     assert reg.claims["clearance_orbit_6_0p5"].holds and reg.claims["clearance_orbit_routes_6_0p5"].holds
+    assert reg.claims["clearance_exponent_models_6_0p5"].holds
+    reg = ClaimsRegister("t", glue=False)
+    S.register_case(reg, _case(None, [u1], 11.3, 3.0, dae=(10.0, 1.0)))  # positive, but u is 27 % of lambda
+    assert reg.claims["clearance_orbit_6_0p5"].holds and not reg.claims["clearance_orbit_routes_6_0p5"].holds
+    assert not reg.claims["clearance_exponent_models_6_0p5"].holds
     assert "unstable period-1" in reg.claims["clearance_orbit_6_0p5"].text
     reg = ClaimsRegister("t", glue=False)
     S.register_case(reg, _case(None, [], -3.0, 1.0))                  # no stable orbit, but the exponent is negative
@@ -151,7 +166,7 @@ def test_irregular_case_claims():
 def test_the_orbit_study_of_several_clearance_joints_is_not_computed_rather_than_failing():
     reg = ClaimsRegister("t", glue=False)
     assert S.orbit_study(SimpleNamespace(joints=["B1", "C"], cases=[(10.0, 0.5)]), None, reg) == ({}, None)
-    assert reg.failing() == [] and len(reg.not_computed()) == len(reg.claims) == 2 * len(CITED_CASES)
+    assert reg.failing() == [] and len(reg.not_computed()) == len(reg.claims) == 3 * len(CITED_CASES)
     assert "2" in reg.claims["clearance_orbit_10_0p5"].reason
 
 
@@ -229,11 +244,11 @@ NAME = "clearance_dynamics"
 IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumgarte", "clearance_lin_p",
        "clearance_lin_v", "clearance_lin_a", "clearance_dp_size", "clearance_conv_detail", "clearance_verdict_10_0p5",
        "clearance_rung_scatter", "clearance_verdict_6_0p5", "clearance_verdict_2_0p1", "clearance_loose",
-       "clearance_transient", "clearance_lyap_10_0p5", "clearance_lyap_6_0p5", "clearance_lyap_2_0p1",
-       "clearance_lyap_not_alpha", "clearance_lyap_tol", "clearance_lyap_alpha", "clearance_lyap_engines",
-       "clearance_orbit_10_0p5",
-       "clearance_orbit_routes_10_0p5", "clearance_orbit_ladder", "clearance_orbit_study_exponent", "clearance_orbit_6_0p5",
-       "clearance_orbit_routes_6_0p5", "clearance_orbit_2_0p1", "clearance_orbit_routes_2_0p1",
+       "clearance_transient", "clearance_orbit_10_0p5", "clearance_orbit_routes_10_0p5",
+       "clearance_exponent_models_10_0p5", "clearance_exponent_alpha", "clearance_exponent_saltation",
+       "clearance_orbit_ladder", "clearance_orbit_6_0p5", "clearance_orbit_routes_6_0p5",
+       "clearance_exponent_models_6_0p5", "clearance_orbit_2_0p1", "clearance_orbit_routes_2_0p1",
+       "clearance_exponent_models_2_0p1",
        "clearance_store_current",
        "clearance_bif_resolution", "clearance_bif_cost", "clearance_orbit_first_pd", "clearance_orbit_crossings",
        "clearance_orbit_onsets", "clearance_orbit_brute", "clearance_sc_acc", "clearance_sc_ratio", "clearance_sc_level"]
@@ -393,8 +408,9 @@ def test_quick_run_registers_every_claim_of_the_chapter(quick_study):
         assert r["statement"] and r["criterion"] and r["study"] == NAME and r["source"] == "001"
     # what a quick run does not compute: the cited cases it does not run, the period-1 branch (not computed, apart
     # from the failing claims); what it cannot show: the resolution, the coinciding sweep point (failing)
-    assert set(res.not_computed()) >= {"clearance_verdict_6_0p5", "clearance_verdict_2_0p1", "clearance_lyap_6_0p5",
-                                       "clearance_lyap_2_0p1", "clearance_orbit_first_pd"}
+    assert set(res.not_computed()) >= {"clearance_verdict_6_0p5", "clearance_verdict_2_0p1",
+                                       "clearance_exponent_models_6_0p5", "clearance_orbit_routes_2_0p1",
+                                       "clearance_orbit_first_pd"}
     assert set(res.failing()) >= {"clearance_bif_resolution", "clearance_store_current"}
     assert not set(res.failing()) & set(res.not_computed())
     c = res["clearance_verdict_6_0p5"]
@@ -456,27 +472,26 @@ def test_verdict_claims_follow_the_ladder_rule(quick_study):
     assert (claim.value["kind"], claim.value["k"]) == expected
     assert claim.value["readings"] == [r.period for r in runs]
     assert claim.holds == (expected[0] in ("confirmed", "limit", "irregular"))
-    L = v.lyap(10.0, 0.5)
-    Lt = v.lyap(10.0, 0.5, rt=rts[-1])
-    u = np.hypot(L.uncertainty, Lt.exponent - L.exponent)      # batch error and the tolerance change (item 5)
-    assert res["clearance_lyap_10_0p5"].value == pytest.approx([L.exponent, u], rel=1e-12)
-    assert res["clearance_lyap_10_0p5"].holds == (L.exponent + 2 * u < 0)
-    # the alpha check is the DAE's, on either engine; the engine claim compares the two models' estimates
-    assert s.engine == "fast"
-    La, Lb = (v.other_runs[j] for j in verdicts.alpha_jobs(s))
-    assert res["clearance_lyap_alpha"].value == [La.exponent, Lb.exponent]
-    assert res["clearance_lyap_engines"].value == [L.exponent, L.uncertainty, La.exponent, La.uncertainty]
-    assert res["clearance_lyap_engines"].holds == (np.sign(L.exponent) == np.sign(La.exponent)
-                                                   and abs(L.exponent) > 2 * L.uncertainty
-                                                   and abs(La.exponent) > 2 * La.uncertainty)
-    # the transient study: windows of one long run, read with the long run's tolerance
-    trs = res["clearance_transient"].value
-    assert len(trs["readings"]) == len(s.windows) == 4 and len(trs["misfits"]) == 4
-    w = v.windows[0]
-    tr_lo, _ = verdicts.long_run_window(s)
-    long = v.pk(10.0, 0.5, s.rt_default(10.0, 0.5), *verdicts.long_run_window(s))
-    smp = long.samples[w.tr - tr_lo: w.tr - tr_lo + w.ns]
-    assert w.period == N.period_k(smp, long.period_tol, 1)
+    assert not any(job[0] == "lyapunov" for job in v.runs)     # the exponents are the orbit study's
+
+
+def test_exponent_claims_follow_their_criteria(quick_study):
+    """The orbit study's exponent claims against the exponents of the run (fast, DAE, and the two checks)."""
+    res = quick_study(NAME)
+    d = res.data["orbits"][(10.0, 0.5)]
+    L, D = d.lyapunov, d.dae
+    assert L.model == "fast" and D.model == "dae" and len(L.runs) == len(D.runs) == 3
+    routes = res["clearance_orbit_routes_10_0p5"]
+    assert routes.value["time_series"] == [L.exponent, L.uncertainty]
+    lf, uf = S.floquet_exponent(d.attractor)
+    assert routes.holds == (abs(L.exponent - lf) <= L.uncertainty + uf and L.relative <= S.LYAP_REL_PERIODIC)
+    models = res["clearance_exponent_models_10_0p5"]
+    assert models.value == {"fast": [L.exponent, L.uncertainty], "dae": [D.exponent, D.uncertainty]}
+    assert models.holds == (abs(L.exponent - D.exponent) <= L.uncertainty + D.uncertainty)
+    Da, Ln = d.checks["alpha"], d.checks["no saltation"]
+    assert res["clearance_exponent_alpha"].value == [D.exponent, Da.exponent]
+    assert res["clearance_exponent_saltation"].value["without"] == Ln.exponent
+    assert "| 10 Hz, 0.5 mm |" in res.tables["exponents"]
 
 
 def test_sweep_claims_and_readings(quick_study):
@@ -494,7 +509,7 @@ def test_tables_figures_and_explore_data(quick_study):
     from matplotlib.figure import Figure
 
     res = quick_study(NAME)
-    names = ["modes", "convergence", "orbits", "readings", "replicate", "transient", "lyapunov", "sweep_readings",
+    names = ["modes", "convergence", "orbits", "exponents", "readings", "replicate", "transient", "sweep_readings",
              "slider_crank"]
     assert list(res.tables) == names
     for i, name in enumerate(names):
@@ -526,8 +541,8 @@ def test_larger_clearance_moves_the_detailed_run_claims_only(quick_study):
     for cid in ("clearance_dp_size", "clearance_lin_p", "clearance_lin_a", "clearance_baumgarte"):
         assert wide[cid].value != base[cid].value, cid
     # the verdict study, the sweep points and the slider-crank do not depend on the detailed run's clearance
-    for cid in ("clearance_verdict_10_0p5", "clearance_transient", "clearance_lyap_10_0p5", "clearance_sc_ratio",
-                "clearance_rows"):
+    for cid in ("clearance_verdict_10_0p5", "clearance_transient", "clearance_orbit_routes_10_0p5",
+                "clearance_sc_ratio", "clearance_rows"):
         assert wide[cid].value == base[cid].value, cid
 
 
@@ -535,25 +550,23 @@ def test_another_verdict_case_flips_the_cited_claims(quick_study):
     res = quick_study(NAME, verdict_cases=[[6.0, 0.5]])
     assert res.data["settings"].cases == [(6.0, 0.5)]
     assert not res["clearance_verdict_10_0p5"].holds and res["clearance_verdict_10_0p5"].value is None
-    assert not res["clearance_lyap_10_0p5"].holds
     # the cited cases the run did not compute are not computed, not failing (issue 34, item 5)
     cited = {verdicts.case_id(p, f, c) for f, c in CITED_CASES if (f, c) != (6.0, 0.5)
-             for p in ("clearance_verdict", "clearance_lyap", "clearance_orbit", "clearance_orbit_routes")}
+             for p in ("clearance_verdict", "clearance_orbit", "clearance_orbit_routes", "clearance_exponent_models")}
     assert cited <= set(res.not_computed()) and not set(res.not_computed()) & set(res.failing())
     assert all(res[cid].status == "not computed" and "verdict_cases" in res[cid].reason for cid in cited)
     assert res["clearance_verdict_6_0p5"].value is not None and "6 Hz / 0.5 mm" in res["clearance_transient"].statement
-    assert "alpha = 5 vs 50" in res["clearance_lyap_alpha"].statement and "6 Hz" in res["clearance_lyap_alpha"].statement
+    assert "6 Hz" in res["clearance_exponent_alpha"].statement
 
 
 # ----------------------------------------------------------------------------- the stores
 def test_default_run_computes_on_the_fast_model_and_the_dae_runs_are_stored():
-    """The default build computes the verdict study and the sweep on the fast model; the seed's DAE (``-p engine dae``
-    and the DAE's alpha check) reads its runs from the stores when the settings match."""
+    """The default build computes the verdict study and the sweep on the fast model; the seed's DAE (``-p engine dae``)
+    reads its Poincaré runs from the stores when the settings match."""
     assert study_settings().engine == "fast"
     s = study_settings(engine="dae")
-    assert store.stored_jobs(s.base, verdicts.alpha_jobs(s), seed=s.seed, engine="dae") == verdicts.alpha_jobs(s)
     jobs = verdicts.verdict_jobs(s)
-    assert len(jobs) == 6 + 4 + 3 + 1 + 3 + 1 + 3 and store.stored_jobs(s.base, jobs, seed=s.seed) == jobs
+    assert len(jobs) == 6 + 4 + 3 + 1 and store.stored_jobs(s.base, jobs, seed=s.seed) == jobs
     # the replicate of the 10 Hz case (its ladder reads 'limit' from the stored runs)
     rts = s.rtols[(10.0, 0.5)]
     rep = [verdicts.poincare_job(s, 10.0, 0.5, rt, afac=verdicts.REPLICATE_ATOL) for rt in rts[-N.LADDER_FIT:]]

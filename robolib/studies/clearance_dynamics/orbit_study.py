@@ -8,9 +8,9 @@ and the motion from the chapter's initial state converges to it. For every verdi
 sample and then from the closest returns of the simulated motion (the samples ``n`` with the
 smallest ``|s_{n+k} - s_n|``: where the motion passes near a period-k orbit), and stops at the
 first stable orbit the motion converges to. A case without one keeps the orbits it found
-(unstable ones, inside the irregular motion). Its time-series Lyapunov exponent
-(:func:`robolib.gearshift.orbits.fast_lyapunov`) is the second route: ``ln max|mu| / (kT)``
-of a stable orbit must meet it, and an irregular case must have it positive.
+(unstable ones, inside the irregular motion). Its largest Lyapunov exponent comes by three routes: ``ln max|mu|
+/ (kT)`` of the stable orbit, and the tangent-linear time series (:func:`robolib.gearshift.lyapunov.lyapunov_exponent`)
+on the fast model and on the seed's DAE; they must agree (an irregular case: positive on both models).
 
 :func:`branch_study` continues the period-1 orbit in frequency from the sweep's lowest
 frequency (:func:`robolib.gearshift.orbits.frequency_branch`) and locates its first period
@@ -25,6 +25,7 @@ period-1 just above).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import time
@@ -36,21 +37,24 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from robolib.book.notebook import markdown_table
-from robolib.core import checks
 from robolib.core import nonlinear as N
 from robolib.core.errors import ParameterError, SingularityError, UnreachableError
 from robolib.core.periodic import STABILITY_MARGIN
+from robolib.gearshift import case_verdict as V
+from robolib.gearshift import lyapunov as LY
 from robolib.gearshift import orbits as O
+from robolib.gearshift import store as B
+from robolib.gearshift.runs import FAST_TOLERANCE_DIVISOR
 from robolib.studies.clearance_dynamics.figures import FULL_WIDTH
 from robolib.studies.clearance_dynamics.verdicts import case_id, register_uncited
 
 #: Periods tried per case, smallest first (a period-4 orbit would follow a second doubling).
-ORBIT_PERIODS = (1, 2, 4)
+ORBIT_PERIODS = V.PERIODS
 #: Starts per period besides the last transient sample: the samples of the closest returns (for periods up to
 #: CLOSE_RETURN_K_MAX; a longer period is tried from the last transient sample only: each failed start of P^4 costs
 #: tens of evaluations of the map).
-CLOSE_RETURN_STARTS = 2
-CLOSE_RETURN_K_MAX = 2
+CLOSE_RETURN_STARTS = V.CLOSE_RETURN_STARTS
+CLOSE_RETURN_K_MAX = V.CLOSE_RETURN_K_MAX
 #: Poincaré samples of the simulated motion after ``orbits.ORBIT_TRANSIENT`` periods.
 ORBIT_SAMPLES = 24
 #: Continuation of the period-1 branch: from the sweep's lowest frequency up to BRANCH_F_MAX (Hz; past its first
@@ -99,7 +103,10 @@ class CaseOrbits:
     * ``found``: the orbits found, one per period (:class:`robolib.gearshift.orbits.OrbitResult`, minimal period k).
     * ``attractor``: the stable one the motion converges to (one of ``found``), or None.
     * ``attempts``: ``(k, start index, outcome)`` per shooting.
-    * ``lyapunov``: the time-series exponent (:class:`robolib.gearshift.orbits.FastLyapunov`, 1/s).
+    * ``lyapunov``: the time-series exponent on the fast model (:class:`robolib.gearshift.lyapunov.Exponent`, 1/s).
+    * ``dae``: the same on the DAE (:class:`robolib.gearshift.lyapunov.Exponent`), or None when not computed.
+    * ``checks``: at the first case, ``{"alpha": the DAE run at ALPHA_HIGH, "no saltation": the fast run without the
+      memory's saltation}`` (:class:`robolib.gearshift.lyapunov.TangentExponent` each), else None.
     * ``section``: the samples and orbit points in the chapter's units (:class:`SectionUnits`).
     * ``wall_s``: wall time, s.
     """
@@ -111,9 +118,11 @@ class CaseOrbits:
     found: list
     attractor: O.OrbitResult | None
     attempts: list
-    lyapunov: O.FastLyapunov
+    lyapunov: LY.Exponent
     section: SectionUnits
     wall_s: float
+    dae: LY.Exponent | None = None
+    checks: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -153,19 +162,7 @@ class BranchStudy:
     wall_s: float
 
 
-def close_returns(z, k: int, n: int) -> list:
-    """Indices of the ``n`` samples with the smallest ``max |z_{i+k} - z_i|`` (z (m, d) scaled samples), closest
-    first, each at least k samples from the ones before (one start per pass near an orbit)."""
-    z = checks.real_array("z", z, shape=(None, None))
-    k, n = checks.count("k", k, low=1), checks.count("n", n, low=0)
-    d = np.max(np.abs(z[k:] - z[:-k]), axis=1) if len(z) > k else np.zeros(0)
-    out = []
-    for i in np.argsort(d, kind="stable"):
-        if all(abs(int(i) - j) >= k for j in out):
-            out.append(int(i))
-        if len(out) == n:
-            break
-    return out
+close_returns = V.close_returns
 
 
 def orbit_verdict_name(attractor) -> str:
@@ -180,35 +177,44 @@ def orbit_verdict_name(attractor) -> str:
 
 def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIODS,
                 n_starts: int = CLOSE_RETURN_STARTS, n_samples: int = ORBIT_SAMPLES,
-                n_renorm: int = O.LYAP_RENORM) -> CaseOrbits:
+                lyapunov_periods: int = LY.N_PERIODS, seed: int = 0, **exponent_kw) -> CaseOrbits:
     """Shooting at one case ``(f [Hz], c [mm])`` from the chapter's initial state (picklable: a sweep task).
 
     Returns a :class:`CaseOrbits`: the simulated samples, the orbits found (one per period, minimal period = k),
-    the stable one the motion converges to (or None), the attempts, the time-series Lyapunov exponent and the
-    section in the chapter's units. ``n_renorm``: drive periods of the Lyapunov estimate.
+    the stable one the motion converges to (or None), the attempts, the fast model's Lyapunov exponent
+    (:func:`exponent`, ``lyapunov_periods`` measured periods, ``seed`` of its tangent's start and ``exponent_kw``
+    further arguments of :func:`robolib.gearshift.lyapunov.lyapunov_exponent`) and the section in the chapter's units.
     """
     f, c = float(case[0]), float(case[1]) * 1e-3
     wall = time.perf_counter()
-    P = O.stroboscopic_map(params, f, c, joint, rtol)
-    S = P.samples(O.ORBIT_TRANSIENT + n_samples)
-    samples = S[O.ORBIT_TRANSIENT:]
-    z = samples / P.scale
-    found, attempts, attractor = [], [], None
-    for k in periods:
-        extra = n_starts if k <= CLOSE_RETURN_K_MAX else 0
-        for i in [0] + [j for j in close_returns(z, k, extra + 1) if j != 0][:extra]:
-            r = O.periodic_orbit_at(params, f, c, k=k, x0=samples[i], joint=joint, rtol=P.rtol, samples=samples)
-            kmin = r.minimal_period if r.orbit is not None else None
-            attempts.append((k, i, r.reason if kmin in (None, k) else f"minimal period {kmin}"))
-            if r.orbit is not None and kmin == k:
-                found.append(r)
-                break
-        if found and found[-1].k == k and found[-1].mu_upper < 1 - STABILITY_MARGIN and found[-1].converges:
-            attractor = found[-1]
-            break
-    L = O.fast_lyapunov(params, f, c, joint, rtol, n_renorm=n_renorm)
+    a = V.find_attractor(params, f, c, joint, rtol, periods=periods, n_starts=n_starts, n_samples=n_samples)
+    P, S, samples, found, attractor, attempts = a.map, a.history, a.samples, a.found, a.orbit, a.attempts
+    L = exponent(params, (f, c * 1e3), joint, "fast", lyapunov_periods, seed=seed, **exponent_kw)
     return CaseOrbits((f, c * 1e3), samples, S, P.scale, found, attractor, attempts, L,
                       section_units(P, samples, found), time.perf_counter() - wall)
+
+
+#: Tolerances of the Lyapunov exponents as the study's rungs, refined tenfold: the fast model at the parameter file's
+#: rtol (integrated at a tenth of it, :data:`robolib.gearshift.runs.FAST_TOLERANCE_DIVISOR`: the same accuracy of
+#: the motion as the DAE at the rung); the DAE at the same rung except in :data:`DAE_RTOL_CASES` (the variational
+#: equation's differences of a right-hand side that solves a linear system are noisy at the half-width that is
+#: accurate, and the error control follows the noise).
+LYAP_RTOL = {"fast": 1e-9, "dae": 1e-9}
+#: The DAE's rung where its tangent is too costly at the default (1e-9 -> 1e-10): at 2 Hz / 0.1 mm the journal stays in
+#: contact and a drive period costs 17 s at 1e-9 and 139 s at 1e-10 (the change from 1e-8 to 1e-9 is 0.13 /s there);
+#: at 10 Hz / 0.5 mm the DAE moves from -9.7 (1e-8) to -4.12 (1e-9) and -4.43 /s (1e-10), so 1e-8 is not a rung there.
+DAE_RTOL_CASES = {(2.0, 0.1): 1e-8}
+#: Largest relative uncertainty of a periodic case's exponent, and of an irregular case's.
+LYAP_REL_PERIODIC = 0.15
+LYAP_REL_IRREGULAR = 0.25
+
+
+def exponent(params, case, joint: str, model: str, n_periods: int, **kw) -> LY.Exponent:
+    """The largest Lyapunov exponent of case ``(f [Hz], c [mm])`` on ``model`` ("fast" or "dae") at the study
+    rung :data:`LYAP_RTOL` (:func:`robolib.gearshift.lyapunov.lyapunov_exponent`; ``kw`` its further arguments)."""
+    rt = LYAP_RTOL[model] / (FAST_TOLERANCE_DIVISOR if model == "fast" else 1)
+    return LY.lyapunov_exponent(params, float(case[0]), float(case[1]) * 1e-3, joint, model=model, rtol=rt,
+                                n_periods=n_periods, **kw)
 
 
 def section_units(P: O.StroboscopicMap, samples, found) -> SectionUnits:
@@ -234,29 +240,83 @@ def section_units(P: O.StroboscopicMap, samples, found) -> SectionUnits:
 
 
 #: Quick settings (tests): periods tried, close-return starts, samples, Lyapunov periods; no branch.
-QUICK = {"periods": (1, 2), "n_starts": 0, "n_samples": 6, "n_renorm": 6}
+QUICK = {"periods": (1, 2), "n_starts": 0, "n_samples": 6}
+QUICK_LYAPUNOV_PERIODS = 4
+
+
+#: Quick settings of the exponents (tests): transient periods (the DAE's, from the store's jobs, keep N_ALIGN).
+QUICK_EXPONENT = {"n_transient": 4}
+#: The DAE's second Baumgarte factor (1/s) of the alpha check, at the first case.
+ALPHA_HIGH = 50.0
 
 
 def _orbit_task(spec: SimpleNamespace, item):
-    """One task of :func:`orbit_tasks`: ``("case", (f, c_mm))`` or ``("branch", None)``."""
+    """One task of :func:`orbit_tasks`: ``("case", (f, c_mm))``, ``("dae", (f, c_mm))`` (its DAE exponent),
+    ``("alpha", (f, c_mm))`` (one DAE run at ``ALPHA_HIGH``), ``("no saltation", (f, c_mm))`` (one fast run
+    without the memory's saltation) or ``("branch", None)``."""
     kind, arg = item
     if kind == "case":
-        return case_orbits(spec.base, arg, joint=spec.joint, **spec.case_kw)
+        return case_orbits(spec.base, arg, joint=spec.joint, lyapunov_periods=spec.periods[arg], **spec.case_kw,
+                           **spec.exp_kw)
+    if kind == "no saltation":
+        f, c = float(arg[0]), float(arg[1]) * 1e-3
+        return LY.tangent_lyapunov(spec.base, f, c, spec.joint, saltation=False, n_periods=spec.periods[arg],
+                                   rtol=LYAP_RTOL["fast"] / FAST_TOLERANCE_DIVISOR / LY.RTOL_DIVISOR, **spec.exp_kw)
     return branch_study(spec.branch)
 
 
-def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
-    """:func:`case_orbits` for every verdict case of the study settings ``s`` and :func:`branch_study`, in parallel
-    (the branch first: the longest task); ``({(f, c_mm): CaseOrbits}, BranchStudy or None)``. ``QUICK`` settings and no
-    branch when ``s.params["quick"]``."""
+def dae_rtol(case) -> float:
+    """The DAE's rung for the exponent of ``case`` (f [Hz], c [mm]): :data:`DAE_RTOL_CASES` or ``LYAP_RTOL["dae"]``."""
+    return DAE_RTOL_CASES.get((float(case[0]), float(case[1])), LYAP_RTOL["dae"])
+
+
+def dae_jobs(s, case, periods: int, n_transient: int) -> list:
+    """The DAE's three exponent runs of ``case`` as verdict-store jobs (:func:`robolib.gearshift.store.study_run`:
+    rtol :data:`LYAP_RTOL` ``["dae"]``, then a tenth of it, then that with the half-width times EPS_FACTOR)."""
+    f, c = case
+    rt = dae_rtol(case)
+    return [("lyapunov", f, c, rt, n_transient, periods, None, 1.0),
+            ("lyapunov", f, c, rt / LY.RTOL_DIVISOR, n_transient, periods, None, 1.0),
+            ("lyapunov", f, c, rt / LY.RTOL_DIVISOR, n_transient, periods, None, LY.EPS_FACTOR)]
+
+
+def dae_exponent_jobs(s) -> tuple[dict, tuple]:
+    """``({case: its three DAE jobs (dae_jobs)}, the alpha check's job)`` of the study settings ``s``: what the
+    store must hold for a run to read the DAE's exponents (``ROBOLIB_WRITE_STUDY_STORE=1 python -m
+    robolib.studies.clearance_dynamics.orbit_study`` computes and stores them)."""
     quick = bool(s.params.get("quick"))
+    cases = [tuple(fc) for fc in s.cases]
+    ntr = QUICK_EXPONENT["n_transient"] if quick else LY.N_TRANSIENT
+    per = {fc: (QUICK_LYAPUNOV_PERIODS if quick else s.lyapunov_periods(fc[0])) for fc in cases}
+    jobs = {fc: dae_jobs(s, fc, per[fc], ntr) for fc in cases}
+    return jobs, ("lyapunov", *cases[0], dae_rtol(cases[0]) / LY.RTOL_DIVISOR, ntr, per[cases[0]], ALPHA_HIGH, 1.0)
+
+
+def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
+    """:func:`case_orbits` for every verdict case of the study settings ``s``, each case's DAE exponent, the alpha
+    and saltation checks at the first case, and :func:`branch_study`, in parallel (the longest first);
+    ``({(f, c_mm): CaseOrbits}, BranchStudy or None)``, the DAE exponent in ``CaseOrbits.dae`` and the checks in
+    ``CaseOrbits.checks`` of the first case. ``QUICK`` settings and no branch when ``s.params["quick"]``."""
+    quick = bool(s.params.get("quick"))
+    cases = [tuple(fc) for fc in s.cases]
     spec = SimpleNamespace(base=s.base, joint=s.joints[0], case_kw=QUICK if quick else {},
+                           exp_kw=(QUICK_EXPONENT if quick else {}) | {"seed": s.seed},
+                           periods={fc: (QUICK_LYAPUNOV_PERIODS if quick else s.lyapunov_periods(fc[0]))
+                                    for fc in cases},
                            branch=SimpleNamespace(base=s.base, joints=s.joints, freq_range=list(s.freq_range),
                                                   freq_sweep_clearance_mm=s.freq_sweep_clearance_mm))
-    items = ([] if quick else [("branch", None)]) + [("case", tuple(fc)) for fc in s.cases]
+    items = ([] if quick else [("branch", None)]) + [("case", fc) for fc in cases] + [("no saltation", cases[0])]
     _, out = N.sweep(functools.partial(_orbit_task, spec), items, n_jobs=s.n_jobs if n_jobs is None else n_jobs)
     res = dict(zip(items, out))
-    return {fc: res[("case", tuple(fc))] for fc in s.cases}, res.get(("branch", None))
+    # the DAE's exponents: stored (data/gearshift/verdict_runs.json) where the store has them, else computed
+    jobs, alpha = dae_exponent_jobs(s)
+    runs, _ = B.load_or_run_study(s.base, [j for js in jobs.values() for j in js] + [alpha], seed=s.seed,
+                                  n_jobs=s.n_jobs if n_jobs is None else n_jobs, engine="dae")
+    got = {fc: dataclasses.replace(res[("case", fc)], dae=LY.combine(*(runs[j] for j in jobs[fc]), "dae"))
+           for fc in cases}
+    got[cases[0]] = dataclasses.replace(got[cases[0]], checks={"alpha": runs[alpha],
+                                                               "no saltation": res[("no saltation", cases[0])]})
+    return got, res.get(("branch", None))
 
 
 def _mu_text(o: O.OrbitResult) -> str:
@@ -265,13 +325,23 @@ def _mu_text(o: O.OrbitResult) -> str:
     return f"max|μ| ≤ {o.mu_upper:.2g} (below its differencing error {o.mu_error:.2g}: a bound)"
 
 
+def floquet_exponent(o: O.OrbitResult) -> tuple[float, float]:
+    """``(lambda, u)`` of an orbit's Floquet route ``ln max|mu| / (kT)``: the middle of its interval
+    ``[ln(max|mu| - err), ln(max|mu| + err)] / (kT)`` and its half-width (1/s)."""
+    return 0.5 * (o.lyapunov_lower + o.lyapunov_upper), 0.5 * (o.lyapunov_upper - o.lyapunov_lower)
+
+
 def register_case(reg, d: CaseOrbits) -> None:
-    """Claims ``clearance_orbit_<case>`` (the orbit verdict) and ``clearance_orbit_routes_<case>`` (the two exponent
-    routes) of one :func:`case_orbits` result."""
+    """Claims ``clearance_orbit_<case>`` (the orbit verdict), ``clearance_orbit_routes_<case>`` (the Floquet route
+    against the time series) and ``clearance_exponent_models_<case>`` (the fast model against the DAE) of one
+    :func:`case_orbits` result with its DAE exponent."""
     f, c_mm = d.case
     a, L, found = d.attractor, d.lyapunov, d.found
-    lo_ts, hi_ts = L.exponent - L.uncertainty, L.exponent + L.uncertainty
+    lo_ts, hi_ts = L.interval
     ks = ", ".join(str(k) for k in ORBIT_PERIODS)
+    u_txt = (f"u = batch error + the change from the rung rtol {LYAP_RTOL['fast']:g} to "
+             f"{LYAP_RTOL['fast'] / LY.RTOL_DIVISOR:g} (the fast model at a tenth of each) + the change with the "
+             f"differences' half-width x {LY.EPS_FACTOR:g}")
     if a is not None:
         reg.claim(case_id("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm a stable period-{a.k} orbit exists "
                   "and the motion from the chapter's initial state converges to it",
@@ -285,17 +355,19 @@ def register_case(reg, d: CaseOrbits) -> None:
                   text=f"a stable period-{a.k} orbit: residual {a.residual:.1e} (tolerance {a.tol:.1e}), "
                        f"{_mu_text(a)}; the simulated samples end {a.sim_distance:.1e} from it")
         if a.resolved:
-            ok = a.lyapunov_lower <= hi_ts and lo_ts <= a.lyapunov_upper
-            what, crit = (f"at {f:g} Hz / {c_mm:g} mm the Floquet exponent and the time-series exponent agree",
-                          "the interval ln(max|mu| ± err) / (kT) meets lambda_ts ± u")
-            text = (f"{a.lyapunov_lower:+.2f} to {a.lyapunov_upper:+.2f} /s from the multipliers, "
-                    f"{L.exponent:+.2f} ± {L.uncertainty:.2f} /s from the time series")
+            lf, uf = floquet_exponent(a)
+            ok = abs(L.exponent - lf) <= L.uncertainty + uf and L.relative <= LYAP_REL_PERIODIC
+            what = (f"at {f:g} Hz / {c_mm:g} mm the Floquet exponent and the time-series exponent agree, the latter "
+                    f"known to {LYAP_REL_PERIODIC:.0%}")
+            crit = (f"|lambda_ts - lambda_F| <= u_ts + u_F (lambda_F ± u_F = ln(max|mu| ± err) / (kT)), and "
+                    f"u_ts <= {LYAP_REL_PERIODIC:g} |lambda_ts|")
+            text = (f"{lf:+.2f} ± {uf:.2f} /s from the multipliers, {L.text()} from the time series "
+                    f"({L.relative:.0%})")
         else:
-            ok = lo_ts <= a.lyapunov_upper
+            ok = hi_ts <= a.lyapunov_upper
             what, crit = (f"at {f:g} Hz / {c_mm:g} mm the time-series exponent lies below the Floquet bound",
-                          "lambda_ts - u <= ln(max|mu| + err) / (kT) (the multipliers are below their error: a bound)")
-            text = (f"{L.exponent:+.1f} ± {L.uncertainty:.1f} /s from the time series, at most "
-                    f"{a.lyapunov_upper:+.1f} /s from the multipliers")
+                          "lambda_ts + u <= ln(max|mu| + err) / (kT) (the multipliers are below their error: a bound)")
+            text = f"{L.text()} from the time series, at most {a.lyapunov_upper:+.1f} /s from the multipliers"
     else:
         unstable = [o for o in found if o.max_mu - o.mu_error > 1 + STABILITY_MARGIN]
         reg.claim(case_id("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm no stable orbit of period {ks} "
@@ -307,18 +379,76 @@ def register_case(reg, d: CaseOrbits) -> None:
                   holds=bool(lo_ts > 0), text="no stable orbit" + (
                       "; shooting finds " + ", ".join(f"an unstable period-{o.k} orbit ({_mu_text(o)})"
                                                       for o in found) if found else ", and shooting finds no orbit"))
-        ok = bool(unstable) and lo_ts > 0 and all(math.log(o.max_mu - o.mu_error) > 0 for o in unstable)
+        ok = (bool(unstable) and lo_ts > 0 and L.relative <= LYAP_REL_IRREGULAR
+              and all(math.log(o.max_mu - o.mu_error) > 0 for o in unstable))
         what = (f"at {f:g} Hz / {c_mm:g} mm the unstable orbits' Floquet exponents and the time-series exponent are "
-                "positive")
-        crit = (f"at least one orbit found with max|mu| - err > {1 + STABILITY_MARGIN:g}, and lambda_ts - u > 0")
+                f"positive, the latter known to {LYAP_REL_IRREGULAR:.0%}")
+        crit = (f"at least one orbit found with max|mu| - err > {1 + STABILITY_MARGIN:g}, lambda_ts - u > 0 and "
+                f"u <= {LYAP_REL_IRREGULAR:g} lambda_ts")
         text = ("; ".join(f"{math.log(o.max_mu) / (o.k / f):+.1f} /s (period-{o.k})" for o in unstable)
-                + f" from the multipliers, {L.exponent:+.1f} ± {L.uncertainty:.1f} /s from the time series"
+                + f" from the multipliers, {L.text()} from the time series ({L.relative:.0%})"
                 if unstable else "no unstable orbit found to compare with")
     reg.claim(case_id("clearance_orbit_routes", f, c_mm), what,
               value={"time_series": [L.exponent, L.uncertainty],
-                     "floquet": [(o.k, o.lyapunov, o.lyapunov_upper) for o in found]},
-              criterion=crit + "; u = batch error + the change between rtol and rtol / "
-                               f"{O.LYAP_RTOL_DIVISOR:g}", holds=bool(ok), text=text)
+                     "floquet": [(o.k, o.lyapunov, o.lyapunov_lower, o.lyapunov_upper) for o in found]},
+              criterion=crit + "; " + u_txt, holds=bool(ok), text=text)
+    register_models(reg, d)
+
+
+def register_models(reg, d: CaseOrbits) -> None:
+    """Claim ``clearance_exponent_models_<case>``: the fast model's and the DAE's exponents agree within their
+    combined uncertainty (a stable orbit), or are both positive and known to ``LYAP_REL_IRREGULAR`` (none)."""
+    f, c_mm = d.case
+    L, D = d.lyapunov, d.dae
+    if D is None:
+        reg.claim_not_computed(case_id("clearance_exponent_models", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm the fast "
+                               "model and the DAE give the same Lyapunov exponent", criterion="the DAE's exponent",
+                               reason="the DAE's exponent was not computed for this case")
+        return
+    if d.attractor is not None:
+        ok = abs(L.exponent - D.exponent) <= L.uncertainty + D.uncertainty
+        what = f"at {f:g} Hz / {c_mm:g} mm the fast model and the DAE give the same Lyapunov exponent"
+        crit = "|lambda_fast - lambda_dae| <= u_fast + u_dae"
+    else:
+        ok = all(E.interval[0] > 0 and E.relative <= LYAP_REL_IRREGULAR for E in (L, D))
+        what = (f"at {f:g} Hz / {c_mm:g} mm the exponent is positive on both models, each known to "
+                f"{LYAP_REL_IRREGULAR:.0%}")
+        crit = f"lambda - u > 0 and u <= {LYAP_REL_IRREGULAR:g} lambda on the fast model and on the DAE"
+    reg.claim(case_id("clearance_exponent_models", f, c_mm), what,
+              value={"fast": [L.exponent, L.uncertainty], "dae": [D.exponent, D.uncertainty]},
+              criterion=crit + f" (the DAE at the rungs rtol {dae_rtol(d.case):g} -> "
+                               f"{dae_rtol(d.case) / LY.RTOL_DIVISOR:g}, the fast model at a tenth of "
+                               f"{LYAP_RTOL['fast']:g} -> {LYAP_RTOL['fast'] / LY.RTOL_DIVISOR:g})",
+              holds=bool(ok), text=f"{L.text()} on the fast model, {D.text()} on the DAE")
+
+
+def register_exponent_checks(reg, d: CaseOrbits) -> None:
+    """Claims of the first case's checks: ``clearance_exponent_alpha`` (the DAE's exponent does not depend on the
+    Baumgarte factor) and ``clearance_exponent_saltation`` (without the memory's saltation the time series misses the
+    Floquet exponent, with it it meets it)."""
+    f, c_mm = d.case
+    D, Da = d.dae, d.checks["alpha"]
+    reg.claim("clearance_exponent_alpha", f"at {f:g} Hz / {c_mm:g} mm the DAE's exponent does not depend on the "
+              f"Baumgarte factor ({ALPHA_HIGH:g} /s against the file's)", value=[D.exponent, Da.exponent],
+              criterion="|lambda(alpha_high) - lambda| <= u + the batch error at alpha_high",
+              holds=bool(abs(Da.exponent - D.exponent) <= D.uncertainty + Da.uncertainty),
+              text=f"{Da.exponent:+.2f} /s at alpha = {ALPHA_HIGH:g} /s against {D.text()}")
+    a, Ln, L = d.attractor, d.checks["no saltation"], d.lyapunov
+    if a is None or not a.resolved:
+        reg.claim_not_computed("clearance_exponent_saltation", f"at {f:g} Hz / {c_mm:g} mm the memory's saltation "
+                               "decides the agreement with the Floquet exponent", criterion="a resolved stable orbit",
+                               reason="the first case has no resolved stable orbit")
+        return
+    lf, uf = floquet_exponent(a)
+    apart = abs(Ln.exponent - lf) > uf + Ln.uncertainty + L.tolerance_change + L.eps_change
+    reg.claim("clearance_exponent_saltation", f"at {f:g} Hz / {c_mm:g} mm the time series meets the Floquet exponent "
+              "only with the saltation of the onset-speed memory", value={"without": Ln.exponent, "with": L.exponent,
+                                                                          "floquet": [lf, uf]},
+              criterion="without the saltation |lambda - lambda_F| > u_F + its batch error + the tolerance and "
+                        "half-width changes of the run with it; with it the routes agree (clearance_orbit_routes)",
+              holds=bool(apart and abs(L.exponent - lf) <= L.uncertainty + uf),
+              text=f"{Ln.exponent:+.2f} /s without the saltation, {L.text()} with it, {lf:+.2f} ± {uf:.2f} /s from the "
+                   "multipliers")
 
 
 def register_ladder_agreement(reg, cases: dict, ladder: dict) -> None:
@@ -341,36 +471,10 @@ def register_ladder_agreement(reg, cases: dict, ladder: dict) -> None:
               text="; ".join(rows))
 
 
-#: The study's Lyapunov estimates start their neighbour this far away, in units of c (runs.lyapunov_run's d0).
-STUDY_D0 = 1e-2
-
-
-def register_study_exponents(reg, cases: dict, lyap) -> None:
-    """Claim ``clearance_orbit_study_exponent``: the verdict study's Lyapunov estimates (``lyap(f, c)``, neighbour at
-    ``STUDY_D0`` c, renormalised every half period) against the Floquet exponents where those are resolved values,
-    with the orbit's contact margin at the section (the scale on which its return map is smooth)."""
-    rows, differ = [], []
-    for (f, c), d in cases.items():
-        a = d.attractor
-        if a is None or not a.resolved:
-            continue
-        L = lyap(f, c)
-        lo, hi = L.exponent - 2 * L.uncertainty, L.exponent + 2 * L.uncertainty
-        apart = hi < a.lyapunov_lower or lo > a.lyapunov_upper
-        differ.append(apart)
-        rows.append(f"{f:g} Hz / {c:g} mm: {L.exponent:+.1f} ± {L.uncertainty:.1f} /s against "
-                    f"{a.lyapunov_lower:+.2f} to {a.lyapunov_upper:+.2f} /s, the section's contact margin "
-                    f"{a.contact.depth if a.contact is not None else float('nan'):.1e} c")
-    reg.claim("clearance_orbit_study_exponent", "the verdict study's Lyapunov estimates, whose neighbour starts at "
-              f"{STUDY_D0:g} c, differ from the Floquet exponents where those are resolved",
-              value=rows, criterion="lambda ± 2u and the Floquet interval ln(max|mu| ± err) / (kT) do not meet, for "
-              "every case with a resolved stable orbit; at least one such case", holds=bool(differ) and all(differ),
-              text="; ".join(rows) or "no case with a resolved stable orbit")
-
-
 def register_cited(reg) -> None:
     """Placeholders for the cited cases this run lacks (the prose cites them)."""
-    register_uncited(reg, [("clearance_orbit", "the orbit study"), ("clearance_orbit_routes", "the orbit study")])
+    register_uncited(reg, [("clearance_orbit", "the orbit study"), ("clearance_orbit_routes", "the orbit study"),
+                           ("clearance_exponent_models", "the orbit study")])
 
 
 def orbit_study(s, v, reg) -> tuple[dict, BranchStudy | None]:
@@ -381,7 +485,7 @@ def orbit_study(s, v, reg) -> tuple[dict, BranchStudy | None]:
     (:func:`orbit_tasks`)."""
     if len(s.joints) != 1:
         for f, c in s.cases:
-            for p in ("clearance_orbit", "clearance_orbit_routes"):
+            for p in ("clearance_orbit", "clearance_orbit_routes", "clearance_exponent_models"):
                 reg.claim_not_computed(case_id(p, f, c), f"the orbit study at {f:g} Hz / {c:g} mm",
                                        criterion="one clearance joint (the fast model's)",
                                        reason=f"the fast model has one clearance joint, this run has {len(s.joints)}")
@@ -390,8 +494,8 @@ def orbit_study(s, v, reg) -> tuple[dict, BranchStudy | None]:
     cases, branch = orbit_tasks(s)
     for d in cases.values():
         register_case(reg, d)
+    register_exponent_checks(reg, cases[tuple(s.cases[0])])
     register_ladder_agreement(reg, cases, v.ladder)
-    register_study_exponents(reg, cases, v.lyap)
     register_cited(reg)
     return cases, branch
 
@@ -582,8 +686,7 @@ def orbit_table(cases: dict) -> str:
     its differencing error), stability, the simulated motion's distance from the stable orbit, and the two exponents."""
     rows = []
     for (f, c), d in cases.items():
-        L = d.lyapunov
-        ts = f"{L.exponent:+.2f} ± {L.uncertainty:.2f}"
+        ts = d.lyapunov.text().removesuffix(" /s")
         for o in d.found or [None]:
             if o is None:
                 rows.append([f"{f:g} Hz, {c:g} mm", "none found", "-", "-", "-", "-", "-", ts])
@@ -595,6 +698,29 @@ def orbit_table(cases: dict) -> str:
                          f"{o.sim_distance:.1e}" if o is d.attractor else "-", fl, ts])
     return markdown_table(["case", "k", "residual / tol.", "max |μ|", "stability", "motion's distance",
                            "λ Floquet [1/s]", "λ time series [1/s]"], rows)
+
+
+def exponent_table(cases: dict) -> str:
+    """Markdown: per case, the largest Lyapunov exponent by route and model (the Floquet route of the stable orbit, the
+    tangent-linear time series on the fast model and on the DAE) with the parts of each uncertainty."""
+    rows = []
+    for (f, c), d in cases.items():
+        a = d.attractor
+        if a is None:
+            fl = "no stable orbit"
+        elif a.resolved:
+            fl = "{:+.2f} ± {:.2f}".format(*floquet_exponent(a))
+        else:
+            fl = f"≤ {a.lyapunov_upper:+.1f} (a bound)"
+        for name, E in (("fast model", d.lyapunov), ("DAE", d.dae)):
+            if E is None:
+                continue
+            rt = (LYAP_RTOL["fast"] / FAST_TOLERANCE_DIVISOR if E.model == "fast" else dae_rtol((f, c))) / LY.RTOL_DIVISOR
+            rows.append([f"{f:g} Hz, {c:g} mm", fl, name, E.text().removesuffix(" /s"), f"{E.batch:.3f}",
+                         f"{E.tolerance_change:.3f}", f"{E.eps_change:.3f}", f"{rt:g}",
+                         len(E.runs[1].log_stretch) // LY.PER_PERIOD])
+    return markdown_table(["case", "Floquet λ [1/s]", "model", "time series λ ± u [1/s]", "batch", "tolerance",
+                           "half-width", "rtol", "periods"], rows)
 
 
 def orbits_figure(cases: dict) -> Figure:
@@ -641,4 +767,14 @@ __all__ = ["SectionUnits", "CaseOrbits", "BranchStudy", "ORBIT_PERIODS", "CLOSE_
            "register_brute_agreement", "BRUTE_AGREE", "TRANSIENT_LEFT",
            "branch_figure", "close_returns",
            "orbit_verdict_name", "case_orbits", "section_units", "orbit_tasks", "register_case",
-           "register_ladder_agreement", "register_study_exponents", "STUDY_D0", "register_cited", "orbit_study", "orbit_table", "QUICK", "orbits_figure"]
+           "register_ladder_agreement", "register_models", "register_exponent_checks", "floquet_exponent", "exponent", "exponent_table", "LYAP_RTOL", "DAE_RTOL_CASES", "dae_rtol", "dae_jobs", "dae_exponent_jobs", "LYAP_REL_PERIODIC", "LYAP_REL_IRREGULAR", "ALPHA_HIGH", "register_cited", "orbit_study", "orbit_table", "QUICK", "orbits_figure"]
+
+
+if __name__ == "__main__":   # the DAE's exponents of the default study, into the verdict store (see dae_exponent_jobs)
+    from robolib.studies.clearance_dynamics.settings import study_settings
+
+    _s = study_settings()
+    _jobs, _alpha = dae_exponent_jobs(_s)
+    _, _info = B.load_or_run_study(_s.base, [j for js in _jobs.values() for j in js] + [_alpha], seed=_s.seed,
+                                   n_jobs=_s.n_jobs, engine="dae")
+    print(f"DAE exponent runs: {_info.stored} stored, {_info.computed} computed in {_info.wall_s:.0f} s")

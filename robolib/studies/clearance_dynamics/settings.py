@@ -32,15 +32,18 @@ from robolib.gearshift.model import (
     load_parameters,
     with_changes,
 )
-from robolib.gearshift.runs import DEFAULT_ENGINE, ENGINES, LYAPUNOV_TAU
+from robolib.gearshift.runs import DEFAULT_ENGINE, ENGINES
 from robolib.gearshift.runs import check_engine as _check_engine_joints
 
 #: The contact laws of ``contact_law`` (:mod:`robolib.core.contact`).
 CONTACT_LAWS = ("lankarani_nikravesh", "flores", "hertz")
 #: The cases the chapter's prose discusses by name, (Hz, mm): a run without one registers it as not computed.
 CITED_CASES = ((10.0, 0.5), (6.0, 0.5), (2.0, 0.1))
-#: Fewest renormalisations of a Lyapunov estimate (whatever ``lyapunov_span`` asks).
-N_RENORM_MIN = 8
+#: Fewest measured drive periods of a Lyapunov estimate (whatever ``lyapunov_span`` asks).
+LYAPUNOV_PERIODS_MIN = 8
+#: Simulated time measured per Lyapunov estimate, s: 16 s is 96 periods at 6 Hz, where the chaotic exponent's
+#: batch error needs about a hundred.
+LYAPUNOV_SPAN = 16.0
 #: Clearances of the slider-crank validation [mm], largest first.
 SLIDER_CLEARANCES_MM = (0.5, 0.2, 0.1, 0.05, 0.02, 0.01)
 #: The Explore panel's grid: clearances [mm] and drive frequencies [Hz].
@@ -80,7 +83,7 @@ class StudySettings:
     clearances_mm: np.ndarray
     n_transient: int
     n_poincare: int
-    n_renorm_min: int
+    lyapunov_periods_min: int
     lyapunov_span: float
     sc_cs_mm: list = field(default_factory=lambda: list(SLIDER_CLEARANCES_MM))
     explore_c: list = field(default_factory=lambda: list(EXPLORE_CLEARANCES_MM))
@@ -102,9 +105,10 @@ class StudySettings:
         """atol that goes with rtol ``rt``: the parameter file's ratio atol/rtol, exactly its atol at its rtol."""
         return self.atol if rt == self.rtol else self.atol * (rt / self.rtol)
 
-    def n_ren(self, f: float) -> int:
-        """Renormalisations of a Lyapunov estimate at ``f`` [Hz]: ``lyapunov_span`` s, at least ``n_renorm_min``."""
-        return max(self.n_renorm_min, int(round(self.lyapunov_span * f / LYAPUNOV_TAU)))
+    def lyapunov_periods(self, f: float) -> int:
+        """Measured drive periods of a Lyapunov estimate at ``f`` [Hz]: ``lyapunov_span`` s, at least
+        ``lyapunov_periods_min``."""
+        return max(self.lyapunov_periods_min, int(round(self.lyapunov_span * f)))
 
     def rt_default(self, f: float, c: float) -> float:
         """The rung of case ``(f, c)``'s ladder closest to the parameter file's rtol (in log)."""
@@ -335,8 +339,8 @@ PARAMETERS = {
                              "estimate", kind="integer", low=0),
     "n_poincare": Parameter(60, "Poincaré samples, one per drive period, per verdict run and sweep point; the "
                             "period test compares at least two", kind="integer", low=2),
-    "lyapunov_span": Parameter(2.4, "simulated time renormalised over per Lyapunov estimate: one renormalisation "
-                               "per half period, at least 8", unit="s", low=0.0),
+    "lyapunov_span": Parameter(LYAPUNOV_SPAN, "simulated time measured per Lyapunov estimate (eight renormalisations of "
+                               "the tangent per drive period), at least 8 drive periods", unit="s", low=0.0),
     "engine": Parameter(DEFAULT_ENGINE, f"the model of the verdict ladders, their Lyapunov estimates and the sweeps: "
                         f"{VALID_ENGINE}; 'fast' (the default) computes them, 'dae' reads the stored DAE runs where "
                         f"their settings match (the orbits and the branch always use the fast model)", kind="choice", choices=ENGINES),
@@ -382,14 +386,14 @@ def study_settings(**params) -> StudySettings:
                       freqs=np.round(np.arange(f_lo, f_hi + 1e-9, p["freq_step"]), 6),
                       clearances_mm=np.round(np.linspace(c_lo, c_hi, p["n_clearance"]), 6),
                       n_transient=int(p["n_transient"]), n_poincare=int(p["n_poincare"]),
-                      n_renorm_min=N_RENORM_MIN, lyapunov_span=float(p["lyapunov_span"]),
+                      lyapunov_periods_min=LYAPUNOV_PERIODS_MIN, lyapunov_span=float(p["lyapunov_span"]),
                       engine=p.get("engine", DEFAULT_ENGINE))
     if p["quick"]:
         s.detail_duration = min(s.detail_duration, 0.2)
         s.cases = sorted(s.cases, key=lambda fc: -fc[0])[:1]
         s.rtols = {s.cases[0]: [1e-6, 1e-8]}
         s.convergence_rtols = [1e-6, 1e-8]
-        s.n_transient, s.n_poincare, s.n_renorm_min, s.lyapunov_span = 2, 4, 4, 0.0
+        s.n_transient, s.n_poincare, s.lyapunov_periods_min, s.lyapunov_span = 2, 4, 4, 0.0
         s.freqs = np.array([10.0])
         s.clearances_mm = np.array([float(c_hi)])
         s.sc_cs_mm = [0.5, 0.1, 0.02]
@@ -399,7 +403,7 @@ def study_settings(**params) -> StudySettings:
     return s
 
 
-__all__ = ["PARAMETERS", "CONTACT_LAWS", "CLEARANCE_JOINTS", "CITED_CASES", "N_RENORM_MIN", "SLIDER_CLEARANCES_MM",
+__all__ = ["PARAMETERS", "CONTACT_LAWS", "CLEARANCE_JOINTS", "CITED_CASES", "LYAPUNOV_PERIODS_MIN", "LYAPUNOV_SPAN", "SLIDER_CLEARANCES_MM",
            "EXPLORE_CLEARANCES_MM", "EXPLORE_FREQUENCIES", "N_FRAMES", "TRANSIENT_STUDY", "SAMPLE_STUDY",
            "DETAIL_SAMPLE_RATE", "VALID_JOINTS", "VALID_CASES", "VALID_LADDER", "VALID_LADDERS", "VALID_RANGE",
            "VALID_JOBS", "VALID_ENGINE", "StudySettings", "check_clearance_joint", "check_cases", "check_ladder",

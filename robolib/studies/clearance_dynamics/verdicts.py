@@ -1,9 +1,8 @@
-"""The clearance chapter's verdict study: tolerance ladders, replicates, the transient study, Lyapunov exponents.
+"""The clearance chapter's verdict study: tolerance ladders, replicates, the transient study.
 
 Every run of the study is a *job* ``(kind, f [Hz], c [mm], rtol, a, b, alpha, atol_factor)``
-(:func:`robolib.gearshift.store.study_run`): a Poincaré run with ``a`` transient
-periods and ``b`` samples, or a Lyapunov estimate with ``a`` transient periods and
-``b`` renormalisations. :func:`verdict_jobs` lists the jobs of a run of the study,
+(:func:`robolib.gearshift.store.study_run`): here a Poincaré run with ``a`` transient
+periods and ``b`` samples (the chapter's Lyapunov exponents are the orbit study's). :func:`verdict_jobs` lists the jobs of a run of the study,
 :func:`run_verdict_study` takes them from the store (``data/gearshift/verdict_runs.json``)
 where it has them, computes the rest, reads each case's ladder with
 :func:`robolib.core.nonlinear.ladder_verdict`, repeats a "limit" verdict with atol
@@ -12,9 +11,7 @@ constants, fixed before the runs.
 
 Every job runs on the study's ``engine`` (:attr:`StudySettings.engine`, part of each stored run's key):
 ``"fast"`` the minimal-coordinate model, ``"dae"`` the seed's Baumgarte DAE (whose runs at the defaults are
-stored). The fast model has no Baumgarte factor, so on it the alpha-independence check of the DAE becomes
-a check against the DAE: the fast exponent of the first case must agree with the DAE's at both Baumgarte
-factors (two DAE runs, from the store where it has them).
+stored).
 
 >>> job_cost(("poincare", 10.0, 0.5, 1e-9, 20, 60, None, 1.0))
 8.0
@@ -35,15 +32,11 @@ import numpy as np
 from robolib.book.notebook import markdown_table
 from robolib.core import nonlinear as N
 from robolib.gearshift import store as B
-from robolib.gearshift.runs import LYAPUNOV_TAU, PoincarePoint
+from robolib.gearshift.runs import PoincarePoint
 from robolib.studies.clearance_dynamics.settings import CITED_CASES, StudySettings
 
 #: A "limit" verdict is repeated with atol times this: another realisation of the integration error.
 REPLICATE_ATOL = 1.001
-#: 1/s: ``|lambda(alpha = ALPHA_HIGH) - lambda(alpha)|`` must be within ``2 (u_1 + u_2)`` + this.
-LYAP_ALPHA_TOL = 1.0
-#: 1/s: the second Baumgarte factor of the alpha-independence check.
-ALPHA_HIGH = 50.0
 #: The step-by-step rule the slope rule replaced: the misfit falls at least this much per decade of rtol.
 STEPWISE_FALL = 3.0
 
@@ -67,18 +60,13 @@ def register_uncited(reg, claims) -> None:
 def job_cost(job) -> float:
     """Rough single-process cost of a job (arbitrary units), to start the longest runs first."""
     kind, f, c_mm, rt, a, b, alpha, afac = job
-    periods = a + (b if kind == "poincare" else 2 * b * LYAPUNOV_TAU)
+    periods = a + (b if kind == "poincare" else 3 * b)   # a Lyapunov run: about three times a plain period's work
     return periods / f * (1e-9 / rt) ** 0.2 * (2.0 if c_mm < 0.2 else 1.0)
 
 
 def poincare_job(s: StudySettings, f, c, rt, tr=None, ns=None, afac=1.0) -> tuple:
     """The job of a Poincaré run (default: ``n_transient`` periods, ``n_poincare`` samples, atol factor 1)."""
     return ("poincare", f, c, rt, s.n_transient if tr is None else tr, s.n_poincare if ns is None else ns, None, afac)
-
-
-def lyapunov_job(s: StudySettings, f, c, rt=None, alpha=None) -> tuple:
-    """The job of a Lyapunov estimate (default: at the case's default rung, the file's Baumgarte factor)."""
-    return ("lyapunov", f, c, s.rt_default(f, c) if rt is None else rt, s.n_transient, s.n_ren(f), alpha, 1.0)
 
 
 def long_run_window(s: StudySettings) -> tuple[int, int]:
@@ -90,18 +78,12 @@ def long_run_window(s: StudySettings) -> tuple[int, int]:
 def verdict_jobs(s: StudySettings) -> list:
     """Every job of the verdict study on ``s.engine`` except the replicates, each once, longest first.
 
-    The ladders of every case, the long run of the transient study (first case, default rung), the Lyapunov
-    estimates at the default rung, at ``ALPHA_HIGH`` (first case; engine "dae" only, see :func:`alpha_jobs`) and at
-    the tightest rung of each ladder.
+    The ladders of every case and the long run of the transient study (first case, default rung). (The Lyapunov
+    exponents are the orbit study's: :mod:`robolib.studies.clearance_dynamics.orbit_study`.)
     """
     f0, c0 = s.case0
     jobs = [poincare_job(s, f, c, rt) for (f, c) in s.cases for rt in s.rtols[(f, c)]]
     jobs.append(poincare_job(s, f0, c0, s.rt_default(f0, c0), *long_run_window(s)))
-    jobs += [lyapunov_job(s, f, c) for (f, c) in s.cases]
-    if s.engine == "dae":
-        jobs.append(lyapunov_job(s, f0, c0, alpha=ALPHA_HIGH))
-    jobs += [lyapunov_job(s, f, c, rt=s.rtols[(f, c)][-1]) for (f, c) in s.cases
-             if s.rtols[(f, c)][-1] != s.rt_default(f, c)]
     return sorted(dict.fromkeys(jobs), key=job_cost, reverse=True)
 
 
@@ -155,13 +137,12 @@ class VerdictStudy:
     """The verdict study's runs and readings.
 
     ``runs``: job -> result (:func:`robolib.gearshift.store.study_run`: a
-    :class:`robolib.gearshift.runs.PoincarePoint` or a :class:`robolib.gearshift.store.StoredLyapunov`); ``info``:
-    where they came from (:class:`robolib.gearshift.store.RunSources`, replicates included), ``other_info`` the same
-    for ``other_runs``; ``readings``: case -> the period test's k per rung;
+    :class:`robolib.gearshift.runs.PoincarePoint`); ``info``:
+    where they came from (:class:`robolib.gearshift.store.RunSources`, replicates included); ``readings``: case -> the period test's k per rung;
     ``ladder``: case -> ``(kind, k)`` after the replicate; ``status``: case -> verdict in words;
     ``replicate_rows``: the fitted rungs of the 'limit' cases (case, rtol, misfit, replicate's misfit);
     ``windows``: the transient study's windows (:class:`Window`); ``window_tol``: their period-test tolerance
-    (normalised); ``lag0``: the lag it follows; ``lyapunov_rows``, ``lyap_u``: see :func:`register_lyapunov`.
+    (normalised); ``lag0``: the lag it follows.
     """
 
     s: StudySettings
@@ -174,19 +155,10 @@ class VerdictStudy:
     windows: list = field(default_factory=list)
     window_tol: float = float("nan")
     lag0: int = 1
-    lyapunov_rows: list = field(default_factory=list)
-    lyap_u: dict = field(default_factory=dict)
-    #: the runs on the other engine (:func:`other_jobs`, job -> result)
-    other_runs: dict = field(default_factory=dict)
-    other_info: B.RunSources | None = None
 
     def pk(self, f, c, rt, tr=None, ns=None, afac=1.0) -> PoincarePoint:
         """The Poincaré run of case ``(f, c)`` at rtol ``rt``."""
         return self.runs[poincare_job(self.s, f, c, rt, tr, ns, afac)]
-
-    def lyap(self, f, c, alpha=None, rt=None):
-        """The Lyapunov estimate of case ``(f, c)`` (``exponent``, ``uncertainty`` [1/s], ``halves``, ...)."""
-        return self.runs[lyapunov_job(self.s, f, c, rt, alpha)]
 
     def has_replicate(self, f, c) -> bool:
         """Whether the replicate of case ``(f, c)``'s tightest rung was run."""
@@ -202,8 +174,7 @@ def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
     """Run (or load) every job, read the ladders, repeat the 'limit' verdicts and register the claims.
 
     Claims, in this order: ``clearance_verdict_<case>`` per case, ``clearance_rung_scatter``, the cited cases
-    this run lacks, ``clearance_loose``, ``clearance_transient``, then the Lyapunov claims
-    (:func:`register_lyapunov`).
+    this run lacks, ``clearance_loose`` and ``clearance_transient``.
     """
     runs, info = B.load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=s.engine)
     v = VerdictStudy(s, runs, info)
@@ -219,29 +190,13 @@ def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
                                                  n_jobs=s.n_jobs, engine=s.engine)
         v.runs.update(rep_runs)
         v.info = v.info + rep_info
-    other = "dae" if s.engine == "fast" else "fast"
-    v.other_runs, v.other_info = B.load_or_run_study(s.base, other_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=other)
     for fc in s.cases:
         register_case_verdict(v, reg, *fc)
     register_rung_scatter(v, reg)
     register_uncited(reg, [("clearance_verdict", "the Poincaré verdict")])
     register_loose(v, reg)
     transient_study(v, reg)
-    register_lyapunov(v, reg)
     return v
-
-
-def alpha_jobs(s: StudySettings) -> list:
-    """The DAE Lyapunov jobs of the first case at the file's alpha and at ``ALPHA_HIGH`` (the alpha check)."""
-    f0, c0 = s.case0
-    return [lyapunov_job(s, f0, c0), lyapunov_job(s, f0, c0, alpha=ALPHA_HIGH)]
-
-
-def other_jobs(s: StudySettings) -> list:
-    """The jobs run on the engine the study does not use: on the fast engine the DAE's :func:`alpha_jobs`; on the
-    DAE the fast model's Lyapunov estimate of the first case (the engine comparison)."""
-    f0, c0 = s.case0
-    return alpha_jobs(s) if s.engine == "fast" else [lyapunov_job(s, f0, c0)]
 
 
 def register_case_verdict(v: VerdictStudy, reg, f, c) -> None:
@@ -367,127 +322,6 @@ def transient_study(v: VerdictStudy, reg) -> None:
                    f"{mis[i_long]:.1e} after {trs[i_long]})")
 
 
-def combined_uncertainty(L, L_tight=None) -> float:
-    """1/s: the batch-means error of an estimate, with the change to the same estimate at the ladder's tightest rung
-    added in quadrature (issue 20 item 5): ``hypot(u, |lambda_tight - lambda|)``, or ``u`` without a tighter rung.
-    ``L``, ``L_tight``: Lyapunov estimates (``exponent``, ``uncertainty`` in 1/s, e.g. a
-    :class:`robolib.core.nonlinear.LyapunovResult`, computed by the chapter's runs: not checked here).
-
-    >>> from types import SimpleNamespace as E
-    >>> combined_uncertainty(E(exponent=6.6, uncertainty=1.1), E(exponent=9.0, uncertainty=2.8))
-    2.6400757564888173
-    """
-    return float(L.uncertainty if L_tight is None else np.hypot(L.uncertainty, L_tight.exponent - L.exponent))
-
-
-def register_lyapunov(v: VerdictStudy, reg) -> None:
-    """The Lyapunov claims: the sign per case (uncertainty :func:`combined_uncertainty`), not at -alpha, at the
-    tightest rung, independent of alpha (the DAE's), and the two engines' estimates of the first case.
-
-    Fills ``v.lyapunov_rows`` (the rows of :func:`lyapunov_table`) and ``v.lyap_u`` (case -> combined uncertainty).
-    """
-    s = v.s
-    rows = v.lyapunov_rows
-    for (f, c) in s.cases:
-        L, st, cid = v.lyap(f, c), v.status[(f, c)], case_id("clearance_lyap", f, c)
-        rt_t = s.rtols[(f, c)][-1]
-        Lt = v.lyap(f, c, rt=rt_t) if rt_t != s.rt_default(f, c) else None
-        u = v.lyap_u[(f, c)] = combined_uncertainty(L, Lt)
-        parts = (f"batch {L.uncertainty:.1f}, tolerance {abs(Lt.exponent - L.exponent):.1f} /s" if Lt is not None
-                 else "batch error only: no tighter rung")
-        if st.startswith("not"):
-            reg.claim(cid, f"at {f:g} Hz / {c:g} mm the largest Lyapunov exponent has a definite sign (the Poincaré "
-                      f"verdict is {st})", value=[L.exponent, u], criterion="|lambda| > 2u",
-                      holds=abs(L.exponent) > 2 * u,
-                      text=f"λ = {L.exponent:+.1f} ± {u:.1f} /s ({parts}), "
-                           f"{'negative' if L.exponent < 0 else 'positive'}")
-        else:
-            periodic = st != "irregular"
-            reg.claim(cid, f"at {f:g} Hz / {c:g} mm the largest Lyapunov exponent has the sign of the Poincaré verdict "
-                      f"({st})", value=[L.exponent, u],
-                      criterion="periodic: lambda + 2u < 0; irregular: lambda - 2u > 0 (u: batch error and the change "
-                                "to the tightest rung, in quadrature)",
-                      holds=(L.exponent + 2 * u < 0) if periodic else (L.exponent - 2 * u > 0),
-                      text=f"λ = {L.exponent:+.1f} ± {u:.1f} /s ({parts})")
-        rows.append(_lyapunov_row(f, c, st, L, s.rt_default(f, c), _alpha_of(s)))
-    register_uncited(reg, [("clearance_lyap", "the largest Lyapunov exponent")])
-    off = [abs(v.lyap(f, c).exponent + s.alpha) > 2 * v.lyap_u[(f, c)] for (f, c) in s.cases]
-    note = ("" if s.engine == "dae" else " (the fast model has no Baumgarte terms: on it the check says only whether "
-            "λ ± 2u excludes −α)")
-    reg.claim("clearance_lyap_not_alpha", f"no exponent sits at the Baumgarte rate -alpha = -{s.alpha:g} /s",
-              value=[v.lyap(f, c).exponent for (f, c) in s.cases], criterion="|lambda + alpha| > 2u for every case",
-              holds=all(off), text=("none sits at −α" if all(off) else
-                                    f"{len(off) - sum(off)} of {len(off)} sit at −α within 2u") + note)
-    f0, c0 = s.case0
-    if s.engine == "dae":
-        La, Lb = v.lyap(f0, c0), v.lyap(f0, c0, alpha=ALPHA_HIGH)
-        rows.append(_lyapunov_row(f0, c0, "", Lb, s.rt_default(f0, c0), ALPHA_HIGH))
-        L_fast, L_dae = v.other_runs[other_jobs(s)[0]], La
-        rows.append(_lyapunov_row(f0, c0, "(the fast model: engine check)", L_fast, s.rt_default(f0, c0), None))
-    else:
-        La, Lb = (v.other_runs[j] for j in alpha_jobs(s))
-        rows += [_lyapunov_row(f0, c0, "(the DAE: alpha check)", L, s.rt_default(f0, c0), a)
-                 for L, a in zip((La, Lb), (s.alpha, ALPHA_HIGH))]
-        L_fast, L_dae = v.lyap(f0, c0), La
-    shifts, ok, txt = [], [], []
-    for (f, c) in s.cases:
-        rt_t = s.rtols[(f, c)][-1]
-        if rt_t == s.rt_default(f, c):
-            continue
-        L, Lt = v.lyap(f, c), v.lyap(f, c, rt=rt_t)
-        rows.append(_lyapunov_row(f, c, v.status[(f, c)], Lt, rt_t, _alpha_of(s)))
-        shifts.append(abs(Lt.exponent - L.exponent) / np.hypot(L.uncertainty, Lt.uncertainty))
-        ok.append(np.sign(Lt.exponent) == np.sign(L.exponent) and abs(Lt.exponent) > 2 * Lt.uncertainty)
-        txt.append(f"{f:g} Hz {L.exponent:+.1f} → {Lt.exponent:+.1f} /s at rtol {rt_t:g}")
-    reg.claim("clearance_lyap_tol", "every exponent keeps its sign at the tightest tolerance of its ladder",
-              value={"shift_in_u": shifts}, criterion="same sign as at the default rtol, and |lambda| > 2u at the "
-              "tightest", holds=len(ok) >= 1 and all(ok),
-              text=("; ".join(txt) + f": the sign holds, the magnitude moves by up to {max(shifts):.1f} batch "
-                    "errors") if ok else "no tighter tolerance in this run")
-    register_alpha(reg, f0, c0, La, Lb, s.alpha)
-    register_engines(reg, f0, c0, L_fast, L_dae)
-
-
-def _agree(L1, L2) -> bool:
-    """Two exponents agree: ``|lambda_1 - lambda_2| <= 2 (u_1 + u_2) + LYAP_ALPHA_TOL``."""
-    return abs(L1.exponent - L2.exponent) <= 2 * (L1.uncertainty + L2.uncertainty) + LYAP_ALPHA_TOL
-
-
-def register_alpha(reg, f0, c0, La, Lb, alpha) -> None:
-    """Claim ``clearance_lyap_alpha``: the DAE's exponent at alpha and at ``ALPHA_HIGH`` agree (on either engine:
-    the DAE runs of :func:`alpha_jobs`)."""
-    reg.claim("clearance_lyap_alpha", f"the DAE's exponent at {f0:g} Hz / {c0:g} mm does not depend on the Baumgarte "
-              f"factor (alpha = {alpha:g} vs {ALPHA_HIGH:g} /s)", value=[La.exponent, Lb.exponent],
-              criterion=f"|difference| <= 2 (u_1 + u_2) + {LYAP_ALPHA_TOL:g} /s", holds=_agree(La, Lb),
-              text=f"{La.exponent:+.1f} and {Lb.exponent:+.1f} /s")
-
-
-def register_engines(reg, f0, c0, L_fast, L_dae) -> None:
-    """Claim ``clearance_lyap_engines``: the fast model's and the DAE's time-series exponents of the first case have
-    the same definite sign; the text says whether their values also agree (:func:`_agree`)."""
-    same = np.sign(L_fast.exponent) == np.sign(L_dae.exponent)
-    definite = min(abs(L_fast.exponent) - 2 * L_fast.uncertainty, abs(L_dae.exponent) - 2 * L_dae.uncertainty) > 0
-    reg.claim("clearance_lyap_engines", f"at {f0:g} Hz / {c0:g} mm the two models' time-series exponents (same "
-              f"transient, neighbour and renormalisation) have the same definite sign",
-              value=[L_fast.exponent, L_fast.uncertainty, L_dae.exponent, L_dae.uncertainty],
-              criterion="same sign, and |lambda| > 2u for both", holds=bool(same and definite),
-              text=f"{L_fast.exponent:+.1f} ± {L_fast.uncertainty:.1f} /s on the fast model and "
-                   f"{L_dae.exponent:+.1f} ± {L_dae.uncertainty:.1f} /s on the DAE: "
-                   + ("the same sign" if same else "opposite signs") + ", values that "
-                   + ("agree" if _agree(L_fast, L_dae) else f"differ by more than 2 (u_1 + u_2) + {LYAP_ALPHA_TOL:g} /s"))
-
-
-def _alpha_of(s: StudySettings):
-    """The Baumgarte factor of the study's runs: the file's on the DAE, None on the fast model (it has none)."""
-    return s.alpha if s.engine == "dae" else None
-
-
-def _lyapunov_row(f, c, status, L, rt, alpha) -> list:
-    return [f"{f:g} Hz, {c:g} mm", status, f"{L.exponent:+.2f} ± {L.uncertainty:.2f}",
-            f"{L.halves[0]:+.2f}, {L.halves[1]:+.2f}", len(L.log_stretch), f"{rt:g}",
-            "none (fast model)" if alpha is None else f"{alpha:g}"]
-
-
 # --------------------------------------------------------------------------- tables
 def readings_table(v: VerdictStudy) -> str:
     """Markdown: the period test's reading, noise, tolerance and lag misfits per case and rung."""
@@ -513,15 +347,7 @@ def transient_table(v: VerdictStudy) -> str:
                             f"{v.window_tol:.1e}"] for w in v.windows])
 
 
-def lyapunov_table(v: VerdictStudy) -> str:
-    """Markdown: the Lyapunov exponents with their uncertainty, halves, renormalisations, rtol and alpha."""
-    return markdown_table(["case", "Poincaré verdict", "λ ± batch error [1/s]", "halves [1/s]", "renormalisations", "rtol",
-                           "α = β [1/s]"], v.lyapunov_rows)
-
-
-__all__ = ["REPLICATE_ATOL", "LYAP_ALPHA_TOL", "ALPHA_HIGH", "STEPWISE_FALL", "case_id", "register_uncited",
-           "job_cost", "poincare_job", "lyapunov_job", "long_run_window", "verdict_jobs", "alpha_jobs",
-           "readings_text", "stepwise_rule", "Window", "VerdictStudy", "run_verdict_study", "register_case_verdict",
-           "register_rung_scatter", "register_loose", "transient_study", "register_lyapunov", "register_alpha",
-           "register_engines", "combined_uncertainty", "other_jobs", "readings_table", "replicate_table",
-           "transient_table", "lyapunov_table"]
+__all__ = ["REPLICATE_ATOL", "STEPWISE_FALL", "case_id", "register_uncited", "job_cost", "poincare_job",
+           "long_run_window", "verdict_jobs", "readings_text", "stepwise_rule", "Window", "VerdictStudy",
+           "run_verdict_study", "register_case_verdict", "register_rung_scatter", "register_loose", "transient_study",
+           "readings_table", "replicate_table", "transient_table"]
