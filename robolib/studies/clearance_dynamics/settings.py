@@ -11,7 +11,7 @@ run starts.
 >>> s = study_settings(quick=True)
 >>> s.cases, s.rtols[(10.0, 0.5)], s.rt_default(10.0, 0.5)
 ([(10.0, 0.5)], [1e-06, 1e-08], 1e-08)
->>> s.at_of(1e-9), s.n_ren(10.0)
+>>> s.at_of(1e-9), s.lyapunov_periods(10.0)
 (1e-12, 4)
 """
 
