@@ -266,8 +266,9 @@ class Exponent:
         return self.exponent - self.uncertainty, self.exponent + self.uncertainty
 
     def text(self) -> str:
-        """E.g. ``-4.45 ± 0.05 /s``."""
-        return f"{self.exponent:+.2f} ± {self.uncertainty:.2f} /s"
+        """E.g. ``-4.45 ± 0.05 /s`` (an uncertainty below 0.005 with one significant digit: ``-29.06 ± 0.001 /s``)."""
+        u = f"{self.uncertainty:.2f}" if self.uncertainty >= 0.005 else f"{self.uncertainty:.1g}"
+        return f"{self.exponent:+.2f} ± {u} /s"
 
 
 def lyapunov_exponent(params, frequency, clearance, joint="B1", model="fast", rtol=RTOL, eps=EPS,

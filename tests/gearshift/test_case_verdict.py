@@ -1,5 +1,6 @@
 """The verdict of a case in one call (robolib.gearshift.case_verdict, ``gearshift.verdict``): the chapter's verdicts, and bad arguments named."""
 
+import functools
 import inspect
 
 import numpy as np
@@ -12,9 +13,15 @@ from robolib import gearshift as G
 from robolib.gearshift import case_verdict as V
 
 
+@functools.lru_cache(maxsize=None)
+def _quick(joint, c, f):
+    """A quick verdict, computed once per session."""
+    return V.verdict(joint, c, f, quick=True, progress=False)
+
+
 @pytest.mark.parametrize("f, c, motion, k", [(10.0, 5e-4, "period-2", 2), (2.0, 1e-4, "period-1", 1)])
 def test_quick_verdicts_of_the_chapters_periodic_cases(f, c, motion, k):
-    v = V.verdict("B1", c, f, quick=True, progress=False)
+    v = _quick("B1", c, f)
     assert v.motion == motion and v.orbit.k == k and v.orbit.converges
     assert v.exponent.interval[1] < 0 and v.orbit.mu_upper < 1
     assert v.summary().startswith(f"B1, {c * 1e3:g} mm, {f:g} Hz: stable period-{k} orbit")
@@ -30,7 +37,7 @@ def test_a_chaotic_case_has_no_stable_orbit():
 
 
 def test_consistency_follows_the_three_parts():
-    v = V.verdict("B1", 1e-4, 2.0, quick=True, progress=False)
+    v = _quick("B1", 1e-4, 2.0)
     assert v.consistent == (v.ladder[0] in ("confirmed", "limit") and v.ladder[1] == 1)
     import dataclasses
 
