@@ -500,7 +500,7 @@ class ClearanceModel:
         m, cd = V.shape[0], 2 * n + nk
         tsc = np.ascontiguousarray(tsc, dtype=float)
         yy = np.concatenate([y[:2 * n], [0.0, 0.0], V.ravel()])
-        dd0 = np.ascontiguousarray(y[2 * n:2 * n + nk], dtype=float)
+        dd0 = np.array(y[2 * n:2 * n + nk], dtype=float)   # a copy: the kernel updates it in place
         _kernels.get()
         Mi, Mf, dtab = red.kernel_model()
         W = red.kernel_work()
