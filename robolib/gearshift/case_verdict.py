@@ -134,6 +134,19 @@ def find_attractor(params, frequency, clearance, joint="B1", rtol=None, periods=
     return Attractor(P, S, samples, found, attractor, attempts)
 
 
+def refined_orbit(params, joint: str, rtol: float, orbit: O.OrbitResult, n_samples: int = ORBIT_SAMPLES,
+                  divisor: float = 10.0):
+    """``(result, history)``: a stable orbit ``orbit`` found at ``rtol`` shot again at ``rtol / divisor`` from its own
+    point (:func:`robolib.gearshift.orbits.periodic_orbit_at`), against a simulation from the journal centred at that
+    tolerance (``history``: its Poincaré samples from the start, m, m/s): the motion's distance to the orbit must fall
+    with the tolerance (``result.sim_distance``)."""
+    P = O.stroboscopic_map(params, orbit.frequency, orbit.clearance, joint, rtol / divisor)
+    S = P.samples(O.ORBIT_TRANSIENT + n_samples)
+    r = O.periodic_orbit_at(params, orbit.frequency, orbit.clearance, k=orbit.k, x0=orbit.orbit.x, joint=joint,
+                            rtol=P.rtol, samples=S[O.ORBIT_TRANSIENT:])
+    return r, S
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The verdict of one case (:func:`verdict`).
@@ -263,4 +276,4 @@ def verdict(joint, clearance, frequency, params=None, rtols=LADDER, periods=PERI
                    time.perf_counter() - wall)
 
 
-__all__ = ["Attractor", "Verdict", "close_returns", "find_attractor", "verdict", "PERIODS", "LADDER"]
+__all__ = ["Attractor", "Verdict", "close_returns", "find_attractor", "refined_orbit", "verdict", "PERIODS", "LADDER"]

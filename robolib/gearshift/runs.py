@@ -15,7 +15,6 @@ from robolib.core.nonlinear import (
     poincare_times,
     repeat_residuals,
 )
-from robolib.core.params import Parameter
 from robolib.gearshift import lyapunov as LY
 from robolib.gearshift.fast import FastClearance, _bearing_frame, _journal_rate
 from robolib.gearshift.model import (  # noqa: F401
@@ -114,7 +113,7 @@ class PoincareRun(PoincarePoint):
 
 @dataclass(frozen=True)
 class OrbitRun:
-    """A densely sampled steady clearance response (:func:`orbit_run`, :func:`explore_run`), T samples.
+    """A densely sampled steady clearance response (:func:`orbit_run`), T samples.
 
     Fields:
 
@@ -276,7 +275,7 @@ def poincare_run(params: dict, frequency: float | None = None, clearance: float 
                  n_transient: int = POINCARE_TRANSIENT, n_samples: int = POINCARE_SAMPLES, joints=None,
                  backend: str = "auto", rtol: float | None = None, atol: float | None = None,
                  k_max: int | None = None, engine: str = REFERENCE_ENGINE) -> PoincareRun:
-    """Stroboscopic Poincaré samples and period verdict of the gear-shift clearance response (picklable).
+    """Stroboscopic Poincaré samples and the period reading of the gear-shift clearance response (picklable).
 
     Simulates ``n_transient + n_samples`` drive periods from the ideal state
     (journal centred) and samples once per period after the transient, from the
@@ -498,32 +497,4 @@ def detail_metrics(params: dict, duration: float = 1.0, rtol: float | None = Non
                          n_rejected=r.n_rejected, wall_s=r.wall_s)
 
 
-def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: float = 4000.0) -> OrbitRun:
-    """Short clearance run from the ideal state for the chapter's Explore panel (picklable).
-
-    ``case = (frequency (Hz), clearance (mm))``; integrates about ``seconds``
-    (a whole number of drive periods, at least one) and returns
-    :func:`orbit_run`'s :class:`OrbitRun`. A bad case or duration raises :class:`robolib.ParameterError` naming it and its
-    valid values, before any integration.
-
-    >>> r = explore_run(load_parameters(), (10.0, 0.1), seconds=0.1, samples_per_second=200.0)
-    >>> r.t.shape
-    (20,)
-    """
-    if not isinstance(case, (list, tuple)) or len(case) != 2:
-        raise ParameterError(f"case = {case!r} is not valid: case must be a pair (frequency Hz > 0, clearance mm > 0)")
-    _validate("case[0]", case[0], _CASE_F)
-    _validate("case[1]", case[1], _CASE_C)
-    check_clearance(params, case[1], "case[1]", "mm")
-    check_arguments(seconds=seconds, samples_per_second=samples_per_second)
-    f, c_mm = float(case[0]), float(case[1])
-    n_per = max(1, int(round(seconds * f)))
-    return orbit_run(params, frequency=f, clearance=c_mm * 1e-3, n_transient=0, n_periods=n_per,
-                     samples_per_period=max(2, int(round(samples_per_second / f))))
-
-
-#: The two entries of an Explore case ``(frequency, clearance)``.
-_CASE_F = Parameter(None, "drive frequency of the case", unit="Hz", low=0.0, open_low=True)
-_CASE_C = Parameter(None, "radial clearance of the case", unit="mm", low=0.0, open_low=True)
-
-__all__ = ["journal_orbit", "poincare_run", "lyapunov_run", "orbit_run", "POINCARE_TRANSIENT", "POINCARE_SAMPLES", "PERIOD_TOL_FACTOR", "PERIOD_TOL_FLOOR", "NOISE_RTOL_DIVISOR", "LYAPUNOV_TRANSIENT", "LYAPUNOV_PERIODS", "detail_metrics", "explore_run", "JournalOrbit", "PoincarePoint", "PoincareRun", "OrbitRun", "DetailMetrics"]
+__all__ = ["journal_orbit", "poincare_run", "lyapunov_run", "orbit_run", "POINCARE_TRANSIENT", "POINCARE_SAMPLES", "PERIOD_TOL_FACTOR", "PERIOD_TOL_FLOOR", "NOISE_RTOL_DIVISOR", "LYAPUNOV_TRANSIENT", "LYAPUNOV_PERIODS", "detail_metrics", "JournalOrbit", "PoincarePoint", "PoincareRun", "OrbitRun", "DetailMetrics"]

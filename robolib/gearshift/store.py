@@ -74,12 +74,15 @@ from robolib.gearshift import lyapunov as LY
 from robolib.gearshift.model import check_arguments, check_clearance, check_params, load_parameters
 from robolib.gearshift.runs import ENGINES, REFERENCE_ENGINE, PoincarePoint, check_engine, lyapunov_run, poincare_run
 
-#: The book's default sweep: drive frequencies (Hz) at ``FREQ_SWEEP_CLEARANCE_MM``,
-#: and clearances (mm) at ``CLEARANCE_SWEEP_FREQUENCY``.
+#: The book's default sweep: drive frequencies (Hz) at ``FREQ_SWEEP_CLEARANCE`` (m),
+#: and clearances (m) at ``CLEARANCE_SWEEP_FREQUENCY`` (Hz).
 DEFAULT_FREQUENCIES = tuple(float(f) for f in np.round(np.arange(1.0, 12.0 + 1e-9, 0.25), 6))
-FREQ_SWEEP_CLEARANCE_MM = 0.5
-DEFAULT_CLEARANCES_MM = tuple(float(c) for c in np.round(np.linspace(0.02, 0.5, 25), 6))
+FREQ_SWEEP_CLEARANCE = 5e-4
+DEFAULT_CLEARANCES = tuple(float(c) for c in np.round(np.linspace(0.02e-3, 0.5e-3, 25), 9))
 CLEARANCE_SWEEP_FREQUENCY = 6.0
+#: Significant digits of a clearance in a sweep's key (a clearance given as ``0.3e-3`` and as ``0.3 * 1e-3`` is one
+#: point).
+KEY_DIGITS = 12
 #: Transient periods and Poincaré samples of every point (the converged defaults of the chapter).
 N_TRANSIENT = 20
 N_SAMPLES = 60
@@ -157,38 +160,40 @@ class RunSources:
         return RunSources(self.stored + other.stored, self.computed + other.computed, self.wall_s + other.wall_s)
 
 
-def sweep_points(frequencies=DEFAULT_FREQUENCIES, freq_clearance_mm: float = FREQ_SWEEP_CLEARANCE_MM,
-                 clearances_mm=DEFAULT_CLEARANCES_MM, clearance_frequency: float = CLEARANCE_SWEEP_FREQUENCY):
-    """The points ``[(f [Hz], c [mm]), ...]`` of a frequency sweep followed by a clearance sweep.
+def sweep_points(frequencies=DEFAULT_FREQUENCIES, freq_clearance: float = FREQ_SWEEP_CLEARANCE,
+                 clearances=DEFAULT_CLEARANCES, clearance_frequency: float = CLEARANCE_SWEEP_FREQUENCY):
+    """The points ``[(f [Hz], c [m]), ...]`` of a frequency sweep (``frequencies`` at the clearance
+    ``freq_clearance``, m) followed by a clearance sweep (``clearances``, m, at ``clearance_frequency``, Hz).
 
-    >>> sweep_points([2.0, 4.0], 0.5, [0.1], 6.0)
-    [(2.0, 0.5), (4.0, 0.5), (6.0, 0.1)]
+    >>> sweep_points([2.0, 4.0], 5e-4, [1e-4], 6.0)
+    [(2.0, 0.0005), (4.0, 0.0005), (6.0, 0.0001)]
     """
 
     fs = real_array("frequencies", frequencies, shape=(None,), allow_empty=True)
-    cs = real_array("clearances_mm", clearances_mm, shape=(None,), allow_empty=True)
-    fc = real("freq_clearance_mm", freq_clearance_mm, unit="mm")
+    cs = real_array("clearances", clearances, shape=(None,), allow_empty=True)
+    fc = real("freq_clearance", freq_clearance, unit="m")
     cf = real("clearance_frequency", clearance_frequency, unit="Hz")
     pts = [(float(f), fc) for f in fs] + [(cf, float(c)) for c in cs]
-    names = [("frequencies" if not f > 0 else "freq_clearance_mm") for f in fs] + \
-            [("clearances_mm" if not c > 0 else "clearance_frequency") for c in cs]
+    names = [("frequencies" if not f > 0 else "freq_clearance") for f in fs] + \
+            [("clearances" if not c > 0 else "clearance_frequency") for c in cs]
     for (f, c), name in zip(pts, names):
         if not (f > 0 and c > 0):
-            raise ParameterError(f"{name}: sweep point (f = {f!r} Hz, c = {c!r} mm): frequency and clearance must be "
+            raise ParameterError(f"{name}: sweep point (f = {f!r} Hz, c = {c!r} m): frequency and clearance must be "
                                  f"positive")
     return pts
 
 
 def _check_points(points, params: dict) -> list:
-    """Sweep points ``[(f [Hz] > 0, c [mm] > 0), ...]`` as float pairs, or ParameterError naming ``points``
-    (a clearance at or above the journal radius of ``params`` too)."""
+    """Sweep points ``[(f [Hz] > 0, c [m] > 0), ...]`` as float pairs (c to ``KEY_DIGITS`` significant digits), or
+    ParameterError naming ``points`` (a clearance at or above the journal radius of ``params`` too: a clearance
+    given in mm)."""
 
     a = real_array("points", points, shape=(None, 2))
     if not np.all(a > 0):
-        raise ParameterError(f"points must be pairs (frequency Hz > 0, clearance mm > 0), got {a.tolist()!r:.80}")
-    for i, c_mm in enumerate(a[:, 1]):
-        check_clearance(params, float(c_mm), f"points[{i}] clearance", "mm")
-    return [(float(f), float(c)) for f, c in a]
+        raise ParameterError(f"points must be pairs (frequency Hz > 0, clearance m > 0), got {a.tolist()!r:.80}")
+    for i, c in enumerate(a[:, 1]):
+        check_clearance(params, float(c), f"points[{i}] clearance")
+    return [(float(f), float(f"{c:.{KEY_DIGITS}g}")) for f, c in a]
 
 
 def sweep_key(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: int = N_SAMPLES,
@@ -198,8 +203,8 @@ def sweep_key(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: i
     ``rtol``/``atol`` default to the parameter set's solver values; ``engine`` (:data:`robolib.gearshift.runs.ENGINES`)
     is the model that integrates the points: a store made by one engine never answers a request for the other.
 
-    >>> k = sweep_key(default_params(), [(12.0, 0.5)], engine="dae")
-    >>> k["engine"], k == sweep_key(default_params(), [(12.0, 0.5)], engine="fast")
+    >>> k = sweep_key(default_params(), [(12.0, 5e-4)], engine="dae")
+    >>> k["engine"], k == sweep_key(default_params(), [(12.0, 5e-4)], engine="fast")
     ('dae', False)
     """
 
@@ -226,14 +231,14 @@ def _plain(obj):
 
 def _point(fc, params, n_transient, n_samples, rtol, atol, engine=LEGACY_ENGINE):
 
-    f, c_mm = fc
-    r = poincare_run(params, f, c_mm * 1e-3, n_transient=n_transient, n_samples=n_samples, rtol=rtol,
+    f, c = fc
+    r = poincare_run(params, f, c, n_transient=n_transient, n_samples=n_samples, rtol=rtol,
                      atol=atol, engine=engine)
     return r.point()
 
 
 def _sweep_task(params, points, n_transient, n_samples, rtol, atol, engine=REFERENCE_ENGINE):
-    """``(task, points)``: the picklable function of one point ``(f, c_mm)`` with every other setting bound.
+    """``(task, points)``: the picklable function of one point ``(f [Hz], c [m])`` with every other setting bound.
 
     The DAE's task binds no ``engine`` (its default): the checkpoint files of DAE points keep the names they had
     before runs had an engine."""
@@ -568,7 +573,7 @@ def _remove_points(checkpoint, params, points, salt, engine: str = REFERENCE_ENG
 __all__ = ["LEGACY_ENGINE", "STUDY_STORE", "STUDY_STORE_ENV", "LYAPUNOV_FIELDS", "StoredLyapunov", "SweepSource",
            "RunSources", "study_run",
            "stored_jobs", "load_or_run_study",
-           "DEFAULT_FREQUENCIES", "FREQ_SWEEP_CLEARANCE_MM", "DEFAULT_CLEARANCES_MM", "CLEARANCE_SWEEP_FREQUENCY",
+           "DEFAULT_FREQUENCIES", "FREQ_SWEEP_CLEARANCE", "DEFAULT_CLEARANCES", "CLEARANCE_SWEEP_FREQUENCY", "KEY_DIGITS",
            "N_TRANSIENT", "N_SAMPLES", "STORE", "STORES", "store_path", "CHECKPOINT_DIR", "FIELDS", "sweep_points", "sweep_key", "checkpoint_files",
            "run_sweep", "save", "load",
            "load_or_run", "default_params", "main"]

@@ -55,6 +55,16 @@ def test_the_library_search_is_the_chapters():
     np.testing.assert_array_equal(a.orbit.orbit.x, d.attractor.orbit.x)
 
 
+def test_the_motion_s_distance_to_the_orbit_falls_with_the_tolerance():
+    """2 Hz / 0.1 mm: shot again at a tenth of the tolerance, the orbit's accuracy and the motion's distance fall."""
+    from robolib.gearshift import orbits as O
+
+    o = _quick("B1", 1e-4, 2.0).orbit
+    r, history = V.refined_orbit(None, "B1", O.ORBIT_RTOL, o, n_samples=6)
+    assert r.k == o.k == 1 and r.converges and history.shape == (O.ORBIT_TRANSIENT + 7, 4)
+    assert 3.0 * r.tol <= o.tol and r.sim_distance < o.sim_distance
+
+
 def test_a_clearance_in_millimetres_is_refused_before_any_integration():
     with pytest.raises(ParameterError, match="clearance"):
         V.verdict("A2", 0.2, 8.0, progress=False)
@@ -80,7 +90,8 @@ ENTRY_POINTS = {
     "close_returns": (V.close_returns, dict(z=np.zeros((4, 1)), k=1, n=1),
                       {"z": st.sampled_from([np.zeros(3), "x", [[float("nan")]], None]), "k": "count", "n": "seed"}),
 }
-NOT_FUZZED = {"Attractor": "result container of find_attractor", "Verdict": "result container of verdict"}
+NOT_FUZZED = {"Attractor": "result container of find_attractor", "Verdict": "result container of verdict",
+              "refined_orbit": "takes an orbit find_attractor found (its arguments checked there)"}
 NOT_FUZZED_ARGS = {"verdict": set(), "find_attractor": {"params", "step"}, "close_returns": set()}
 
 test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(ENTRY_POINTS)

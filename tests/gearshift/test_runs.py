@@ -160,21 +160,9 @@ def test_lyapunov_run_refuses_bad_arguments_by_name(name, value, valid):
     (G.detail_metrics, {"rtol": 1.0}, "rtol", RTOL),
     (G.detail_metrics, {"atol": -1e-12}, "atol", ATOL),
     (G.detail_metrics, {"sample_rate": 0.0}, "sample_rate", "a number > 0 1/s"),
-    (G.explore_run, {"case": (10.0, 0.1), "seconds": 0.0}, "seconds", "a number > 0 s"),
-    (G.explore_run, {"case": (10.0, 0.1), "samples_per_second": -1.0}, "samples_per_second", "a number > 0 1/s"),
-    (G.explore_run, {"case": (0.0, 0.1)}, "case[0]", "a number > 0 Hz"),
-    (G.explore_run, {"case": (NAN, 0.1)}, "case[0]", "a number > 0 Hz"),
-    (G.explore_run, {"case": (10.0, 0.0)}, "case[1]", "a number > 0 mm"),
-    (G.explore_run, {"case": (10.0, True)}, "case[1]", "a number > 0 mm"),
 ], ids=stable_id)
 def test_the_other_runs_refuse_bad_arguments_by_name(fun, kwargs, name, valid):
     _refused(fun, P, name=name, valid=valid, **kwargs)
-
-
-@pytest.mark.parametrize("case", [(10.0,), (10.0, 0.1, 1.0), "10, 0.1", 10.0, None])
-def test_explore_run_needs_a_pair(case):
-    with pytest.raises(ParameterError, match=names("case", "pair", "Hz", "mm")):
-        G.explore_run(P, case)
 
 
 
@@ -233,7 +221,7 @@ def test_the_chapters_engine_is_the_fast_model_and_a_run_without_one_is_the_dae(
     assert study_settings(quick=True, engine="dae").engine == "dae"
     assert REFERENCE_ENGINE == B.LEGACY_ENGINE == "dae"
     assert G.poincare_run(P, 12.0, 5e-4, n_transient=0, n_samples=2, rtol=1e-6, atol=1e-9).engine == "dae"
-    assert B.sweep_key(P, [(12.0, 0.5)])["engine"] == "dae"
+    assert B.sweep_key(P, [(12.0, 5e-4)])["engine"] == "dae"
 
 
 def test_fast_lyapunov_job_has_the_dae_jobs_settings_and_fields():
@@ -254,7 +242,7 @@ def test_a_fast_run_with_several_clearance_joints_is_refused_by_name():
                                         engine="fast"),
                  lambda: G.lyapunov_run(P, 12.0, 5e-4, joints="B1, E2", engine="fast"),
                  lambda: study_settings(quick=True, clearance_joint="B1,E2", engine="fast"),
-                 lambda: B.sweep_key(G.with_changes(P, **{"clearance.joints": "B1, C"}), [(12.0, 0.5)],
+                 lambda: B.sweep_key(G.with_changes(P, **{"clearance.joints": "B1, C"}), [(12.0, 5e-4)],
                                      engine="fast")):
         with pytest.raises(ParameterError, match=names("engine = 'fast'", "clearance_joint", "one", "2 named")):
             call()

@@ -60,7 +60,7 @@ def test_a_gear_shift_sweep_keeps_its_points_keyed_by_the_parameter_set(tmp_path
     from robolib.gearshift import load_parameters, with_changes
     from robolib.gearshift import store as B
 
-    p, pts, ckpt = load_parameters(), [(12.0, 0.5), (11.0, 0.5)], tmp_path / "pts"
+    p, pts, ckpt = load_parameters(), [(12.0, 5e-4), (11.0, 5e-4)], tmp_path / "pts"
     first = B.run_sweep(p, pts, n_transient=0, n_samples=2, checkpoint=ckpt)
     mine = B.checkpoint_files(ckpt, p, pts, n_transient=0, n_samples=2)
     assert sorted(mine) == files(ckpt)
@@ -81,7 +81,7 @@ P = G.load_parameters()
 
 
 def test_sweep_keys_differ_by_engine_and_a_store_serves_only_its_engine(tmp_path):
-    pts = B.sweep_points([12.0], 0.5, [], 6.0)
+    pts = B.sweep_points([12.0], 5e-4, [], 6.0)
     k_fast, k_dae = (B.sweep_key(P, pts, 1, 3, engine=e) for e in ("fast", "dae"))
     assert k_fast != k_dae and k_fast["engine"] == "fast" and k_dae["engine"] == "dae"
     recs = B.run_sweep(P, pts, n_transient=1, n_samples=3, engine="fast")
@@ -163,8 +163,8 @@ def test_store_answers_the_books_default_request(stored):
     assert meta["key"] == B._plain(key)
     assert B.load(key=key) is not None
     assert B.load(B.store_path(engine), key=B.sweep_key(B.default_params(), B.sweep_points(), engine=other)) is None
-    assert len(records) == len(B.DEFAULT_FREQUENCIES) + len(B.DEFAULT_CLEARANCES_MM) == 45 + 25
-    assert np.max(np.diff(B.DEFAULT_FREQUENCIES)) <= 0.25 + 1e-12 and len(B.DEFAULT_CLEARANCES_MM) >= 25
+    assert len(records) == len(B.DEFAULT_FREQUENCIES) + len(B.DEFAULT_CLEARANCES) == 45 + 25
+    assert np.max(np.diff(B.DEFAULT_FREQUENCIES)) <= 0.25 + 1e-12 and len(B.DEFAULT_CLEARANCES) >= 25
     for r in records:
         assert r.samples.shape == (B.N_SAMPLES, 4) and np.all(np.isfinite(r.samples))
         assert r.period >= 0 and r.noise > 0 and r.wall_s > 0
@@ -174,7 +174,7 @@ def test_store_answers_the_books_default_request(stored):
 def test_stored_point_is_what_the_code_computes_now(stored):
     records, meta = stored
     pts = [tuple(p) for p in meta["key"]["points"]]
-    i = max(range(len(pts)), key=lambda j: pts[j][0] if pts[j][1] == B.FREQ_SWEEP_CLEARANCE_MM else -1)  # 12 Hz
+    i = max(range(len(pts)), key=lambda j: pts[j][0] if pts[j][1] == B.FREQ_SWEEP_CLEARANCE else -1)  # 12 Hz
     key = meta["key"]
     now = B.run_sweep(B.default_params(), [pts[i]], key["n_transient"], key["n_samples"], key["rtol"], key["atol"],
                       engine=key["engine"])[0]
@@ -186,7 +186,7 @@ def test_stored_point_is_what_the_code_computes_now(stored):
 
 def test_save_load_round_trip_and_key_mismatch(tmp_path):
     p = B.default_params()
-    pts = B.sweep_points([12.0], 0.5, [], 6.0)
+    pts = B.sweep_points([12.0], 5e-4, [], 6.0)
     recs = B.run_sweep(p, pts, n_transient=1, n_samples=3)
     key = B.sweep_key(p, pts, 1, 3)
     path = B.save(tmp_path / "s.npz", key, recs, {"wall_s": 1.0})
@@ -204,9 +204,9 @@ def test_save_load_round_trip_and_key_mismatch(tmp_path):
 
 def test_sweep_points_reject_non_positive_values():
     with pytest.raises(ParameterError, match=names("frequency", "positive")):
-        B.sweep_points([0.0], 0.5, [0.1], 6.0)
-    with pytest.raises(ParameterError, match="c = -0.1 mm"):
-        B.sweep_points([2.0], 0.5, [-0.1], 6.0)
+        B.sweep_points([0.0], 5e-4, [1e-4], 6.0)
+    with pytest.raises(ParameterError, match=names("clearances", "positive")):
+        B.sweep_points([2.0], 5e-4, [-1e-4], 6.0)
 
 
 def test_verdict_study_store_is_current():

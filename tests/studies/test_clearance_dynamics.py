@@ -166,7 +166,7 @@ def test_irregular_case_claims():
 def test_the_orbit_study_of_several_clearance_joints_is_not_computed_rather_than_failing():
     reg = ClaimsRegister("t", glue=False)
     assert S.orbit_study(SimpleNamespace(joints=["B1", "C"], cases=[(10.0, 0.5)]), None, reg) == ({}, None)
-    assert reg.failing() == [] and len(reg.not_computed()) == len(reg.claims) == 3 * len(CITED_CASES)
+    assert reg.failing() == [] and len(reg.not_computed()) == len(reg.claims) == 3 * len(CITED_CASES) + len(S.PERIODIC_CITED)
     assert "2" in reg.claims["clearance_orbit_10_0p5"].reason
 
 
@@ -244,11 +244,11 @@ NAME = "clearance_dynamics"
 IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumgarte", "clearance_lin_p",
        "clearance_lin_v", "clearance_lin_a", "clearance_dp_size", "clearance_conv_detail", "clearance_verdict_10_0p5",
        "clearance_rung_scatter", "clearance_verdict_6_0p5", "clearance_verdict_2_0p1", "clearance_loose",
-       "clearance_transient", "clearance_orbit_10_0p5", "clearance_orbit_routes_10_0p5",
+       "clearance_transient", "clearance_orbit_10_0p5", "clearance_orbit_distance_10_0p5", "clearance_orbit_routes_10_0p5",
        "clearance_exponent_models_10_0p5", "clearance_exponent_alpha", "clearance_exponent_saltation",
        "clearance_orbit_ladder", "clearance_orbit_6_0p5", "clearance_orbit_routes_6_0p5",
        "clearance_exponent_models_6_0p5", "clearance_orbit_2_0p1", "clearance_orbit_routes_2_0p1",
-       "clearance_exponent_models_2_0p1",
+       "clearance_exponent_models_2_0p1", "clearance_orbit_distance_2_0p1",
        "clearance_store_current",
        "clearance_bif_resolution", "clearance_bif_cost", "clearance_orbit_first_pd", "clearance_orbit_crossings",
        "clearance_orbit_onsets", "clearance_orbit_brute", "clearance_sc_acc", "clearance_sc_ratio", "clearance_sc_level"]
@@ -410,6 +410,7 @@ def test_quick_run_registers_every_claim_of_the_chapter(quick_study):
     # from the failing claims); what it cannot show: the resolution, the coinciding sweep point (failing)
     assert set(res.not_computed()) >= {"clearance_verdict_6_0p5", "clearance_verdict_2_0p1",
                                        "clearance_exponent_models_6_0p5", "clearance_orbit_routes_2_0p1",
+                                       "clearance_orbit_distance_2_0p1",
                                        "clearance_orbit_first_pd"}
     assert set(res.failing()) >= {"clearance_bif_resolution", "clearance_store_current"}
     assert not set(res.failing()) & set(res.not_computed())
@@ -572,8 +573,9 @@ def test_default_run_computes_on_the_fast_model_and_the_dae_runs_are_stored():
     rep = [verdicts.poincare_job(s, 10.0, 0.5, rt, afac=verdicts.REPLICATE_ATOL) for rt in rts[-N.LADDER_FIT:]]
     assert store.stored_jobs(s.base, rep, seed=s.seed) == rep
     assert store.stored_jobs(s.base, jobs, seed=1) == []                              # another seed: computed
-    points = store.sweep_points(s.freqs, s.freq_sweep_clearance_mm, s.clearances_mm, s.clearance_sweep_frequency)
+    points = [(f, c * 1e-3) for f, c in sweeps.sweep_points_mm(s)]
     assert store.load(key=store.sweep_key(s.base, points, s.n_transient, s.n_poincare, s.rtol, s.atol)) is not None
+    assert store.sweep_key(s.base, points)["points"] == store.sweep_key(s.base, store.sweep_points())["points"]
     assert set(CITED_CASES) == set(s.cases)
 
 
@@ -685,3 +687,29 @@ def test_the_live_explore_panel_spans_clearances_up_to_the_journal_radius(quick_
     assert type(c).__name__ == "FloatLogSlider"
     assert 10 ** c.min == pytest.approx(0.01) and radius_mm * 0.98 < 10 ** c.max < radius_mm
     assert (f.min, f.max) == (1.0, 12.0)
+
+
+# ----------------------------------------------------------------------------- the Explore panel's runs (mm)
+
+@pytest.mark.parametrize("kwargs, name, valid", [
+    ({"case": (10.0, 0.1), "seconds": 0.0}, "seconds", "a number > 0 s"),
+    ({"case": (10.0, 0.1), "samples_per_second": -1.0}, "samples_per_second", "a number > 0 1/s"),
+    ({"case": (0.0, 0.1)}, "case[0]", "a number > 0 Hz"),
+    ({"case": (float("nan"), 0.1)}, "case[0]", "a number > 0 Hz"),
+    ({"case": (10.0, 0.0)}, "case[1]", "a number > 0 mm"),
+    ({"case": (10.0, 200.0)}, "case[1]", "journal radius"),
+])
+def test_explore_run_refuses_a_bad_case_or_duration_by_name(kwargs, name, valid):
+    with pytest.raises(ParameterError, match=names(name, valid)):
+        checks.explore_run(load_parameters(), **kwargs)
+
+
+@pytest.mark.parametrize("case", [(10.0,), (10.0, 0.1, 1.0), "10, 0.1", 10.0, None])
+def test_explore_run_needs_a_pair(case):
+    with pytest.raises(ParameterError, match=names("case", "pair", "Hz", "mm")):
+        checks.explore_run(load_parameters(), case)
+
+
+def test_explore_run_takes_the_clearance_in_mm():
+    r = checks.explore_run(load_parameters(), (10.0, 0.1), seconds=0.1, samples_per_second=200.0)
+    assert r.clearance == pytest.approx(1e-4)

@@ -84,6 +84,13 @@ def reading_bar(r: PoincarePoint) -> tuple[int, bool]:
     return (int(r.period) if r.period >= 1 else 0), False
 
 
+def sweep_points_mm(s: StudySettings) -> list:
+    """The chapter's sweep points ``[(f [Hz], c [mm]), ...]``: the frequency sweep's, then the clearance sweep's (the
+    library's :func:`robolib.gearshift.store.sweep_points` in the chapter's unit)."""
+    return [(float(f), float(s.freq_sweep_clearance_mm)) for f in s.freqs] + \
+        [(float(s.clearance_sweep_frequency), float(c)) for c in s.clearances_mm]
+
+
 def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> BifurcationSweeps:
     """Load (or run) the sweeps; claims ``clearance_store_current``, ``clearance_bif_resolution``, ``clearance_bif_cost``.
 
@@ -92,9 +99,9 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> BifurcationS
     ``checkpoint``: a directory that keeps each computed point as it completes (:func:`robolib.core.nonlinear.sweep`),
     so that a sweep the store does not hold, interrupted and run again, computes only its missing points.
     """
-    points = B.sweep_points(s.freqs, s.freq_sweep_clearance_mm, s.clearances_mm, s.clearance_sweep_frequency)
-    runs, info = B.load_or_run(s.base, points, s.n_transient, s.n_poincare, s.rtol, s.atol, n_jobs=s.n_jobs,
-                               checkpoint=checkpoint, engine=s.engine)
+    points = sweep_points_mm(s)
+    runs, info = B.load_or_run(s.base, [(f, c * 1e-3) for f, c in points], s.n_transient, s.n_poincare, s.rtol,
+                               s.atol, n_jobs=s.n_jobs, checkpoint=checkpoint, engine=s.engine)
     register_store_current(s, v, reg, points, runs, info)
     freqs, cls = s.freqs, s.clearances_mm
     step = float(np.max(np.diff(freqs))) if len(freqs) > 1 else None
@@ -169,5 +176,5 @@ def sweep_readings_table(s: StudySettings, d: BifurcationSweeps) -> str:
         [[name, _listing(s.freqs, d.f_runs, w), _listing(s.clearances_mm, d.c_runs, w)] for name, w in kinds])
 
 
-__all__ = ["NEAR_PERIOD", "STORE_AGREE", "BIF_MAX_STEP", "BIF_MIN_CLEARANCES", "BIF_MIN_SAMPLES", "BifurcationSweeps",
+__all__ = ["NEAR_PERIOD", "STORE_AGREE", "BIF_MAX_STEP", "BIF_MIN_CLEARANCES", "BIF_MIN_SAMPLES", "BifurcationSweeps", "sweep_points_mm",
            "sweep_reading", "reading_bar", "bifurcation_study", "register_store_current", "sweep_readings_table"]

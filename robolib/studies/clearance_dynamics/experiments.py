@@ -25,13 +25,17 @@ import numpy as np
 from robolib.book.notebook import markdown_table
 from robolib.core import clearance as C
 from robolib.core import multibody as mb
+from robolib.core.checks import real
 from robolib.core.clearance import ClearanceModel, ClearanceResult
+from robolib.core.errors import ParameterError
 from robolib.core.nonlinear import sweep
 from robolib.gearshift.model import (
     GearShift,
     SliderCrank,
     build_gearshift,
     build_slider_crank,
+    check_arguments,
+    check_clearance,
     clearance_model,
     end_effector_errors,
     ideal_motion,
@@ -40,7 +44,7 @@ from robolib.gearshift.model import (
     slider_closed_form,
     with_changes,
 )
-from robolib.gearshift.runs import DetailMetrics, JournalOrbit, detail_metrics, journal_orbit
+from robolib.gearshift.runs import DetailMetrics, JournalOrbit, OrbitRun, detail_metrics, journal_orbit, orbit_run
 from robolib.studies.clearance_dynamics.settings import DETAIL_SAMPLE_RATE, StudySettings
 
 #: N m: motor torques from the multipliers vs from virtual power.
@@ -370,7 +374,31 @@ def slider_table(d: SliderCrankCheck) -> str:
                            for c, _, dx, dv in d.runs])
 
 
-__all__ = ["TAU_AGREE", "DAE_AGREE", "LIN_TOL", "DRIFT_FACTOR", "DRIFT_GROWTH", "CONV_REL", "CONV_EPISODES",
+def explore_run(params: dict, case, seconds: float = 0.5, samples_per_second: float = 4000.0) -> OrbitRun:
+    """Short clearance run from the ideal state for the chapter's Explore panel (picklable).
+
+    ``case = (frequency (Hz), clearance (mm))`` in the chapter's units (converted here to the library's metres);
+    integrates about ``seconds`` (a whole number of drive periods, at least one) and returns
+    :func:`robolib.gearshift.orbit_run`'s :class:`robolib.gearshift.runs.OrbitRun`. A bad case or duration raises
+    :class:`robolib.ParameterError` naming it, before any integration.
+
+    >>> from robolib.gearshift.model import load_parameters
+    >>> r = explore_run(load_parameters(), (10.0, 0.1), seconds=0.1, samples_per_second=200.0)
+    >>> r.t.shape
+    (20,)
+    """
+    if not isinstance(case, (list, tuple)) or len(case) != 2:
+        raise ParameterError(f"case = {case!r} is not valid: case must be a pair (frequency Hz > 0, clearance mm > 0)")
+    f = real("case[0]", case[0], low=0.0, open_low=True, unit="Hz")
+    c_mm = real("case[1]", case[1], low=0.0, open_low=True, unit="mm")
+    check_clearance(params, c_mm, "case[1]", "mm")
+    check_arguments(seconds=seconds, samples_per_second=samples_per_second)
+    n_per = max(1, int(round(seconds * f)))
+    return orbit_run(params, frequency=f, clearance=c_mm * 1e-3, n_transient=0, n_periods=n_per,
+                     samples_per_period=max(2, int(round(samples_per_second / f))))
+
+
+__all__ = ["explore_run", "TAU_AGREE", "DAE_AGREE", "LIN_TOL", "DRIFT_FACTOR", "DRIFT_GROWTH", "CONV_REL", "CONV_EPISODES",
            "DP_BAND", "SC_ACC_REL", "SC_RATIO", "SC_LEVEL", "Topology", "IdealCheck", "DriftCheck", "DetailRun",
            "DetailConvergence", "SliderCrankCheck", "topology_check", "ideal_check", "drift_check",
            "detail_run", "modes_table", "detail_convergence", "convergence_table", "slider_crank_check",

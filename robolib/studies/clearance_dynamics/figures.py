@@ -5,7 +5,7 @@ Each function takes the data dict of one experiment
 Figure; :func:`detail_animation` returns the animation of the detailed run's last
 drive period and :func:`explore_figure` one figure of the Explore panel.
 
->>> from robolib.gearshift.runs import explore_run
+>>> from robolib.studies.clearance_dynamics.experiments import explore_run
 >>> from robolib.gearshift import load_parameters
 >>> r = explore_run(load_parameters(), (10.0, 0.1), seconds=0.1, samples_per_second=200.0)
 >>> len(explore_figure(r, 0.1, 10.0).axes)
@@ -181,7 +181,7 @@ def slider_figure(d: SliderCrankCheck) -> Figure:
 def explore_figure(r: OrbitRun, clearance_mm: float, frequency: float) -> Figure:
     """One Explore figure: the journal orbit of a short run and its normal contact force.
 
-    ``r``: :func:`robolib.gearshift.explore_run`'s dict for ``(frequency [Hz], clearance_mm [mm])``.
+    ``r``: :func:`robolib.studies.clearance_dynamics.experiments.explore_run`'s dict for ``(frequency [Hz], clearance_mm [mm])``.
     """
     fig = Figure(figsize=(5.5, 3.0), layout="tight")
     a0, a1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.6]})

@@ -109,6 +109,10 @@ class CaseOrbits:
       memory's saltation}`` (:class:`robolib.gearshift.lyapunov.TangentExponent` each), else None.
     * ``section``: the samples and orbit points in the chapter's units (:class:`SectionUnits`).
     * ``wall_s``: wall time, s.
+    * ``refined``: the attractor again at a tenth of the tolerance (:class:`robolib.gearshift.orbits.OrbitResult`,
+      shot from the attractor, compared with samples simulated at that tolerance), or None without an attractor.
+    * ``refined_history``: those samples from the start (m, m/s), or None.
+    * ``rtol``: the tolerance of the shooting and the samples (the first rung).
     """
 
     case: tuple
@@ -123,6 +127,9 @@ class CaseOrbits:
     wall_s: float
     dae: LY.Exponent | None = None
     checks: dict | None = None
+    refined: O.OrbitResult | None = None
+    refined_history: np.ndarray | None = None
+    rtol: float = O.ORBIT_RTOL
 
 
 @dataclass(frozen=True)
@@ -190,8 +197,20 @@ def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIOD
     a = V.find_attractor(params, f, c, joint, rtol, periods=periods, n_starts=n_starts, n_samples=n_samples)
     P, S, samples, found, attractor, attempts = a.map, a.history, a.samples, a.found, a.orbit, a.attempts
     L = exponent(params, (f, c * 1e3), joint, "fast", lyapunov_periods, seed=seed, **exponent_kw)
+    refined, history = (None, None) if attractor is None else V.refined_orbit(params, joint, P.rtol, attractor, n_samples, REFINE_DIVISOR)
     return CaseOrbits((f, c * 1e3), samples, S, P.scale, found, attractor, attempts, L,
-                      section_units(P, samples, found), time.perf_counter() - wall)
+                      section_units(P, samples, found), time.perf_counter() - wall, refined=refined,
+                      refined_history=history, rtol=P.rtol)
+
+
+#: The cited cases with a stable orbit (the prose cites their distance claims).
+PERIODIC_CITED = ((10.0, 0.5), (2.0, 0.1))
+#: The attractor's second rung: the tolerance divided by this (the motion's distance to the orbit must fall with it).
+REFINE_DIVISOR = 10.0
+#: The orbit's accuracy (its shooting tolerance, 10 x the one-return noise) falls at least this many times from a rung
+#: to the next (5.5-fold at 2 Hz / 0.1 mm, 10-fold at 10 Hz / 0.5 mm from rtol 1e-11 to 1e-12; the reset memory's
+#: offset, 2.5e-3 at 10 Hz, not at all).
+DISTANCE_FALL = 3.0
 
 
 #: Tolerances of the Lyapunov exponents as the study's rungs, refined tenfold: the fast model at the parameter file's
@@ -350,10 +369,12 @@ def register_case(reg, d: CaseOrbits) -> None:
                   criterion=f"shooting on P^k converged with residual <= tol ({O.SHOOT_TOL_FACTOR:g} x the measured "
                             f"one-return noise), max|mu| + err < {1 - STABILITY_MARGIN:g} (err: noise / difference "
                             f"step + the change at {O.STEP_SPREAD_FACTOR:g} x the step), and the last simulated samples "
-                            f"within {O.CONVERGE_FACTOR:g} x tol of the orbit points",
+                            f"within {O.MOTION_FACTOR:g} x tol of the orbit's points with the onset-speed memory carried "
+                            "(the simulation's own orbit)",
                   holds=bool(a.residual <= a.tol and a.mu_upper < 1 - STABILITY_MARGIN and a.converges),
                   text=f"a stable period-{a.k} orbit: residual {a.residual:.1e} (tolerance {a.tol:.1e}), "
                        f"{_mu_text(a)}; the simulated samples end {a.sim_distance:.1e} from it")
+        register_distance(reg, d)
         if a.resolved:
             lf, uf = floquet_exponent(a)
             ok = abs(L.exponent - lf) <= L.uncertainty + uf and L.relative <= LYAP_REL_PERIODIC
@@ -393,6 +414,37 @@ def register_case(reg, d: CaseOrbits) -> None:
                      "floquet": [(o.k, o.lyapunov, o.lyapunov_lower, o.lyapunov_upper) for o in found]},
               criterion=crit + "; " + u_txt, holds=bool(ok), text=text)
     register_models(reg, d)
+
+
+def register_distance(reg, d: CaseOrbits) -> None:
+    """Claim ``clearance_orbit_distance_<case>``: the motion's distance to its stable orbit is within the orbit's
+    accuracy (``MOTION_FACTOR`` x its shooting tolerance) at two tolerances, and both the accuracy and the distance
+    fall when the tolerance falls ``REFINE_DIVISOR``-fold (the accuracy at least ``DISTANCE_FALL``-fold)."""
+    f, c_mm = d.case
+    a, r = d.attractor, d.refined
+    cid, what = (case_id("clearance_orbit_distance", f, c_mm),
+                 f"at {f:g} Hz / {c_mm:g} mm the motion's distance to the stable orbit is within the orbit's accuracy, "
+                 "and both fall with the tolerance")
+    crit = (f"at rtol and at rtol / {REFINE_DIVISOR:g}: the largest distance of the last simulated samples to the orbit "
+            f"(memory carried) <= {O.MOTION_FACTOR:g} x the shooting tolerance (tol = {O.SHOOT_TOL_FACTOR:g} x the "
+            f"one-return noise); tol falls at least {DISTANCE_FALL:g}-fold and the distance falls; the same orbit "
+            f"(period k, points within {O.MOTION_FACTOR:g} x tol of the first rung's)")
+    if r is None or r.orbit is None:
+        reg.claim_not_computed(cid, what, criterion=crit, reason="the orbit was not shot again at the finer tolerance")
+        return
+    gap = np.abs(r.motion_points[:, None, :] - a.motion_points[None, :, :]) / d.scale
+    same = r.k == a.k and float(np.max(np.min(np.max(gap, axis=2), axis=1))) <= O.MOTION_FACTOR * a.tol
+    within = all(o.sim_distance <= O.MOTION_FACTOR * o.tol for o in (a, r))
+    n = max(2 * a.k, 4)
+    reset = [float(np.max(np.min(np.max(np.abs(h[-n:, None, :4] - o.orbit.points[None, :, :4]) / d.scale, axis=2),
+                                 axis=1))) for h, o in ((d.history, a), (d.refined_history, r))]
+    reg.claim(cid, what, value={"distance": [a.sim_distance, r.sim_distance], "tol": [a.tol, r.tol],
+                                "distance_reset_orbit": reset},
+              criterion=crit, holds=bool(same and within and r.tol * DISTANCE_FALL <= a.tol
+                                         and r.sim_distance < a.sim_distance),
+              text=f"the samples end {a.sim_distance:.1e} from the orbit at rtol {d.rtol:g} (shooting tolerance "
+                   f"{a.tol:.1e}) and {r.sim_distance:.1e} at {d.rtol / REFINE_DIVISOR:g} ({r.tol:.1e}); from the "
+                   f"orbit of the shooting map, which resets the memory at phase 0: {reset[0]:.1e} and {reset[1]:.1e}")
 
 
 def register_models(reg, d: CaseOrbits) -> None:
@@ -475,6 +527,11 @@ def register_cited(reg) -> None:
     """Placeholders for the cited cases this run lacks (the prose cites them)."""
     register_uncited(reg, [("clearance_orbit", "the orbit study"), ("clearance_orbit_routes", "the orbit study"),
                            ("clearance_exponent_models", "the orbit study")])
+    for f, c in PERIODIC_CITED:
+        if case_id("clearance_orbit_distance", f, c) not in reg.claims:
+            reg.claim_not_computed(case_id("clearance_orbit_distance", f, c), f"the motion's distance to the stable orbit "
+                                   f"at {f:g} Hz / {c:g} mm", criterion="the case is one of this run's verdict_cases, "
+                                   "with a stable orbit", reason="the case is not in this run's verdict_cases")
 
 
 def orbit_study(s, v, reg) -> tuple[dict, BranchStudy | None]:
@@ -694,9 +751,13 @@ def orbit_table(cases: dict) -> str:
             fl = (f"{o.lyapunov_lower:+.2f} to {o.lyapunov_upper:+.2f}" if o.resolved else
                   f"≤ {o.lyapunov_upper:+.1f}")
             stab = "stable" if o.mu_upper < 1 - STABILITY_MARGIN else "unstable"
+            dist = "-" if o is not d.attractor else f"{o.sim_distance:.1e}" + (
+                f" → {d.refined.sim_distance:.1e}" if d.refined is not None and d.refined.orbit is not None else "")
             rows.append([f"{f:g} Hz, {c:g} mm", o.k, f"{o.residual:.1e} / {o.tol:.1e}", _mu_cell(o), stab,
-                         f"{o.sim_distance:.1e}" if o is d.attractor else "-", fl, ts])
-    return markdown_table(["case", "k", "residual / tol.", "max |μ|", "stability", "motion's distance",
+                         dist, fl, ts])
+    rt = next((d.rtol for d in cases.values()), O.ORBIT_RTOL)
+    return markdown_table(["case", "k", "residual / tol.", "max |μ|", "stability",
+                           f"motion's distance (rtol {rt:g} → {rt / REFINE_DIVISOR:g})",
                            "λ Floquet [1/s]", "λ time series [1/s]"], rows)
 
 
@@ -744,14 +805,19 @@ def orbits_figure(cases: dict) -> Figure:
         if j == 0:  # one y label per row: the panels of a row show the same quantities
             ax.set_ylabel("ė_x / (c ω)")
         ax.legend(fontsize=8)
-        z = np.asarray(d.history) / d.scale
-        n0 = 0
-        pts = [np.array(o.orbit.points) / d.scale for o in d.found]
-        if pts:
-            allp = np.concatenate(pts)
+        runs = [(d.history, [o.motion_points if o is d.attractor else o.orbit.points for o in d.found], d.rtol, "k")]
+        if d.refined is not None and d.refined.orbit is not None:
+            runs.append((d.refined_history, [d.refined.motion_points], d.rtol / REFINE_DIVISOR, "tab:orange"))
+        for hist, pts, rt, color in runs if d.found else []:
+            z = np.asarray(hist)[:, :4] / d.scale
+            allp = np.concatenate(pts)[:, :4] / d.scale
             dist = np.min(np.max(np.abs(z[:, None, :] - allp[None, :, :]), axis=2), axis=1)
-            ax2.semilogy(np.arange(len(z)) + n0, np.maximum(dist, 1e-12), "k.-", lw=0.8, ms=3)
+            ax2.semilogy(np.arange(len(z)), np.maximum(dist, 1e-12), ".-", color=color, lw=0.8, ms=3,
+                         label=f"rtol {rt:g}")
+        if d.found:
             ax2.axvline(O.ORBIT_TRANSIENT, color="0.6", ls=":", lw=0.8)
+        if len(runs) > 1:
+            ax2.legend(fontsize=8)
         ax2.set_xlabel("drive period n\n(from the chapter's initial state)")
         if j == 0:
             ax2.set_ylabel("distance to the nearest orbit point")
@@ -762,12 +828,11 @@ def orbits_figure(cases: dict) -> Figure:
     return fig
 
 
-__all__ = ["SectionUnits", "CaseOrbits", "BranchStudy", "ORBIT_PERIODS", "CLOSE_RETURN_STARTS", "CLOSE_RETURN_K_MAX", "ORBIT_SAMPLES", "BRANCH_F_MAX", "BRANCH_DS", "BRANCH_DS_MIN",
-           "BRANCH_P_TOL", "DIRECT_AMPLITUDE", "DIRECT_RETURNS", "branch_study", "register_branch", "register_crossings", "register_onsets",
-           "register_brute_agreement", "BRUTE_AGREE", "TRANSIENT_LEFT",
-           "branch_figure", "close_returns",
-           "orbit_verdict_name", "case_orbits", "section_units", "orbit_tasks", "register_case",
-           "register_ladder_agreement", "register_models", "register_exponent_checks", "floquet_exponent", "exponent", "exponent_table", "LYAP_RTOL", "DAE_RTOL_CASES", "dae_rtol", "dae_jobs", "dae_exponent_jobs", "LYAP_REL_PERIODIC", "LYAP_REL_IRREGULAR", "ALPHA_HIGH", "register_cited", "orbit_study", "orbit_table", "QUICK", "orbits_figure"]
+__all__ = ["SectionUnits", "CaseOrbits", "BranchStudy", "ORBIT_PERIODS", "CLOSE_RETURN_STARTS", "CLOSE_RETURN_K_MAX", "ORBIT_SAMPLES", "BRANCH_F_MAX", "BRANCH_DS", "BRANCH_DS_MIN", "BRANCH_P_TOL", "DIRECT_AMPLITUDE",
+           "DIRECT_RETURNS", "branch_study", "register_branch", "register_crossings", "register_onsets", "register_brute_agreement", "BRUTE_AGREE", "TRANSIENT_LEFT", "branch_figure", "close_returns", "orbit_verdict_name", "case_orbits",
+           "section_units", "orbit_tasks", "register_case", "register_ladder_agreement", "register_models", "register_exponent_checks", "floquet_exponent", "exponent", "exponent_table", "LYAP_RTOL", "DAE_RTOL_CASES", "dae_rtol",
+           "dae_jobs", "dae_exponent_jobs", "LYAP_REL_PERIODIC", "LYAP_REL_IRREGULAR", "ALPHA_HIGH", "register_cited", "orbit_study", "orbit_table", "QUICK", "orbits_figure", "register_distance", "REFINE_DIVISOR",
+           "DISTANCE_FALL", "PERIODIC_CITED"]
 
 
 if __name__ == "__main__":   # the DAE's exponents of the default study, into the verdict store (see dae_exponent_jobs)

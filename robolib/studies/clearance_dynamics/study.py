@@ -51,7 +51,6 @@ from robolib.gearshift.runs import (
     FAST_TOLERANCE_DIVISOR,
     NOISE_RTOL_DIVISOR,
     PERIOD_TOL_FACTOR,
-    explore_run,
 )
 from robolib.studies.clearance_dynamics import bifurcation, experiments, figures, orbit_study, verdicts
 from robolib.studies.clearance_dynamics.settings import (
@@ -159,7 +158,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
     sc = experiments.slider_crank_check(s, reg)
     stage("Explore panel runs")
     grid = [(f, c) for c in s.explore_c for f in s.explore_f]
-    _, ex_out = N.sweep(functools.partial(explore_run, s.base), grid, n_jobs=s.n_jobs)
+    _, ex_out = N.sweep(functools.partial(experiments.explore_run, s.base), grid, n_jobs=s.n_jobs)
     tables = {"modes": experiments.modes_table(detail), "convergence": experiments.convergence_table(conv),
               "orbits": orbit_study.orbit_table(orb), "exponents": orbit_study.exponent_table(orb),
               "readings": verdicts.readings_table(v), "replicate": verdicts.replicate_table(v),
@@ -266,8 +265,10 @@ def criteria_rows() -> list:
          "sweep reading and stored-sweep check (normalised units)"),
         ("BIF_MAX_STEP, BIF_MIN_CLEARANCES, BIF_MIN_SAMPLES", f"{S.BIF_MAX_STEP:g} Hz, {S.BIF_MIN_CLEARANCES}, "
          f"{S.BIF_MIN_SAMPLES}", "resolution of the bifurcation diagrams"),
-        ("SHOOT_TOL_FACTOR, CONVERGE_FACTOR", f"{orbit_study.O.SHOOT_TOL_FACTOR:g}, {orbit_study.O.CONVERGE_FACTOR:g}",
+        ("SHOOT_TOL_FACTOR, MOTION_FACTOR", f"{orbit_study.O.SHOOT_TOL_FACTOR:g}, {orbit_study.O.MOTION_FACTOR:g}",
          "shooting tolerance (× one-return noise); the motion converges within this × the tolerance"),
+        ("REFINE_DIVISOR, DISTANCE_FALL", f"{orbit_study.REFINE_DIVISOR:g}, {orbit_study.DISTANCE_FALL:g}",
+         "the attractor's second rung (rtol ÷ this); the orbit's accuracy falls at least this many times there"),
         ("STABILITY_MARGIN, STEP_SPREAD_FACTOR, MU_RESOLVED_FACTOR",
          f"{orbit_study.STABILITY_MARGIN:g}, {orbit_study.O.STEP_SPREAD_FACTOR:g}, {orbit_study.O.MU_RESOLVED_FACTOR:g}",
          "stable: max|μ| + error < 1 − margin; the error's second stencil; a reading below this × error is a bound"),
@@ -297,7 +298,7 @@ def explore_panel(res: StudyResult):
     s, runs = res.data["settings"], res.data["explore_runs"]
 
     def draw(clearance_mm, frequency):
-        r = runs.get((frequency, clearance_mm)) or explore_run(s.base, (frequency, clearance_mm))
+        r = runs.get((frequency, clearance_mm)) or experiments.explore_run(s.base, (frequency, clearance_mm))
         return figures.explore_figure(r, clearance_mm, frequency)
 
     radius_mm = s.base["clearance"]["journal_radius"] * 1e3

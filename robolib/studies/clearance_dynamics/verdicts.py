@@ -267,14 +267,15 @@ def register_rung_scatter(v: VerdictStudy, reg) -> None:
             ratios += r
             pair = [stepwise_rule(last, m1), stepwise_rule(last, m2)]
             reads += pair
-            parts.append(f"at {f:g} Hz / {c:g} mm it reads the ladder {word[pair[0]]} and its replicate "
-                         f"{word[pair[1]]} (their misfits differ by up to {max(r):.1f}× at one rung)")
+            parts.append(f"at {f:g} Hz / {c:g} mm, where the fit reads a limit, the step-by-step rule reads the ladder "
+                         f"as {word[pair[0]]} and its "
+                         f"replicate as {word[pair[1]]} (their misfits differ by up to {max(r):.1f}× at one rung)")
     reg.claim("clearance_rung_scatter", f"a rule asking every one of the last decades of rtol to lower the misfit "
               f"{STEPWISE_FALL:g}-fold misses, in at least one realisation of the integration error, the convergence "
               f"that the fit over the last {N.LADDER_FIT} rungs reads", value={"ratios": ratios, "stepwise": reads},
               criterion="a 'limit' verdict with a replicate, and the step-by-step rule reads at least one of its two "
                         "realisations not converging", holds=bool(reads) and not all(reads),
-              text=("where the fit reads a limit, the step-by-step rule " + "; ".join(parts)
+              text=("; ".join(parts)
                     if reads else "no 'limit' verdict with a replicate in this run"))
 
 
