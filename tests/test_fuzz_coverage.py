@@ -23,6 +23,7 @@ PUBLIC_MODULES = (
     "robolib.core.rotations", "robolib.core.constraints", "robolib.core.friction", "robolib.core.contact",
     "robolib.core.clearance", "robolib.core.multibody", "robolib.core.nonlinear", "robolib.core.periodic",
     "robolib.core.continuation", "robolib.core.parallel", "robolib.core.params", "robolib.core.files",
+    "robolib.core.poincare",
     "robolib.study",
 )
 

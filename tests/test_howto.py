@@ -84,3 +84,16 @@ def test_the_stewart_guide_s_error_halves_with_the_step_on_the_other_platform_an
     rows = [r.split("|")[2].split()[0] for r in table.splitlines()[2:]]
     assert float(rows[0]) < 1e-9, "the motion as a function of time tracks differently from the same sines"
     assert 0.45 < float(rows[1]) < 0.55, "the tracking error is not first order in the controller's step"
+
+
+def test_the_four_bar_guide_closes_its_power_and_energy_books_on_another_geometry(tmp_path):
+    """Another crank-rocker, gravity tilted: the motor's power equals the rate of the
+    mechanism's energy to round-off, and the clearance run's energy books close."""
+    nb = _run_quick("fourbar_clearance", tmp_path, crank=0.08, coupler=0.28, rocker=0.22, ground=0.26,
+                    gravity=[1.0, -9.7], frequency=1.5)
+    texts = ["".join(o["data"]["text/markdown"]) for o in _outputs(nb) if "text/markdown" in o.get("data", {})]
+    power = next(t for t in texts if "Motor power" in t)
+    assert float(power.split("**")[1]) < 1e-12, power
+    books = next(t for t in texts if "Energy books" in t)
+    residual, work = (float(x.split()[0]) for x in books.split("largest residual ")[1].split(" J against a motor work of "))
+    assert residual < 1e-6 * work, books

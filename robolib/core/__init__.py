@@ -9,7 +9,7 @@
 * :mod:`.contact` -- contact laws: Hertz stiffness, Lankarani-Nikravesh / Flores / Hertz, modified Coulomb;
 * :mod:`.clearance` -- revolute joints with clearance on the multibody core, contact episodes;
 * :mod:`.nonlinear` -- Poincare sections, period-k tests, sweeps (joblib / Dask), Lyapunov exponents, spectra;
-* :mod:`.drawing` -- figure width of the book, labels, dimension lines and angle arcs of the mechanism drawings;
+* :mod:`.drawing` -- any planar mechanism drawn (:func:`~.drawing.draw_mechanism`), a journal orbit, the book's figure width, labels, dimension lines and angle arcs;
 * :mod:`.parallel` -- sweeps of a function over parameter points (serial, joblib, Dask), checkpointed;
 * :mod:`._kernels` -- the compiled (numba) kernels shared by the multibody and clearance cores;
 * :mod:`._dopri` -- the compiled Dormand--Prince step loop (dense output, events) of every compiled model.

@@ -18,7 +18,8 @@ passes work arrays. The model is passed as three tuples built by
   ``L[r, c] -= L[r, k] L[c, k]`` of each entry. For the gear-shift model the
   factorisation costs about 100 multiply-adds instead of ``m^3/6 = 1140``;
 * ``Mf`` (float arrays): pin points ``si, sj``, angle offsets, the mass
-  diagonal, force-element points, anchors, stiffnesses and dampings;
+  diagonal, force-element points, anchors, stiffnesses and dampings, and the
+  generalised gravity force ``g0 (n,)`` (the starting value of ``g``);
 * ``dtab (nd, 10)``: one row per driver, ``(kind, parameters...)`` with kind
   0 = constant, 1 = constant speed, 2 = two-link chain inverse kinematics
   (:func:`chain_drive_py`).
@@ -152,13 +153,13 @@ def contact_speed_py(C, k, y, n):
 def rhs_py(t, y, dy, fv, Mi, Mf, C, dd0, alpha, beta, W):
     """``dy = f(t, y)`` for ``y = (q, qd, W_drive, W_loss, ...)``; returns OK, or SINGULAR if ``J M^-1 J^T`` is."""
     jc, jn, pi, pj, prx, ai, aj, arows, drows, dcol, dmotor, fb, pairs, iperm, lpat, ustart, uk = Mi
-    si, sj, aoff, mass, fs, fa, fk, fc = Mf
+    si, sj, aoff, mass, fs, fa, fk, fc, g0 = Mf
     jv, H, gam, Ht, g, S, lam, cs = W
     n = mass.shape[0]
     nb = n // 3
     m = H.shape[0]
     for i in range(n):
-        g[i] = 0.0
+        g[i] = g0[i]
     for b in range(nb):  # one cos/sin per body
         cs[b, 0] = math.cos(y[3 * b + 2])
         cs[b, 1] = math.sin(y[3 * b + 2])

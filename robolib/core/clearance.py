@@ -596,6 +596,71 @@ class ClearanceModel:
         return {"mechanical": E, "W_drive": result.W_drive, "W_loss": result.W_loss, "residual": res}
 
 
+@dataclass(frozen=True)
+class JournalOrbit:
+    """The journal centre of one clearance joint over T samples (:func:`journal_orbit`).
+
+    Fields:
+
+    * ``e``: (T, 2) eccentricity ``P_j - P_i`` in the global frame, m.
+    * ``e_local``: (T, 2) the same in the bearing body's frame (global for a ground bearing), m.
+    * ``e_dot``: (T, 2) rate of ``e`` in the global frame, m/s.
+    * ``eps``: (T,) ``|e|``, m.
+    * ``delta``: (T,) penetration ``|e| - c`` (> 0 in contact), m.
+    """
+
+    e: np.ndarray
+    e_local: np.ndarray
+    e_dot: np.ndarray
+    eps: np.ndarray
+    delta: np.ndarray
+
+
+def check_model(name: str, value) -> ClearanceModel:
+    """``value`` if it is a :class:`ClearanceModel`, else ParameterError naming ``name``."""
+    if not isinstance(value, ClearanceModel):
+        raise ParameterError(f"{name} must be a ClearanceModel (a mechanism with clearance joints), got "
+                             f"{type(value).__name__}")
+    return value
+
+
+def bearing_frame(q, e, bi: int):
+    """Eccentricity ``e`` (..., 2) in the frame of bearing body ``bi`` at body coordinates ``q`` (global if bi < 0)."""
+    if bi < 0:
+        return e
+    th = q[..., 3 * bi + 2]
+    c, s = np.cos(th), np.sin(th)
+    return np.stack([c * e[..., 0] + s * e[..., 1], -s * e[..., 0] + c * e[..., 1]], axis=-1)
+
+
+def journal_rate(cm: ClearanceModel, q, qd, joint: int = 0):
+    """``d(P_j - P_i)/dt`` (..., 2), global frame, of clearance joint ``joint`` of ``cm`` at body coordinates q, qd."""
+    red, row = cm.reduced, cm._rows[joint]
+    bi = int(row[0])
+    vj = red.point_velocity(q, qd, red.bodies[row[3]].name, (row[4], row[5]))
+    return vj - (red.point_velocity(q, qd, red.bodies[bi].name, (row[1], row[2])) if bi >= 0 else 0.0 * vj)
+
+
+def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> JournalOrbit:
+    """Journal-centre orbit of clearance joint number ``joint`` of ``cm`` for samples ``q, qd`` (T, n) (m, rad;
+    m/s, rad/s): a :class:`JournalOrbit` (``e``, ``e_local``, ``e_dot``, ``eps``, ``delta``; m, m/s).
+
+    >>> from robolib.core.multibody import Body, GroundPin, Mechanism
+    >>> mech = Mechanism([Body("disc", 1.0, 1e-3)], [GroundPin("O", "disc", (0.0, 0.0), (0.0, 0.0))])
+    >>> cm = ClearanceModel(mech, [ClearanceSpec("O", clearance=1e-4)])
+    >>> orb = journal_orbit(cm, [[3e-5, 4e-5, 0.0]], [[0.0, 0.0, 0.0]])
+    >>> orb.eps.tolist(), orb.delta.tolist()      # 50 um from the bearing's centre, 50 um inside the clearance
+    ([5e-05], [-5e-05])
+    """
+    cm = check_model("cm", cm)
+    joint = chk.count("joint", joint, low=0, high=len(cm.specs) - 1)
+    kin = cm.contact_kinematics(q, qd)  # checks q, qd
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    e = kin["e"][joint]
+    return JournalOrbit(e, bearing_frame(q, e, int(cm.table[joint, 0])), journal_rate(cm, q, qd, joint),
+                        kin["eps"][joint], kin["delta"][joint])
+
+
 def contact_modes(t, episodes, impact_max_duration: float = IMPACT_MAX_DURATION) -> np.ndarray:
     """Motion mode at sample times ``t`` for one joint: FREE (0), IMPACT (1), CONTINUOUS (2).
 
@@ -690,5 +755,6 @@ def _result(name: str, result, n: int, k: int) -> None:
                              f"lists, got {np.shape(result.q)}, {np.shape(result.qd)}, {len(result.episodes)}")
 
 
-__all__ = ["ClearanceSpec", "ClearanceModel", "ClearanceResult", "contact_modes", "mode_shares",
+__all__ = ["ClearanceSpec", "ClearanceModel", "ClearanceResult", "JournalOrbit", "journal_orbit", "contact_modes",
+           "mode_shares",
            "IMPACT_MAX_DURATION", "DDELTA0_FLOOR", "FREE", "IMPACT", "CONTINUOUS", "MODE_NAMES"]

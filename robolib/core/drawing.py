@@ -1,4 +1,6 @@
-"""Drawing helpers of the mechanism packages: the figure width, symbol labels, dimension lines, angle arcs, arrows.
+"""Drawing helpers: any planar mechanism (:func:`draw_mechanism`), a clearance joint's journal orbit
+(:func:`draw_orbit`), and for the mechanism packages the figure width, symbol labels, dimension lines,
+angle arcs, arrows.
 
 The mechanism packages draw their labelled figures with these helpers
 (:func:`robolib.prp3.drawing.prp3_mechanism`, :func:`robolib.redundant.drawing.redundant_mechanism`,
@@ -13,6 +15,11 @@ notebook, and need no ``plt.close``.
 'l'
 >>> len(ax.lines), len(ax.patches)                                 # two extension lines, one double arrow
 (2, 1)
+
+>>> from robolib.core.multibody import Body, GroundPin, Mechanism
+>>> pend = Mechanism([Body("bar", 1.0, 0.1)], [GroundPin("O", "bar", (-0.5, 0.0), (0.0, 0.0))])
+>>> sorted(draw_mechanism(Figure().add_subplot(), pend, [0.5, 0.0, 0.0]))
+['O', 'bar']
 """
 
 from __future__ import annotations
@@ -79,6 +86,105 @@ def _arrow(ax, p0, p1, *, color="k", lw=1.4, style="-|>", scale=11, zorder=9, **
                                  shrinkA=0, shrinkB=0, zorder=zorder, **kw))
 
 
+# --------------------------------------------------------------------------- any planar mechanism
+#: Colours of the bodies of :func:`draw_mechanism`, in turn; ground and clearance joints.
+BODY_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:cyan", "tab:olive")
+GROUND_COLOR = "0.35"
+CLEARANCE_COLOR = "tab:red"
+
+
+def mechanism_points(mech, q) -> dict:
+    """The points that make each body's outline at state ``q`` (n,): ``{body: (k, 2) array}`` in m.
+
+    A body's points are its joints' and force elements' attachment points, in the
+    order of the mechanism's lists, and its centre of mass when it has fewer than two.
+    """
+    q = np.asarray(q, float)
+    pts = {b.name: [] for b in mech.bodies}
+    for jt in mech.joints:
+        for body, point in _attachments(jt):
+            pts[body].append(mech.point_position(q, body, point))
+    for fe in mech.forces:
+        pts[fe.body].append(mech.point_position(q, fe.body, fe.point))
+    for b in mech.bodies:
+        if len(pts[b.name]) < 2:
+            pts[b.name].append(mech.point_position(q, b.name, (0.0, 0.0)))
+    return {name: np.unique(np.round(np.array(p), 12), axis=0) if len(p) > 2 else np.array(p)
+            for name, p in pts.items()}
+
+
+def _attachments(jt):
+    """``(body, body-frame point)`` pairs of a joint: two for a pin, one for a ground pin, none otherwise."""
+    if hasattr(jt, "point_i"):
+        return [(jt.body_i, jt.point_i), (jt.body_j, jt.point_j)]
+    if hasattr(jt, "ground"):
+        return [(jt.body, jt.point)]
+    return []
+
+
+def draw_mechanism(ax, mech, q, *, clearance_joints=(), labels: bool = True, alpha: float = 1.0,
+                   colors=BODY_COLORS) -> dict:
+    """Draw any planar mechanism (:class:`robolib.core.multibody.Mechanism`) at state ``q`` (n,), in m.
+
+    Each body is drawn through its attachment points (:func:`mechanism_points`; a bar between
+    its two pins, a plate as the polygon of its points), ground pins as hatched triangles,
+    pins as white circles; the joints named in ``clearance_joints`` are ringed in red.
+    Returns ``{body or joint name: artist}``.
+    """
+    arts = {}
+    for k, (name, p) in enumerate(mechanism_points(mech, q).items()):
+        col = colors[k % len(colors)]
+        if len(p) > 2:
+            order = np.argsort(np.arctan2(*(p - p.mean(axis=0)).T[::-1]))
+            p = np.vstack([p[order], p[order[:1]]])
+            ax.fill(p[:, 0], p[:, 1], color=col, alpha=0.25 * alpha, lw=0)
+        arts[name], = ax.plot(p[:, 0], p[:, 1], "-", color=col, lw=4, solid_capstyle="round", alpha=alpha)
+        if labels:
+            _label(ax, p[:-1].mean(axis=0) if len(p) > 2 else p.mean(axis=0), name, (0, 9), color=col)
+    for jt in mech.joints:
+        att = _attachments(jt)
+        if not att:
+            continue
+        at = mech.point_position(q, *att[-1])
+        if hasattr(jt, "ground"):
+            arts[jt.name], = ax.plot(*jt.ground, marker="^", color=GROUND_COLOR, ms=13, alpha=alpha, zorder=4)
+        else:
+            arts[jt.name], = ax.plot(*at, "o", color="w", mec="k", ms=6, alpha=alpha, zorder=5)
+        if jt.name in clearance_joints:
+            ax.plot(*at, "o", mfc="none", mec=CLEARANCE_COLOR, ms=15, mew=2, zorder=6)
+        if labels:
+            _label(ax, at, jt.name, (8, -10), ha="left", box=False, fontsize=FONTSIZE - 1)
+    ax.set(aspect="equal", xlabel="x [m]", ylabel="y [m]")
+    return arts
+
+
+def draw_orbit(ax, e_local, clearance: float, *, color=None, c_values=None, cmap: str = "viridis",
+               lw: float = 0.8, label: str | None = None):
+    """Journal-centre orbit ``e_local`` (T, 2) in m inside the clearance circle, in units of ``clearance`` (m).
+
+    ``e_local`` is :attr:`robolib.core.clearance.JournalOrbit.e_local`. With ``c_values`` (T,)
+    the points are coloured by it (e.g. the contact force); otherwise a line is drawn.
+    Returns the artist of the orbit.
+
+    >>> from matplotlib.figure import Figure
+    >>> art = draw_orbit(Figure().add_subplot(), np.array([[1e-4, 0.0], [0.0, 1e-4]]), 2e-4)
+    >>> art.get_xydata().tolist()                 # in units of the clearance
+    [[0.5, 0.0], [0.0, 0.5]]
+    """
+    th = np.linspace(0, 2 * np.pi, 361)
+    ax.plot(np.cos(th), np.sin(th), "-", color="0.4", lw=1.2)
+    e = np.asarray(e_local, float) / clearance
+    if c_values is None:
+        art, = ax.plot(e[:, 0], e[:, 1], "-", color=color or "tab:blue", lw=lw, label=label)
+    else:
+        art = ax.scatter(e[:, 0], e[:, 1], c=c_values, s=2, cmap=cmap, label=label)
+    ax.set_aspect("equal")
+    lim = max(1.15, float(np.abs(e).max()) * 1.05)
+    ax.set(xlim=(-lim, lim), ylim=(-lim, lim), xlabel="e_x / c (bearing frame)", ylabel="e_y / c")
+    return art
+
+
+
 def _finish(ax, title):
     ax.set_title(title, fontsize=FONTSIZE + 1)
     ax.tick_params(labelsize=FONTSIZE - 1)
@@ -86,3 +192,6 @@ def _finish(ax, title):
     ax.yaxis.label.set_size(FONTSIZE)
 
 
+
+
+__all__ = ["FIGURE_WIDTH", "FIGURE_DPI", "draw_mechanism", "mechanism_points", "draw_orbit"]

@@ -22,7 +22,17 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
 
-from robolib.core.drawing import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.core.drawing import (  # noqa: F401
+    _BOX,
+    DIM_COLOR,
+    FONTSIZE,
+    _arc,
+    _arrow,
+    _dimension,
+    _finish,
+    _label,
+    draw_orbit,  # noqa: F401  (the journal orbit of any clearance joint)
+)
 from robolib.gearshift.model import build_gearshift
 
 #: Colour per chain (links i1 and i2), the lever, the ground and clearance joints.
@@ -92,26 +102,6 @@ def draw_gearshift(ax, gs, q, *, clearance_joints=(), title: str | None = None, 
     if title:
         ax.set_title(title, fontsize=10)
     return arts
-
-
-def draw_orbit(ax, e_local, clearance: float, *, color=None, c_values=None, cmap: str = "viridis",
-               lw: float = 0.8, label: str | None = None):
-    """Journal-centre orbit ``e_local`` (T, 2) in m inside the clearance circle, in units of ``clearance``.
-
-    With ``c_values`` (T,) the points are coloured by it (e.g. the contact
-    force); otherwise a line is drawn. Returns the artist of the orbit.
-    """
-    th = np.linspace(0, 2 * np.pi, 361)
-    ax.plot(np.cos(th), np.sin(th), "-", color="0.4", lw=1.2)
-    e = np.asarray(e_local, float) / clearance
-    if c_values is None:
-        art, = ax.plot(e[:, 0], e[:, 1], "-", color=color or "tab:blue", lw=lw, label=label)
-    else:
-        art = ax.scatter(e[:, 0], e[:, 1], c=c_values, s=2, cmap=cmap, label=label)
-    ax.set_aspect("equal")
-    lim = max(1.15, float(np.abs(e).max()) * 1.05)
-    ax.set(xlim=(-lim, lim), ylim=(-lim, lim), xlabel="e_x / c (bearing frame)", ylabel="e_y / c")
-    return art
 
 
 def mode_bands(ax, t, modes) -> None:

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from robolib.core import checks, contact
-from robolib.core.clearance import ClearanceResult, contact_modes, mode_shares
+from robolib.core.clearance import ClearanceResult, bearing_frame, contact_modes, journal_rate, mode_shares
 from robolib.core.errors import ConvergenceError, ParameterError, SingularityError, UnreachableError
 from robolib.core.multibody import Driver
 from robolib.core.multibody.integrator import run_chunked
@@ -89,23 +89,6 @@ def _check_joint(joint) -> str:
         raise ParameterError(f"joint = {joint!r} is not valid: joint must be one of {', '.join(CLEARANCE_JOINTS)} "
                              f"(the one revolute joint with clearance of the fast model)")
     return joint
-
-
-def _bearing_frame(q, e, bi: int):
-    """Eccentricity ``e`` (..., 2) in the frame of bearing body ``bi`` at body coordinates ``q`` (global if bi < 0)."""
-    if bi < 0:
-        return e
-    th = q[..., 3 * bi + 2]
-    c, s = np.cos(th), np.sin(th)
-    return np.stack([c * e[..., 0] + s * e[..., 1], -s * e[..., 0] + c * e[..., 1]], axis=-1)
-
-
-def _journal_rate(cm, q, qd, joint: int = 0):
-    """``d(P_j - P_i)/dt`` (..., 2), global frame, of clearance joint ``joint`` of ``cm`` at body coordinates q, qd."""
-    red, row = cm.reduced, cm._rows[joint]
-    bi = int(row[0])
-    vj = red.point_velocity(q, qd, red.bodies[row[3]].name, (row[4], row[5]))
-    return vj - (red.point_velocity(q, qd, red.bodies[bi].name, (row[1], row[2])) if bi >= 0 else 0.0 * vj)
 
 
 @dataclass
@@ -262,7 +245,7 @@ class FastClearance:
         """``(e, ed)`` (..., 2) from DAE body coordinates ``q, qd`` (..., 21): ``e = P_j - P_i`` and its rate."""
         q = checks.real_array("q", q, shape=(21,), batch=True)
         qd = checks.real_array("qd", qd, shape=(21,), batch=True)
-        return self.cm.contact_kinematics(q, qd)["e"][0], _journal_rate(self.cm, q, qd)
+        return self.cm.contact_kinematics(q, qd)["e"][0], journal_rate(self.cm, q, qd)
 
     def trajectory(self, t, e, ed):
         """Body coordinates ``q, qd`` (k, 21) along samples ``t`` (k,) s, ``e`` (k, 2) m, ``ed`` (k, 2) m/s; angles
@@ -303,7 +286,7 @@ class FastClearance:
         except ValueError:
             raise ParameterError(f"q (..., 21) and e (..., 2) must have broadcastable leading shapes, got {q.shape} "
                                  f"and {e.shape}") from None
-        return _bearing_frame(q, e, int(self._crow[0]))
+        return bearing_frame(q, e, int(self._crow[0]))
 
     def rhs(self, t: float, y, ddelta0: float | None = None) -> np.ndarray:
         """``dy/dt`` (6,) of ``y = (e, ed, W_drive, W_loss)`` at ``t`` (s, finite) with onset speed ``ddelta0``

@@ -78,6 +78,7 @@ from robolib.core.periodic import (
     period_doubling_start,
     periodic_orbit,
 )
+from robolib.core.poincare import NOISE_RTOL_DIVISOR
 from robolib.gearshift.fast import FastClearance
 from robolib.gearshift.model import check_params, load_parameters
 
@@ -96,8 +97,8 @@ ORBIT_TRANSIENT = 40
 ORBIT_SAMPLES = 24
 #: Shooting tolerance (scaled max norm) = this factor times the measured one-return integration noise.
 SHOOT_TOL_FACTOR = 10.0
-#: The noise of one return is measured by redoing it at rtol divided by this (as the chapter's period test).
-NOISE_RTOL_DIVISOR = 100.0
+# The noise of one return is measured by redoing it at rtol / NOISE_RTOL_DIVISOR, as the period test
+# (robolib.core.poincare).
 #: Smallest shooting tolerance (scaled): a guard for a noise measured as ~0.
 SHOOT_TOL_FLOOR = 1e-12
 #: Samples equal (the period test of the simulated samples, an orbit's minimal period): within this factor times the

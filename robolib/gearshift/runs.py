@@ -6,8 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robolib.core.checks import count
-from robolib.core.clearance import ClearanceModel, mode_shares
+from robolib.core.clearance import ClearanceModel, JournalOrbit, journal_orbit, mode_shares  # noqa: F401
 from robolib.core.errors import ParameterError
 from robolib.core.nonlinear import (
     PERIOD_K_MAX,
@@ -15,8 +14,9 @@ from robolib.core.nonlinear import (
     poincare_times,
     repeat_residuals,
 )
+from robolib.core.poincare import NOISE_RTOL_DIVISOR, PERIOD_TOL_FACTOR, PERIOD_TOL_FLOOR  # noqa: F401
 from robolib.gearshift import lyapunov as LY
-from robolib.gearshift.fast import FastClearance, _bearing_frame, _journal_rate
+from robolib.gearshift.fast import FastClearance
 from robolib.gearshift.model import (  # noqa: F401
     _validate,
     build_gearshift,
@@ -29,26 +29,6 @@ from robolib.gearshift.model import (  # noqa: F401
 
 
 # --------------------------------------------------------------------------- results
-@dataclass(frozen=True)
-class JournalOrbit:
-    """The journal centre of one clearance joint over T samples (:func:`journal_orbit`).
-
-    Fields:
-
-    * ``e``: (T, 2) eccentricity ``P_j - P_i`` in the global frame, m.
-    * ``e_local``: (T, 2) the same in the bearing body's frame (global for a ground bearing), m.
-    * ``e_dot``: (T, 2) rate of ``e`` in the global frame, m/s.
-    * ``eps``: (T,) ``|e|``, m.
-    * ``delta``: (T,) penetration ``|e| - c`` (> 0 in contact), m.
-    """
-
-    e: np.ndarray
-    e_local: np.ndarray
-    e_dot: np.ndarray
-    eps: np.ndarray
-    delta: np.ndarray
-
-
 @dataclass(frozen=True)
 class PoincarePoint:
     """A Poincaré run's samples and period reading: what the stores keep of a :class:`PoincareRun`
@@ -172,29 +152,12 @@ class DetailMetrics:
 
 
 # --------------------------------------------------------------------------- nonlinear-dynamics runs
-def journal_orbit(cm: ClearanceModel, q, qd, joint: int = 0) -> JournalOrbit:
-    """Journal-centre orbit of clearance joint number ``joint`` for samples (T, n): a :class:`JournalOrbit`
-    (``e``, ``e_local``, ``e_dot``, ``eps``, ``delta``; m, m/s)."""
-
-    joint = count("joint", joint, low=0, high=len(cm.specs) - 1)
-    kin = cm.contact_kinematics(q, qd)  # checks q, qd
-    q, qd = np.asarray(q, float), np.asarray(qd, float)
-    e = kin["e"][joint]
-    return JournalOrbit(e, _bearing_frame(q, e, int(cm.table[joint, 0])), _journal_rate(cm, q, qd, joint),
-                        kin["eps"][joint], kin["delta"][joint])
-
-
 #: Converged Poincaré defaults (drive periods): see the convergence study of the clearance chapter.
 POINCARE_TRANSIENT = 20
 POINCARE_SAMPLES = 60
-#: Period-test tolerance = this factor times the measured one-return integration noise
-#: (normalised units: e / c and de/dt / (c omega)). Fixed before any verdict was computed;
-#: there is no floor tuned on a particular case.
-PERIOD_TOL_FACTOR = 20.0
-#: Positivity guard only (a noise measured as exactly zero): far below any integration noise.
-PERIOD_TOL_FLOOR = 1e-12
-#: The noise is measured by redoing one return with rtol divided by this.
-NOISE_RTOL_DIVISOR = 100.0
+# The period test's tolerance (PERIOD_TOL_FACTOR times the one-return noise, measured at rtol / NOISE_RTOL_DIVISOR;
+# normalised units e / c and de/dt / (c omega)) is the core's, robolib.core.poincare: fixed before any verdict was
+# computed; no floor tuned on a particular case.
 #: The models a Poincaré run or a Lyapunov estimate can integrate: ``"fast"`` the minimal-coordinate formulation
 #: (:class:`robolib.gearshift.fast.FastClearance`, one clearance joint), ``"dae"`` the seed's Baumgarte DAE (the
 #: reference, any number of clearance joints).

@@ -275,6 +275,10 @@ ENTRY_POINTS = {
                       {"t": Kind("t", st.one_of(bad_values("array"), st.just(np.array([1.0, 0.0])),
                                                 st.just(np.ones((2, 2))))),
                        "episodes": EPISODES, "impact_max_duration": "positive"}),
+    "journal_orbit": (C.journal_orbit, dict(cm=MODEL, q=np.stack([Q0, Q0]), qd=np.stack([QD0, QD0]), joint=0),
+                      {"cm": Kind("cm", st.sampled_from([None, MECH0, "model"])),
+                       "q": state(3, True), "qd": Kind("qd", st.one_of(_array_bad((3,)), st.just(np.ones((3, 3))))),
+                       "joint": Kind("joint", st.sampled_from([-1, 1, 0.5, "0", None]))}),
     "mode_shares": (C.mode_shares, dict(episodes=[(0.9, 1.1, 0.1)], t0=0.0, t1=4.0, impact_max_duration=0.5),
                     {"episodes": EPISODES, "t0": "real",
                      "t1": Kind("t1 > t0", st.one_of(bad_values("real"), st.sampled_from([0.0, -1.0]))),
@@ -287,7 +291,7 @@ test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(EN
 
 @pytest.mark.fuzz
 def test_the_table_covers_every_public_function_and_method():
-    public = {n for n in C.__all__ if callable(getattr(C, n))} - {"ClearanceResult"}   # the result record
+    public = {n for n in C.__all__ if callable(getattr(C, n))} - {"ClearanceResult", "JournalOrbit"}   # result records
     assert public == {e for e in ENTRY_POINTS if "." not in e}
     # names with "ǁ" are the mutation tool's copies of the methods (make mutate), not methods of the model
     methods = {f"ClearanceModel.{m}" for m, _ in inspect.getmembers(C.ClearanceModel, inspect.isfunction)

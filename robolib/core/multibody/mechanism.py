@@ -25,9 +25,11 @@ Baumgarte stabilisation (Eq. 20) is solved in augmented form::
 so that ``M qdd + J^T lambda = g``: the constraint forces are ``-J^T lambda`` and
 a driver's torque is ``-lambda`` of its row (:func:`driving_torques`).
 
-Applied forces are *force elements* (:class:`PointSpringDamper`) that also
-report their potential energy and dissipated power, so a simulation can carry
-the energy books (:func:`energy_terms`). Integration is an adaptive
+Applied forces are a uniform gravity field ``gravity = (g_x, g_y)`` (m/s^2; the
+body force ``m_k g`` at each centre of mass, potential ``-m_k g . r_k``) and
+*force elements* (:class:`PointSpringDamper`) that also report their potential
+energy and dissipated power, so a simulation can carry the energy books
+(:func:`energy_terms`). Integration is an adaptive
 Dormand--Prince 5(4) method with its 4th-order dense output, written here so
 that the clearance module can hook impact detection into every accepted step.
 
@@ -71,6 +73,8 @@ ASSEMBLY_TOL = 1e-12
 ASSEMBLY_MAX_ITER = 50
 #: Reciprocal condition number below which a Jacobian / KKT matrix is singular.
 SINGULAR_TOL = 1e-12
+#: Largest gravity field a mechanism accepts (m/s^2): 100 g, far above any planet's surface.
+GRAVITY_MAX = 1000.0
 #: Default Baumgarte factors (1/s): ``gamma' = gamma - 2 alpha dH/dt - beta^2 H``.
 BAUMGARTE_ALPHA = 5.0
 BAUMGARTE_BETA = 5.0
@@ -197,13 +201,23 @@ class Mechanism:
     Raises :class:`robolib.ParameterError` for duplicate names, a joint that
     names an unknown body, or malformed points.
 
+    ``gravity`` is the uniform field ``(g_x, g_y)`` in m/s^2 (default none; ``(0, -9.81)``
+    for y up): each body feels ``m_k g`` at its centre of mass.
+
     >>> m = Mechanism([Body("a", 1.0, 0.1)], [Driver("d", "a", Constant(0.2))])
     >>> m.n, m.m, m.row_slice("d")
     (3, 1, slice(0, 1, None))
+    >>> Mechanism([Body("a", 2.0, 0.1)], [], gravity=(0.0, -9.81)).applied_forces([0, 0, 0], [0, 0, 0]).tolist()
+    [0.0, -19.62, 0.0]
     """
 
-    def __init__(self, bodies: Sequence[Body], joints: Sequence, forces: Sequence = (), name: str = "mechanism"):
+    def __init__(self, bodies: Sequence[Body], joints: Sequence, forces: Sequence = (), name: str = "mechanism",
+                 gravity=(0.0, 0.0)):
         self.name = chk.text("name", name)
+        self.gravity = tuple(float(v) for v in chk.real_array("gravity", gravity, shape=(2,)))
+        if np.hypot(*self.gravity) > GRAVITY_MAX:
+            raise ParameterError(f"mechanism {name!r}: gravity must be a field in m/s^2 of at most {GRAVITY_MAX:g}, "
+                                 f"got {self.gravity} (a value in mm/s^2 or a planet's mass?)")
         self.bodies = chk.sequence("bodies", bodies, (Body,), "Body objects")
         self.joints = chk.sequence("joints", joints, (GroundPin, Pin, AngleLock, Driver),
                                    "joints (GroundPin, Pin, AngleLock, Driver)")
@@ -221,6 +235,10 @@ class Mechanism:
         self.nb = len(names)
         self.n = 3 * self.nb
         self.mass_diag = np.repeat([[b.mass, b.mass, b.inertia] for b in self.bodies], 1, axis=0).ravel()
+        #: Generalised gravity force (n,): ``m_k g`` on each body's x and y rows.
+        self._g0 = np.zeros(self.n)
+        self._g0[0::3] = self.mass_diag[0::3] * self.gravity[0]
+        self._g0[1::3] = self.mass_diag[1::3] * self.gravity[1]
         self._compile()
 
     # ---------------------------------------------------------------- compilation
@@ -355,7 +373,8 @@ class Mechanism:
             if not isinstance(nm, str) or nm not in self._slices:
                 raise ParameterError(f"mechanism {self.name!r}: names holds {nm!r}, not one of its joints "
                                      f"{list(self._slices)}")
-        return Mechanism(self.bodies, [j for j in self.joints if j.name not in set(names)], self.forces, self.name)
+        return Mechanism(self.bodies, [j for j in self.joints if j.name not in set(names)], self.forces, self.name,
+                         gravity=self.gravity)
 
     # ---------------------------------------------------------------- kinematics
     def _ext(self, q):
@@ -446,10 +465,10 @@ class Mechanism:
         return qd[..., k : k + 2] + w * np.stack([-As[..., 1], As[..., 0]], axis=-1)
 
     def applied_forces(self, q, qd, t: float = 0.0) -> np.ndarray:
-        """Generalised applied force ``g_c`` (n,) of the force elements (N, N m)."""
+        """Generalised applied force ``g_c`` (n,) of gravity and the force elements (N, N m)."""
         q, qd = chk.state("q", q, self.n), chk.state("qd", qd, self.n)
         chk.real("t", t, unit="s")
-        g = np.zeros(self.n)
+        g = self._g0.copy()
         if len(self._fb):
             self._add_applied(g, q, qd)
         return g
@@ -473,9 +492,9 @@ class Mechanism:
         return 0.5 * np.sum(self.mass_diag * qd * qd, axis=-1)
 
     def potential_energy(self, q) -> np.ndarray:
-        """Potential energy of the springs (J); q may be (..., n)."""
+        """Potential energy of gravity and the springs (J); q may be (..., n)."""
         q = chk.state("q", q, self.n, batch=True)
-        V = np.zeros(q.shape[:-1])
+        V = -(q @ self._g0)
         for fe in self.forces:
             d = self.point_position(q, fe.body, fe.point) - np.asarray(fe.anchor, float)
             V = V + 0.5 * fe.stiffness * np.sum(d * d, axis=-1)
@@ -486,7 +505,7 @@ class Mechanism:
                       beta: float = BAUMGARTE_BETA):
         """Augmented solve of Eq. 20: returns ``(qdd (n,), lambda (m,))``.
 
-        ``g`` (n,) is the total generalised force; default: the force elements.
+        ``g`` (n,) is the total generalised force; default: gravity and the force elements.
         Raises :class:`robolib.SingularityError` if the augmented matrix is singular.
         """
         q, qd = chk.state("q", q, self.n), chk.state("qd", qd, self.n)
@@ -528,11 +547,13 @@ class Mechanism:
         drows, dcol, dmotor = self._drows, self._dcol, self._dmotor
         ab2 = beta * beta
 
+        g0 = self._g0
+
         def f(t, y):
             q = y[:n]
             qd = y[n : 2 * n]
             J, H, gam, Ht = self._terms(q, qd, t)
-            g = np.zeros(n)
+            g = g0.copy()
             P_loss = self._add_applied(g, q, qd) if have_f else 0.0
             if extra is not None:
                 P_loss += extra(t, q, qd, g)
@@ -595,7 +616,7 @@ class Mechanism:
                   I(self._drows), I(self._dcol), I(self._dmotor.astype(np.int64)), I(self._fb), pairs, iperm,
                   lpat, ustart, uk)
             Mf = (F(self._si).reshape(-1, 2), F(self._sj).reshape(-1, 2), F(self._aoff), F(self.mass_diag),
-                  F(self._fs).reshape(-1, 2), F(self._fa).reshape(-1, 2), F(self._fk), F(self._fc))
+                  F(self._fs).reshape(-1, 2), F(self._fa).reshape(-1, 2), F(self._fk), F(self._fc), F(self._g0))
             dtab = None
             if all(getattr(mo, "kernel_row", None) is not None for mo in self._dmotion):
                 dtab = np.zeros((len(self._dmotion), 10))
@@ -646,4 +667,4 @@ class Mechanism:
 
 
 
-__all__ = ["GROUND", "Body", "GroundPin", "Pin", "AngleLock", "Driver", "Constant", "ConstantSpeed", "PointSpringDamper", "Mechanism", "rotate"]
+__all__ = ["GRAVITY_MAX", "GROUND", "Body", "GroundPin", "Pin", "AngleLock", "Driver", "Constant", "ConstantSpeed", "PointSpringDamper", "Mechanism", "rotate"]

@@ -164,11 +164,13 @@ ENTRY_POINTS = {
                            "damping": "nonnegative"}),
     "rotate": (mb.rotate, dict(s=np.array([1.0, 0.0]), theta=np.array([0.1, 0.2])),
                {"s": Kind("(...,2)", _array_bad((2,))), "theta": "array"}),
-    "Mechanism": (mb.Mechanism, dict(bodies=[BAR], joints=[PIN], forces=[SPRING], name="pendulum"),
+    "Mechanism": (mb.Mechanism, dict(bodies=[BAR], joints=[PIN], forces=[SPRING], name="pendulum", gravity=(0.0, -9.81)),
                   {"bodies": Kind("bodies", st.sampled_from([None, "bar", BAR, [], ["bar"], [BAR, BAR], [PIN]])),
                    "joints": Kind("joints", st.sampled_from([None, PIN, [BAR], ["O"], [PIN, PIN],
                                                              [mb.GroundPin("O", "nobody", (0, 0), (0, 0))]])),
-                   "forces": Kind("forces", st.sampled_from([None, SPRING, [PIN], [1.0]])), "name": TEXT}),
+                   "forces": Kind("forces", st.sampled_from([None, SPRING, [PIN], [1.0]])), "name": TEXT,
+                   "gravity": Kind("gravity", st.sampled_from([None, -9.81, (0.0,), (0.0, 9810.0), (np.nan, 0.0),
+                                                               "down"]))}),
     # methods of a mechanism
     "Mechanism.residual": (PEND.residual, dict(q=Q0, t=0.0), {"q": state(N), "t": "real"}),
     "Mechanism.jacobian": (PEND.jacobian, dict(q=Q0), {"q": state(N)}),
@@ -247,7 +249,7 @@ ENTRY_POINTS = {
 
 
 #: Public names of robolib.core.multibody not in the table: constants, the result record and the ground frame.
-NOT_FUZZED = {"GROUND", "IntegrationResult"}
+NOT_FUZZED = {"GROUND", "GRAVITY_MAX", "IntegrationResult"}
 
 
 test_every_valid_call_works, test_a_bad_argument_is_named = entry_point_tests(ENTRY_POINTS)

@@ -864,3 +864,54 @@ def test_dense_output_matches_the_exact_solution_between_steps(a, frac):
     assert np.abs(r.y[:, 0] - np.exp(a * te)).max() < 1e-7
 
 
+
+
+# ==== gravity: a free fall and a physical pendulum against their closed forms =====================================
+
+#: A field that is not along an axis (m/s^2), so that a sign or a swapped component shows.
+TILTED_G = (1.3, -9.2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gravity_accelerates_a_free_body_by_g(backend):
+    body = Mechanism([Body("b", 2.5, 0.1)], [], name="falling", gravity=TILTED_G)
+    ts = np.array([0.0, 0.4, 1.0])
+    r = MI.simulate(body, (0.0, 1.0), [0.1, 0.2, 0.3], [0.5, 1.0, -0.7], t_eval=ts, rtol=1e-10, atol=1e-12,
+                    backend=backend)
+    np.testing.assert_allclose(r.y[:, 0], 0.1 + 0.5 * ts + TILTED_G[0] / 2 * ts ** 2, rtol=1e-10)
+    np.testing.assert_allclose(r.y[:, 1], 0.2 + 1.0 * ts + TILTED_G[1] / 2 * ts ** 2, rtol=1e-10)
+    np.testing.assert_allclose(r.y[:, 2], 0.3 - 0.7 * ts, rtol=1e-10)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_rod_swings_under_gravity_with_the_period_of_the_physical_pendulum(backend):
+    """T = 4 sqrt(I_O / (m g d)) K(sin^2(theta0/2)) for amplitude theta0 about the field's direction."""
+    from scipy.special import ellipk
+
+    m, length, theta0 = 0.8, 0.6, 2.0                            # a large swing: far from the small-angle period
+    g = math.hypot(*TILTED_G)
+    down = math.atan2(TILTED_G[1], TILTED_G[0])                  # the field's direction
+    rod = Body("rod", m, m * length ** 2 / 12)
+    pend = Mechanism([rod], [GroundPin("O", "rod", (-length / 2, 0.0), (0.0, 0.0))], gravity=TILTED_G)
+    d, I_O = length / 2, m * length ** 2 / 3
+    period = 4 * math.sqrt(I_O / (m * g * d)) * ellipk(math.sin(theta0 / 2) ** 2)
+    th = down + theta0
+    q0 = [d * math.cos(th), d * math.sin(th), th]
+    r = MI.simulate(pend, (0.0, period), q0, [0.0, 0.0, 0.0], t_eval=[0.0, period / 2, period], rtol=1e-11,
+                    atol=1e-12, backend=backend)
+    assert r.y[1, 2] - down == pytest.approx(-theta0, abs=1e-7)   # the far turning point at half the period
+    assert abs(r.y[1, 5]) < 1e-6 and abs(r.y[2, 5]) < 1e-6        # at rest at both turning points
+    assert r.y[2, 2] == pytest.approx(th, abs=1e-7)
+    E = pend.kinetic_energy(r.y[:, 3:6]) + pend.potential_energy(r.y[:, :3])
+    np.testing.assert_allclose(E, E[0], atol=1e-9)               # gravity's potential closes the energy books
+    assert pend.potential_energy(q0) == pytest.approx(-m * (TILTED_G[0] * q0[0] + TILTED_G[1] * q0[1]))
+
+
+def test_gravity_is_checked_and_kept_by_without():
+    bodies = [Body("a", 1.0, 0.1)]
+    with pytest.raises(ParameterError, match="gravity"):
+        Mechanism(bodies, [], gravity=(0.0, -9810.0))            # mm/s^2
+    with pytest.raises(ParameterError, match="gravity"):
+        Mechanism(bodies, [], gravity=-9.81)                     # not a vector
+    m = Mechanism(bodies, [GroundPin("O", "a", (0.1, 0.0), (0.0, 0.0))], gravity=TILTED_G)
+    assert m.without(["O"]).gravity == TILTED_G
