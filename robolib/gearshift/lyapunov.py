@@ -238,7 +238,9 @@ class Exponent:
     (:func:`lyapunov_exponent`).
 
     * ``exponent``: the exponent at the tighter tolerance, 1/s.
-    * ``uncertainty``: ``batch + tolerance_change + eps_change``, 1/s.
+    * ``uncertainty``: ``sqrt(batch^2 + tolerance_change^2 + eps_change^2)``, 1/s: three independent parts
+      combined in quadrature (the GUM's rule; on a chaotic attractor each change also carries the statistical
+      scatter of two finite-time runs, which a linear sum would count again).
     * ``batch``: its batch-means standard error, 1/s.
     * ``tolerance_change``: ``|lambda(rtol / RTOL_DIVISOR) - lambda(rtol)|``, 1/s.
     * ``eps_change``: ``|lambda(rtol / RTOL_DIVISOR, eps * EPS_FACTOR) - lambda(rtol / RTOL_DIVISOR, eps)|``, 1/s.
@@ -274,8 +276,8 @@ class Exponent:
 def lyapunov_exponent(params, frequency, clearance, joint="B1", model="fast", rtol=RTOL, eps=EPS,
                       n_periods=N_PERIODS, **kw) -> Exponent:
     """The exponent of :func:`tangent_lyapunov` (``model="fast"``) or :func:`dae_tangent_lyapunov` (``"dae"``)
-    at ``rtol / RTOL_DIVISOR``, with an uncertainty that covers its refinement: the batch error, plus the change
-    from ``rtol`` (the tolerance), plus the change with ``eps * EPS_FACTOR`` (the differences' half-width).
+    at ``rtol / RTOL_DIVISOR``, with an uncertainty that covers its refinement: the batch error, the change from
+    ``rtol`` (the tolerance) and the change with ``eps * EPS_FACTOR`` (the differences' half-width), in quadrature.
     ``kw``: the other arguments of the route (``n_transient``, ``per_period``, ``n_align``, ``seed``, ``alpha``
     on the DAE). Returns an :class:`Exponent`.
 
@@ -301,10 +303,10 @@ def combine(a, b, c, model: str) -> Exponent:
     >>> from types import SimpleNamespace as R
     >>> combine(R(exponent=-4.0, uncertainty=0.1), R(exponent=-4.3, uncertainty=0.1), R(exponent=-4.2,
     ...         uncertainty=0.1), "fast").text()
-    '-4.30 ± 0.50 /s'
+    '-4.30 ± 0.33 /s'
     """
     dt, de = abs(b.exponent - a.exponent), abs(c.exponent - b.exponent)
-    return Exponent(b.exponent, b.uncertainty + dt + de, b.uncertainty, dt, de, (a, b, c), model)
+    return Exponent(b.exponent, math.hypot(b.uncertainty, dt, de), b.uncertainty, dt, de, (a, b, c), model)
 
 
 __all__ = ["TangentExponent", "tangent_lyapunov", "dae_tangent_lyapunov", "Exponent", "lyapunov_exponent", "combine"]

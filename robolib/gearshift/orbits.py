@@ -197,13 +197,15 @@ class StroboscopicMap:
 
     def __call__(self, x) -> np.ndarray:
         """P(x) (n,); NaN (n,) where the integration fails (a closure, or more than MAP_MAX_STEPS steps): shooting
-        then treats the point as no decrease rather than stopping."""
+        then treats the point as no decrease rather than stopping. A carried memory below the contact law's floor
+        (a shooting step can take it there) is the floor, as the law stores ``max(speed, floor)``."""
         x = checks.real_array("x", x, shape=(self.n,))
         self.evaluations += 1
         fc = self.model
         try:
             r = fc.simulate((0.0, self.period), x[:2], x[2:4], t_eval=[self.period], rtol=self.rtol, atol=self.atol,
-                            ddelta0=float(x[4]) if self.n == 5 else None, max_steps=MAP_MAX_STEPS)
+                            ddelta0=max(float(x[4]), fc.spec.ddelta0_floor) if self.n == 5 else None,
+                            max_steps=MAP_MAX_STEPS)
         except (ConvergenceError, UnreachableError, SingularityError):
             return np.full(self.n, np.nan)
         out = np.concatenate([r.e[-1], r.ed[-1]])

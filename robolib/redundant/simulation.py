@@ -19,7 +19,9 @@ from robolib.core.errors import ConvergenceError, ParameterError, SingularityErr
 from robolib.redundant.dynamics import (  # noqa: F401
     _core,
     _solve_reduced,
+    forward_dynamics,
     inverse_dynamics,
+    inverse_kinematics,
     preload_direction,
     preload_reactions,
     reference_circle,
@@ -31,6 +33,7 @@ from robolib.redundant.model import (  # noqa: F401
     ASSEMBLY_TOL,
     BAUMGARTE,
     CIRCLE_PERIOD,
+    CIRCLE_RADIUS,
     COULOMB_MAX_ITER,
     COULOMB_TOL,
     DEFAULT_ELBOWS,
@@ -615,6 +618,60 @@ def operating_point(robot: Robot, *, preload: float = 0.0, samples: int = 200, s
     return out
 
 
+def preload_growth(robot: Robot, p, elbows=DEFAULT_ELBOWS, step: float = 1e-6) -> np.ndarray:
+    """How a preload held open-loop moves the robot near end-effector positions ``p`` (..., 2) m: the eigenvalues
+    (..., 2) of ``A`` (1/s^2 per N m) in ``d^2 a / dt^2 = preload * A (a - a*)`` (``a = (a_1, a_2)``).
+
+    The torques ``preload * n(q*)`` (:func:`preload_direction`) are internal at ``q*`` but not at a nearby
+    configuration, where they accelerate the robot; ``A`` is that acceleration per unit displacement and N m
+    (central differences of :func:`forward_dynamics` at rest, end effector moved by ``step`` m). An eigenvalue
+    ``k > 0`` makes a preload ``p > 0`` grow any deviation like ``exp(sqrt(k p) t)``; ``k < 0`` makes it oscillate.
+
+    >>> robot = load(); k = preload_growth(robot, robot.centroid); k.shape, bool(np.all(k > 0))
+    ((2,), True)"""
+    p, elbows = _batch("p", p, 2), _elbows(elbows)
+    step = checks.real("step", step, low=0.0, open_low=True, high=1e-3, unit="m")
+    flat = p.reshape(-1, 2)
+    out = np.empty((len(flat), 2), dtype=complex)
+    for j, pe in enumerate(flat):
+        n = preload_direction(robot, inverse_kinematics(robot, pe, elbows))
+        acc, da = [], []
+        for d in np.eye(2) * step:
+            qp, qm = inverse_kinematics(robot, pe + d, elbows), inverse_kinematics(robot, pe - d, elbows)
+            acc.append(forward_dynamics(robot, qp, np.zeros(12), n)[0][_ACTIVE[:2]]
+                       - forward_dynamics(robot, qm, np.zeros(12), n)[0][_ACTIVE[:2]])
+            da.append((qp - qm)[_ACTIVE[:2]])
+        out[j] = np.linalg.eigvals(np.array(acc).T @ np.linalg.inv(np.array(da).T))
+    out = out.real if np.all(np.abs(out.imag) <= 1e-9 * np.abs(out).max()) else out
+    return out.reshape(p.shape[:-1] + (2,))
+
+
+def followable_preload(robot: Robot, t_sim: float, dt: float = DT, samples: int = 16, elbows=DEFAULT_ELBOWS,
+                       **circle) -> tuple:
+    """``(p_min, p_max)`` N m: outside this range no simulation of ``t_sim`` s on the circle with the RK4 step ``dt``
+    (s) can follow a preload held open-loop (:func:`operating_point`'s uncompensated experiment).
+
+    With :func:`preload_growth`'s eigenvalues ``k`` over ``samples`` points of the circle: where ``preload * k > 0``
+    deviations grow like ``exp(sqrt(preload k) t)``, and beyond ``preload k = (ln(radius / (eps l)) / t_sim)^2`` even
+    round-off (``eps`` = 2.2e-16 of the link length ``l``) grows to the circle's radius within ``t_sim``; where
+    ``preload * k < 0`` the motion oscillates at ``sqrt(|preload k|)``, which RK4 follows only below ``2 sqrt(2) / dt``.
+
+    >>> lo, hi = followable_preload(load(), 2.0); bool(lo < 0 < hi)
+    True"""
+    t_sim = checks.real("t_sim", t_sim, low=0.0, open_low=True, unit="s")
+    dt = checks.real("dt", dt, low=0.0, open_low=True, unit="s")
+    samples = checks.count("samples", samples, low=1)
+    circle = _circle(circle)
+    tr = reference_circle(robot, np.linspace(0.0, circle.get("period", CIRCLE_PERIOD), samples, endpoint=False),
+                          **circle)
+    k = np.real(preload_growth(robot, tr.p, elbows))
+    radius = circle.get("radius", CIRCLE_RADIUS)
+    grow = (math.log(max(radius, robot.link_length * 1e-6) / (np.finfo(float).eps * robot.link_length)) / t_sim) ** 2
+    osc = 8.0 / dt ** 2                       # (2 sqrt(2) / dt)^2: RK4's limit on the imaginary axis
+    bound = lambda kk: min([grow / x for x in kk if x > 0] + [osc / -x for x in kk if x < 0] + [np.inf])  # noqa: E731
+    return -bound(-k.ravel()), bound(k.ravel())
+
+
 #: Parameters :func:`friction_sweep` can vary besides the fields of :class:`Robot`.
 SWEEP_PARAMETERS = ("period", "radius", "preload")
 
@@ -789,4 +846,4 @@ def friction_comparison(robot: Robot, preload=0.0, samples=200, t_end=None, elbo
 
 
 
-__all__ = ["friction_comparison", "rms", "StribeckCalibration", "calibrate_stribeck", "COMPARED_LAWS", "operating_point", "SWEEP_PARAMETERS", "friction_sweep", "decoupling_error", "decoupling_map", "TorqueSchedule", "reference_torque", "Simulation", "simulate", "friction_power"]
+__all__ = ["preload_growth", "followable_preload", "friction_comparison", "rms", "StribeckCalibration", "calibrate_stribeck", "COMPARED_LAWS", "operating_point", "SWEEP_PARAMETERS", "friction_sweep", "decoupling_error", "decoupling_map", "TorqueSchedule", "reference_torque", "Simulation", "simulate", "friction_power"]

@@ -8,6 +8,7 @@ its Floquet exponent (tests/gearshift/test_orbits.py::test_exponent_routes_agree
 """
 
 import inspect
+import math
 
 import numpy as np
 import pytest
@@ -108,11 +109,14 @@ def test_the_fast_model_and_the_dae_give_one_exponent_on_a_second_case():
     assert abs(a.exponent - b.exponent) < 5e-3 * abs(a.exponent), (a.exponent, b.exponent)
 
 
-def test_exponent_uncertainty_is_the_sum_of_its_parts():
+def test_exponent_uncertainty_combines_its_three_parts_in_quadrature():
     L = LY.lyapunov_exponent(P, 10.0, 5e-4, n_periods=4, n_transient=4, n_align=1, rtol=1e-8)
     a, b, c = L.runs
     assert L.exponent == b.exponent and b.rtol == a.rtol / LY.RTOL_DIVISOR and c.eps == b.eps * LY.EPS_FACTOR
-    assert L.uncertainty == pytest.approx(b.uncertainty + abs(b.exponent - a.exponent) + abs(c.exponent - b.exponent))
+    parts = (b.uncertainty, abs(b.exponent - a.exponent), abs(c.exponent - b.exponent))
+    assert (L.batch, L.tolerance_change, L.eps_change) == pytest.approx(parts)
+    assert L.uncertainty == pytest.approx(math.sqrt(sum(x * x for x in parts)))
+    assert max(parts) <= L.uncertainty <= sum(parts)
     assert L.interval == (L.exponent - L.uncertainty, L.exponent + L.uncertainty)
 
 

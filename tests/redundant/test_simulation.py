@@ -232,3 +232,32 @@ def test_the_stribeck_law_warns_after_mu_changes_until_the_level_is_calibrated_a
         R.inverse_dynamics(R.load("redundant/geared.yaml"), q, dq, ddq, "stribeck")  # a level set by hand
         R.inverse_dynamics(dataclasses.replace(changed, calibrated_for=None), q, dq, ddq, "stribeck")
     assert recalibrated.calibrated_for == pytest.approx(0.05 * robot.journal_radius)
+
+
+# ---- a preload held open-loop: its growth, and the range a simulation can follow ---------------------------------
+def test_the_followable_preload_range_predicts_where_the_open_loop_simulations_stop():
+    """followable_preload comes from a linearisation (preload_growth); the simulations of operating_point check it:
+    inside the range on the negative side the Stribeck run follows the circle, beyond either end both laws stop."""
+    lo, hi = R.followable_preload(ROBOT, R.CIRCLE_PERIOD)
+    assert -1e5 < lo < -1e3 and 1.0 < hi < 100.0                   # measured: -2.9e4 and 17 N m
+    for p, follows in ((0.8 * lo, True), (1.3 * lo, False), (1.3 * hi, False)):
+        pt = R.operating_point(ROBOT, preload=p, samples=40, on_failure="stop")
+        assert (pt["stribeck"]["stopped"] == "") is follows, (p, pt["stribeck"]["stopped"])
+        if not follows:
+            assert pt["coulomb_consistent"]["stopped"], p
+
+
+def test_a_preload_grows_deviations_like_the_linearised_rate():
+    """At preload p the deviation from the circle under compensated Stribeck friction grows like exp(sqrt(k p) t) with
+    preload_growth's largest eigenvalue k; without the preload it does not grow so."""
+    k = R.preload_growth(ROBOT, R.reference_circle(ROBOT, np.linspace(0, 2, 8, endpoint=False)).p)
+    assert np.all(np.isreal(k)) and k.min() > 0                      # both modes grow for p > 0 on this circle
+    q0, dq0 = R.initial_state(ROBOT, ROBOT.centroid + [R.CIRCLE_RADIUS, 0.0], [0.0, 2 * np.pi * R.CIRCLE_RADIUS / 2])
+    rates = {}
+    for p in (3.0, 0.0):
+        sim = R.simulate(ROBOT, q0, dq0, R.reference_torque(ROBOT, "stribeck", p, 200), 1.0, friction="stribeck")
+        dev = np.linalg.norm(sim.end_effector - R.reference_circle(ROBOT, sim.t).p, axis=-1)
+        late = sim.t > 0.5
+        rates[p] = np.polyfit(sim.t[late], np.log(dev[late]), 1)[0]
+    assert rates[3.0] == pytest.approx(np.sqrt(k.max() * 3.0), rel=0.15), (rates, np.sqrt(k.max() * 3.0))
+    assert rates[0.0] < 0.4 * rates[3.0]

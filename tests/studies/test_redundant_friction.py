@@ -31,7 +31,7 @@ CLAIM_IDS = [
     "rf_speed_marked", "rf_speed_fast", "rf_speed_slow", "rf_speed_slope", "rf_speed_dev_coulomb", "rf_speed_dev_stribeck",
     "rf_slow_share", "rf_slow_ref_share", "rf_slow_level", "rf_payload_coulomb", "rf_payload_stribeck",
     "rf_payload_marked", "rf_payload_dev", "rf_preload_coulomb", "rf_preload_stribeck", "rf_preload_dev",
-    "rf_preload_dev_sign", "rf_dec_ref", "rf_dec_est", "rf_dec_bound", "rf_dec_1pct", "rf_dec_speed", "rf_dec_preload",
+    "rf_preload_growth", "rf_preload_dev_sign", "rf_dec_ref", "rf_dec_est", "rf_dec_bound", "rf_dec_1pct", "rf_dec_speed", "rf_dec_preload",
     "rf_dec_mu", "rf_preload_best", "rf_preload_large", "rf_geared_free", "rf_geared_breakaway", "rf_geared_covered",
     "rf_geared_stribeck_dev", "rf_geared_coulomb_dev", "rf_geared_dec_sim", "rf_own_coulomb", "rf_own_stribeck",
     "rf_own_decoupled", "rf_balance", "rf_power", "rf_geared_energy", "rf_ex1_agree", "rf_ex2_preload", "rf_eps_covered", "rf_eps_change",
@@ -287,6 +287,21 @@ def test_unknown_parameter_and_missing_file():
         study.run(NAME, n_sampels=5)
     with pytest.raises(ParameterError, match=names("data_file", "'redundant/nope.yaml'", "not found")):
         sf.run(data_file="redundant/nope.yaml", quick=True)   # the function checks too, not only run()
+
+
+# ---- preloads no simulation can follow -----------------------------------------------------------------------------
+@pytest.mark.parametrize("name, value", [("preload", 1e9), ("preload", -1e9), ("preload_sweep", 40.0)])
+def test_a_preload_no_simulation_can_follow_is_refused_up_front_naming_the_bound(name, value):
+    """-p preload 1e9 ran, overflowed (joint rates of 1e213 rad/s) and reported "value not determined"; the run now
+    computes the followable range first (redundant.followable_preload) and names the parameter, the bound and why."""
+    msg, cpu = refusal(lambda: study.run(NAME, quick=True, **{name: value}))
+    m = re.search(rf"^{name} = \S+ N m is beyond what a simulation can follow: a preload must lie in "
+                  r"\[(\S+), (\S+)\] N m", msg)
+    assert m, msg
+    lo, hi = (float(x) for x in m.groups())
+    assert lo < 0 < hi and not lo <= value <= hi
+    assert ("round-off" in msg) == (value > 0) and ("RK4 step" in msg) == (value < 0)
+    assert cpu < PROMPT_CPU_S, f"{cpu:.2f} s of CPU: the condition must be computed before any work"
 
 
 # ---- the model-dependent condition and a simulation without a solution ------------------------------------------

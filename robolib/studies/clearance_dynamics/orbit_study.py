@@ -358,9 +358,9 @@ def register_case(reg, d: CaseOrbits) -> None:
     a, L, found = d.attractor, d.lyapunov, d.found
     lo_ts, hi_ts = L.interval
     ks = ", ".join(str(k) for k in ORBIT_PERIODS)
-    u_txt = (f"u = batch error + the change from the rung rtol {LYAP_RTOL['fast']:g} to "
-             f"{LYAP_RTOL['fast'] / LY.RTOL_DIVISOR:g} (the fast model at a tenth of each) + the change with the "
-             f"differences' half-width x {LY.EPS_FACTOR:g}")
+    u_txt = (f"u = (batch error^2 + the change from the rung rtol {LYAP_RTOL['fast']:g} to "
+             f"{LYAP_RTOL['fast'] / LY.RTOL_DIVISOR:g} (the fast model at a tenth of each)^2 + the change with the "
+             f"differences' half-width x {LY.EPS_FACTOR:g}^2)^1/2")
     if a is not None:
         reg.claim(case_id("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm a stable period-{a.k} orbit exists "
                   "and the motion from the chapter's initial state converges to it",

@@ -71,8 +71,8 @@ TABLE_CAPTIONS = {
               "samples from the stable orbit, and the two Lyapunov exponents.",
     "exponents": "The largest Lyapunov exponent of each case by route and model: the Floquet route of the stable "
                  "orbit, and the tangent-linear time series on the fast model and on the DAE, each at the tighter of "
-                 "two tolerances with its uncertainty u = batch error + the change from the looser tolerance + the "
-                 f"change with the differences' half-width ×{LY.EPS_FACTOR:g}, and the measured periods of the "
+                 "two tolerances with its uncertainty u, the batch error, the change from the looser tolerance and the "
+                 f"change with the differences' half-width ×{LY.EPS_FACTOR:g} in quadrature, and the measured periods of the "
                  "runs.",
     "readings": "Poincaré reading per case and tolerance: the measured one-return noise, the test's tolerance "
                 f"({PERIOD_TOL_FACTOR:g} × noise) and the misfit of the sample sequence with itself at lags 1–4 "

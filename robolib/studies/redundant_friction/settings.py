@@ -11,11 +11,12 @@ from robolib.book.claims import ClaimsRegister
 from robolib.core.errors import ParameterError
 from robolib.core.params import Parameter
 from robolib.redundant.dynamics import reference_circle, reference_motion
-from robolib.redundant.model import CIRCLE_PERIOD, COULOMB_MAX_ITER, load
+from robolib.redundant.model import CIRCLE_PERIOD, COULOMB_MAX_ITER, DT, load
 from robolib.redundant.simulation import (
     CONTRACTION_LIMIT,
     calibrate_stribeck,
     coulomb_contraction,
+    followable_preload,
 )
 
 # --- criteria of the claims, fixed before the results ----------------------------------------------
@@ -245,6 +246,31 @@ def coulomb_condition(p: dict, robot, geared, s: dict) -> dict:
     return out
 
 
+def preload_condition(p: dict, robot, geared, s: dict) -> dict:
+    """The preloads of a run that a simulation can follow, checked before any work: ``preload`` (the geared and
+    own-torque experiments, ``t_sim`` s on both robots) and ``+-preload_sweep`` (one period of the circle on
+    ``robot``) must lie in :func:`~robolib.redundant.followable_preload`'s range. Returns ``{parameter: (low, high)}``
+    in N m; raises :class:`~robolib.ParameterError` naming the parameter, the bound and why.
+    """
+    t_sim = s["t_sim"]
+    ranges = [followable_preload(rb, t_sim) for rb in (robot, geared)]
+    out = {"preload": (max(r[0] for r in ranges), min(r[1] for r in ranges)),
+           "preload_sweep": followable_preload(robot, CIRCLE_PERIOD)}
+    for name, values, span in (("preload", [p["preload"]], f"{t_sim:g} s"),
+                               ("preload_sweep", [-p["preload_sweep"], p["preload_sweep"]], f"{CIRCLE_PERIOD:g} s")):
+        lo, hi = out[name]
+        bad = [v for v in values if not lo <= v <= hi]
+        if bad:
+            why = ("held open-loop, a positive preload makes the reference motion unstable: a deviation grows like "
+                   "exp(sqrt(k p) t), and beyond this bound even round-off grows to the circle's radius within the "
+                   f"simulated {span}" if bad[0] > 0 else
+                   "held open-loop, a negative preload makes the motion oscillate at sqrt(|k p|), faster beyond this "
+                   f"bound than the RK4 step of {DT * 1e3:g} ms can follow")
+            raise ParameterError(f"{name} = {p[name]:g} N m is beyond what a simulation can follow: a preload must lie "
+                                 f"in [{lo:.4g}, {hi:.4g}] N m here ({why}; redundant.followable_preload)")
+    return out
+
+
 def settings(quick: bool, t_sim: float) -> dict:
     """Grids and fixed settings of a run: the module constants, or :data:`QUICK` for a quick run.
 
@@ -274,7 +300,9 @@ def robots(p: dict):
     overrides = {k: float(p[k]) for k in OVERRIDES if p[k] is not None}
     robot = dataclasses.replace(robot_file, **overrides)
     geared = dataclasses.replace(load(p["geared_file"]), **{k: v for k, v in overrides.items() if k != "viscous"})
-    contraction = coulomb_condition(p, robot, geared, settings(bool(p["quick"]), p["t_sim"]))
+    s = settings(bool(p["quick"]), p["t_sim"])
+    preload_condition(p, robot, geared, s)
+    contraction = coulomb_condition(p, robot, geared, s)
     static_ratio = robot_file.static_torque / robot_file.coulomb_torque
     cal = calibrate_stribeck(robot, static_ratio=static_ratio, stribeck_velocity=robot.stribeck_velocity,
                              viscous=robot.viscous, samples=p["samples"])

@@ -32,16 +32,18 @@ from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import parameter_table
 from robolib.book.result import Stages, StudyResult
 from robolib.core.params import declare_parameters
-from robolib.redundant.dynamics import inverse_dynamics, reference_motion
+from robolib.redundant.dynamics import inverse_dynamics, reference_circle, reference_motion
 from robolib.redundant.model import BAUMGARTE, CIRCLE_PERIOD, CIRCLE_RADIUS, DT
 from robolib.redundant.simulation import (
     COMPARED_LAWS,
     CONTRACTION_LIMIT,
     decoupling_error,
     decoupling_map,
+    followable_preload,
     friction_power,
     friction_sweep,
     operating_point,
+    preload_growth,
     reference_torque,
     rms,
     simulate,
@@ -276,6 +278,15 @@ def preload_claims(reg: ClaimsRegister, d: dict) -> None:
                   f"preload (at {preloads[0]:g} N m against {preloads[-1]:g} N m)",
                   criterion="for each law the deviation ratios (preload / none) at -p and +p differ by more than a factor 2",
                   compute=asymmetric)
+    robot = d["robot"]
+    k = np.real(preload_growth(robot, reference_circle(robot, np.linspace(0.0, CIRCLE_PERIOD, 16, endpoint=False)).p))
+    lo, hi = followable_preload(robot, CIRCLE_PERIOD)
+    reg.claim("rf_preload_growth", "held open-loop, a positive preload makes the circle unstable and a negative one "
+              "does not: near every point of the circle both modes of the linearised motion grow under p > 0 "
+              "(rates sqrt(k p)) and oscillate under p < 0", value=[float(k.min()), float(k.max())],
+              criterion="both eigenvalues k of redundant.preload_growth real and > 0 at 16 points of the circle",
+              holds=bool(k.min() > 0), text=f"k from {k.min():.3g} to {k.max():.3g} /s² per N m")
+    d["followable_preload"] = (lo, hi)
 
 
 def decoupling(reg: ClaimsRegister, d: dict) -> None:
@@ -618,7 +629,8 @@ def _values(d: dict) -> dict:
             "rf_geared_tc": f"{geared.coulomb_torque:g}", "rf_geared_ts": f"{geared.static_torque:g}",
             "rf_samples": f"{p['samples']}", "rf_preload": f"{p['preload']:g}", "rf_dt_ms": f"{DT * 1e3:g}",
             "rf_t_sim": f"{s['t_sim']:g}", "rf_ex2_load": f"{e2['load']:.0f}",
-            "rf_ex2_ratio": f"{e2['ratio']:.0f}"}
+            "rf_ex2_ratio": f"{e2['ratio']:.0f}", "rf_followable_hi": f"{d['followable_preload'][1]:.0f}",
+            "rf_followable_lo": f"{-d['followable_preload'][0]:.1e}"}
 
 
 @declare_parameters(PARAMETERS, "redundant_friction")
