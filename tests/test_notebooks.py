@@ -73,7 +73,7 @@ def test_book_builds_without_warnings(built_quick_book):
         n_png = sum("image/png" in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
         assert page.count("<img") >= n_png > 0, f"{study}: {n_png} figures in the notebook, fewer <img> in the page"
         assert "Traceback" not in page
-    api = (html / "api.html").read_text()
+    api = (html / "api" / "prp3.html").read_text()
     assert "robolib.prp3.forward" in api, "API reference generated from docstrings"
 
 
