@@ -170,11 +170,20 @@ def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None 
     return values, out
 
 
-def _progress_bar(progress, total):
-    """A tqdm bar of ``total`` points, disabled (a no-op) unless :func:`_show_progress` and more than one point."""
+def progress_bar(progress, total: int, desc: str = "sweep"):
+    """A tqdm bar (``tqdm.auto``: a bar in Jupyter, a line in a terminal) of ``total`` steps called ``desc``,
+    disabled (a no-op) unless ``progress`` is True, or None in a terminal or a live Jupyter session (never in
+    papermill or CI logs), and more than one step. Use it as a context manager and call ``update()``.
+
+    >>> with progress_bar(False, 3) as bar:
+    ...     bar.update()
+    """
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="sweep", leave=False, disable=not (_show_progress(progress) and total > 1))
+    return tqdm(total=total, desc=desc, leave=False, disable=not (_show_progress(progress) and total > 1))
+
+
+_progress_bar = progress_bar
 
 
 # ---- checkpointed sweeps: one file per finished point, named by the hash of the point's settings

@@ -33,6 +33,7 @@ import numpy as np
 
 from robolib.core import checks
 from robolib.core.errors import ParameterError
+from robolib.core.parallel import progress_bar
 from robolib.gearshift.fast import FastClearance
 from robolib.gearshift.model import build_gearshift, check_params, clearance_model, load_parameters, with_changes
 
@@ -274,12 +275,13 @@ class Exponent:
 
 
 def lyapunov_exponent(params, frequency, clearance, joint="B1", model="fast", rtol=RTOL, eps=EPS,
-                      n_periods=N_PERIODS, **kw) -> Exponent:
+                      n_periods=N_PERIODS, progress=None, **kw) -> Exponent:
     """The exponent of :func:`tangent_lyapunov` (``model="fast"``) or :func:`dae_tangent_lyapunov` (``"dae"``)
     at ``rtol / RTOL_DIVISOR``, with an uncertainty that covers its refinement: the batch error, the change from
     ``rtol`` (the tolerance) and the change with ``eps * EPS_FACTOR`` (the differences' half-width), in quadrature.
     ``kw``: the other arguments of the route (``n_transient``, ``per_period``, ``n_align``, ``seed``, ``alpha``
-    on the DAE). Returns an :class:`Exponent`.
+    on the DAE). ``progress``: a bar over the three runs (None: in a terminal or a live notebook only).
+    Returns an :class:`Exponent`.
 
     >>> L = lyapunov_exponent(None, 10.0, 5e-4, n_periods=4, n_transient=2, n_align=0, rtol=1e-8)
     >>> len(L.runs), bool(L.uncertainty >= L.batch), L.model
@@ -288,12 +290,16 @@ def lyapunov_exponent(params, frequency, clearance, joint="B1", model="fast", rt
     if model not in ("fast", "dae"):
         raise ParameterError(f"model = {model!r} is not valid: model must be 'fast' (minimal coordinates) or 'dae' "
                              f"(the seed's Baumgarte DAE)")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise ParameterError(f"progress must be True, False or None, got {progress!r}")
     route = tangent_lyapunov if model == "fast" else dae_tangent_lyapunov
-    a = route(params, frequency, clearance, joint, rtol=rtol, eps=eps, n_periods=n_periods, **kw)
-    b = route(params, frequency, clearance, joint, rtol=rtol / RTOL_DIVISOR, eps=eps, n_periods=n_periods, **kw)
-    c = route(params, frequency, clearance, joint, rtol=rtol / RTOL_DIVISOR, eps=eps * EPS_FACTOR,
-              n_periods=n_periods, **kw)
-    return combine(a, b, c, model)
+    runs = []
+    with progress_bar(progress, 3, f"Lyapunov exponent, {model} model") as bar:
+        for div, fac in ((None, None), (RTOL_DIVISOR, None), (RTOL_DIVISOR, EPS_FACTOR)):  # the first run checks
+            runs.append(route(params, frequency, clearance, joint, rtol=rtol if div is None else rtol / div,
+                              eps=eps if fac is None else eps * fac, n_periods=n_periods, **kw))
+            bar.update()
+    return combine(*runs, model)
 
 
 def combine(a, b, c, model: str) -> Exponent:

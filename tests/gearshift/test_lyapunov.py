@@ -146,9 +146,10 @@ ENTRY_POINTS = {
                              KINDS | {"alpha": st.sampled_from([-1.0, float("nan"), "x", True])}),
     "lyapunov_exponent": (LY.lyapunov_exponent, {k: SMALL[k] for k in ("params", "frequency", "clearance", "joint",
                                                                          "rtol", "eps", "n_periods")}
-                          | {"model": "fast", "n_transient": 0, "n_align": 0, "per_period": 2},
+                          | {"model": "fast", "n_transient": 0, "n_align": 0, "per_period": 2, "progress": False},
                           {k: KINDS[k] for k in ("params", "frequency", "clearance", "joint", "rtol", "eps",
-                                                 "n_periods")} | {"model": st.sampled_from(["DAE", None, 1, ""])}),
+                                                 "n_periods")} | {"model": st.sampled_from(["DAE", None, 1, ""]),
+                                                                  "progress": st.sampled_from(["yes", 2, 1.0])}),
 }
 NOT_FUZZED = {"TangentExponent": "result container", "Exponent": "result container of lyapunov_exponent",
               "combine": "combines three computed runs (lyapunov_exponent, the chapter's stored DAE runs)"}
