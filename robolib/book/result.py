@@ -99,6 +99,21 @@ class StudyResult:
         for key, value in self.values.items():
             glue(key, value, display=False)
 
+    def glue_evidence(self, tables=(), figures=(), markdown=None, prefix: str | None = None) -> None:
+        """Glue what the chapter's evidence page shows (:mod:`robolib.book.evidence`): each table of ``tables`` and
+        figure of ``figures`` under ``<prefix>_ev_<name>`` (``prefix``: the study's first word), and each
+        ``markdown`` text ``{name: text}`` likewise."""
+        from IPython.display import Markdown
+        from myst_nb import glue
+
+        prefix = prefix or self.name.split("_")[0]
+        for name in tables:
+            glue(f"{prefix}_ev_{name}", self.table(name), display=False)
+        for name in figures:
+            glue(f"{prefix}_ev_{name}", self.figure(name), display=False)
+        for name, text in (markdown or {}).items():
+            glue(f"{prefix}_ev_{name}", Markdown(text), display=False)
+
     def table(self, name: str):
         """Table ``name`` as displayable Markdown."""
         from IPython.display import Markdown

@@ -202,8 +202,12 @@ class Verdict:
                else f"no stable orbit of period {tried}")
         kind, k = self.ladder
         lad = f"ladder {N.period_name(k)} ({kind})" if kind in ("confirmed", "limit") else f"ladder {kind}"
+        lo, hi = self.exponent.interval
+        tail = ("consistent" if self.consistent else
+                "the exponent's sign is not resolved (more lyapunov_periods narrow it)"
+                if o is None and kind == "irregular" and lo <= 0 < hi else "the parts disagree")
         return (f"{self.joint}, {self.clearance * 1e3:g} mm, {self.frequency:g} Hz: {orb}; {lad}; "
-                f"λ = {self.exponent.text()}; {'consistent' if self.consistent else 'the parts disagree'}")
+                f"λ = {self.exponent.text()}; {tail}")
 
 
 def _bar(total: int, enabled: bool, desc: str):

@@ -821,9 +821,11 @@ def orbits_figure(cases: dict) -> Figure:
         ax2.set_xlabel("drive period n\n(from the chapter's initial state)")
         if j == 0:
             ax2.set_ylabel("distance to the nearest orbit point")
-        ax.ticklabel_format(useOffset=False)
+        for get, put in ((ax.get_xlim, ax.set_xlim), (ax.get_ylim, ax.set_ylim)):
+            lo, hi = get()                          # at least 0.1 wide, the points well inside (room for the legend)
+            mid, half = (lo + hi) / 2, max((hi - lo) / 2 * 1.6, 0.05)
+            put(mid - half, mid + half)
         ax.xaxis.set_major_locator(MaxNLocator(3))
-        ax.tick_params(axis="x", labelrotation=15)
         ax.yaxis.set_major_locator(MaxNLocator(5))
     return fig
 
