@@ -51,7 +51,7 @@ def test_summary_rows_and_bad_rules():
     rows = summary_rows(["003"], {"prp3_symmetry": {"holds": True}})
     assert [r[0] for r in rows][:2] == ["003.c1", "003.c2"] and rows[0][1] == "3-PRP paper"
     by = {r[0]: r for r in rows}
-    assert by["003.c4"][3] == "reproduced" and by["003.c1"][3].startswith("undecided")
+    assert by["003.c4"][3] == "reproduced on our reconstruction" and by["003.c1"][3].startswith("undecided")
     assert by["003.c5"][3].startswith("not tested")
     with pytest.raises(ParameterError, match="reproduced_if"):
         source_verdict({"reproduced_if": "a"}, {})

@@ -84,15 +84,18 @@ def load_source(seed: str, data_dir: str | Path | None = None) -> dict:
 
 def summary_rows(seeds, findings: dict, data_dir=None) -> list:
     """One row per source claim of ``seeds``: ``[id, title (first claim of a seed), short, verdict text, deciding
-    finding ids]``."""
+    finding ids]``. Every source is tested on the workbench's reconstruction of it (the seeds lost their
+    formulas, data and figures), so a verdict that decides reads "reproduced on our reconstruction" or "not
+    reproduced on our reconstruction"."""
     rows = []
     for seed in seeds:
         src = load_source(seed, data_dir)
         for j, sc in enumerate(src["claims"]):
             rule = src["verdicts"].get(sc["id"], {})
             verdict, note, ids = source_verdict(rule, findings)
+            said = f"{verdict} on our reconstruction" if verdict in ("reproduced", "not reproduced") else verdict
             rows.append([sc["id"], src["title"] if j == 0 else "", rule.get("short", ""),
-                         verdict + (f": {note}" if note else ""), ids])
+                         said + (f": {note}" if note else ""), ids])
     return rows
 
 

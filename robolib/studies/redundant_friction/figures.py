@@ -318,9 +318,11 @@ def explore_panel(res):
                    initial={"period_s": 2.0, "payload": 0.2, "preload_Nm": 0.0}, fmt={"preload_Nm": "{:+g}"},
                    ranges={"period_s": (0.25, 20.0, "log"), "payload": (0.0, 2.0, 0.01),
                            "preload_Nm": (-3.0, 3.0, 0.01)},
-                   caption="Path deviation and friction torques of the circle for the chosen period, payload "
-                           "and preload (precomputed grid).",
-                   alt="tracking deviation and friction torques of the redundant robot")
+                   caption="The friction torque of joint 1 over one period of the circle under both laws, and their "
+                           "RMS over the three joints (title), for the chosen period, payload and preload (precomputed "
+                           "grid).",
+                   alt="friction torque of joint 1 against t/T for the Coulomb and Stribeck laws, RMS torques in the "
+                       "title")
 
 
 __all__ = ["figures", "motion_animation", "explore_draw", "explore_panel", "laws_figure", "waveforms_figure",

@@ -106,7 +106,8 @@ def equal_level(reg: ClaimsRegister, d: dict) -> None:
               holds=abs(ratio - 1) < CAL_RMS_TOL, text=f"RMS ratio {ratio:.3f}")
     wmax = float(np.abs(w).max())
     d["wmax"] = wmax
-    reg.claim("rf_wmax", "every active joint reverses on the circle; the largest joint rate", value=wmax,
+    reg.claim("rf_wmax", "every active joint reverses on the circle, and the largest joint rate exceeds the Stribeck "
+              "velocity w_s", value=wmax,
               criterion="the joint rates change sign and max |w| > w_s",
               holds=bool(np.all(w.max(axis=0) > 0) and np.all(w.min(axis=0) < 0) and wmax > robot.stribeck_velocity),
               text=f"{wmax:.2f} rad/s")
@@ -269,15 +270,6 @@ def preload_claims(reg: ClaimsRegister, d: dict) -> None:
                                    f"{gain['coulomb_consistent']:.1f} times (Coulomb) and {gain['stribeck']:.1f} times "
                                    "(Stribeck)"))
 
-    def asymmetric():
-        asym = min(max(gain[law], neg[law]) / min(gain[law], neg[law]) for law in COMPARED_LAWS)
-        return ([neg["coulomb_consistent"], neg["stribeck"]], asym > 2,
-                f"{neg['coulomb_consistent']:.1f} times (Coulomb) and {neg['stribeck']:.1f} times (Stribeck)")
-
-    claim_of_runs(reg, stopped, "rf_preload_dev_sign", f"the deviation's response is not symmetric in the sign of the "
-                  f"preload (at {preloads[0]:g} N m against {preloads[-1]:g} N m)",
-                  criterion="for each law the deviation ratios (preload / none) at -p and +p differ by more than a factor 2",
-                  compute=asymmetric)
     robot = d["robot"]
     k = np.real(preload_growth(robot, reference_circle(robot, np.linspace(0.0, CIRCLE_PERIOD, 16, endpoint=False)).p))
     lo, hi = followable_preload(robot, CIRCLE_PERIOD)
@@ -287,6 +279,16 @@ def preload_claims(reg: ClaimsRegister, d: dict) -> None:
               criterion="both eigenvalues k of redundant.preload_growth real and > 0 at 16 points of the circle",
               holds=bool(k.min() > 0), text=f"k from {k.min():.3g} to {k.max():.3g} /s² per N m")
     d["followable_preload"] = (lo, hi)
+
+    def asymmetric():
+        asym = min(max(gain[law], neg[law]) / min(gain[law], neg[law]) for law in COMPARED_LAWS)
+        return ([neg["coulomb_consistent"], neg["stribeck"]], asym > 2,
+                f"{neg['coulomb_consistent']:.1f} times (Coulomb) and {neg['stribeck']:.1f} times (Stribeck)")
+
+    claim_of_runs(reg, stopped, "rf_preload_dev_sign", f"the deviation's response is not symmetric in the sign of the "
+                  f"preload (at {preloads[0]:g} N m against {preloads[-1]:g} N m)",
+                  criterion="for each law the deviation ratios (preload / none) at -p and +p differ by more than a factor 2",
+                  compute=asymmetric)
 
 
 def decoupling(reg: ClaimsRegister, d: dict) -> None:
