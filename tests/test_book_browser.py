@@ -197,6 +197,16 @@ def test_explore_panels_respond_without_a_kernel(built_quick_book, browser):
                 for label, readout in _readouts(panel):
                     if f"{label} = {readout}" not in state:
                         errs.append(f"panel {k}: control '{label}' reads {readout!r} but the figure shown is '{state}'")
+                # a screen reader hears the slider's name and its value, not an index (book/_static/robolib-a11y.js)
+                tab.wait_for_timeout(100)
+                for name, aria, readout, valuetext in panel.evaluate(
+                        "p => [...p.querySelectorAll('.widget-slider')].map(s => { const h = s.querySelector("
+                        "'[role=slider]'); const t = c => (s.querySelector(c) || {textContent: ''}).textContent.trim();"
+                        " return [t('.widget-label'), h.getAttribute('aria-label'), t('.widget-readout'),"
+                        " h.getAttribute('aria-valuetext')]; })"):
+                    if aria != name or valuetext != readout:
+                        errs.append(f"panel {k}: slider '{name}' has aria-label {aria!r} and aria-valuetext "
+                                    f"{valuetext!r} (readout {readout!r})")
         outside = [u for u in requests if not u.startswith(html.as_uri()) and not u.startswith("data:")
                    and not u.startswith("blob:")]
         if outside:

@@ -36,6 +36,7 @@ import numpy as np
 import yaml
 
 from robolib.book.claims import ClaimsRegister  # noqa: F401  (re-exported: chapters use robolib.book.notebook)
+from robolib.core.drawing import FIGURE_DPI
 from robolib.core.errors import ParameterError
 from robolib.core.params import resolve_data_path
 
@@ -313,7 +314,7 @@ def _live_control(name, values, label, initial, span=None):
 
 def explore(draw, grid: Mapping[str, Any], *, labels: Mapping[str, str] | None = None,
             initial: Mapping[str, Any] | None = None, fmt: Mapping[str, Any] | None = None,
-            ranges: Mapping[str, tuple] | None = None, dpi: float = 72,
+            ranges: Mapping[str, tuple] | None = None, dpi: float = FIGURE_DPI,
             mode: str = "auto", caption: str | None = None, alt: str | None = None, live_draw=None):
     """An *Explore* panel: controls that redraw a figure, in the static book and live.
 

@@ -307,7 +307,12 @@ def explore_panel(res: StudyResult):
     return explore(draw, {"clearance_mm": s.explore_c, "frequency": s.explore_f},
                    labels={"clearance_mm": "c [mm]", "frequency": "f [Hz]"},
                    initial={"clearance_mm": s.explore_c[len(s.explore_c) // 2], "frequency": s.explore_f[0]},
-                   ranges={"clearance_mm": (0.01, 0.99 * radius_mm, "log"), "frequency": (1.0, 12.0, 0.1)})
+                   ranges={"clearance_mm": (0.01, 0.99 * radius_mm, "log"), "frequency": (1.0, 12.0, 0.1)},
+                   caption="Half a second from the ideal state (journal centred) at the chosen clearance and drive "
+                           "frequency: the journal's path in its bearing, in units of the clearance (left), and the "
+                           "normal contact force (right, symmetric-log axis), with the shares of free flight and the "
+                           "number of impacts in the title.",
+                   alt="journal path inside the clearance circle and the contact force against time for a short run")
 
 
 # --------------------------------------------------------------------------- exercises
