@@ -194,7 +194,32 @@ def test_exercises(res):
     rows = d["exercise_3"]
     assert [r[0] for r in rows] == [0.02, 0.01, 0.005]
     assert all(r[2] > 0.9 for r in rows) and value(res, "rf_eps_change") < 1e-3
-    assert "turn covered" in sf.exercise_text(res, 3) and f"{e2['ratio']:.0f} times" in sf.exercise_text(res, 2)
+
+
+def test_the_exercise_solutions_print_the_study_s_answers(quick_study):
+    """Each solution is visible library code (run here as the notebook runs it); what it prints is the study's value."""
+    import contextlib
+    import io
+
+    import jupytext
+
+    res = quick_study(NAME)
+    nb = jupytext.read(ROOT / "notebooks" / f"{NAME}.md")
+    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Exercises" in c.source)
+    ns, out = {**study.defaults(NAME), "quick": True, "res": res}, []
+    for c in nb.cells[start:]:
+        if c.cell_type == "code" and "hide-cell" in c.metadata.get("tags", []):
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                exec(c.source, ns)  # noqa: S102  (the chapter's own solution code)
+            out.append(buf.getvalue())
+    d = res.data
+    est, peak = (float(x) for x in re.findall(r"= (\S+) N m", out[0]))
+    assert (est, peak) == pytest.approx((d["exercise_1"]["estimate"], d["exercise_1"]["robolib"]), rel=1e-4)
+    load, preload = (float(x) for x in re.search(r"= (\S+) N; .*: (\S+) N m", out[1]).groups())
+    assert load == pytest.approx(d["exercise_2"]["load"]) and preload == pytest.approx(d["exercise_2"]["preload"], abs=0.01)
+    errors = [float(x) * 1e-3 for x in re.findall(r"error (\S+) mm", out[2])]
+    assert errors == pytest.approx([r[1] for r in d["exercise_3"]], rel=1e-5)
 
 
 # ---- parameters that must move the claims ---------------------------------------------------------------------

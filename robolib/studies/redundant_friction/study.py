@@ -546,21 +546,6 @@ def exercises(reg: ClaimsRegister, d: dict) -> None:
                   "eps -> 0)", criterion="each change smaller than the previous one", compute=converges)
 
 
-def exercise_text(res, n: int) -> str:
-    """The printed answer of exercise ``n`` (1, 2 or 3) of a :func:`run` result."""
-    d = res.data
-    if n == 1:
-        e = d["exercise_1"]
-        return f"estimate mu R max|F| = {e['estimate']:.4e} N m; robolib: max |tau_f| = {e['robolib']:.4e} N m"
-    if n == 2:
-        e = d["exercise_2"]
-        return (f"T_c / (mu R) = {e['load']:.0f} N; preload for RMS Coulomb friction = geared T_c: {e['preload']:.2f} N m, "
-                f"{e['ratio']:.0f} times the largest friction-free motor torque ({d['tau_max_free']:.3g} N m)")
-    if n == 3:
-        return "\n".join(f"eps = {eps:6.4f} rad/s: largest Stribeck tracking error {dev * 1e3:.6f} mm, turn covered {c:.1%}"
-                         for eps, dev, c in d["exercise_3"])
-
-
 # --- the study ------------------------------------------------------------------------------------------
 def parameter_rows(d: dict) -> list:
     """The ``extra`` rows of the chapter's parameter table: every value the run used besides its parameters."""
@@ -698,6 +683,6 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     return StudyResult("redundant_friction", params, reg, tables=tables, figures=ff.figures(d), data=d, values=_values(d))
 
 
-__all__ = ["run", "PARAMETERS", "coulomb_condition", "exercise_text", "settings", "robots", "stops",
+__all__ = ["run", "PARAMETERS", "coulomb_condition", "settings", "robots", "stops",
            "claim_of_runs", "relative_difference",
            "turns", "turns_covered", "tracking_error", "log_slope", "linear_fit_residual", "bisect_increasing"]
