@@ -31,6 +31,28 @@ BIN = Path(sys.executable).parent
 TIMEOUT = 600
 
 
+def solution_outputs(name: str, **namespace) -> list[str]:
+    """What each exercise solution of chapter ``name`` prints: its hidden code cells after "## Exercises", run in
+    order in one namespace (the study's defaults updated by ``namespace``), as the notebook runs them."""
+    import contextlib
+    import io
+
+    import jupytext
+
+    from robolib import study
+
+    nb = jupytext.read(ROOT / "notebooks" / f"{name}.md")
+    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Exercises" in c.source)
+    ns, out = {**study.defaults(name), **namespace}, []
+    for c in nb.cells[start:]:
+        if c.cell_type == "code" and "hide-cell" in c.metadata.get("tags", []):
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                exec(c.source, ns)  # noqa: S102  (the chapter's own solution code)
+            out.append(buf.getvalue())
+    return out
+
+
 def refusal(call, match=None) -> tuple[str, float]:
     """``call()`` raises :class:`robolib.ParameterError` matching ``match``: ``(its message, CPU seconds)``.
 

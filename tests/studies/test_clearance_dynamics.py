@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from fuzzing import names
 
-from conftest import PROMPT_CPU_S, refusal
+from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, study
 from robolib.book.claims import ClaimsRegister
 from robolib.core import nonlinear as N
@@ -536,30 +536,11 @@ def test_tables_figures_and_explore_data(quick_study):
     assert set(res.values) >= {"clearance_rtol", "clearance_K", "clearance_tau_max", "clearance_near_period"}
 
 
-def _solutions(**params) -> list[str]:
-    """The printed output of each exercise solution of the chapter, its code run as the notebook runs it."""
-    import contextlib
-    import io
-
-    import jupytext
-
-    nb = jupytext.read(ROOT / "notebooks" / f"{NAME}.md")
-    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Exercises" in c.source)
-    ns, out = {**study.defaults(NAME), **params}, []
-    for c in nb.cells[start:]:
-        if c.cell_type == "code" and "hide-cell" in c.metadata.get("tags", []):
-            buf = io.StringIO()
-            with contextlib.redirect_stdout(buf):
-                exec(c.source, ns)  # noqa: S102  (the chapter's own solution code)
-            out.append(buf.getvalue())
-    return out
-
-
 def test_the_exercise_solutions_compute_their_answers_with_the_library():
     """Each solution is visible library code; what it prints is the answer its text gives: the stiffness ratio of the
     closed form, the two placements' end-point errors about equal (both about the clearance), the hysteresis factors
     of the two laws' closed forms."""
-    ex1, ex2, ex3 = _solutions()
+    ex1, ex2, ex3 = solution_outputs(NAME)
     ratio, closed = (float(x) for x in re.search(r"ratio (\S+), closed form (\S+)", ex1).groups())
     assert ratio == pytest.approx(np.sqrt((5.5 * 5 / 0.5) / (5.1 * 5 / 0.1)), abs=1e-4) and ratio == closed
     errors = [float(x) for x in re.findall(r"= (\S+) c", ex2)]

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from fuzzing import names
 
-from conftest import PROMPT_CPU_S, refusal
+from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, prp3, study
 from robolib.studies.prp3_roundtrip import study as s3
 
@@ -287,6 +287,17 @@ def test_exercises(res):
     assert abs(lx - (J + geom.r * prp3.U1) @ prp3.U1) < 1e-6  # lx = b_1: the two roots of slider 1 meet
     assert prp3.working_mode(geom, lx - 1.0, 200.0, 0.0)[0] != prp3.working_mode(geom, lx + 1.0, 200.0, 0.0)[0]
     rel_hm, rel_jac = claim_value(res, "prp3_ex3")
+    assert 0 < rel_hm < rel_jac < 0.2
+
+
+def test_the_exercise_solutions_print_the_study_s_answers(res):
+    """Each solution is visible library code (run as the notebook runs it); it prints the study's counts and mode
+    boundary, and with draws of its own the same ordering of the two volume routes' standard errors."""
+    ex1, ex2, ex3 = solution_outputs(NAME)
+    real, inside = (int(x) for x in re.search(r"real solutions: (\d+), inside the actuator ranges: (\d+)", ex1).groups())
+    assert (real, inside) == (res.data["exercise_1"]["real"], res.data["exercise_1"]["inside"])
+    assert float(re.search(r"lx = (\S+) mm", ex2).group(1)) == pytest.approx(res.data["exercise_2"]["lx"], abs=1e-5)
+    rel_hm, rel_jac = (float(x) / 100 for x in re.findall(r"relative (\S+)%", ex3))
     assert 0 < rel_hm < rel_jac < 0.2
 
 

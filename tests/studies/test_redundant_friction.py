@@ -18,7 +18,7 @@ import pytest
 from fuzzing import names
 from matplotlib.figure import Figure
 
-from conftest import PROMPT_CPU_S, refusal
+from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, study
 from robolib import redundant as R
 from robolib.studies.redundant_friction import study as sf
@@ -198,21 +198,8 @@ def test_exercises(res):
 
 def test_the_exercise_solutions_print_the_study_s_answers(quick_study):
     """Each solution is visible library code (run here as the notebook runs it); what it prints is the study's value."""
-    import contextlib
-    import io
-
-    import jupytext
-
     res = quick_study(NAME)
-    nb = jupytext.read(ROOT / "notebooks" / f"{NAME}.md")
-    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Exercises" in c.source)
-    ns, out = {**study.defaults(NAME), "quick": True, "res": res}, []
-    for c in nb.cells[start:]:
-        if c.cell_type == "code" and "hide-cell" in c.metadata.get("tags", []):
-            buf = io.StringIO()
-            with contextlib.redirect_stdout(buf):
-                exec(c.source, ns)  # noqa: S102  (the chapter's own solution code)
-            out.append(buf.getvalue())
+    out = solution_outputs(NAME, quick=True, res=res)
     d = res.data
     est, peak = (float(x) for x in re.findall(r"= (\S+) N m", out[0]))
     assert (est, peak) == pytest.approx((d["exercise_1"]["estimate"], d["exercise_1"]["robolib"]), rel=1e-4)
