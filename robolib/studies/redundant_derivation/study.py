@@ -58,7 +58,6 @@ from robolib.redundant.model import (
     DRIFT_BOUND,
     DT,
     load,
-    subsystem_mass_matrix,
 )
 from robolib.studies.redundant_derivation import experiments as checks
 
@@ -523,24 +522,6 @@ def explore_panel(res, mode: str = "auto"):
 
 
 # ---- exercises ------------------------------------------------------------------------------------
-def exercise_1(res) -> dict:
-    """Translational mass ``M_11`` of chains 1 and 2 (kg) against ``m_a + m_b (+ m_e)``; ``table`` in Markdown."""
-    robot = res.data["robot"]
-    out = {}
-    for chain in (0, 1):
-        Mi = subsystem_mass_matrix(robot, chain, list(EXERCISE_CHAIN_STATE))
-        expected = robot.active_mass + robot.passive_mass + (robot.end_effector_mass if chain == 0 else 0.0)
-        out[chain + 1] = (float(Mi[0, 0]), float(expected))
-    out["table"] = markdown_table(["chain", "M_11 [kg]", "m_a + m_b (+ m_e) [kg]"],
-                                  [[k, f"{m:.4g}", f"{e:.4g}"] for k, (m, e) in out.items()])
-    return out
-
-
-def exercise_2(res) -> dict:
-    """Exercise 2 (:func:`preload_exercise` of the study's robot)."""
-    return preload_exercise(res.data["robot"])
-
-
 def preload_exercise(robot) -> dict:
     """Add ``EXERCISE_PRELOAD * n`` to the circle-tracking torques: accelerations unchanged, reactions change.
 
@@ -562,15 +543,5 @@ def preload_exercise(robot) -> dict:
     return out
 
 
-def exercise_3(res) -> dict:
-    """The layers in the other order at the first identity-check state (:func:`~robolib.studies.redundant_derivation.experiments.other_layer_order`)."""
-    _, qs, dqs, taus = res.data["identity_states"]
-    out = checks.other_layer_order(res.data["robot"], qs[0], dqs[0], taus[0])
-    out["table"] = markdown_table(["comparison", "largest difference"],
-                                  [["ddq, order (closure, base) vs (base, closure)", f"{out['ddq']:.1e}"],
-                                   ["base-first correction vs A_2^T lambda_2 [N]", f"{out['correction']:.3g}"]])
-    return out
-
-
 __all__ = ["run", "PARAMETERS", "check_model", "effective_settings", "explore_panel", "preload_figure",
-           "explore_limits", "exercise_1", "exercise_2", "exercise_3", "preload_exercise", "energy_figure"]
+           "explore_limits", "preload_exercise", "energy_figure"]
