@@ -24,7 +24,7 @@ import pytest
 from fuzzing import names
 from matplotlib.figure import Figure
 
-from conftest import PROMPT_CPU_S, refusal
+from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, UnreachableError, stewart, study
 from robolib.studies.stewart_timing import study as st
 from robolib.studies.stewart_timing import timing
@@ -378,3 +378,13 @@ def test_the_live_explore_panels_span_the_poses_the_limits_allow_and_the_gains_t
         1.01 * 10 ** kp.max, kd, 0.0, h)
     assert stewart.sampled_loop_radius(res.params["kp"], kd, ki.max, h) < 1 < stewart.sampled_loop_radius(
         res.params["kp"], kd, ki.max + 2 * ki.step, h)
+
+
+def test_the_exercise_solutions_compute_their_answers_with_the_library(res):
+    """Exercises 1 and 2 are visible library code, run as the notebook runs them: on both parameter sets the
+    point-mass legs make the two models coincide, and the legs do not spin at home, to rounding (as the study's)."""
+    ex1, ex2 = solution_outputs(NAME, quick=True, res=res, params=res.params)[:2]
+    gaps = [float(x) for x in re.findall(r"= (\S+)\n", ex1)]
+    assert len(gaps) == 2 and max(gaps) < 1e-13 and max(res.data["exercise_1"].values()) < 1e-13
+    home = [float(x) for x in re.findall(r"= (\S+)(?: rad/s)?[;\n]", ex2)]
+    assert len(home) == 4 and max(home) < 1e-13
