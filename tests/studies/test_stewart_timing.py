@@ -381,10 +381,15 @@ def test_the_live_explore_panels_span_the_poses_the_limits_allow_and_the_gains_t
 
 
 def test_the_exercise_solutions_compute_their_answers_with_the_library(res):
-    """Exercises 1 and 2 are visible library code, run as the notebook runs them: on both parameter sets the
-    point-mass legs make the two models coincide, and the legs do not spin at home, to rounding (as the study's)."""
-    ex1, ex2 = solution_outputs(NAME, quick=True, res=res, params=res.params)[:2]
+    """The exercises are visible library code, run as the notebook runs them: on both parameter sets the point-mass
+    legs make the two models coincide and the legs do not spin at home, to rounding (as the study's); the closed-form
+    PD error differs from the simulation by the study's amount, ten times less at a tenth of the step."""
+    ex1, ex2, ex3 = solution_outputs(NAME, quick=True, res=res, params=res.params)
     gaps = [float(x) for x in re.findall(r"= (\S+)\n", ex1)]
     assert len(gaps) == 2 and max(gaps) < 1e-13 and max(res.data["exercise_1"].values()) < 1e-13
     home = [float(x) for x in re.findall(r"= (\S+)(?: rad/s)?[;\n]", ex2)]
     assert len(home) == 4 and max(home) < 1e-13
+    # exercise 3: the closed-form PD error against the simulation, the zero-order hold's first-order gap
+    gaps = [float(x) for x in re.findall(r"over the run: (\S+) of", ex3)]
+    assert gaps == pytest.approx(list(res.data["exercise_3"]["resid"].values()), rel=1e-2)
+    assert gaps[1] < gaps[0] / 5
