@@ -163,7 +163,7 @@ def sweep(fun: Callable, values: Sequence, n_jobs: int = 1, backend: str | None 
         return values, _checkpointed(fun, values, args, checkpoint, checkpoint_key, keyword, n_jobs=n_jobs,
                                      backend=backend, verbose=verbose, client=client, progress=progress)
     out: list = [None] * len(values)
-    with _progress_bar(progress, len(values)) as bar:
+    with progress_bar(progress, len(values)) as bar:
         for j, r in _completed(fun, args, n_jobs, backend, verbose, client):
             out[j] = r
             bar.update(1)
@@ -182,8 +182,6 @@ def progress_bar(progress, total: int, desc: str = "sweep"):
 
     return tqdm(total=total, desc=desc, leave=False, disable=not (_show_progress(progress) and total > 1))
 
-
-_progress_bar = progress_bar
 
 
 # ---- checkpointed sweeps: one file per finished point, named by the hash of the point's settings
@@ -308,7 +306,7 @@ def _checkpointed(fun, values, args, checkpoint, salt, keyword, n_jobs, backend,
     here = backend != "dask"
     calls = [((fun, path, values[first[path]], keyword, *args[first[path]]), {}) if here else args[first[path]]
              for path in todo]
-    with _progress_bar(progress, len(todo)) as bar:
+    with progress_bar(progress, len(todo)) as bar:
         for j, r in _completed(_kept_point if here else fun, calls, n_jobs, backend, verbose, client):
             path = todo[j]
             if not here:

@@ -217,7 +217,7 @@ class Mechanism:
         self.gravity = tuple(float(v) for v in chk.real_array("gravity", gravity, shape=(2,)))
         if np.hypot(*self.gravity) > GRAVITY_MAX:
             raise ParameterError(f"mechanism {name!r}: gravity must be a field in m/s^2 of at most {GRAVITY_MAX:g}, "
-                                 f"got {self.gravity} (a value in mm/s^2 or a planet's mass?)")
+                                 f"got {self.gravity} (a value in mm/s^2?)")
         self.bodies = chk.sequence("bodies", bodies, (Body,), "Body objects")
         self.joints = chk.sequence("joints", joints, (GroundPin, Pin, AngleLock, Driver),
                                    "joints (GroundPin, Pin, AngleLock, Driver)")
