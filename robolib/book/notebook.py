@@ -273,12 +273,42 @@ def _figure_image(fig, dpi: float, alt: str):
     return widgets.HTML(f'<img src="{uri}" alt="{html.escape(alt, quote=True)}" style="max-width:100%">')
 
 
+#: The PNG text key under which :func:`png_image` records the figure's smallest text in pixels at natural size.
+FONT_KEY = "robolib-min-font-px"
+
+
+def smallest_font_px(fig, dpi: float) -> float:
+    """The smallest visible text of ``fig`` (tick labels, legends, titles, annotations) in pixels at ``dpi``, natural
+    size; ``inf`` for a figure without text. Shown at ``w`` of its natural width ``W`` it is that times ``w / W``.
+
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure(figsize=(4, 3)); ax = fig.add_subplot(); _ = ax.set_xlabel("x", fontsize=9)
+    >>> smallest_font_px(fig, 100) <= 9 * 100 / 72
+    True
+    """
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()  # tick labels get their text when drawn
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()
+             and t.figure is not None and _drawn(t)]
+    return min(sizes) * dpi / 72.0 if sizes else math.inf
+
+
+def _drawn(text) -> bool:
+    """Whether ``text`` is shown: its axes (if any) and their tick labels are visible."""
+    ax = getattr(text, "axes", None)
+    return ax is None or (ax.get_visible() and ax.axison)
+
+
 def png_image(fig, dpi: float):
-    """A matplotlib figure as an ``IPython.display.Image`` (PNG; a figure made without pyplot has no image of its own)."""
+    """A matplotlib figure as an ``IPython.display.Image`` (PNG; a figure made without pyplot has no image of its own),
+    with its smallest text in pixels at natural size (:func:`smallest_font_px`) recorded under :data:`FONT_KEY`, which
+    the browser test reads to check the text as displayed."""
     from IPython.display import Image
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight",
+                metadata={FONT_KEY: f"{smallest_font_px(fig, dpi):.3f}"})
     return Image(buf.getvalue())
 
 

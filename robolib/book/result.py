@@ -101,12 +101,14 @@ class StudyResult:
 
     def glue_evidence(self, tables=(), figures=(), markdown=None, prefix: str | None = None) -> None:
         """Glue what the chapter's evidence page shows (:mod:`robolib.book.evidence`): each table of ``tables`` and
-        figure of ``figures`` under ``<prefix>_ev_<name>`` (``prefix``: the study's first word), and each
-        ``markdown`` text ``{name: text}`` likewise."""
+        figure of ``figures`` under ``<prefix>_ev_<name>`` (``prefix``: the study's first word), each
+        ``markdown`` text ``{name: text}`` likewise, and the claims table with criteria and values
+        (:meth:`robolib.book.claims.ClaimsRegister.table_markdown`) as ``<prefix>_ev_claims``."""
         from IPython.display import Markdown
         from myst_nb import glue
 
         prefix = prefix or self.name.split("_")[0]
+        glue(f"{prefix}_ev_claims", Markdown(self.claims.table_markdown()), display=False)
         for name in tables:
             glue(f"{prefix}_ev_{name}", self.table(name), display=False)
         for name in figures:
