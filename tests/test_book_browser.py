@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +27,7 @@ IGNORED_CONSOLE = (re.compile(r"strict mode: use allowUnionTypes"),)
 class _Assets(HTMLParser):
     def __init__(self):
         super().__init__()
-        self.urls = []
+        self.urls, self.links = [], []
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -36,6 +37,8 @@ class _Assets(HTMLParser):
             self.urls.append(a["href"])
         if tag == "link" and (a.get("rel") or "") in ("preload", "modulepreload") and a.get("href"):
             self.urls.append(a["href"])
+        if tag == "a" and a.get("href"):
+            self.links.append(a["href"])
 
 
 def pages(html_dir):
@@ -55,6 +58,20 @@ def test_no_page_loads_scripts_or_styles_from_another_site(built_quick_book):
             offenders[str(page.relative_to(html))] = external
     assert not offenders, offenders
     assert (html / "vendor" / "mathjax" / "tex-mml-chtml.js").is_file()
+
+
+def test_no_link_leaves_the_book(built_quick_book):
+    """No page links a site outside the book (a reader offline, or reading the archive, follows every link)."""
+    book, failures, res = built_quick_book
+    html = book / "_build" / "html"
+    offenders = {}
+    for page in pages(html):
+        parser = _Assets()
+        parser.feed(page.read_text())
+        external = [u for u in parser.links if re.match(r"^(https?:)?//", u)]
+        if external:
+            offenders[str(page.relative_to(html))] = external
+    assert not offenders, offenders
 
 
 @pytest.fixture(scope="module")
@@ -271,6 +288,9 @@ EQUATION_SLACK_PX = 1.0
 #: In the 672-px column of a 1280-px window that is a PNG wider than 1034 px; the chapter figures are made 9.6 in
 #: wide (under 1000 px at 100 dpi, shown at >= 0.67).
 MIN_FIGURE_SCALE = 0.65
+#: The smallest text a figure may show, in CSS px as displayed (its recorded size at natural width x the fraction
+#: of that width shown).
+MIN_TEXT_PX = 9.0
 #: A pattern for a number in a table cell that must not be split over two lines.
 NUMBER_RE = r"[-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+−]?\d+)?(?:[×x]10[-+−⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)?%?"
 
@@ -323,17 +343,69 @@ LAYOUT_JS = r"""([slack, numberRe, minScale]) => {
             }
         }
     }
-    // 5. figure images shrunk so far that their text cannot be read
-    const small = [...main.querySelectorAll('.cell_output img')]
-        .filter(i => i.getClientRects().length && i.naturalWidth > 0 && i.clientWidth / i.naturalWidth < minScale)
-        .map(i => ((i.closest('[id]') || {}).id || '') + ': ' + i.naturalWidth + ' px shown at ' + i.clientWidth);
-    return {figureText, noAlt, wide, split, small};
+    // 5. every figure image shown: its natural and displayed width and its smallest text at natural size (the
+    //    data-robolib-min-font-px attribute of an Explore or animation image; a PNG's text chunk, read in Python)
+    const images = [...main.querySelectorAll('.cell_output img, .robolib-animation img, .widget-html img')]
+        .filter(i => i.getClientRects().length && i.naturalWidth > 0)
+        .map(i => ({where: ((i.closest('[id]') || {}).id || ''), natural: i.naturalWidth, shown: i.clientWidth,
+                    font: i.getAttribute('data-robolib-min-font-px'),
+                    src: i.src.startsWith('data:image/png') || !i.src.startsWith('data:') ? i.src : ''}));
+    // 6. tables wider than their box (they scroll sideways)
+    const sideways = [...main.querySelectorAll('table')].filter(t => t.getClientRects().length)
+        .filter(t => { const box = t.closest('.pst-scrollable-table-container') || t.parentElement;
+                       return box.scrollWidth > box.clientWidth + 1; })
+        .map(t => ((t.closest('[id]') || {}).id || '') + ': ' + short(t.textContent).slice(0, 60));
+    return {figureText, noAlt, wide, split, images, sideways};
 }"""
 
 
+def image_font_px(src: str):
+    """The smallest text at natural size that :func:`robolib.book.notebook.png_image` recorded in a PNG (a
+    ``file:`` or ``data:`` URL), or None."""
+    import base64
+    import io
+    from pathlib import Path
+    from urllib.parse import unquote, urlparse
+
+    from PIL import Image
+
+    from robolib.book.notebook import FONT_KEY
+
+    if src.startswith("data:image/png"):
+        data = base64.b64decode(src.partition(",")[2])
+    elif src.startswith("file:"):
+        path = Path(unquote(urlparse(src).path))
+        if path.suffix.lower() != ".png" or not path.is_file():
+            return None
+        data = path.read_bytes()
+    else:
+        return None
+    value = getattr(Image.open(io.BytesIO(data)), "text", {}).get(FONT_KEY)
+    return float(value) if value else None
+
+
+def small_text(images, min_px=MIN_TEXT_PX, min_scale=MIN_FIGURE_SCALE) -> list[str]:
+    """The images of :data:`LAYOUT_JS` whose smallest text is shown under ``min_px`` (its size at natural width
+    times the displayed fraction); an image that records no text size (drawn elsewhere) is checked by the
+    fraction alone (under ``min_scale``)."""
+    bad = []
+    for im in images:
+        scale = im["shown"] / im["natural"]
+        font = float(im["font"]) if im["font"] else image_font_px(im["src"]) if im["src"] else None
+        if font is not None and font * scale < min_px:
+            bad.append(f"{im['where']}: smallest text {font * scale:.1f} px as displayed ({font:.1f} px in a "
+                       f"{im['natural']} px image shown at {im['shown']})")
+        elif font is None and scale < min_scale:
+            bad.append(f"{im['where']}: {im['natural']} px shown at {im['shown']} (no recorded text size)")
+    return bad
+
+
 def book_layout(tab):
-    """The layout report of the page open in ``tab``: figure texts, images without alt, wide equations, split numbers."""
-    return tab.evaluate(LAYOUT_JS, [EQUATION_SLACK_PX, NUMBER_RE, MIN_FIGURE_SCALE])
+    """The layout report of the page open in ``tab``: figure texts, images without alt, wide equations, split
+    numbers, figures whose text is shown too small (``small``), tables that scroll sideways."""
+    report = tab.evaluate(LAYOUT_JS, [EQUATION_SLACK_PX, NUMBER_RE, MIN_FIGURE_SCALE])
+    report["small"] = small_text(report.pop("images"))
+    return report
 
 
 def open_page(browser, page, width=1280):
@@ -347,7 +419,26 @@ def open_page(browser, page, width=1280):
     return tab
 
 
-def layout_problems(browser, html, kinds=("figureText", "noAlt", "wide", "split", "small")):
+#: axe-core (vendored by tools/vendor_js.sh), the accessibility audit: WCAG 2.1 A and AA rules.
+AXE_JS = Path(__file__).resolve().parent / "vendor" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+#: What axe finds that is not the book's: sphinxcontrib-bibtex marks its citation list with ARIA roles that ARIA 1.2
+#: deprecated (doc-biblioentry in a role="list").
+AXE_EXCLUDE = [[".citation-list"]]
+
+
+def axe_violations(tab) -> list[str]:
+    """``["rule: target", ...]``: what axe-core finds on the page open in ``tab`` (outside :data:`AXE_EXCLUDE`)."""
+    if not tab.evaluate("() => !!window.axe"):
+        tab.add_script_tag(path=str(AXE_JS))
+    found = tab.evaluate("""async ([tags, exclude]) => {
+        const r = await axe.run({exclude}, {runOnly: {type: 'tag', values: tags}});
+        return r.violations.flatMap(v => v.nodes.map(n => v.id + ': ' + n.target.join(' ') + ' ' + n.html.slice(0, 80)));
+    }""", [AXE_TAGS, AXE_EXCLUDE])
+    return found
+
+
+def layout_problems(browser, html, kinds=("figureText", "noAlt", "wide", "split", "small", "sideways", "axe")):
     """``{page: {kind: [...]}}`` over every content page of the built book at ``html``."""
     problems = {}
     for page in pages(html):
@@ -356,6 +447,7 @@ def layout_problems(browser, html, kinds=("figureText", "noAlt", "wide", "split"
             continue
         tab = open_page(browser, page)
         report = book_layout(tab)
+        report["axe"] = axe_violations(tab) if "axe" in kinds else []
         tab.close()
         bad = {k: report[k] for k in kinds if report[k]}
         if bad:
@@ -399,9 +491,40 @@ def test_display_equations_fit_the_column(layout):
 
 
 def test_figures_are_not_shrunk_below_readable_text(layout):
-    """No figure image is shown at less than MIN_FIGURE_SCALE of its natural width (its 10-pt labels under 9 px)."""
+    """Every figure's smallest text (tick labels and legends included) is at least MIN_TEXT_PX as displayed: its
+    size at natural width (recorded by robolib.book.notebook) times the fraction of that width shown."""
     problems = _only(layout, ("small",))
     assert not problems, problems
+
+
+def test_no_table_scrolls_sideways(layout):
+    """At 1280 px every table fits its column (none scrolls sideways inside its box)."""
+    problems = _only(layout, ("sideways",))
+    assert not problems, problems
+
+
+def test_axe_finds_no_accessibility_violation(layout):
+    """axe-core's WCAG 2.1 A/AA audit finds nothing on any page (slider handles, animation sliders and the
+    navigation folds have names; contrast holds), outside the bibliography's markup (AXE_EXCLUDE)."""
+    problems = _only(layout, ("axe",))
+    assert not problems, problems
+
+
+def test_axe_audit_is_not_blind(tmp_path, browser):
+    """The audit reports an unnamed range slider and an image without alt text, and nothing on a clean page."""
+    bad = tmp_path / "bad.html"
+    bad.write_text('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
+                   '<input type="range"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main></body></html>')
+    tab = open_page(browser, bad)
+    found = axe_violations(tab)
+    tab.close()
+    assert any(v.startswith("label:") for v in found) and any(v.startswith("image-alt:") for v in found), found
+    clean = tmp_path / "clean.html"
+    clean.write_text('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
+                     '<input type="range" aria-label="frame"></main></body></html>')
+    tab = open_page(browser, clean)
+    assert axe_violations(tab) == []
+    tab.close()
 
 
 def test_table_cells_do_not_split_numbers(layout):
@@ -438,6 +561,19 @@ def _wide_png(width=1000, height=4):
     return base64.b64encode(png).decode()
 
 
+def _text_png(points):
+    """A 3-in figure whose only text is ``points`` pt, as robolib.book.notebook.png_image makes it (base64)."""
+    import base64
+
+    from matplotlib.figure import Figure
+
+    from robolib.book.notebook import png_image
+
+    fig = Figure(figsize=(3, 1))
+    fig.text(0.1, 0.5, "label", fontsize=points)
+    return base64.b64encode(png_image(fig, 100).data).decode()
+
+
 def _synthetic_page(tmp_path):
     """A page with one of each defect the layout check looks for (and MathJax from the vendored copy)."""
     from pathlib import Path
@@ -453,6 +589,9 @@ def _synthetic_page(tmp_path):
  + a_{{15}} + a_{{16}} + a_{{17}} + a_{{18}} \\]</div>
 <table style="width: 60px"><tr><td style="overflow-wrap: anywhere">4.92e+03 and 1e-09</td></tr></table>
 <div class="cell_output"><img alt="a wide figure" style="max-width: 100%" src="data:image/png;base64,{_wide_png()}"></div>
+<div class="cell_output"><img alt="small text" style="max-width: 100%" src="data:image/png;base64,{_text_png(6)}"></div>
+<div class="cell_output"><img alt="large text" style="max-width: 100%" src="data:image/png;base64,{_text_png(10)}"></div>
+<div class="pst-scrollable-table-container" style="overflow: auto"><table><tr><td>{"wide_cell_" * 60}</td></tr></table></div>
 </main></body></html>""")
     return page
 
@@ -468,7 +607,9 @@ def test_layout_check_sees_each_defect(tmp_path, browser):
     assert len(report["noAlt"]) == 1, report
     assert len(report["wide"]) == 1 and report["wide"][0]["width"] > report["wide"][0]["avail"], report
     assert any(s.startswith("4.92e+03") for s in report["split"]), report
-    assert len(report["small"]) == 1 and "1000 px shown at" in report["small"][0], report
+    assert len(report["small"]) == 2, report                 # the 6-pt text (8.3 px) and the wide image without a size
+    assert any("1000 px shown at" in x for x in report["small"]) and any("8.3 px" in x for x in report["small"]), report
+    assert any("wide_cell_" in x for x in report["sideways"]), report
     clean = tmp_path / "clean.html"
     clean.write_text('<html><body><main><img alt="a dot" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
                      '<table><tr><td>4.92e+03</td></tr></table></main></body></html>')

@@ -1,9 +1,10 @@
-"""Every chapter figure fits the book's column at readable text size, and none of its texts overlap (issue 19).
+"""Every chapter figure is drawn at the width the book shows it, with readable text, and none of its texts overlap.
 
 The book's content column is 672 px wide (Chromium, 1280-px window); a figure's PNG (``StudyResult.figure``:
-``savefig(dpi=FIGURE_DPI, bbox_inches="tight")``) wider than that is shrunk. At most ``MAX_FIGURE_PX`` wide it is
-shown at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px (tests/test_book_browser.py checks the
-built book with ``MIN_FIGURE_SCALE``). Figures are drawn from the quick runs (shared with tests/test_study_*.py).
+``savefig(dpi=FIGURE_DPI, bbox_inches="tight")``) is drawn at most that wide (``COLUMN_PX``), so the book shows it at
+its natural size, and its smallest text -- tick labels and legends included (``robolib.book.notebook.smallest_font_px``)
+-- is at least ``MIN_TEXT_PX`` as displayed (tests/test_book_browser.py checks the same on the built book). Figures
+are drawn from the quick runs (shared with tests/test_study_*.py).
 
 Overlap: the tick labels, axis labels and titles of every axes, and every legend's box, drawn with Agg; two of
 them that intersect by more than ``OVERLAP_SLACK_PX`` are a defect (minor log labels running into each other, the
@@ -22,14 +23,17 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from robolib import study
+from robolib.book.notebook import smallest_font_px
 from robolib.core import drawing
 
-#: px: the widest PNG the 672-px column shows at >= 0.67 of its natural width (10-pt text at >= 9 px).
-MAX_FIGURE_PX = 1000
+#: px: the book's text column (a 1280-px window): a figure is drawn at most this wide, and shown at its natural size.
+COLUMN_PX = 672
+#: px: the smallest text a figure may show as displayed.
+MIN_TEXT_PX = 9.0
 #: px: two text boxes may touch by this much (antialiasing, rounding of the extents) and not count as overlapping.
 OVERLAP_SLACK_PX = 1.0
-#: The dpi a notebook passes to ``res.figure`` where it is not FIGURE_DPI (notebooks/*.md).
-NOTEBOOK_DPI = {("prp3_roundtrip", "mechanism"): 80}
+#: The dpi a notebook passes to ``res.figure`` where it is not FIGURE_DPI (notebooks/*.md; none at present).
+NOTEBOOK_DPI: dict = {}
 #: Labelled drawings: their annotation texts sit on the drawing by design, so only their width is checked.
 DRAWINGS = {"mechanism"}
 
@@ -101,13 +105,17 @@ def test_overlap_check_sees_colliding_labels():
 @pytest.mark.parametrize("name", sorted(study.STUDIES))
 def test_chapter_figures_fit_the_column_without_overlapping_text(quick_study, name):
     res = quick_study(name)
-    wide, crowded = {}, {}
+    wide, small, crowded = {}, {}, {}
     for fig_name, fig in res.figures.items():
-        if (w := png_width(fig, NOTEBOOK_DPI.get((name, fig_name), drawing.FIGURE_DPI))) > MAX_FIGURE_PX:
+        dpi = NOTEBOOK_DPI.get((name, fig_name), drawing.FIGURE_DPI)
+        if (w := png_width(fig, dpi)) > COLUMN_PX:
             wide[fig_name] = w
+        if (font := smallest_font_px(fig, dpi) * min(1.0, COLUMN_PX / w)) < MIN_TEXT_PX:
+            small[fig_name] = round(font, 1)
         if fig_name not in DRAWINGS and (found := overlaps(fig)):
             crowded[fig_name] = found
-    assert not wide, f"PNG wider than {MAX_FIGURE_PX} px: {wide}"
+    assert not wide, f"PNG wider than the {COLUMN_PX}-px column: {wide}"
+    assert not small, f"smallest text under {MIN_TEXT_PX} px as displayed: {small}"
     assert not crowded, crowded
 
 
@@ -117,5 +125,5 @@ def test_orbit_figure_of_the_full_run_fits_the_column(quick_study):
 
     (case, d), = quick_study("clearance_dynamics").data["orbits"].items()
     fig = orbits_figure({case: d, (case[0] + 1.0, case[1]): d, (case[0] + 2.0, case[1]): d})
-    assert png_width(fig, drawing.FIGURE_DPI) <= MAX_FIGURE_PX
+    assert png_width(fig, drawing.FIGURE_DPI) <= COLUMN_PX
     assert overlaps(fig) == []

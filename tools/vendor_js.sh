@@ -8,12 +8,13 @@ MATHJAX=mathjax@3.2.2
 REQUIREJS=requirejs@2.3.7
 HTMLMANAGER=@jupyter-widgets/html-manager@1.0.15   # ipywidgets 8 widget protocol 2
 NOTOSC=@fontsource/noto-sans-sc@5.3.0   # Chinese quotations (found page), regular weight, woff2 subsets only
+AXE=axe-core@4.10.3   # the accessibility audit of the browser test (tests/vendor/axe-core; not served by the book)
 root=$(cd "$(dirname "$0")/.." && pwd)
 dest=$root/book/_extra/vendor   # html_extra_path copies it to the site root
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
-for p in $MATHJAX $REQUIREJS $HTMLMANAGER $NOTOSC; do
+for p in $MATHJAX $REQUIREJS $HTMLMANAGER $NOTOSC $AXE; do
   mkdir -p "x/$p"; tar xzf "$(npm pack --silent "$p")" -C "x/$p"
 done
 ours=$(mktemp -d); cp "$dest"/mathjax_hub_shim.js "$dest"/widgets_requirejs_paths.js "$ours"/   # ours, not vendored
@@ -44,4 +45,8 @@ require.LICENSE.txt), $HTMLMANAGER (BSD-3-Clause, licenses of the bundle in
 html-manager/embed.js.LICENSE.txt), $NOTOSC (SIL Open Font License 1.1,
 fonts/noto-sans-sc/LICENSE; the regular weight's woff2 subsets). Do not edit; rerun the script.
 EOT
-du -sh "$dest"
+axedest=$root/tests/vendor/axe-core
+rm -rf "$axedest"; mkdir -p "$axedest"
+cp "x/$AXE/package/axe.min.js" "x/$AXE/package/LICENSE" "$axedest/"
+echo "$AXE (MPL-2.0, LICENSE) from the npm registry by tools/vendor_js.sh, for tests/test_book_browser.py." > "$axedest/README.md"
+du -sh "$dest" "$axedest"

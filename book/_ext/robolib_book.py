@@ -151,7 +151,8 @@ class FoundDirective(SphinxDirective):
 
         def table(rows):
             return claims_table(["finding", "value", "criterion", "holds", "chapter"], [
-                [c["statement"], c["text"], c["criterion"], status_mark(record_status(c)),
+                [_claim_href(c["id"], c["study"], c["statement"]), c["text"], c["criterion"],
+                 status_mark(record_status(c)),
                  f"{{doc}}`/studies/{c['study']}`"] for c in rows])
 
         lines = []
@@ -204,12 +205,22 @@ class FoundSummaryDirective(SphinxDirective):
         for cid, title, short, verdict, ids in summary_rows(self.arguments, findings):
             studies = list(dict.fromkeys(findings[i]["study"] for i in ids if i in findings))
             where = " ".join(f"({{doc}}`/studies/{st}`)" for st in studies) if title else ""
+            links = [_claim_href(i, findings[i]["study"], f"<code>{i}</code>") if i in findings else f"`{i}`"
+                     for i in ids]
             rows.append([f"**{cid}**" + (f" ({title})" if title else ""), short, verdict,
-                         (", ".join(f"`{i}`" for i in ids) or "—") + (f" {where}" if where else "")])
+                         (", ".join(links) or "—") + (f" {where}" if where else "")])
         text = claims_table(["source claim", "what it says (short)", "verdict", "findings that decide it"], rows)
         container = nodes.container(classes=["robolib-found-summary"])
         self.state.nested_parse(text.splitlines(), self.content_offset, container)
         return [container]
+
+
+def _claim_href(claim_id: str, study: str, text: str) -> str:
+    """``text`` linked to claim ``claim_id``'s row on the evidence page of ``study`` (from the found page, at the
+    book's root)."""
+    from robolib.book.claims import claim_anchor
+
+    return f'<a href="evidence/{study}.html#{claim_anchor(claim_id)}">{text}</a>'
 
 
 def _setup_found(app):

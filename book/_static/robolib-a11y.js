@@ -17,9 +17,34 @@
       });
     });
   }
+  // Animations and Explore panels are numbered like figures, per kind and page: "Animation 5.1", "Explore 5.2"
+  // (the chapter's number from its title; the captions are HTML outputs, some drawn by the widget manager later,
+  // so the numbers are set again, in document order, whenever the page changes).
+  function number(root) {
+    var sec = root.querySelector("h1 .section-number");
+    var chapter = sec ? sec.textContent.replace(/[.\s]+$/, "").trim() : "";
+    var counts = {};
+    root.querySelectorAll(".robolib-caption .caption-number").forEach(function (el) {
+      if (!el.dataset.kind) { el.dataset.kind = el.textContent.replace(/[\d.\s]+$/, "").trim(); }  // "Animation 4.1." -> "Animation"
+      var kind = el.dataset.kind;
+      counts[kind] = (counts[kind] || 0) + 1;
+      var text = kind + " " + (chapter ? chapter + "." : "") + counts[kind] + ".";
+      if (el.textContent !== text) { el.textContent = text; }
+    });
+  }
+  // The theme's navigation folds (a <summary> with only an icon) get a name: "pages of <section>".
+  function folds(root) {
+    root.querySelectorAll(".bd-sidenav details > summary").forEach(function (s) {
+      if (s.getAttribute("aria-label")) { return; }
+      var link = s.parentElement.parentElement.querySelector(":scope > a");
+      s.setAttribute("aria-label", "pages of " + (link ? link.textContent.trim() : "this section"));
+    });
+  }
   function start() {
+    folds(document);
     label(document);
-    new MutationObserver(function () { label(document); }).observe(document.body, {
+    number(document);
+    new MutationObserver(function () { label(document); number(document); }).observe(document.body, {
       childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["aria-valuenow"]
     });
   }

@@ -14,8 +14,8 @@ sentence. The chapter ends with :meth:`ClaimsRegister.summary`, the table
 >>> c = reg.claim("demo_err", "the round-trip error stays below 1e-9 mm",
 ...               value=3.2e-11, criterion="max error < 1e-9 mm", holds=3.2e-11 < 1e-9,
 ...               text="3.2e-11 mm")
->>> c.holds, c.markdown()
-(True, '3.2e-11 mm')
+>>> c.holds, c.markdown()  # doctest: +ELLIPSIS
+(True, '<a class="robolib-claim" href="../evidence/demo.html#claim-demo_err" title="checked claim demo_err: ...">3.2e-11 mm</a>')
 >>> bad = reg.claim("demo_slope", "the error grows like distance^-1/2", value=-1.4,
 ...                 criterion="|slope + 0.5| < 0.1", holds=False, text="-1.4")
 >>> bad.markdown()  # doctest: +ELLIPSIS
@@ -191,9 +191,11 @@ class Claim:
         """Show nothing when a cell ends with ``claims.claim(...)``: the prose cites the claim."""
 
     def markdown(self) -> str:
-        """Inline Markdown for the prose: the value, with a visible warning if the claim fails or is not computed."""
+        """Inline Markdown for the prose: the value, marked as a checked claim (a link to its row on the chapter's
+        evidence page, its criterion as the link's title; class ``robolib-claim``, which the book's CSS marks), or
+        with a visible warning if the claim fails or is not computed."""
         if self.holds:
-            return self.text
+            return claim_link(self.id, self.study, self.text, f"checked claim {self.id}: {self.criterion}")
         if self.status == NOT_COMPUTED:
             return (f"**⚠ not computed in this run** (claim `{self.id}`: {self.text}; see the table at the end of "
                     f"the chapter)")
@@ -205,6 +207,24 @@ class Claim:
         return {"id": self.id, "statement": self.statement, "value": _jsonable(self.value),
                 "criterion": self.criterion, "holds": bool(self.holds), "text": self.text,
                 "answers": self.answers, "source": self.source, "study": self.study, "status": self.status}
+
+
+def claim_anchor(claim_id: str) -> str:
+    """The HTML id of claim ``claim_id``'s row in a claims table."""
+    return f"claim-{claim_id}"
+
+
+def claim_link(claim_id: str, study: str | None, text: str, title: str) -> str:
+    """``text`` as a link to claim ``claim_id``'s row on the evidence page of ``study`` (a page one folder deep, as
+    the chapters and evidence pages are), with ``title`` as its tooltip.
+
+    >>> claim_link("x", "demo", "1 mm", "checked claim x: < 2 mm")
+    '<a class="robolib-claim" href="../evidence/demo.html#claim-x" title="checked claim x: &lt; 2 mm">1 mm</a>'
+    """
+    import html
+
+    href = f"../evidence/{study}.html#{claim_anchor(claim_id)}" if study else f"#{claim_anchor(claim_id)}"
+    return f'<a class="robolib-claim" href="{href}" title="{html.escape(title, quote=True)}">{text}</a>'
 
 
 @dataclass
@@ -299,7 +319,7 @@ class ClaimsRegister:
         True
         """
         def row(c):
-            return [c.statement, c.text, c.criterion, status_mark(c.status)]
+            return [f'<span id="{claim_anchor(c.id)}"></span>{c.statement}', c.text, c.criterion, status_mark(c.status)]
 
         found = [row(c) for c in self.claims.values() if c.id not in self.methods]
         method = [row(c) for c in self.claims.values() if c.id in self.methods]

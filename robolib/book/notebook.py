@@ -245,8 +245,8 @@ def rerun_note(study: str, example: str) -> str:
             f"(or, after that, `.venv/bin/papermill build/notebooks/{study}.ipynb out.ipynb {example}`; "
             f"`-f params.yaml` reads them from a file). Then `.venv/bin/jupyter-book build book` shows the "
             f"new run in the book. The claims of the run shown here, with their values and criteria, are in "
-            f"{claims}. The parameters are listed in the cell below; every other value the run used is in the "
-            f"table that follows it.")
+            f"{claims} and on the chapter's evidence page, with every other value the run used; the parameters "
+            f"you can change are listed in the cell below.")
 
 
 # ---- Explore panels that respond in the static book ---------------------------------
@@ -267,14 +267,19 @@ def _figure_image(fig, dpi: float, alt: str):
     fig.savefig(png, format="png", dpi=dpi)
     svg = io.BytesIO()
     fig.savefig(svg, format="svg")
-    data, mime = (svg.getvalue(), "image/svg+xml") if len(svg.getvalue()) < len(png.getvalue()) else \
-        (png.getvalue(), "image/png")
+    use_svg = len(svg.getvalue()) < len(png.getvalue())
+    data, mime = (svg.getvalue(), "image/svg+xml") if use_svg else (png.getvalue(), "image/png")
     uri = f"data:{mime};base64,{base64.b64encode(data).decode()}"
-    return widgets.HTML(f'<img src="{uri}" alt="{html.escape(alt, quote=True)}" style="max-width:100%">')
+    font = smallest_font_px(fig, SVG_PX_PER_INCH if use_svg else dpi)   # at natural size: an SVG's pt are 96/72 px
+    return widgets.HTML(f'<img src="{uri}" alt="{html.escape(alt, quote=True)}" style="max-width:100%" '
+                        f'data-{FONT_KEY}="{font:.3f}">')
 
 
-#: The PNG text key under which :func:`png_image` records the figure's smallest text in pixels at natural size.
+#: The PNG text key under which :func:`png_image` records the figure's smallest text in pixels at natural size (an
+#: Explore panel's image carries it as the attribute ``data-<FONT_KEY>``).
 FONT_KEY = "robolib-min-font-px"
+#: Pixels per inch of an SVG at natural size in a browser (matplotlib writes its size in pt; CSS: 1 pt = 96/72 px).
+SVG_PX_PER_INCH = 96.0
 
 
 def smallest_font_px(fig, dpi: float) -> float:
@@ -488,8 +493,8 @@ def animation_html(anim, *, caption: str | None = None, alt: str | None = None, 
     >>> html = animation_html(FuncAnimation(fig, lambda k: (line,), frames=2), caption="A line.").data
     >>> "font-awesome" in html or "https://" in html, "&#x25B6;" in html, 'alt="A line."' in html
     (False, True, True)
-    >>> "Animation.</span> A line." in html
-    True
+    >>> "Animation.</span> A line." in html, 'aria-label="frame of the animation"' in html
+    (True, True)
     """
 
     from IPython.display import HTML
@@ -499,6 +504,9 @@ def animation_html(anim, *, caption: str | None = None, alt: str | None = None, 
     for icon, symbol in _PLAYER_ICONS.items():
         text = text.replace(icon, f'<span aria-hidden="true">{symbol}</span>')
     alt = alt or caption or "animation of the mechanism"
-    text = re.sub(r'<img id="(_anim_img[0-9a-f]*)"', lambda m: f'<img id="{m.group(1)}" alt="{html.escape(alt, quote=True)}"',
-                  text)
+    font = smallest_font_px(anim._fig, anim._fig.dpi)   # the frames' smallest text at natural size (saved at the figure's dpi)
+    text = re.sub(r'<img id="(_anim_img[0-9a-f]*)"', lambda m: f'<img id="{m.group(1)}" alt="{html.escape(alt, quote=True)}" '
+                  f'data-{FONT_KEY}="{font:.3f}"', text)
+    text = re.sub(r'<input id="(_anim_slider[0-9a-f]*)"', lambda m: f'<input id="{m.group(1)}" aria-label="frame of the '
+                  f'animation"', text)   # the player's frame slider has no label of its own
     return HTML(f'<div class="robolib-animation">{text}{_caption_html("Animation", caption)}</div>')

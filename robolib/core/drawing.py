@@ -31,9 +31,11 @@ from matplotlib.patches import Arc, FancyArrowPatch
 
 #: Resolution (dots per inch) of a figure shown with :meth:`robolib.book.result.StudyResult.figure`.
 FIGURE_DPI = 100
-#: Width [in] of a figure as wide as the book's text: at FIGURE_DPI its PNG is under 1000 px, which the 672-px column
-#: shows at >= 0.67 of natural size, matplotlib's 10-pt text at >= 9 px (tests/test_book_browser.py checks it).
-FIGURE_WIDTH = 9.6
+#: Width [in] of a figure as wide as the book's text: at FIGURE_DPI its PNG is 660 px (a tight bounding box may add a
+#: few px of outlying text), drawn at the width of the book's 672-px column (a 1280-px window), so its text is shown at
+#: its own size: 7 pt is 9.7 px (tests/test_figure_layout.py and tests/test_book_browser.py check every figure's width
+#: and smallest text as displayed).
+FIGURE_WIDTH = 6.6
 
 #: Font size (pt) of every label in these drawings (the book requires at least 9).
 FONTSIZE = 10

@@ -30,9 +30,9 @@ from robolib.core.drawing import (  # noqa: F401
     _arrow,
     _dimension,
     _finish,
-    _label,
     draw_orbit,  # noqa: F401  (the journal orbit of any clearance joint)
 )
+from robolib.core.drawing import _label as _core_label
 from robolib.gearshift.model import build_gearshift
 
 #: Colour per chain (links i1 and i2), the lever, the ground and clearance joints.
@@ -42,6 +42,8 @@ GROUND_COLOR = "0.35"
 CLEARANCE_COLOR = "tab:red"
 #: Colours of the motion modes free flight (0), impact (1), continuous contact (2).
 MODE_COLORS = ("0.75", "tab:orange", "tab:red")
+#: Font size (pt) of the labels of :func:`gearshift_mechanism` (drawn at the column's width, 6.7 in).
+MECHANISM_FONTSIZE = 8
 
 
 def joint_positions(gs, q) -> dict:
@@ -120,8 +122,13 @@ __all__ = ["CHAIN_COLORS", "MODE_COLORS", "joint_positions", "draw_gearshift", "
 
 
 # --------------------------------------------------------------------------- gear-shift manipulator
-def _clearance_schematic(ax):
-    """Clearance revolute joint, not to scale: bearing (body i), journal (body j), contact quantities."""
+def _clearance_schematic(ax, fs: float = FONTSIZE):
+    """Clearance revolute joint, not to scale: bearing (body i), journal (body j), contact quantities; labels at
+    ``fs`` pt."""
+
+    def _label(*args, **kw):  # every label of the schematic at fs pt
+        return _core_label(*args, fontsize=fs, **kw)
+
     RB, RJ = 1.0, 0.7
     c = RB - RJ
     delta = 0.06
@@ -159,7 +166,7 @@ def _clearance_schematic(ax):
     v = np.array([math.cos(1.1), math.sin(1.1)])
     ax.plot(*np.array([Pj, Pj + RJ * v]).T, color=DIM_COLOR, lw=0.8, zorder=5)
     _label(ax, Pj + 0.62 * RJ * v, "$R_J$", (0, 0))
-    _label(ax, Pi + c * np.array([math.cos(3.6), math.sin(3.6)]), "$c = R_B - R_J$", (-30, -26),
+    _label(ax, Pi + c * np.array([math.cos(3.6), math.sin(3.6)]), "$c = R_B - R_J$", (-14, -46),
            color=CLEARANCE_COLOR, arrowprops={"arrowstyle": "-", "color": CLEARANCE_COLOR, "lw": 0.7})
     _label(ax, 0.5 * (Qi + Qj), "penetration\n" r"$\delta = |e| - c$", (18, -50), ha="left", color=DIM_COLOR,
            arrowprops={"arrowstyle": "-", "color": DIM_COLOR, "lw": 0.7})
@@ -194,7 +201,7 @@ def gearshift_mechanism(params: dict) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        8.6 x 4.6 inches; labels at 10 pt.
+        6.5 x 3.7 inches (with the PNG's pads the book's 6.7-in column); labels at :data:`MECHANISM_FONTSIZE` pt.
 
     Examples
     --------
@@ -208,8 +215,14 @@ def gearshift_mechanism(params: dict) -> Figure:
     names = [s.strip() for s in params["clearance"]["joints"].split(",") if s.strip()]
     driven = [int(round(x)) for x in np.asarray(params["motion"]["driven_chains"], float)]
     l = gs.l
-    fig = Figure(figsize=(8.6, 4.6), layout="constrained")
-    ax = fig.add_subplot(1, 2, 1)
+    fs = MECHANISM_FONTSIZE
+
+    def label(*args, **kw):
+        return _core_label(*args, fontsize=fs, **kw)
+
+    fig = Figure(figsize=(6.5, 3.7), layout="constrained")  # its tight PNG (0.1-in pads) within the 6.7-in column
+    grid = fig.add_gridspec(1, 2, width_ratios=[1.12, 1.0])
+    ax = fig.add_subplot(grid[0, 0])
     draw_gearshift(ax, gs, q, clearance_joints=names, labels=False)
     seg = gs.drawing(q)
     jp = joint_positions(gs, q)
@@ -217,49 +230,52 @@ def gearshift_mechanism(params: dict) -> Figure:
     for i in (1, 2, 3):
         A = gs.A[i - 1]
         d = (A - cen) / np.linalg.norm(A - cen)
-        _label(ax, A + 0.2 * l * d, f"$A_{i}$", (0, 0))
+        label(ax, A + 0.2 * l * d, f"$A_{i}$")
         B = jp[f"B{i}"]
         dB = (B - cen) / np.linalg.norm(B - cen)
-        _label(ax, B + 0.17 * l * dB, f"$B_{i}$", (0, 0))
+        label(ax, B + 0.17 * l * dB, f"$B_{i}$")
         for j in (1, 2):
-            s = seg[f"l{i}{j}"]
-            mid = s.mean(axis=0)
-            v = s[1] - s[0]
+            sg = seg[f"l{i}{j}"]
+            mid = sg.mean(axis=0)
+            v = sg[1] - sg[0]
             nrm = np.array([-v[1], v[0]]) / np.hypot(*v)
             if np.dot(nrm, mid - cen) < 0:
                 nrm = -nrm
-            _label(ax, mid + 0.14 * l * nrm, f"$l_{{{i}{j}}}$", (0, 0), color=CHAIN_COLORS[i - 1])
+            label(ax, mid + 0.14 * l * nrm, f"$l_{{{i}{j}}}$", color=CHAIN_COLORS[i - 1])
     E = jp["E"]
     lev = seg["lever"]
-    _label(ax, lev.mean(axis=0), "lever $pc$", (0, -14))
-    _label(ax, E, "$E$", (9, 13))
-    ax.text(0.02, 0.03, "At $E$: pins $E_2$, $E_3$ (chain ends) and $C$ (lever);\n"
-            "lock: lever angle = angle of $l_{12}$", transform=ax.transAxes, fontsize=FONTSIZE - 1,
-            va="bottom", ha="left", bbox=_BOX)
+    label(ax, lev[1], "lever $pc$", (-4, 10), ha="right")
+    label(ax, E, "$E$", (-3, 11))
     # drive inputs on the driven chains' base angles
     for i in driven:
         A = gs.A[i - 1]
         th = q[3 * (2 * (i - 1)) + 2]
         lo_, hi_, tr_ = (-0.9, -0.1, 0.62) if i == 1 else (-0.7, 0.1, 0.5)
         _arc(ax, A, 0.3 * l, th + lo_, th + hi_, rf"$\theta_{{{i}1}}(t)$", color="tab:purple",
-             text_radius=tr_ * l)
-    # shift stroke of E
+             text_radius=tr_ * l).set_fontsize(fs)
+    # shift stroke of E, drawn beside E
     a = params["motion"]["stroke_amplitude"]
     xs = E[0] - 0.3 * l
     _arrow(ax, (xs, E[1] - a), (xs, E[1] + a), color="tab:purple", style="<|-|>", lw=1.2)
-    _label(ax, (xs, E[1] - a), r"stroke of $E$: $\pm a$", (0, -10), color="tab:purple")
+    label(ax, (xs, E[1] + a), r"stroke $\pm a$", (0, 7), color="tab:purple")
     # gearbox spring at the lever tip
     tip = gs.lever_tip(q)
-    _label(ax, tip, "gearbox $k$, $c_{gb}$", (6, -14), ha="left", color="tab:purple")
+    label(ax, tip, "gearbox\n$k$, $c_{gb}$", (8, 12), ha="left", va="bottom", color="tab:purple")
     for nm in names:
         key = "E" if nm in ("E2", "E3", "C") else nm
         if key in jp:
-            _label(ax, jp[key], f"clearance joint {nm}", (-6, 36), ha="left", color=CLEARANCE_COLOR,
-                   arrowprops={"arrowstyle": "-", "color": CLEARANCE_COLOR, "lw": 0.8})
+            label(ax, jp[key], f"clearance\njoint {nm}", (-4, 30), ha="left", color=CLEARANCE_COLOR,
+                  arrowprops={"arrowstyle": "-", "color": CLEARANCE_COLOR, "lw": 0.8})
     pts = np.vstack([gs.A, np.array(list(jp.values())), lev])
     lo, hi = pts.min(axis=0), pts.max(axis=0)
-    ax.set_xlim(lo[0] - 0.55 * l, hi[0] + 0.45 * l)
-    ax.set_ylim(lo[1] - 0.75 * l, hi[1] + 0.35 * l)
-    _finish(ax, f"(a) gear-shift manipulator at t = 0 (links {l:g} m)")
-    _clearance_schematic(fig.add_subplot(1, 2, 2))
+    ax.set_xlim(lo[0] - 0.45 * l, hi[0] + 0.5 * l)
+    ax.set_ylim(lo[1] - 0.45 * l, hi[1] + 0.35 * l)
+    _finish(ax, f"(a) manipulator at t = 0 (links {l:g} m)")
+    ax.title.set_fontsize(fs + 1)
+    ax.tick_params(labelsize=fs)
+    ax.xaxis.label.set_size(fs)
+    ax.yaxis.label.set_size(fs)
+    ax2 = fig.add_subplot(grid[0, 1])
+    _clearance_schematic(ax2, fs)
+    ax2.title.set_fontsize(fs + 1)
     return fig

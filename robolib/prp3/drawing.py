@@ -10,10 +10,15 @@ import math
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from robolib.core.drawing import _BOX, DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
 from robolib.prp3.kinematics import U1, U2, Geometry, V, forward, singularity_measures, slider_points, working_mode
+
+#: Width [in] of a full-width figure: the book's text width (robolib.core.drawing.FIGURE_WIDTH) less the 0.1-in pad
+#: that ``savefig(bbox_inches="tight")`` adds on each side, so that the PNG fits the 672-px column.
+FULL_WIDTH = FIGURE_WIDTH - 0.2
 
 
 def draw_prp3(ax, geom: Geometry, lx: float, ly: float, theta: float, *, title: str | None = None):
@@ -142,7 +147,7 @@ def prp3_mechanism(geom: Geometry, lx: float | None = None, ly: float | None = N
     Returns
     -------
     matplotlib.figure.Figure
-        8.2 x 8.2 inches; labels at 10 pt.
+        FULL_WIDTH x 6.8 inches; labels at 10 pt, tick labels at 9 pt.
 
     Raises
     ------
@@ -167,7 +172,7 @@ def prp3_mechanism(geom: Geometry, lx: float | None = None, ly: float | None = N
     l0, l1 = geom.l0, geom.l1
     span = geom.lx_range[1] * 1.05
 
-    fig = Figure(figsize=(8.2, 8.2), layout="constrained")
+    fig = Figure(figsize=(FULL_WIDTH, 6.8), layout="constrained")
     gsp = fig.add_gridspec(2, 2)
 
     # (a) 3-D overview (existing drawing), with the frame and the main points
@@ -180,9 +185,10 @@ def prp3_mechanism(geom: Geometry, lx: float | None = None, ly: float | None = N
         ax.text(*(1.12 * np.array(vec)), name, fontsize=FONTSIZE, ha="center")
     ax.text(-25, -25, -60, "O", fontsize=FONTSIZE, ha="center")
     ax.text(*(J + np.array([0, 0, -70])), "J", fontsize=FONTSIZE, color="tab:red", ha="center")
-    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # 3 ticks an axis: more collide in a panel of the column's width
         axis.label.set_size(FONTSIZE - 1)
-    ax.tick_params(labelsize=FONTSIZE - 2)
+        axis.set_major_locator(MaxNLocator(3))
+    ax.tick_params(labelsize=FONTSIZE - 1)
     ax.view_init(elev=22, azim=-58)
 
     # (b) top view, XY plane
@@ -282,48 +288,54 @@ def prp3_mechanism(geom: Geometry, lx: float | None = None, ly: float | None = N
 
 
 # --------------------------------------------------------------------------- the chapter's result figures
-FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
 #: Added to an error before its logarithm, so that exact round trips (error 0) show in a histogram.
 LOG_FLOOR = 1e-17
 
 
 def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = -1.0, max_dots: int = 20_000) -> Figure:
-    """Round-trip errors of a large sample: histograms, and slider error against the distance from the boundary.
+    """Round-trip errors of a large sample: histograms (top), and slider error against the distance from the
+    boundary (bottom).
 
     ``rt`` a :class:`robolib.prp3.RoundTrip` (errors in mm and rad, distances in mm);
     ``law`` the :class:`robolib.prp3.ErrorLaw` fitted to its slider columns;
     ``far_len`` [mm] the distance marked by a vertical line; ``predicted_exponent``
-    the slope drawn through the fitted line at the middle of the fit range;
+    the slope drawn through the fitted line at the middle of the fit range (a dashed line over
+    the wide pale fitted line, so that both show where they coincide);
     ``max_dots`` about how many samples are drawn as dots. Made without pyplot.
     """
-    fig = Figure(figsize=(FULL_WIDTH, 4.2), layout="constrained")
-    axs = fig.subplots(1, 2)
+    fig = Figure(figsize=(FULL_WIDTH, 7.4), layout="constrained")
+    axs = fig.subplots(2, 1, height_ratios=[1, 1.55])
     bins = np.linspace(-17, -5, 61)
-    for k, name in enumerate(["lx [mm]", "ly [mm]", "θ [rad]"]):
-        axs[0].hist(np.log10(rt.error[:, k] + LOG_FLOOR), bins=bins, histtype="step", lw=1.5, label=name)
+    # lx and ly have the same distribution (the mirror symmetry): lx wide and pale, ly dashed on top of it
+    styles = {"lx [mm]": dict(lw=3.5, color="tab:blue", alpha=0.45), "ly [mm]": dict(lw=1.3, color="tab:orange", ls="--"),
+              "θ [rad]": dict(lw=1.5, color="tab:green")}
+    for k, (name, style) in enumerate(styles.items()):
+        axs[0].hist(np.log10(rt.error[:, k] + LOG_FLOOR), bins=bins, histtype="step", label=name, **style)
     axs[0].set_xlabel("log10 round-trip error (10⁻¹⁷ added to show zeros)")
     axs[0].set_ylabel("count")
     axs[0].set_yscale("log")
-    axs[0].legend()
+    axs[0].legend(loc="upper right")
     axs[0].set_title("error histogram, all modes")
     d, e = rt.distance[:, :2].ravel(), rt.error[:, :2].ravel()
     step = max(1, len(d) // max_dots)
     ax = axs[1]
     ax.loglog(d[::step], e[::step] + LOG_FLOOR, ".", ms=1, alpha=0.3, color="0.6", label="samples")
     ax.loglog(law.raw_centres, law.raw_worst, "-", color="0.45", lw=1, label="largest error per bin (all samples)")
-    ax.loglog(law.centres, law.worst, "ko", ms=3.5, label=f"largest of {law.draws} per bin (fitted)")
     xs = np.array(law.fit_range)
     c_fit = 10 ** law.log10_prefactor
-    ax.loglog(xs, c_fit * xs ** law.exponent, "r-", lw=1.5, label=f"fit: exponent {law.exponent:.2f}")
+    ax.loglog(xs, c_fit * xs ** law.exponent, "-", color="tab:red", lw=6, alpha=0.35, solid_capstyle="butt",
+              label=f"fit: exponent {law.exponent:.2f}".replace("-", "−"))
+    ax.loglog(law.centres, law.worst, "ko", ms=3.5, label=f"largest of {law.draws} per bin (fitted)")
     xm = np.sqrt(xs[0] * xs[1])
     ym = c_fit * xm ** law.exponent
-    ax.loglog(xs, ym * (xs / xm) ** predicted_exponent, "--", color="tab:blue", lw=1.5,
+    ax.loglog(xs, ym * (xs / xm) ** predicted_exponent, "--", color="navy", lw=1.3,
               label=f"predicted: exponent {predicted_exponent:g}".replace("-", "−"))
-    ax.loglog(xs, ym * (xs / xm) ** -0.5, ":", color="0.3", lw=1.5, label="exponent −1/2 (for comparison)")
+    ax.loglog(xs, ym * (xs / xm) ** -0.5, ":", color="0.2", lw=1.5, label="exponent −1/2 (for comparison)")
     ax.axvline(far_len, color="0.5", ls=":")
     ax.set_xlabel("slider distance from its mode boundary √D [mm]")
     ax.set_ylabel("slider round-trip error [mm]")
-    ax.legend(loc="lower left", fontsize=8)
+    ax.legend(loc="lower left", fontsize=8, ncols=2, framealpha=0.9)
+    ax.set_ylim(1e-21, None)  # room below the samples (errors of 0 sit at 10⁻¹⁷) for the legend
     ax.set_title("error against distance from the boundary")
     return fig
 
@@ -337,23 +349,27 @@ def workspace_figure(points_all, points_mode, *, max_all: int = 30_000, max_mode
     """
     pts = points_all[:: max(1, len(points_all) // max_all)]
     p0 = points_mode[:: max(1, len(points_mode) // max_mode)]
-    fig = Figure(figsize=(FULL_WIDTH, 7.6))
-    ax = fig.add_subplot(2, 2, 1, projection="3d")
+    fig = Figure(figsize=(FULL_WIDTH, 7.2))
+    ax = fig.add_axes((0.02, 0.62, 0.43, 0.38), projection="3d")
     sc = ax.scatter(*pts.T, s=0.3, c=pts[:, 2], cmap="viridis", alpha=0.5)
-    fig.colorbar(sc, ax=ax, shrink=0.6, pad=0.16, label="z [mm]")
-    ax.set_title("reachable workspace, all modes")
-    ax.set_xlabel("x [mm]"), ax.set_ylabel("y [mm]"), ax.set_zlabel("z [mm]")
-    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # 4 ticks an axis: more collide on the small 3-D panel
-        axis.set_major_locator(MaxNLocator(4))
-    for i, (a, b) in enumerate([(0, 1), (0, 2), (1, 2)]):
-        ax2 = fig.add_subplot(2, 2, i + 2)
-        ax2.scatter(pts[:, a], pts[:, b], s=0.2, alpha=0.3, color="0.5", label="all modes")
-        ax2.scatter(p0[:, a], p0[:, b], s=0.2, alpha=0.4, color="tab:blue", label="default mode")
+    cax = fig.add_axes((0.07, 0.565, 0.30, 0.016))
+    fig.colorbar(sc, cax=cax, orientation="horizontal", label="z [mm]")
+    ax.set_title("all modes, coloured by z", y=1.0)
+    ax.set_xlabel("x [mm]", labelpad=-3), ax.set_ylabel("y [mm]", labelpad=-3), ax.set_zlabel("z [mm]", labelpad=-3)
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # 3 ticks an axis: more collide on the small 3-D panel
+        axis.set_major_locator(MaxNLocator(3))
+        axis.label.set_size(9)
+    ax.tick_params(labelsize=8, pad=-2)
+    boxes = [(0.61, 0.58, 0.37, 0.37), (0.10, 0.11, 0.37, 0.36), (0.61, 0.11, 0.37, 0.36)]
+    for box, (a, b) in zip(boxes, [(0, 1), (0, 2), (1, 2)]):
+        ax2 = fig.add_axes(box)
+        ax2.scatter(pts[:, a], pts[:, b], s=0.2, alpha=0.3, color="0.5", rasterized=True)
+        ax2.scatter(p0[:, a], p0[:, b], s=0.2, alpha=0.4, color="tab:blue", rasterized=True)
         ax2.set_xlabel("xyz"[a] + " [mm]"), ax2.set_ylabel("xyz"[b] + " [mm]")
         ax2.set_aspect("equal")
         ax2.set_title(f"projection on {'xyz'[a]}{'xyz'[b]}")
-    ax2.legend(markerscale=20, loc="lower right")
-    fig.tight_layout()
+    handles = [Line2D([], [], ls="", marker="o", ms=6, color=c, alpha=0.6) for c in ("0.5", "tab:blue")]
+    fig.legend(handles, ["all modes", "default mode (−1, −1, +1)"], loc="lower center", ncols=2, bbox_to_anchor=(0.5, -0.01))
     return fig
 
 

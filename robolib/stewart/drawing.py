@@ -25,7 +25,7 @@ import math
 import numpy as np
 from matplotlib.figure import Figure
 
-from robolib.core.drawing import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.core.drawing import _BOX, DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
 from robolib.stewart.kinematics import joint_points, leg_frames
 from robolib.stewart.kinematics import joint_points as _stewart_points
 from robolib.stewart.kinematics import leg_geometry as _leg_geometry
@@ -189,11 +189,11 @@ def _leg_schematic(ax):
 def stewart_mechanism(model, pose=None) -> Figure:
     """Labelled drawing of the 6-UPS Gough-Stewart platform and of one leg.
 
-    Panel (a) draws the platform (:func:`robolib.stewart.viz.draw_stewart`) at
-    ``pose`` with the base frame (origin and axes ``x, y, z``), the platform
-    frame at the platform origin ``t``, the U-joint centres ``b_1..b_6`` (with
+    Panel (a), on top, draws the platform (:func:`draw_stewart`) at ``pose``
+    in the base frame (the plot's axes ``x, y, z``; black arrows at its origin),
+    the platform frame at the platform origin ``t`` (brown arrows, ``z'``), the U-joint centres ``b_1..b_6`` (with
     their fixed axes ``a_i`` in green) and the S-joint centres ``P_1..P_6``.
-    Panel (b) is a schematic of one U-P-S leg: U joint at ``b_i`` with the
+    Panel (b), below, is a schematic of one U-P-S leg: U joint at ``b_i`` with the
     fixed axis ``a_i``, the second axis ``c_i`` and the forbidden direction
     ``n_i = a_i x c_i``; leg axis ``s_i`` and length ``l_i``; cylinder, rod and
     actuator force ``f_i``; S joint at ``P_i = t + R p_i``.
@@ -208,7 +208,7 @@ def stewart_mechanism(model, pose=None) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        8.6 x 5.4 inches; labels at 9-10 pt.
+        FIGURE_WIDTH x 8.4 inches, panel (a) above (b); labels at 8-11 pt.
 
     Examples
     --------
@@ -218,45 +218,58 @@ def stewart_mechanism(model, pose=None) -> Figure:
     2
     """
     pose = np.asarray(model.home_pose if pose is None else pose, dtype=float)
-    fig = Figure(figsize=(8.6, 5.4), layout="constrained")
-    gsp = fig.add_gridspec(1, 2, width_ratios=(1.1, 1.0))
+    fig = Figure(figsize=(FIGURE_WIDTH, 8.4), layout="constrained")
+    gsp = fig.add_gridspec(2, 1, height_ratios=(1.15, 1.0))
     ax = fig.add_subplot(gsp[0, 0], projection="3d")
     P = draw_stewart(ax, model, pose, labels=False, show_com=False)
     B, _ = _stewart_points(model, pose)
     g = _leg_geometry(model, pose)
     mean_leg = float(np.mean(g.length))
-    cb, cp = B.mean(axis=0), P.mean(axis=0)
-    for i in range(6):
-        db = B[i] - cb
-        db[2] = 0.0
-        db = db / max(np.linalg.norm(db), 1e-300)
-        ax.text(*(B[i] + 0.16 * mean_leg * db + np.array([0, 0, -0.06 * mean_leg])), f"$b_{i + 1}$",
-                fontsize=FONTSIZE - 1, ha="center", va="center")
-        dp = P[i] - cp
-        dp[2] = 0.0
-        dp = dp / max(np.linalg.norm(dp), 1e-300)
-        ax.text(*(P[i] + 0.14 * mean_leg * dp + np.array([0, 0, 0.06 * mean_leg])), f"$P_{i + 1}$",
-                fontsize=FONTSIZE - 1, ha="center", va="center", color="tab:brown")
+    for pts, name, color, out, dz in ((B, "b", "k", 0.2, -0.05), (P, "P", "tab:brown", 0.17, 0.05)):
+        for i, d in enumerate(_label_directions(pts)):
+            ax.text(*(pts[i] + out * mean_leg * d + np.array([0, 0, dz * mean_leg])), f"${name}_{i + 1}$",
+                    fontsize=FONTSIZE - 1, ha="center", va="center", color=color)
     L = 0.3 * mean_leg
     R = g.R
     t = pose[:3]
-    for k, name in enumerate("xyz"):
+    for k, name in enumerate("xyz"):  # the base frame is the plot's frame: its axes are named on the box
         e = np.eye(3)[k] * L
-        ax.quiver(0, 0, 0, *e, color="k", lw=1.3, arrow_length_ratio=0.2)
-        ax.text(*(1.25 * e), name, fontsize=FONTSIZE - 1, ha="center")
+        ax.quiver(0, 0, 0, *(0.6 * e), color="k", lw=1.3, arrow_length_ratio=0.25)
         ep = R[:, k] * 0.8 * L
         ax.quiver(*t, *ep, color="tab:brown", lw=1.3, arrow_length_ratio=0.2)
         if name == "z":
-            ax.text(*(t + 1.3 * ep), "z'", fontsize=FONTSIZE - 1, ha="center", color="tab:brown")
-    ax.text(0.3 * mean_leg, -0.45 * mean_leg, -0.3 * mean_leg, "base frame", fontsize=FONTSIZE - 1, ha="center")
-    ax.text(*(t + np.array([0, 0, 0.45 * mean_leg])), "platform frame at $t$", fontsize=FONTSIZE - 1,
+            ax.text(*(t + 1.2 * ep), " z'", fontsize=FONTSIZE - 1, ha="left", va="bottom", color="tab:brown")
+    ax.text(*(t + np.array([0, 0, 0.62 * mean_leg])), "platform frame at $t$", fontsize=FONTSIZE - 1,
             ha="center", color="tab:brown")
     hi = ax.get_zlim3d()
     ax.set_zlim(min(hi[0], -0.25 * mean_leg), hi[1])
     ax.tick_params(labelsize=FONTSIZE - 2)
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.label.set_size(FONTSIZE - 1)
-    ax.view_init(elev=35, azim=-150)
+    ax.view_init(elev=VIEW[0], azim=VIEW[1])
     ax.set_title(f"(a) {model.name} at pose [{', '.join(f'{v:g}' for v in pose)}]", fontsize=FONTSIZE + 1)
-    _leg_schematic(fig.add_subplot(gsp[0, 1]))
+    _leg_schematic(fig.add_subplot(gsp[1, 0]))
     return fig
+
+
+#: Elevation and azimuth (deg) of the 3-D view of :func:`stewart_mechanism`.
+VIEW = (45, -110)
+
+
+def _label_directions(points):
+    """Unit directions (k, 3), horizontal, in which to put the labels of ``points`` (k, 3): away from their
+    centroid and away from each point's nearest neighbour (two close joints get labels on opposite sides)."""
+    c = points.mean(axis=0)
+    out = []
+    for i, p in enumerate(points):
+        radial = p - c
+        radial[2] = 0.0
+        radial /= max(np.linalg.norm(radial), 1e-300)
+        dist = np.linalg.norm(points - p, axis=1)
+        dist[i] = np.inf
+        away = p - points[int(np.argmin(dist))]
+        away[2] = 0.0
+        away /= max(np.linalg.norm(away), 1e-300)
+        d = radial + away
+        out.append(d / max(np.linalg.norm(d), 1e-300))
+    return np.array(out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tempfile
 from pathlib import Path
 
@@ -30,7 +31,7 @@ def test_a_failing_claim_is_marked_where_the_prose_cites_it():
     ok = reg.claim("ok", "error below 1e-9", value=np.float64(1e-11), criterion="< 1e-9", holds=np.bool_(True),
                    text="1e-11 mm")
     bad = reg.claim("bad", "slope -1/2", value=-1.4, criterion="|s + 0.5| < 0.1", holds=False)
-    assert ok.markdown() == "1e-11 mm"
+    assert ok.markdown().endswith(">1e-11 mm</a>") and 'class="robolib-claim"' in ok.markdown()  # marked as checked
     assert "⚠" in bad.markdown() and "bad" in bad.markdown() and "|s + 0.5| < 0.1" in bad.markdown()
     assert reg.failing() == ["bad"]
     table = reg.table_markdown()
@@ -88,6 +89,9 @@ def test_the_table_marks_a_claim_not_computed_apart_from_the_failing_ones():
         table = reg.table_markdown()
         head, _, body = table.partition("| claim |")
         rows = {line.split(" | ")[0].strip("| "): line.rstrip(" |").rsplit(" | ", 1)[1] for line in body.splitlines()[2:]}
+        anchored = {re.sub(r'^<span id="claim-[a-z0-9_]+"></span>', "", k) for k in rows}   # each row is a link target
+        assert len(anchored) == len(rows) and all(k.startswith('<span id="claim-') for k in rows)
+        rows = {re.sub(r'^<span id="claim-[a-z0-9_]+"></span>', "", k): v for k, v in rows.items()}
         assert rows == {"error below 1e-9": C.status_mark(HOLDS), "slope -1/2": C.status_mark(FAILS),
                         "the verdict at 6 Hz": C.status_mark(NOT_COMPUTED)}
         assert FAILS_MARK not in rows["the verdict at 6 Hz"] and C.NOT_COMPUTED_MARK in rows["the verdict at 6 Hz"]

@@ -520,7 +520,9 @@ def test_tables_figures_and_explore_data(quick_study):
     from robolib.studies.clearance_dynamics.study import EVIDENCE_TABLES
 
     lecture = [n for n in names if n not in EVIDENCE_TABLES]          # numbered 1.. in the lecture, E1.. on evidence
-    assert lecture == ["modes", "orbits", "exponents", "sweep_readings"]
+    assert lecture == ["modes", "orbits"]                              # the exponents' routes and the sweep: evidence
+    assert EVIDENCE_TABLES == ("convergence", "readings", "replicate", "transient", "exponents", "sweep_readings",
+                               "slider_crank")
     for name in names:
         number = f"{lecture.index(name) + 1}" if name in lecture else f"E{EVIDENCE_TABLES.index(name) + 1}"
         head, _, table = res.tables[name].partition("\n\n")
@@ -534,6 +536,28 @@ def test_tables_figures_and_explore_data(quick_study):
     s = res.data["settings"]
     assert set(res.data["explore_runs"]) == {(f, c) for c in s.explore_c for f in s.explore_f}
     assert set(res.values) >= {"clearance_rtol", "clearance_K", "clearance_tau_max", "clearance_near_period"}
+
+
+def test_lecture_and_evidence_page_split():
+    """The lecture shows at most 4 tables and 8 figures and no run mechanics; the evidence page shows every evidence
+    table (E1.. in EVIDENCE_TABLES' order), the ideal-motion and slider-crank figures and the moved checks."""
+    from robolib.studies.clearance_dynamics.study import EVIDENCE_TABLES
+
+    lecture = (ROOT / "notebooks" / f"{NAME}.md").read_text()
+    evidence = (ROOT / "book" / "evidence" / f"{NAME}.md").read_text()
+    assert len(re.findall(r"^res\.table\(", lecture, re.M)) <= 3               # + the key-parameter table: 4
+    figures = len(re.findall(r"^res\.figure\(", lecture, re.M)) + lecture.count("animation_html(") - 1
+    assert figures + lecture.count("explore_panel(res)") <= 8
+    for moved in ("clearance_tau_max", "clearance_detail_steps", "clearance_baumgarte", "clearance_exponent_models_",
+                  "clearance_orbit_distance_", "clearance_orbit_onsets", "clearance_bif_resolution", "several times faster"):
+        assert moved not in lecture, moved
+        assert moved == "several times faster" or moved in evidence, moved
+    assert 'figures=["ideal", "slider"]' in lecture and "tables=clearance_dynamics.study.EVIDENCE_TABLES" in lecture
+    for name in ("ideal", "slider", *EVIDENCE_TABLES):
+        assert f"clearance_ev_{name}" in evidence, name
+    assert [int(k) for k in re.findall(r"Table E(\d)", evidence)] == sorted(int(k) for k in re.findall(r"Table E(\d)", evidence))
+    summary = lecture[lecture.rindex("```{code-cell}"):]
+    assert ":tags: [remove-input, hide-output]" in summary and "res.summary()" in summary
 
 
 def test_the_exercise_solutions_compute_their_answers_with_the_library():

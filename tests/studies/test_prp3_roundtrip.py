@@ -131,14 +131,15 @@ def test_unknown_parameter_is_named():
 def test_quick_caps_the_samples_and_the_parameter_table_says_so(res):
     assert res.params == {**study.defaults(NAME), "quick": True}
     assert res.data["sizes"]["n_samples"] == s3.QUICK_CAP == len(res.data["round_trip"].q) + res.data["round_trip"].n_unreachable
-    table = res.tables["parameters"]
+    table = res.tables["parameters"]                                         # every parameter: the evidence page's
     assert "unit / meaning" in table and f"after the quick cap of {s3.QUICK_CAP:,}" in table
-    assert "notebook parameter" not in table
+    assert "notebook parameter" not in table and "<details" not in table
     for name, spec in s3.PARAMETERS.items():  # the run's rows: meaning and valid values of the declaration
         assert re.search(rf"^\| `{name}` \| [^|]+ \| {re.escape(spec.note())} \|$", table, re.M), name
     assert "`l2` | 500 |" in table  # the geometry file's fields are listed
-    key = table.partition("<details")[0]                                   # the short table opens the chapter
+    key = res.tables["key_parameters"]                                      # the short table opens the chapter
     assert key.count("\n| `") == len(s3.KEY_ROWS) and "| `l2` | 500 | mm, rod length" in key
+    assert "<details" not in key and "N_RULES" not in key
     assert "TOL_LEN" in res.tables["criteria"] and "TOL_LEN" not in table  # criterion constants beside the claims
 
 
@@ -147,12 +148,20 @@ def test_tables_and_figures(res):
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
-    for k in range(1, 6):
-        assert res.tables[f"table{k}"].startswith(f"**Table {k}** — ")
+    # the lecture's tables are numbered 1, 2, 3; the evidence page's (the ten rows' IK, the voxel counts) E1, E2
+    numbers = {"table1": "1", "table_e1": "E1", "table2": "2", "table3": "3", "table_e2": "E2"}
+    assert list(numbers) == list(s3.TABLES) and s3.EVIDENCE_TABLES == ("table_e1", "table_e2")
+    for name, number in numbers.items():
+        assert res.tables[name].startswith(f"**Table {number}** — "), name
     rows1 = [ln for ln in res.tables["table1"].splitlines() if re.match(r"\| \d+ \|", ln)]
     assert len(rows1) == s3.TABLE_ROWS
     assert sum("⚑" in ln for ln in rows1) == int(res.values["prp3_n_flag10"]) == int(res.data["ten"].z_up.sum())
-    assert res.tables["table3"].count("\n| (") == claim_value(res, "prp3_n_modes")
+    assert sum("(-1, -1, 1)" in ln for ln in rows1) == claim_value(res, "prp3_n_default10")  # the mode column
+    assert "Table 1" in res.tables["table_e1"] and "error" in res.tables["table_e1"]
+    assert res.tables["table2"].count("\n| (") == claim_value(res, "prp3_n_modes")
+    # the two tables' shares come from two samples with two denominators, and their captions say so
+    assert "reachable inputs of the round-trip sample" in res.tables["table2"]
+    assert "a sample of its own" in res.tables["table3"] and "unreachable ones included" in res.tables["table3"]
     assert set(res.figures) == {"mechanism", "errors", "workspace", "condition"}
     assert all(isinstance(f, Figure) for f in res.figures.values())
     assert not plt.get_fignums(), "figures are made without pyplot"
@@ -198,7 +207,13 @@ def test_ten_row_round_trip(res):
     for q, p, m in zip(ten.q, ten.points, ten.modes):
         np.testing.assert_allclose(prp3.inverse(res.data["geometry"], p, mode=tuple(m)), q, atol=1e-9)
     n_default = claim_value(res, "prp3_n_default10")
-    assert n_default == int(np.all(ten.modes == prp3.DEFAULT_MODE, axis=1).sum()) < s3.TABLE_ROWS
+    in_default = np.all(ten.modes == prp3.DEFAULT_MODE, axis=1)
+    assert n_default == int(in_default.sum()) < s3.TABLE_ROWS
+    # the claim's second half: solved in the default mode, exactly the default-mode rows come back
+    geom = res.data["geometry"]
+    for q, p, d in zip(ten.q, ten.points, in_default):
+        back = np.array(prp3.inverse(geom, p, mode=prp3.DEFAULT_MODE, errors="mask"), dtype=float)
+        assert bool(np.allclose(back, q, atol=1e-9)) == bool(d)
 
 
 def test_large_round_trip_errors(res):
@@ -234,7 +249,10 @@ def test_error_law(res):
     assert claim_value(res, "prp3_error_exponent") == law.exponent
     assert abs(law.exponent - s3.PREDICTED_EXPONENT) <= s3.EXPONENT_TOL
     assert law.exponent < claim_value(res, "prp3_error_raw_exponent") < s3.RAW_EXPONENT_MAX
-    assert 1 / s3.PREFACTOR_SPAN < claim_value(res, "prp3_error_prefactor") < s3.PREFACTOR_SPAN
+    # the prefactor C = dD / 2 implies a rounding dD of D of a few eps*l2**2, within a 10-fold window
+    pref = claim_value(res, "prp3_error_prefactor")
+    assert s3.ROUNDINGS_MIN <= 2 * pref <= s3.ROUNDINGS_MAX and s3.ROUNDINGS_MAX / s3.ROUNDINGS_MIN <= 10
+    assert pref == pytest.approx(10 ** law.log10_prefactor / (np.finfo(float).eps * res.data["geometry"].l2 ** 2))
     assert len(law.centres) >= 10 and law.fit_range[1] / law.fit_range[0] > 100
 
 
@@ -371,3 +389,38 @@ def test_the_live_explore_panel_spans_the_actuator_travel_not_the_precomputed_gr
     spans = {s.description: (s.min, s.max) for s in box.children[1:4]}
     assert spans == {"lx [mm]": tuple(geom.lx_range), "ly [mm]": tuple(geom.ly_range), "θ [deg]": (-90.0, 90.0)}
 
+
+
+# ---- the lecture and its evidence page -------------------------------------------------------------------
+def test_the_lecture_shows_four_tables_and_the_evidence_page_the_checks(res):
+    text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
+    assert re.findall(r'res\.table\("(\w+)"\)', text) == ["key_parameters", "table1", "table2", "table3"]
+    assert not set(s3.EVIDENCE_TABLES) & set(re.findall(r'res\.table\("(\w+)"\)', text))
+    assert "res.data[\"reports\"]" not in text  # the run's reports are on the evidence page
+    assert text.count("{doc}`evidence page </evidence/prp3_roundtrip>`") >= 3
+    assert "Every finding is a registered claim" not in text
+    # the summary stays the last cell, its table folded
+    last = text.rstrip().rpartition("```{code-cell} ipython3")[2]
+    assert ":tags: [remove-input, hide-output]" in last and "res.summary()" in last
+    # the evidence page shows exactly what the chapter glues for it
+    ev = s3.evidence(res)
+    assert set(ev["tables"]) == {*s3.EVIDENCE_TABLES, "parameters", "criteria"} <= set(res.tables)
+    assert set(ev["markdown"]) == {"round_trip", "error_law"}
+    assert all(m.startswith("```text\n") and m.endswith("\n```") for m in ev["markdown"].values())
+    page = (ROOT / "book" / "evidence" / f"{NAME}.md").read_text()
+    assert set(re.findall(r"\{glue:md\} prp3_ev_(\w+)", page)) == {*ev["tables"], *ev["markdown"], "claims"}
+    assert 'glue_evidence(prefix="prp3", **prp3_roundtrip.study.evidence(res))' in text
+
+
+def test_the_figures_fit_the_column_with_readable_text(res):
+    """Each figure as the chapter shows it (``res.figure``: 100 dpi, tight box) fits the 672-px column, its text >= 9 px."""
+    import struct
+
+    from robolib.book.notebook import smallest_font_px
+
+    for name, fig in res.figures.items():
+        assert fig.get_size_inches()[0] <= 6.7, name
+        png = res.figure(name).data
+        width = struct.unpack(">I", png[16:20])[0]  # the IHDR chunk
+        assert width <= 672, (name, width)
+        assert smallest_font_px(fig, 100) * min(1, 672 / width) >= 9, name

@@ -26,7 +26,7 @@ IDS = ["rd_me_identity", "rd_err_M", "rd_err_C", "rd_err_h", "rd_err_le", "rd_er
        "rd_dev_multipliers", "rd_dev_kkt", "rd_dev_fast", "rd_dev_reactions", "rd_layer2_not_reaction",
        "rd_null_symbolic", "rd_n_routes", "rd_tau_routes", "rd_tau_min_perp", "rd_preload_reactions", "rd_travel",
        "rd_ke_stab", "rd_ke_raw", "rd_ke_order", "rd_ke_step", "rd_drift_stab", "rd_drift_raw", "rd_drift_raw_grows",
-       "rd_track"]
+       "rd_track", "rd_ex2_preload"]
 ROBOT = redundant.load()
 
 
@@ -88,13 +88,16 @@ def test_integration_claims_against_their_runs(res):
 
 
 def test_tables_values_and_figures(res):
+    # the check tables are the evidence page's E1..E4; the lecture keeps only the short table of key parameters
+    assert set(res.tables) == {"key_parameters", *sd.EVIDENCE_TABLES}
     for k, (name, n) in enumerate([("kernels", 4), ("layers", 4), ("routes", 7), ("redundancy", 6)], start=1):
         text = res.tables[name]
-        assert text.startswith(f"**Table {k}** — ")
+        assert sd.EVIDENCE_TABLES[k - 1] == name and text.startswith(f"**Table E{k}** — ")
         assert len([ln for ln in text.splitlines() if ln.startswith("| ")]) == n + 1, name  # header + rows
     assert res["rd_err_M"].text in res.tables["kernels"] and res["rd_dev_kkt"].text in res.tables["routes"]
-    key, _, full = res.tables["parameters"].partition("<details")         # key parameters first, all of them folded
-    assert key.count("\n| `") == len(sd.KEY_ROWS) and "| `link_length` | 0.25 | m," in key and "`friction.mu`" in full
+    key, full = res.tables["key_parameters"], res.tables["parameters"]
+    assert key.count("\n| `") == len(sd.KEY_ROWS) and "| `link_length` | 0.25 | m," in key and "`friction.mu`" not in key
+    assert "<details" not in key + full and "`friction.mu`" in full and "`quick` | true" in full  # every parameter
     assert "ROUNDOFF" in res.tables["criteria"] and "ROUNDOFF" not in full   # criterion constants beside the claims
     assert res.values["rd_n_checks"] == str(sd.QUICK_N_CHECKS) and res.values["rd_t_drift"] == f"{sd.QUICK_T_DRIFT:g}"
     red = res.data["redundancy"]
@@ -118,6 +121,35 @@ def test_the_exercise_solutions_compute_their_answers_with_the_library(res):
     assert np.allclose(change, predicted, atol=1e-3) and np.all(change > 5.0)
     lo, hi = (float(v) for v in res.values["rd_ex2_change"].split("–"))
     assert lo <= change.min() + 0.5 and change.max() - 0.5 <= hi
+    # the prose's "11–15 N at this state" is the claim rd_ex2_preload: its text is that range, checked against p |dF/dp|
+    claim = res["rd_ex2_preload"]
+    assert claim.text == res.values["rd_ex2_change"] + " N" and claim.holds and 0.0 <= claim.value < sd.AGREE * 1e-3
+
+
+def test_lecture_shows_no_check_table_and_the_evidence_page_shows_them():
+    """At most 4 tables in the lecture: it displays only the key parameters (and the folded claims); every evidence
+    table is glued and shown on the evidence page, and each moved check leaves a link there."""
+    lecture = (ROOT / "notebooks" / f"{NAME}.md").read_text()
+    evidence = (ROOT / "book" / "evidence" / f"{NAME}.md").read_text()
+    assert re.findall(r'res\.table\("(\w+)"\)', lecture) == ["key_parameters"]
+    assert 'tables=redundant_derivation.study.EVIDENCE_TABLES' in lecture
+    for k in range(1, 5):
+        assert f"Table E{k} on the\n{{doc}}`evidence page </evidence/{NAME}>`" in lecture or \
+            f"Table E{k} on the {{doc}}`evidence page </evidence/{NAME}>`" in lecture, k
+    for name in (*sd.EVIDENCE_TABLES, "claims"):
+        assert f"```{{glue:md}} rd_ev_{name}\n:format: myst\n```" in evidence, name
+    summary = lecture.rpartition("```{code-cell} ipython3")[2]
+    assert summary.startswith("\n:tags: [remove-input, hide-output]\n\nres.summary()")
+
+
+def test_figures_fit_the_column(res):
+    """Every figure at most 6.7 in wide and its smallest text at least 9 px as displayed in the 672-px column."""
+    from robolib.book.notebook import smallest_font_px
+
+    figs = [*res.figures.values(), sd.preload_figure(ROBOT, 0.0, 0.0, 1.0)]
+    for fig in figs:
+        width = fig.get_size_inches()[0]
+        assert width <= 6.7 and smallest_font_px(fig, 100) * min(1, 672 / (width * 100)) >= 9
 
 
 def test_sympy_preload_direction_is_symmetric_at_the_centroid():

@@ -35,7 +35,7 @@ IDS = ["stewart_spin", "stewart_vw_gap", "stewart_vw_random", "stewart_rest_onax
        "stewart_pin", "stewart_unreachable", "stewart_c1_static", "stewart_c1_fluct", "stewart_c1_tconv",
        "stewart_c1_verdict", "stewart_pid_gain", "stewart_c1_hold", "stewart_c2_whole", "stewart_c2_mismatch",
        "stewart_c2_aswritten", "stewart_c2_method", "stewart_c2_impl", "stewart_c2_target", "stewart_c2_verdict",
-       "stewart_spin_angle", "stewart_ex3_resid", "stewart_ex3_late", "stewart_ex3_zoh"]
+       "stewart_spin_angle", "stewart_ex3_resid", "stewart_ex3_late", "stewart_ex3_zoh", "stewart_ex1_pointmass"]
 #: Claims whose values are wall-clock times: their holds may vary on a loaded machine.
 TIMING = {i for i in IDS if i.startswith("stewart_c2_")}
 #: At quick settings (2-s runs, a 0.67-s tail still in the transient) the fluctuation differs by more than 10 %.
@@ -267,8 +267,13 @@ def test_another_seed_moves_only_the_random_states(quick_study, res):
 
 # ---------------------------------------------------------------------------------------- tables, figures, panels
 def test_tables_and_values(res):
-    for k in range(1, 6):
+    # the lecture's tables 1-3; the timing tables are E1, E2 of the evidence page, with the parameter tables
+    for k in range(1, 4):
         assert res.tables[f"table{k}"].startswith(f"**Table {k}** — ")
+    assert res.tables["evaluations"].startswith("**Table E1** — ")
+    assert res.tables["run_ratios"].startswith("**Table E2** — ")
+    assert set(st.EVIDENCE_TABLES) <= set(res.tables) and set(st.EVIDENCE_FIGURES) <= set(res.figures)
+    assert not {"table4", "table5"} & set(res.tables)
     assert "unit / meaning" in res.tables["key_parameters"]
     assert res.tables["key_parameters"].count("\n| `") == 5
     for name in ("parameters_data", "parameters_other", "parameters_run"):
@@ -282,7 +287,33 @@ def test_tables_and_values(res):
     for name in st.PARAMETERS:
         assert f"| `{name}` | " in res.tables["parameters_run"], name
     assert res.values["stewart_duration"] == "2" and res.values["stewart_patent_ratio"] == "31.1"
-    assert float(res.values["stewart_columns_cost"]) > 1
+    assert float(res.values["stewart_columns_cost"]) > 1 and float(res.values["stewart_ne_id_us"]) > 0
+
+
+EVIDENCE = ROOT / "book" / "evidence" / "stewart_timing.md"
+LECTURE = ROOT / "notebooks" / "stewart_timing.md"
+
+
+def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at_most_four_tables(res):
+    """The timing tables, the ratio figure and the parameter and criteria tables are on the evidence page, glued
+    by the chapter's run; the lecture displays Tables 1-3 only, and the summary table folded as its last cell."""
+    lecture, page = LECTURE.read_text(), EVIDENCE.read_text()
+    assert 'res.glue_evidence(prefix="stewart", tables=stewart_timing.study.EVIDENCE_TABLES' in lecture
+    for name in st.EVIDENCE_TABLES:
+        assert f"```{{glue:md}} stewart_ev_{name}\n:format: myst" in page, name
+        assert f'res.table("{name}")' not in lecture, name
+    for name in st.EVIDENCE_FIGURES:
+        assert f"```{{glue:figure}} stewart_ev_{name}" in page and f'res.figure("{name}")' not in lecture
+    assert "```{glue:md} stewart_ev_claims" in page
+    shown = re.findall(r'res\.table\("(\w+)"\)', lecture)
+    assert shown == ["table1", "table2", "table3"]
+    # every value the page cites is glued by the run (a claim or a value)
+    for key in re.findall(r"\{glue:(?:md|text)\}`(\w+)`", page + lecture):
+        assert key in IDS or key in res.values, key
+    cells = lecture.split("```{code-cell} ipython3")
+    assert "res.summary()" in cells[-1] and ":tags: [remove-input, hide-output]" in cells[-1]
+    for phrase in ("faithful", "Not the methods", "coincide", "does not explain"):
+        assert phrase not in lecture and phrase not in page, phrase
 
 
 def test_figures_are_made_without_pyplot(res):
@@ -296,6 +327,21 @@ def test_figures_are_made_without_pyplot(res):
     assert plt.get_fignums() == before
 
 
+def test_figures_fit_the_column_with_legible_text(res):
+    """Every figure (and those of the Explore panels) is at most the column's 6.7 in wide and its smallest text is
+    at least 9 px as displayed in the 672-px column, at the book's 100 dpi."""
+    from robolib.book.notebook import smallest_font_px
+    from robolib.core.drawing import FIGURE_WIDTH
+
+    m = res.data["model"]
+    figs = {**res.figures, "pose": st_figures().pose_forces(m, 0.15, 15),
+            "gains": st_figures().gains_runs(m, res.data["traj"], 1200.0, 60.0, 8000.0, 0.001, 0.3)}
+    for name, fig in figs.items():
+        width = fig.get_size_inches()[0]
+        assert width <= FIGURE_WIDTH + 1e-9, name
+        assert smallest_font_px(fig, 100) * min(1, 672 / (width * 100)) >= 9, name
+
+
 def test_explore_panels_and_their_figures(res):
     m = res.data["model"]
     fig = st_figures().pose_forces(m, 0.6, 30)   # 0.6 m up and 30 deg of yaw tilt the S joints too far
@@ -305,6 +351,10 @@ def test_explore_panels_and_their_figures(res):
     assert len(bars.axes[0].patches) == 12
     box = st_figures().explore_pose(res)
     assert len(box.children) >= 3
+    # the panels' captions are numbered and say what they show
+    assert 'caption-number">Explore panel 4.1.</span> The six actuator forces' in box.children[-1].value
+    assert 'caption-number">Explore panel 4.2.</span> Largest leg tracking error' in \
+        st_figures().explore_gains(res).children[-1].value
 
 
 def st_figures():
@@ -387,6 +437,8 @@ def test_the_exercise_solutions_compute_their_answers_with_the_library(res):
     ex1, ex2, ex3 = solution_outputs(NAME, quick=True, res=res, params=res.params)
     gaps = [float(x) for x in re.findall(r"= (\S+)\n", ex1)]
     assert len(gaps) == 2 and max(gaps) < 1e-13 and max(res.data["exercise_1"].values()) < 1e-13
+    assert res["stewart_ex1_pointmass"].holds and res["stewart_ex1_pointmass"].value == max(
+        res.data["exercise_1"].values())
     home = [float(x) for x in re.findall(r"= (\S+)(?: rad/s)?[;\n]", ex2)]
     assert len(home) == 4 and max(home) < 1e-13
     # exercise 3: the closed-form PD error against the simulation, the zero-order hold's first-order gap

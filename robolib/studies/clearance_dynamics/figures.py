@@ -29,6 +29,11 @@ from robolib.studies.clearance_dynamics.bifurcation import BifurcationSweeps, re
 from robolib.studies.clearance_dynamics.experiments import DetailRun, IdealCheck, SliderCrankCheck
 
 FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
+#: Width [in] of a figure with the constrained layout, whose content reaches the figure's edges: the tight PNG adds a
+#: 0.1-in pad on each side, so it is drawn that much narrower to stay within the column.
+CONSTRAINED_WIDTH = FULL_WIDTH - 0.2
+#: Resolution of the animation's frames (kept below the figures' 100 dpi for the page's size; 9 pt is 10 px).
+ANIMATION_DPI = 80
 
 
 def ideal_figure(d: IdealCheck) -> Figure:
@@ -37,23 +42,22 @@ def ideal_figure(d: IdealCheck) -> Figure:
     ``d``: :func:`robolib.studies.clearance_dynamics.experiments.ideal_check`'s data.
     """
     gs, t, im, vp = d.gs, d.t, d.motion, d.vp
-    fig = Figure(figsize=(FULL_WIDTH, 3.4), layout="tight")
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.4), layout="constrained")
     axs = fig.subplots(1, 3)
     for drv in gs.mech.driver_names:
         k = gs.mech.coordinate(f"l{drv[-1]}1", "theta")
         col = CHAIN_COLORS[int(drv[-1]) - 1]
-        axs[0].plot(t, np.degrees(im["q"][:, k]), color=col, label=f"θ{drv[-1]}1 ({drv})")
-        axs[1].plot(t, im["torques"][drv], color=col, label=f"τ {drv} (multipliers)")
+        axs[0].plot(t, np.degrees(im["q"][:, k]), color=col, label=f"θ{drv[-1]}1 and its torque ({drv})")
+        axs[1].plot(t, im["torques"][drv], color=col)
         axs[1].plot(t[::10], [x[drv] for x in vp][::10], "k.", ms=4)
-    axs[1].plot([], [], "k.", label="virtual power")
+    axs[0].plot([], [], "k.", label="torque from virtual power")
     axs[2].plot(t, (gs.end_point(im["q"])[:, 1] - gs.stroke.E0[1]) * 1e3, "k")
     axs[0].set_ylabel("driven angle [deg]")
     axs[1].set_ylabel("motor torque [N m]")
     axs[2].set_ylabel("E_y − E0_y [mm]")
     for ax in axs:
         ax.set_xlabel("t [s]")
-    axs[0].legend(fontsize=8)
-    axs[1].legend(fontsize=8)
+    fig.legend(*axs[0].get_legend_handles_labels(), loc="outside upper center", ncol=3, fontsize=8, frameon=False)
     return fig
 
 
@@ -62,18 +66,19 @@ def orbit_figure(d: DetailRun) -> Figure:
 
     ``d``: :func:`robolib.studies.clearance_dynamics.experiments.detail_run`'s data.
     """
-    fig = Figure(figsize=(FULL_WIDTH, 3.9), layout="tight")
-    ax0 = fig.add_subplot(1, 3, 1)
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.3), layout="constrained")
+    ax0, cax, ax1 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.0, 0.05, 1.55]})
     art = draw_orbit(ax0, d.orbit.e_local, d.c, c_values=np.log10(1.0 + d.F_n))
-    fig.colorbar(art, ax=ax0, label="log10(1 + F_n / N)", shrink=0.8)
-    ax1 = fig.add_subplot(1, 3, (2, 3))
+    ax0.set_xlabel("e_x / c (bearing frame)", fontsize=9)
+    fig.colorbar(art, cax=cax, label="log10(1 + F_n / N)")
     mode_bands(ax1, d.run.t, d.modes)
     ax1.plot(d.run.t, d.F_n, "k", lw=0.6)
     ax1.set_xlabel("t [s]")
     ax1.set_ylabel("normal contact force F_n [N]")
     ax1.set_yscale("symlog", linthresh=1.0)
     ax1.legend(handles=[Patch(color=MODE_COLORS[m], alpha=0.5, label=C.MODE_NAMES[m]) for m in (1, 2)] +
-               [Patch(color="w", ec="0.5", label="free flight")], loc="upper right", fontsize=8)
+               [Patch(color="w", ec="0.5", label="free flight")], loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3,
+              fontsize=8, frameon=False)
     return fig
 
 
@@ -108,7 +113,8 @@ def detail_animation(d: DetailRun, joints, n_frames: int, period: float):
     c = d.c
     t_frames = np.linspace(max(0.0, ts[-1] - period), ts[-1], n_frames, endpoint=False)
     idx = np.searchsorted(ts, t_frames)
-    fig = Figure(figsize=(7.5, 3.4), dpi=70, layout="tight")
+    # frames at ANIMATION_DPI: 536 px wide, shown at natural size, so 9-pt text is 10 px
+    fig = Figure(figsize=(FULL_WIDTH, 3.1), dpi=ANIMATION_DPI, layout="tight")
     axm, axo = fig.subplots(1, 2)
     draw_orbit(axo, e[idx[0]:idx[-1] + 1], c, color="0.6", lw=0.5)
     dot, = axo.plot([], [], "o", color="tab:red", ms=7)
@@ -155,7 +161,7 @@ def slider_figure(d: SliderCrankCheck) -> Figure:
 
     ``d``: :func:`robolib.studies.clearance_dynamics.experiments.slider_crank_check`'s data.
     """
-    fig = Figure(figsize=(FULL_WIDTH, 3.5), layout="tight")
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.9), layout="constrained")
     axs = fig.subplots(1, 2)
     sc, k_x = d.sc, d.k_x
     phi_deg = np.degrees(sc.omega * d.t)
@@ -164,7 +170,7 @@ def slider_figure(d: SliderCrankCheck) -> Figure:
         axs[0].plot(phi_deg, r.qd[:, k_x], lw=0.8, label=f"c = {c_mm:g} mm")
     axs[0].set_xlabel("crank angle [deg]")
     axs[0].set_ylabel("slider velocity [m/s]")
-    axs[0].legend(fontsize=8)
+    axs[0].legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
     cs = np.array([c for c, *_ in d.runs])
     axs[1].loglog(cs, [dx * 1e3 for _, _, dx, _ in d.runs], "o-", label="max position error [mm]")
     axs[1].loglog(cs, [dv for *_, dv in d.runs], "s-", label="max velocity error [m/s]")
@@ -174,7 +180,7 @@ def slider_figure(d: SliderCrankCheck) -> Figure:
     axs[1].xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     axs[1].xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     axs[1].xaxis.set_minor_formatter(NullFormatter())
-    axs[1].legend(fontsize=8)
+    axs[1].legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
     return fig
 
 

@@ -45,7 +45,7 @@ from robolib.gearshift import lyapunov as LY
 from robolib.gearshift import orbits as O
 from robolib.gearshift import store as B
 from robolib.gearshift.runs import FAST_TOLERANCE_DIVISOR
-from robolib.studies.clearance_dynamics.figures import FULL_WIDTH
+from robolib.studies.clearance_dynamics.figures import CONSTRAINED_WIDTH, FULL_WIDTH
 from robolib.studies.clearance_dynamics.verdicts import case_id, register_uncited
 
 #: Periods tried per case, smallest first (a period-4 orbit would follow a second doubling).
@@ -727,7 +727,7 @@ def branch_figure(d: BranchStudy | None, f_runs, freqs) -> Figure:
         for kind, p, (lo, hi), _ in d.bifurcations:
             if kind == "period-doubling":
                 ax.axvspan(lo, hi, color="tab:orange", alpha=0.35)
-        ax.set_xlabel(f"drive frequency f [Hz] (c = {d.clearance_mm:g} mm)")
+        ax.set_xlabel(f"drive frequency f [Hz] at c = {d.clearance_mm:g} mm")
     a0.set_ylabel("e_x / c at phase 0")
     a0.legend(fontsize=8)
     a1.set_ylabel("largest |Floquet multiplier|")
@@ -751,13 +751,12 @@ def orbit_table(cases: dict) -> str:
             fl = (f"{o.lyapunov_lower:+.2f} to {o.lyapunov_upper:+.2f}" if o.resolved else
                   f"≤ {o.lyapunov_upper:+.1f}")
             stab = "stable" if o.mu_upper < 1 - STABILITY_MARGIN else "unstable"
-            dist = "-" if o is not d.attractor else f"{o.sim_distance:.1e}" + (
-                f" → {d.refined.sim_distance:.1e}" if d.refined is not None and d.refined.orbit is not None else "")
+            dist = "-" if o is not d.attractor else f"{o.sim_distance:.1e}"   # at a tenth of rtol: evidence page
             rows.append([f"{f:g} Hz, {c:g} mm", o.k, f"{o.residual:.1e} / {o.tol:.1e}", _mu_cell(o), stab,
                          dist, fl, ts])
     rt = next((d.rtol for d in cases.values()), O.ORBIT_RTOL)
     return markdown_table(["case", "k", "residual / tol.", "max |μ|", "stability",
-                           f"motion's distance (rtol {rt:g} → {rt / REFINE_DIVISOR:g})",
+                           f"motion's distance (rtol {rt:g})",
                            "λ Floquet [1/s]", "λ time series [1/s]"], rows)
 
 
@@ -789,44 +788,34 @@ def orbits_figure(cases: dict) -> Figure:
     open squares) in the (e_x/c, ė_x/(cω)) plane, and the distance of each sample to the nearest orbit point."""
 
     n = len(cases)
-    fig = Figure(figsize=(min(3.4, FULL_WIDTH / n) * n, 6.0), layout="tight")  # at most the column's width
+    fig = Figure(figsize=(min(3.4, CONSTRAINED_WIDTH / n) * n, 5.4), layout="constrained")  # within the column
     axs = fig.subplots(2, n, squeeze=False)
     for j, ((f, c), d) in enumerate(cases.items()):
-        ax, ax2 = axs[0, j], axs[1, j]
-        sec = d.section
+        ax, ax2, sec = axs[0, j], axs[1, j], d.section
         ax.plot(sec.samples[:, 0], sec.samples[:, 2], ".", color="0.3", ms=4, label="simulated samples", zorder=3)
         for o in d.found:
-            pts = sec.orbits[o.k]
-            st = o is d.attractor
-            ax.plot(pts[:, 0], pts[:, 2], "o" if st else "s", ms=9, mfc="tab:blue" if st else "none",
-                    mec="tab:blue" if st else "tab:red", label=f"period-{o.k} orbit ({'stable' if st else 'unstable'})")
+            pts, st = sec.orbits[o.k], o is d.attractor
+            ax.plot(pts[:, 0], pts[:, 2], "o" if st else "s", ms=8 if st else 7, mfc="tab:blue" if st else "none",
+                    mec="tab:blue" if st else "tab:red", label="stable orbit" if st else "unstable orbit")
         ax.set_title(f"{f:g} Hz, {c:g} mm", fontsize=10)
         ax.set_xlabel("e_x / c")
-        if j == 0:  # one y label per row: the panels of a row show the same quantities
-            ax.set_ylabel("ė_x / (c ω)")
-        ax.legend(fontsize=8)
-        runs = [(d.history, [o.motion_points if o is d.attractor else o.orbit.points for o in d.found], d.rtol, "k")]
-        if d.refined is not None and d.refined.orbit is not None:
-            runs.append((d.refined_history, [d.refined.motion_points], d.rtol / REFINE_DIVISOR, "tab:orange"))
-        for hist, pts, rt, color in runs if d.found else []:
-            z = np.asarray(hist)[:, :4] / d.scale
-            allp = np.concatenate(pts)[:, :4] / d.scale
-            dist = np.min(np.max(np.abs(z[:, None, :] - allp[None, :, :]), axis=2), axis=1)
-            ax2.semilogy(np.arange(len(z)), np.maximum(dist, 1e-12), ".-", color=color, lw=0.8, ms=3,
-                         label=f"rtol {rt:g}")
-        if d.found:
+        if d.found:   # the distance of each sample to the nearest point of the orbits found, at the shooting's rtol
+            z = np.asarray(d.history)[:, :4] / d.scale
+            allp = np.concatenate([o.motion_points if o is d.attractor else o.orbit.points for o in d.found])
+            dist = np.min(np.max(np.abs(z[:, None, :] - allp[None, :, :4] / d.scale), axis=2), axis=1)
+            ax2.semilogy(np.arange(len(z)), np.maximum(dist, 1e-12), ".-", color="k", lw=0.8, ms=3)
             ax2.axvline(O.ORBIT_TRANSIENT, color="0.6", ls=":", lw=0.8)
-        if len(runs) > 1:
-            ax2.legend(fontsize=8)
-        ax2.set_xlabel("drive period n\n(from the chapter's initial state)")
-        if j == 0:
-            ax2.set_ylabel("distance to the nearest orbit point")
+        ax2.set_xlabel("drive period n")
         for get, put in ((ax.get_xlim, ax.set_xlim), (ax.get_ylim, ax.set_ylim)):
-            lo, hi = get()                          # at least 0.1 wide, the points well inside (room for the legend)
-            mid, half = (lo + hi) / 2, max((hi - lo) / 2 * 1.6, 0.05)
+            lo, hi = get()                          # at least 0.1 wide, every sample inside with a margin
+            mid, half = (lo + hi) / 2, max((hi - lo) / 2 * 1.15, 0.05)
             put(mid - half, mid + half)
-        ax.xaxis.set_major_locator(MaxNLocator(3))
-        ax.yaxis.set_major_locator(MaxNLocator(5))
+        for axis in (ax.xaxis, ax.yaxis):           # few ticks, no offset (a 0.1-wide window far from 0)
+            axis.set_major_locator(MaxNLocator(3)), axis.get_major_formatter().set_useOffset(False)
+    axs[0, 0].set_ylabel("ė_x / (c ω)")           # one y label per row: the panels of a row show the same quantities
+    axs[1, 0].set_ylabel("distance to the orbit")
+    handles = {h.get_label(): h for ax in axs[0] for h in ax.get_legend_handles_labels()[0]}
+    fig.legend(list(handles.values()), list(handles), loc="outside upper center", ncol=3, fontsize=8, frameon=False)
     return fig
 
 

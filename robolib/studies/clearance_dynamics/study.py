@@ -63,7 +63,8 @@ TABLE_CAPTIONS = {
     "orbits": "Periodic orbits found by shooting per case, on the fast model at rtol "
               f"{orbit_study.O.ORBIT_RTOL:g}: period, residual and shooting tolerance (scaled max norm), the largest "
               "Floquet multiplier with its differencing error, stability, the distance of the simulated motion's last "
-              "samples from the stable orbit, and the two Lyapunov exponents.",
+              "samples from the stable orbit (scaled max norm), and the largest Lyapunov exponent from the multipliers "
+              "and from the time series.",
     "exponents": "The largest Lyapunov exponent of each case by route and model: the Floquet route of the stable "
                  "orbit, and the tangent-linear time series on the fast model and on the DAE, each at the tighter of "
                  "two tolerances with its uncertainty u, the batch error, the change from the looser tolerance and the "
@@ -82,8 +83,8 @@ TABLE_CAPTIONS = {
 }
 
 
-#: The tables shown on the chapter's evidence page (numbered E1, E2, ... there), not in the lecture.
-EVIDENCE_TABLES = ("convergence", "readings", "replicate", "transient", "slider_crank")
+#: The tables shown on the chapter's evidence page (numbered E1, E2, ... there, in this order), not in the lecture.
+EVIDENCE_TABLES = ("convergence", "readings", "replicate", "transient", "exponents", "sweep_readings", "slider_crank")
 
 
 def _captioned(name: str, number: str, table: str) -> str:
@@ -207,13 +208,11 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
 
 # --------------------------------------------------------------------------- the parameter tables
 def key_parameter_rows(res: StudyResult) -> tuple[dict, list]:
-    """``(run, extra)`` for :func:`robolib.book.notebook.parameter_table`: the parameters a reader meets first."""
-    s = res.data["settings"]
-    keys = ("clearance_joint", "clearance_mm", "contact_law", "detail_frequency", "verdict_cases", "n_transient",
-            "n_poincare", "quick")
-    return {k: res.params[k] for k in keys}, [
-        ("rtol, atol", f"{s.rtol:g}, {s.atol:g}", "integrator tolerances (parameter file): the converged default"),
-        ("Baumgarte alpha = beta", f"{s.alpha:g}", "1/s, from the parameter file")]
+    """``(run, extra)`` for :func:`robolib.book.notebook.parameter_table`: the parameters a reader meets first (the
+    integrator's settings and every other value are on the evidence page, :func:`parameter_rows`)."""
+    keys = ("clearance_joint", "clearance_mm", "contact_law", "detail_frequency", "verdict_cases",
+            "freq_sweep_clearance_mm", "clearance_sweep_frequency")
+    return {k: res.params[k] for k in keys}, []
 
 
 def parameter_rows(res: StudyResult) -> list:

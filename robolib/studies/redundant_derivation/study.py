@@ -35,7 +35,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from robolib.book.claims import ClaimsRegister
-from robolib.book.notebook import explore, markdown_table, parameter_table
+from robolib.book.notebook import explore, markdown_table, parameter_table, yaml_parameter_rows
 from robolib.book.result import Stages, StudyResult
 from robolib.core.drawing import FIGURE_WIDTH
 from robolib.core.errors import ParameterError
@@ -201,9 +201,19 @@ def criteria_rows() -> list[tuple[str, str, str]]:
     ]
 
 
-#: Rows of the chapter's short table of key parameters (names of rows of the full table).
-KEY_ROWS = ("link_length", "active.mass", "passive.mass", "end_effector_mass", "base", "friction.smooth_eps",
-            "n_checks", "t_free", "t_drift", "reference circle", "redundant.DT", "redundant.BAUMGARTE", "seed", "quick")
+#: Rows of the lecture's short table of key parameters (names of rows of the full table): the robot's sizes
+#: and the motion and integrator of its runs. Every parameter is on the evidence page.
+KEY_ROWS = ("link_length", "active.mass", "passive.mass", "end_effector_mass", "base", "reference circle",
+            "redundant.DT", "redundant.BAUMGARTE")
+#: Tables of the chapter's evidence page (numbered E1.. in this order where they carry a number): the checks of the
+#: derivation against robolib, the constants of the criteria and every parameter. The lecture shows ``key_parameters``.
+EVIDENCE_TABLES = ("kernels", "layers", "routes", "redundancy", "criteria", "parameters")
+
+
+def key_parameter_table(data_file: str) -> str:
+    """The lecture's short table of the :data:`KEY_ROWS` (Markdown), from the parameter file and the fixed settings."""
+    rows = {r[0]: r for r in [*yaml_parameter_rows(data_file), *settings_rows()]}
+    return parameter_table(extra=[rows[k] for k in KEY_ROWS], title="Key parameters of the robot and its runs")
 
 
 # ---- the claims, experiment by experiment --------------------------------------------------------
@@ -299,10 +309,22 @@ def claim_integration(claims: ClaimsRegister, runs: dict) -> None:
                  text=f"{track:.1e} m")
 
 
+def claim_exercise(claims: ClaimsRegister, ex2: dict) -> None:
+    """Exercise 2 (``ex2`` of :func:`preload_exercise`): the preload moves nothing and loads the bearings as derived."""
+    dev = float(np.abs(ex2["change"] - ex2["predicted"]).max())
+    ok = dev < AGREE and ex2["ddq_change"] < AGREE
+    lo, hi = ex2["change"].min(), ex2["change"].max()
+    claims.claim("rd_ex2_preload", f"exercise 2: adding {EXERCISE_PRELOAD:g} n to the circle-tracking torques at "
+                 f"t = {EXERCISE_TIME:g} s leaves the accelerations unchanged and changes each bearing load by "
+                 f"{EXERCISE_PRELOAD:g} |dF_i/dp| = {EXERCISE_PRELOAD:g} |n_i| / (l |sin b_i|) (the range is the text)",
+                 value=dev, criterion=f"largest ||dF_i| - p |dF_i/dp|| < {AGREE:g} N and largest change of ddq < {AGREE:g}",
+                 holds=ok, text=f"{lo:.0f}–{hi:.0f} N")
+
+
 # ---- tables and figures ---------------------------------------------------------------------------
 def kernel_table(err: dict, n_checks: int) -> str:
-    """**Table 1**: the sympy subsystem model against robolib's kernels (Markdown)."""
-    return (f"**Table 1** — The sympy derivation against robolib's hand-written kernels: largest difference over "
+    """**Table E1**: the sympy subsystem model against robolib's kernels (Markdown)."""
+    return (f"**Table E1** — The sympy derivation against robolib's hand-written kernels: largest difference over "
             f"{n_checks} random states per chain.\n\n" + markdown_table(
                 ["quantity", "largest difference, sympy vs robolib", "unit"],
                 [["M_i vs `subsystem_mass_matrix`", f"{err['M']:.1e}", "kg, kg m, kg m²"],
@@ -312,18 +334,18 @@ def kernel_table(err: dict, n_checks: int) -> str:
 
 
 def layer_table(layers: dict, n_checks: int) -> str:
-    """**Table 2**: each part of the two constraint layers, sympy against robolib (Markdown)."""
+    """**Table E2**: each part of the two constraint layers, sympy against robolib (Markdown)."""
     rows = [["A1 (closure, 4 × 12)", "`closure_constraints`", f"{layers['A1']:.1e}", "1, m"],
             ["b1 = -dA1/dt dq (4)", "`closure_constraints`", f"{layers['b1']:.1e}", "m/s²"],
             ["A2 (base, 6 × 12)", "`base_constraints`", f"{layers['A2']:.1e}", "1"],
             ["b2 (6)", "`base_constraints`", f"{layers['b2']:.1e}", "m/s²"]]
-    return (f"**Table 2** — The constraint layers of `redundant.symbolic.constraint_layers()` against robolib: "
+    return (f"**Table E2** — The constraint layers of `redundant.symbolic.constraint_layers()` against robolib: "
             f"largest difference over {n_checks} random states (active joints near their base points).\n\n"
             + markdown_table(["part", "robolib", "largest difference", "unit"], rows))
 
 
 def routes_table(dev: dict, n_checks: int) -> str:
-    """**Table 3**: every route to the constrained accelerations and reactions (Markdown)."""
+    """**Table E3**: every route to the constrained accelerations and reactions (Markdown)."""
     rows = [["sequential layers vs single-step U–K (relative, ddq)", f"{dev['sequential']:.1e}"],
             ["Lagrange multipliers (Schur complement) vs U–K (relative, ddq)", f"{dev['multipliers']:.1e}"],
             ["KKT system vs U–K (relative, ddq)", f"{dev['kkt']:.1e}"],
@@ -331,20 +353,20 @@ def routes_table(dev: dict, n_checks: int) -> str:
             ["U–K constraint force Q_c vs A^T lambda [N, N m]", f"{dev['qc']:.1e}"],
             ["bearing reactions: multipliers vs KKT vs `forward_dynamics` [N]", f"{dev['reactions']:.1e}"],
             ["layer-2 correction of the sequential route vs A_2^T lambda_2 [N]", f"{dev['layer2']:.2g}"]]
-    return (f"**Table 3** — The identity check at {n_checks} states of the reference circle with random motor "
+    return (f"**Table E3** — The identity check at {n_checks} states of the reference circle with random motor "
             f"torques: largest difference of each route from the single-step Udwadia–Kalaba solution.\n\n"
             + markdown_table(["comparison", "largest difference"], rows))
 
 
 def redundancy_table(red: dict) -> str:
-    """**Table 4**: the redundancy resolution along the reference circle (Markdown)."""
+    """**Table E4**: the redundancy resolution along the reference circle (Markdown)."""
     rows = [["preload direction n: closed form (Lami) vs `inverse_dynamics`' SVD null vector", f"{red['n']:.1e}", "1"],
             ["preload direction n: sympy vs closed form", f"{red['n_sympy']:.1e}", "1"],
             ["`minimum_norm_torques` + p n vs `inverse_dynamics`' torques", f"{red['tau']:.1e}", "N m"],
             ["n · tau_min (largest magnitude)", f"{red['tau_min_perp']:.1e}", "N m"],
             ["reaction change per unit preload vs `preload_reactions`", f"{red['F']:.1e}", "N"],
             ["bearing load per N m of preload, \\|∂F_i/∂p\\| (range)", f"{red['load_min']:.2f} … {red['load_max']:.2f}", "N"]]
-    return (f"**Table 4** — The redundancy resolution at {red['n_states']} states of the reference circle "
+    return (f"**Table E4** — The redundancy resolution at {red['n_states']} states of the reference circle "
             f"(every friction model, preload 0 and 1 N m): largest differences between the routes.\n\n"
             + markdown_table(["comparison", "largest difference", "unit"], rows))
 
@@ -352,22 +374,24 @@ def redundancy_table(red: dict) -> str:
 def energy_figure(runs: dict) -> Figure:
     """Free-motion kinetic-energy error (left) and driven-motion constraint drift (right), both gains.
 
-    robolib.core.drawing.FIGURE_WIDTH (9.6 in) wide: at robolib.core.drawing.FIGURE_DPI its PNG fits the book's 672-px column at >= 0.67 (10-pt text >= 9 px).
+    robolib.core.drawing.FIGURE_WIDTH (6.7 in, the book's column) wide; titles and labels at >= 8 pt, one
+    legend for both panels below them, so that nothing is clipped or hides a curve.
     """
-    fig = Figure(figsize=(FIGURE_WIDTH, 3.5), layout="constrained")
+    fig = Figure(figsize=(FIGURE_WIDTH, 3.9), layout="constrained")
     axs = fig.subplots(1, 2)
     for label, ls in zip(checks.GAINS, ("-", "--")):
         f, d = runs["free"][label], runs["driven"][label]
         axs[0].semilogy(f.t, np.abs(f.kinetic_energy / f.kinetic_energy[0] - 1) + 1e-17, ls=ls, label=label)
-        axs[1].semilogy(d.t, d.drift + 1e-17, ls=ls, label=label)
+        axs[1].semilogy(d.t, d.drift + 1e-17, ls=ls)
     axs[0].set_ylabel("|T(t)/T(0) - 1|")
     axs[1].set_ylabel("constraint error max |Φ| [m]")
-    axs[1].axhline(DRIFT_BOUND, color="0.5", ls=":", label="stated bound")
+    axs[1].axhline(DRIFT_BOUND, color="0.5", ls=":")
+    axs[0].plot([], [], color="0.5", ls=":", label="stated bound (right)")
     for ax in axs:
         ax.set_xlabel("t [s]")
-        ax.legend(fontsize=8)
-    axs[0].set_title("free motion: kinetic energy", fontsize=10)
-    axs[1].set_title("driven along the circle: constraint drift", fontsize=10)
+    axs[0].set_title("free motion: energy error", fontsize=10)
+    axs[1].set_title("driven on the circle: drift", fontsize=10)
+    fig.legend(*axs[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8, frameon=False)
     return fig
 
 
@@ -380,8 +404,9 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
     states per check; ``t_free`` (s): free-motion run (energy); ``t_drift`` (s):
     driven run along the circle (drift); ``seed``: of every random draw;
     ``quick``: cap the checks and runs at the ``QUICK_*`` values. Returns a
-    :class:`robolib.book.result.StudyResult` with 26 claims, tables ``kernels``,
-    ``layers``, ``routes``, ``redundancy``, ``parameters`` (key rows first), ``criteria``, figures ``mechanism``, ``energy``,
+    :class:`robolib.book.result.StudyResult` with 27 claims, tables ``key_parameters`` (the lecture's) and
+    :data:`EVIDENCE_TABLES` (``kernels``, ``layers``, ``routes``, ``redundancy``, ``criteria``, ``parameters``, for the
+    evidence page), figures ``mechanism``, ``energy``,
     the LaTeX displays in ``data["latex"]`` and the glued settings in ``values``.
     The first call spends ~15 s in sympy (cached for later calls). Every call is
     checked against :data:`PARAMETERS` and the robot against :func:`check_model` first.
@@ -410,12 +435,12 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
     runs = checks.integration_runs(robot, tf, td, FREE_START, FREE_VELOCITY)
     claim_integration(claims, runs)
     ex2 = preload_exercise(robot)
+    claim_exercise(claims, ex2)
 
     tables = {"kernels": kernel_table(err, n), "layers": layer_table(layers, n), "routes": routes_table(dev, n),
               "redundancy": redundancy_table(red),
-              "parameters": parameter_table([data_file], run=params, extra=settings_rows(), spec=PARAMETERS,
-                                            key=KEY_ROWS, key_title="Key parameters of this run",
-                                            title="Every parameter of this run, with units and meaning"),
+              "key_parameters": key_parameter_table(data_file),
+              "parameters": parameter_table([data_file], run=params, extra=settings_rows(), spec=PARAMETERS),
               "criteria": parameter_table(extra=criteria_rows(), title="Constants of the claims' criteria")}
     figures = {"mechanism": redundant_mechanism(robot), "energy": energy_figure(runs)}
     data = {"robot": robot, "latex": sym.displays(), "kernel_errors": err, "layer_errors": layers, "deviations": dev,
@@ -516,9 +541,12 @@ def explore_panel(res, mode: str = "auto"):
                    fmt={"dx_mm": "{:+g}", "dy_mm": "{:+g}", "preload": "{:+g}"}, mode=mode,
                    ranges={**offset_ranges(robot), "preload": (-EXPLORE_PRELOAD_MAX, EXPLORE_PRELOAD_MAX, 0.1)},
                    live_draw=partial(preload_figure, robot),
-                   caption="The robot at the chosen end-effector offset with its actuator torques for the "
-                           "chosen preload.",
-                   alt="drawing of the redundant robot at an offset pose with its torques")
+                   caption="The robot at rest at the chosen end-effector offset under the motor torques p n of the "
+                           "chosen preload p: the bearing reactions (green arrows), and in the title the preload "
+                           "direction n, the largest acceleration (round-off: the preload moves nothing) and the "
+                           "bearing loads |F_i|.",
+                   alt="drawing of the redundant robot at an offset pose with green arrows for the bearing reactions "
+                       "that the preload torques produce")
 
 
 # ---- exercises ------------------------------------------------------------------------------------
@@ -543,5 +571,5 @@ def preload_exercise(robot) -> dict:
     return out
 
 
-__all__ = ["run", "PARAMETERS", "check_model", "effective_settings", "explore_panel", "preload_figure",
+__all__ = ["run", "PARAMETERS", "EVIDENCE_TABLES", "KEY_ROWS", "key_parameter_table", "check_model", "effective_settings", "explore_panel", "preload_figure",
            "explore_limits", "preload_exercise", "energy_figure"]

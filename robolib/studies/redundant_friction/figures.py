@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
 from robolib.book.notebook import animation_html, explore
@@ -30,7 +31,9 @@ LAW_COLOR = {"coulomb_consistent": COLORS["Coulomb consistent"], "stribeck": COL
 #: Metrics of the sweep figures: (key, axis label, scale).
 METRICS = (("friction_rms", "RMS friction torque [mN m]", 1e3), ("energy", "energy per period [mJ]", 1e3),
            ("deviation", "uncompensated deviation [mm]", 1e3))
-FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
+#: Width [in] of a full-width figure: the book's text width (robolib.core.drawing.FIGURE_WIDTH) less the 0.1-in pad
+#: that ``savefig(bbox_inches="tight")`` adds on each side of a figure whose constrained layout fills it to the edges.
+FULL_WIDTH = FIGURE_WIDTH - 0.2
 
 
 def sweep_difference(sw: dict, metric: str) -> np.ndarray:
@@ -39,70 +42,73 @@ def sweep_difference(sw: dict, metric: str) -> np.ndarray:
 
 
 def laws_figure(d: dict) -> Figure:
-    """The two laws against the joint rate (left) and the active-joint rates over one period (right)."""
+    """The two laws against the joint rate (left) and the active-joint rates over one period (right); the legends sit
+    below the panels, clear of the sign change at w = 0 and of the rates."""
     robot, ids, w, t = d["robot"], d["ids"], d["w_id"], d["t_id"]
-    fig = Figure(figsize=(FULL_WIDTH, 3.8), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 4.3), layout="constrained")
     axs = fig.subplots(1, 2)
     wgrid = np.linspace(-1.0, 1.0, 801)
     F_rms = float(np.sqrt(np.mean(np.sum(ids["Coulomb consistent"].reactions ** 2, axis=-1))))
     args = (robot.coulomb_torque, robot.static_torque, robot.stribeck_velocity, robot.viscous)
     axs[0].plot(wgrid, _fr.stribeck(wgrid, *args, robot.smooth_eps) * 1e3, color=COLORS["Stribeck"],
-                label=f"Stribeck, ε = {robot.smooth_eps:g} rad/s")
+                label=f"Stribeck, smooth sign (ε = {robot.smooth_eps:g} rad/s)")
     axs[0].plot(wgrid, _fr.stribeck(wgrid, *args, 0.0) * 1e3, color=COLORS["Stribeck"], ls=":", lw=1,
                 label="Stribeck, exact sign")
     axs[0].plot(wgrid, _fr.coulomb_load(wgrid, [F_rms, 0.0], robot.mu, robot.journal_radius, robot.smooth_eps) * 1e3,
-                color=COLORS["Coulomb consistent"], label=f"Coulomb at |F| = {F_rms:.2f} N (RMS on the circle)")
+                color=COLORS["Coulomb consistent"], label=f"Coulomb at the RMS load |F| = {F_rms:.2f} N")
     axs[0].axvspan(-d["wmax"], d["wmax"], color="0.9", zorder=0, label="joint rates on the circle")
     axs[0].set_xlabel("active-joint rate w [rad/s]")
     axs[0].set_ylabel("friction torque τ_f [mN m]")
-    axs[0].legend(fontsize=8)
-    axs[0].set_title("the two friction laws at equal level", fontsize=10)
+    axs[0].legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), borderaxespad=0)
+    axs[0].set_title("the two laws at equal level", fontsize=10)
     for i in range(3):
         axs[1].plot(t, w[:, i], label=f"w_{i + 1}")
-    axs[1].axhspan(-robot.stribeck_velocity, robot.stribeck_velocity, color="tab:red", alpha=0.1, label="|w| < w_s")
+    axs[1].axhspan(-robot.stribeck_velocity, robot.stribeck_velocity, color="tab:red", alpha=0.1,
+                   label="Stribeck region |w| < w_s")
     axs[1].set_xlabel("t [s]")
     axs[1].set_ylabel("active-joint rate [rad/s]")
-    axs[1].legend(fontsize=8, ncol=2)
+    axs[1].legend(fontsize=8, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.2), borderaxespad=0)
     axs[1].set_title("active-joint rates over one period", fontsize=10)
     return fig
 
 
 def waveforms_figure(d: dict) -> Figure:
-    """Friction torque of each active joint over one period, both laws and the decoupled Coulomb model."""
+    """Friction torque of each active joint over one period (both laws and the decoupled Coulomb model), and the
+    friction energy dissipated since the start of the period (both laws), along the reference circle."""
     ids, t = d["ids"], d["t_id"]
-    fig = Figure(figsize=(FULL_WIDTH, 3.3), layout="tight")
-    axs = fig.subplots(1, 3, sharey=True)
+    fig = Figure(figsize=(FULL_WIDTH, 5.2), layout="constrained")
+    axs = fig.subplots(2, 2).ravel()
     for i in range(3):
         axs[i].plot(t, ids["Coulomb consistent"].friction_torque[:, i] * 1e3, color=LAW_COLOR["coulomb_consistent"],
                     label=LAW["coulomb_consistent"])
         axs[i].plot(t, ids["Coulomb decoupled"].friction_torque[:, i] * 1e3, color=COLORS["Coulomb decoupled"], ls="--",
                     lw=0.8, label="Coulomb (decoupled)")
         axs[i].plot(t, ids["Stribeck"].friction_torque[:, i] * 1e3, color=LAW_COLOR["stribeck"], label=LAW["stribeck"])
-        axs[i].set_title(f"joint {i + 1}", fontsize=10)
-        axs[i].set_xlabel("t [s]")
-    axs[0].set_ylabel("friction torque τ_f [mN m]")
-    axs[0].legend(fontsize=8)
-    return fig
-
-
-def energy_ref_figure(d: dict) -> Figure:
-    """Friction energy dissipated since the start of the period, both laws, along the reference circle."""
-    fig = Figure(figsize=(6.5, 3.4), layout="tight")
-    ax = fig.subplots()
+        axs[i].set_title(f"joint {i + 1}: friction torque", fontsize=10)
+        axs[i].set_ylabel("τ_f [mN m]")
+    for ax in axs[2:]:
+        ax.set_xlabel("t [s]")
     for law, e in d["e_cum"].items():
-        ax.plot(d["t_id"], e * 1e3, color=LAW_COLOR[law], label=LAW[law])
-    ax.set_xlabel("t [s]")
-    ax.set_ylabel("dissipated energy [mJ]")
-    ax.legend(fontsize=8)
-    ax.set_title("friction losses over one period at equal RMS level", fontsize=10)
+        axs[3].plot(t, e * 1e3, color=LAW_COLOR[law], label=LAW[law])
+    axs[3].set_ylabel("dissipated energy [mJ]")
+    axs[3].set_title("energy dissipated since t = 0, all joints", fontsize=10)
+    axs[3].legend(*axs[0].get_legend_handles_labels(), fontsize=8, loc="upper left")
     return fig
+
+
+def _sweep_legend(fig: Figure) -> None:
+    """The legend of a sweep figure, below its panels: the laws' colours and what a filled marker means."""
+    handles = [Line2D([], [], color=LAW_COLOR[law], marker="o", ms=5, label=LAW[law]) for law in COMPARED_LAWS]
+    handles += [Line2D([], [], ls="", marker="o", ms=5, color="0.3", label=f"laws differ by > {DIFF:.0%}"),
+                Line2D([], [], ls="", marker="o", ms=5, color="0.3", mfc="white", label=f"differ by ≤ {DIFF:.0%}")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8)
 
 
 def sweep_figure(d: dict, name: str) -> Figure:
     """RMS friction torque, energy per period and uncompensated deviation of both laws along sweep ``name``."""
 
     values, sw, xlabel = d["sweeps"][name]
-    fig = Figure(figsize=(FULL_WIDTH, 3.3), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.6), layout="constrained")
     axs = fig.subplots(1, 3)
     x = np.asarray(values)
     for ax, (metric, ylabel, scale) in zip(axs, METRICS):
@@ -112,39 +118,40 @@ def sweep_figure(d: dict, name: str) -> Figure:
             ax.plot(x, y, "-", color=LAW_COLOR[law], lw=1.2, label=LAW[law])
             ax.plot(x[marked], y[marked], "o", color=LAW_COLOR[law], ms=5)
             ax.plot(x[~marked], y[~marked], "o", mfc="white", color=LAW_COLOR[law], ms=5)
-        ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         if name == "period":
             ax.set_xscale("log")
             ax.set_yscale("log")
             for axis in (ax.xaxis, ax.yaxis):  # minor labels (2x10^0, 3x10^0, ...) collide on a short decade
                 axis.set_minor_formatter(NullFormatter())
-            ticks = [v for v in (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0) if x.min() <= v <= x.max()]
+            ticks = [v for v in (0.5, 1.0, 2.0, 4.0, 8.0, 16.0) if x.min() <= v <= x.max()]
             ax.set_xticks(ticks, [f"{v:g}" for v in ticks])  # octaves of the period, in seconds
             ax.axvline(CIRCLE_PERIOD, color="0.6", ls=":", lw=1)
         else:
             ax.axvline({"end_effector_mass": d["robot"].end_effector_mass, "preload": 0.0}[name], color="0.6", ls=":", lw=1)
-    axs[0].legend(fontsize=8, title=f"filled: differ by > {DIFF:.0%}", title_fontsize=8)
+    axs[1].set_xlabel(xlabel)  # one x label for the three panels (they share the quantity)
+    _sweep_legend(fig)
     return fig
 
 
 def slow_figure(d: dict) -> Figure:
     """Joint-1 friction torque in units of T_c over normalised time, reference and slowest circle."""
     robot, slow, r = d["robot"], d["slow"], d["static_ratio"]
-    fig = Figure(figsize=(FULL_WIDTH, 3.3), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.6), layout="constrained")
     axs = fig.subplots(1, 2, sharey=True)
     for ax, P in zip(axs, slow):
         for law in COMPARED_LAWS:
             ax.plot(slow[P]["t"] / P, slow[P][law][:, 0] / robot.coulomb_torque, color=LAW_COLOR[law], label=LAW[law])
         mask = np.abs(slow[P]["w"][:, 0]) < robot.stribeck_velocity
-        ax.fill_between(slow[P]["t"] / P, -r, r, where=mask, color="tab:red", alpha=0.08, label="|w_1| < w_s")
+        ax.fill_between(slow[P]["t"] / P, -r, r, where=mask, color="tab:red", alpha=0.08,
+                        label="Stribeck region |w_1| < w_s")
         for lvl in (1.0, r):
             ax.axhline(lvl, color="0.7", lw=0.6, ls=":")
             ax.axhline(-lvl, color="0.7", lw=0.6, ls=":")
-        ax.set_title(f"circle period {P:g} s", fontsize=10)
+        ax.set_title(f"circle period {P:g} s" + (" (reference)" if P == CIRCLE_PERIOD else " (slowest)"), fontsize=10)
         ax.set_xlabel("t / T")
     axs[0].set_ylabel("τ_f,1 / T_c")
-    axs[0].legend(fontsize=8)
+    fig.legend(*axs[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8)
     return fig
 
 
@@ -153,7 +160,7 @@ def decoupling_figure(d: dict) -> Figure:
 
     robot, s, maps = d["robot"], d["settings"], d["dec_maps"]
     mu_r = np.asarray(s["mu_r"])
-    fig = Figure(figsize=(FULL_WIDTH, 3.6), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.6), layout="constrained")
     axs = fig.subplots(1, 2)
     for ax, (err, est), yv, ylabel in ((axs[0], maps["preload"], s["map_preloads"], "preload p [N m]"),
                                        (axs[1], maps["period"], s["map_periods"], "circle period [s]")):
@@ -168,6 +175,9 @@ def decoupling_figure(d: dict) -> Figure:
         ax.set_ylabel(ylabel)
         fig.colorbar(pc, ax=ax, label="log10 relative error")
     axs[1].set_yscale("log")
+    axs[1].yaxis.set_minor_formatter(NullFormatter())
+    periods = s["map_periods"]
+    axs[1].set_yticks(periods, [f"{v:g}" for v in periods])  # the map's periods, in seconds
     axs[0].set_title("decoupling error against preload", fontsize=10)
     axs[1].set_title("decoupling error against speed", fontsize=10)
     return fig
@@ -177,21 +187,20 @@ def preload_figure(d: dict) -> Figure:
     """RMS Coulomb friction, mean bearing load and RMS motor torques against a wide range of preload."""
     rows = d["large_preload"]
     p = rows["p"]
-    fig = Figure(figsize=(FULL_WIDTH, 3.3), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 3.6), layout="constrained")
     axs = fig.subplots(1, 3)
     axs[0].plot(p, rows["tf_rms"] * 1e3, "o-", ms=3, color=COLORS["Coulomb consistent"])
-    axs[0].set_ylabel("RMS Coulomb friction torque [mN m]")
-    axs[0].set_title("Coulomb friction grows with the load", fontsize=10)
+    axs[0].set_ylabel("RMS Coulomb friction [mN m]")
+    axs[0].set_title("Coulomb friction", fontsize=10)
     axs[1].plot(p, rows["F_mean"], "s--", ms=3, color="0.3")
     axs[1].set_ylabel("mean bearing load [N]")
     axs[1].set_title("bearing loads", fontsize=10)
-    axs[2].plot(p, rows["tau_rms"] * 1e3, "o-", ms=3, color=COLORS["Coulomb consistent"], label="Coulomb consistent")
+    axs[2].plot(p, rows["tau_rms"] * 1e3, "o-", ms=3, color=COLORS["Coulomb consistent"], label="Coulomb (consistent)")
     axs[2].plot(p, rows["tau_rms_stribeck"] * 1e3, "--", color=COLORS["Stribeck"], label="Stribeck")
     axs[2].set_ylabel("RMS motor torque [mN m]")
-    axs[2].legend(fontsize=8)
-    axs[2].set_title("motor torques:\nthe preload itself dominates", fontsize=10)  # one line overhangs the panel
-    for ax in axs:
-        ax.set_xlabel("preload p [N m]")
+    axs[2].set_title("motor torques", fontsize=10)
+    axs[1].set_xlabel("preload p [N m]")
+    fig.legend(*axs[2].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=8)
     return fig
 
 
@@ -205,34 +214,34 @@ def _stop_note(sim) -> str:
 
 
 def paths_figure(d: dict) -> Figure:
-    """Uncompensated geared-joint experiment: end-effector paths (left) and deviations over time (right)."""
+    """Uncompensated geared-joint experiment: end-effector paths (left) and deviations over time (right), one legend
+    below both."""
     g = d["geared_sims"]
     c = d["geared"].centroid
-    fig = Figure(figsize=(FULL_WIDTH, 4.4), layout="tight")
-    axs = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.25]})
+    fig = Figure(figsize=(FULL_WIDTH, 4.3), layout="constrained")
+    axs = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.15]})
     s = np.linspace(0, 2 * np.pi, 200)
     axs[0].plot(c[0] + CIRCLE_RADIUS * np.cos(s), c[1] + CIRCLE_RADIUS * np.sin(s), color="0.7", lw=4,
                 label="reference circle")
     for name, sim in g["sims"].items():
         ls = "--" if name == "Coulomb decoupled" else "-"
-        label = name + _stop_note(sim)
+        label = ("no friction" if name == "none" else name) + _stop_note(sim)
         axs[0].plot(*sim.end_effector.T, color=COLORS[name], ls=ls, lw=1.2, label=label)
         if len(sim.t):
             axs[0].plot(*sim.end_effector[-1], "x" if sim.stopped else "o", color=COLORS[name], ms=4)
-        axs[1].semilogy(sim.t, g["deviation"][name] * 1e3 + 1e-9, color=COLORS[name], ls=ls, label=f"{label}: tracking error")
+        axs[1].semilogy(sim.t, g["deviation"][name] * 1e3 + 1e-9, color=COLORS[name], ls=ls)
         axs[1].semilogy(sim.t, g["radial"][name] * 1e3 + 1e-9, color=COLORS[name], ls=":", lw=1)
     start = d["geared"].centroid + [CIRCLE_RADIUS, 0.0] if not len(g["sims"]["none"].t) else g["sims"]["none"].end_effector[0]
     axs[0].plot(*start, "k^", ms=6, label="start")
     axs[0].set_aspect("equal")
     axs[0].set_xlabel("x [m]")
     axs[0].set_ylabel("y [m]")
-    axs[0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-    axs[0].set_title("end-effector paths (dots: end points; x: stopped)" if g.get("stopped") else
+    axs[0].set_title("end-effector paths\n(dots: end points; x: stopped)" if g.get("stopped") else
                      "end-effector paths (dots: end points)", fontsize=10)
     axs[1].set_xlabel("t [s]")
     axs[1].set_ylabel("deviation [mm]")
-    # no legend of its own: the colours are the left panel's legend, solid and dotted the title's
     axs[1].set_title("tracking error (solid),\ndistance from the circle line (dotted)", fontsize=10)
+    fig.legend(*axs[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8)
     return fig
 
 
@@ -242,7 +251,7 @@ def energy_geared_figure(d: dict) -> Figure:
     ax = fig.subplots()
     for name, sim in d["geared_sims"]["sims"].items():
         ax.plot(sim.t, sim.dissipated_energy * 1e3, color=COLORS[name], ls="--" if name == "Coulomb decoupled" else "-",
-                label=name + _stop_note(sim))
+                label=("no friction" if name == "none" else name) + _stop_note(sim))
     ax.set_yscale("symlog", linthresh=1e-3)
     ax.set_xlabel("t [s]")
     ax.set_ylabel("dissipated energy [mJ]")
@@ -253,7 +262,7 @@ def energy_geared_figure(d: dict) -> Figure:
 
 def figures(d: dict) -> dict:
     """Every figure of the chapter by name (the names of :func:`~robolib.studies.redundant_friction.study.run`)."""
-    return {"laws": laws_figure(d), "waveforms": waveforms_figure(d), "energy_ref": energy_ref_figure(d),
+    return {"laws": laws_figure(d), "waveforms": waveforms_figure(d),
             "sweep_speed": sweep_figure(d, "period"), "slow": slow_figure(d),
             "sweep_payload": sweep_figure(d, "end_effector_mass"), "sweep_preload": sweep_figure(d, "preload"),
             "decoupling": decoupling_figure(d), "preload": preload_figure(d), "paths": paths_figure(d),
@@ -267,7 +276,8 @@ def motion_animation(res):
     d = res.data
     frames = np.linspace(0, len(d["t_id"]), d["settings"]["n_frames"], endpoint=False).astype(int)
     anim = animate_motion(d["robot"], d["q_id"][frames], reactions=d["ids"]["none"].reactions[frames], force_scale=0.25,
-                          title="bearing reactions (0.25 m/N),", figsize=(5.0, 4.6))
+                          title="bearing reactions (0.25 m/N),", figsize=(5.0, 4.6),
+                          dpi=80)  # 9-pt title at 10 px
     return animation_html(anim, default_mode="loop",
                           caption="The robot on its circle (ideal motion) with the friction-free bearing reactions "
                                   "drawn at 0.25 m/N.",
@@ -278,7 +288,7 @@ def motion_animation(res):
 def explore_draw(robot, period_s: float, payload: float, preload_Nm: float, samples: int = 100) -> Figure:
     """Joint-1 friction torque of both laws over one period at one operating point (circle period in s,
     payload in kg, preload in N m), the RMS torques of both laws in the title; errors shown in red."""
-    fig = Figure(figsize=(5.6, 3.3), layout="tight")
+    fig = Figure(figsize=(5.6, 3.6), layout="constrained")
     ax = fig.subplots()
     rb = dataclasses.replace(robot, end_effector_mass=payload)
     tt = np.linspace(0.0, period_s, samples, endpoint=False)
@@ -289,14 +299,16 @@ def explore_draw(robot, period_s: float, payload: float, preload_Nm: float, samp
             tf = inverse_dynamics(rb, qq, dd, aa, law, preload_Nm).friction_torque
             out[law] = rms(tf)
             ax.plot(tt / period_s, tf[:, 0] * 1e3, color=LAW_COLOR[law], label=LAW[law])
-        ax.set_title(f"RMS: Coulomb {out['coulomb_consistent'] * 1e3:.3f}, Stribeck {out['stribeck'] * 1e3:.3f} mN m "
-                     f"(ratio {out['stribeck'] / out['coulomb_consistent']:.2f})", fontsize=8)
+        ax.set_title(f"RMS over the three joints: Coulomb {out['coulomb_consistent'] * 1e3:.3f}, Stribeck "
+                     f"{out['stribeck'] * 1e3:.3f} mN m (ratio {out['stribeck'] / out['coulomb_consistent']:.2f})",
+                     fontsize=8)
     except RobolibError as exc:
         ax.set_title(str(exc)[:90], fontsize=8, color="red")
     ax.set_xlabel("t / T", fontsize=8)
     ax.set_ylabel("τ_f,1 [mN m]", fontsize=8)
     ax.tick_params(labelsize=7)
-    ax.legend(fontsize=7, loc="upper right")
+    if ax.get_lines():  # below the plot, clear of the curves
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7)
     return fig
 
 
@@ -318,13 +330,13 @@ def explore_panel(res):
                    initial={"period_s": 2.0, "payload": 0.2, "preload_Nm": 0.0}, fmt={"preload_Nm": "{:+g}"},
                    ranges={"period_s": (0.25, 20.0, "log"), "payload": (0.0, 2.0, 0.01),
                            "preload_Nm": (-3.0, 3.0, 0.01)},
-                   caption="The friction torque of joint 1 over one period of the circle under both laws, and their "
-                           "RMS over the three joints (title), for the chosen period, payload and preload (precomputed "
-                           "grid).",
-                   alt="friction torque of joint 1 against t/T for the Coulomb and Stribeck laws, RMS torques in the "
-                       "title")
+                   caption="The friction torque of joint 1 over one period of the circle under both laws, for the "
+                           "chosen period, payload and preload (precomputed grid); the title gives each law's RMS "
+                           "friction torque over the three joints and the period, and their ratio.",
+                   alt="friction torque of joint 1 against t/T for the Coulomb and Stribeck laws, with each law's RMS "
+                       "friction torque over all three joints in the title")
 
 
 __all__ = ["figures", "motion_animation", "explore_draw", "explore_panel", "laws_figure", "waveforms_figure",
-           "energy_ref_figure", "sweep_figure", "slow_figure", "decoupling_figure", "preload_figure", "paths_figure",
+           "sweep_figure", "slow_figure", "decoupling_figure", "preload_figure", "paths_figure",
            "energy_geared_figure"]

@@ -106,10 +106,13 @@ def equal_level(reg: ClaimsRegister, d: dict) -> None:
               holds=abs(ratio - 1) < CAL_RMS_TOL, text=f"RMS ratio {ratio:.3f}")
     wmax = float(np.abs(w).max())
     d["wmax"] = wmax
-    reg.claim("rf_wmax", "every active joint reverses on the circle, and the largest joint rate exceeds the Stribeck "
-              "velocity w_s", value=wmax,
-              criterion="the joint rates change sign and max |w| > w_s",
-              holds=bool(np.all(w.max(axis=0) > 0) and np.all(w.min(axis=0) < 0) and wmax > robot.stribeck_velocity),
+    sign = np.sign(w)
+    reversals = (sign != np.roll(sign, 1, axis=0)).sum(axis=0)       # sign changes over the periodic samples
+    d["reversals"] = reversals
+    reg.claim("rf_wmax", "every active joint reverses twice per period on the circle, and the largest joint rate "
+              "exceeds the Stribeck velocity w_s", value=wmax,
+              criterion="each joint rate changes sign exactly twice over one period (cyclic samples) and max |w| > w_s",
+              holds=bool(np.all(reversals == 2) and wmax > robot.stribeck_velocity),
               text=f"{wmax:.2f} rad/s")
     ref = operating_point(robot, preload=preload, samples=samples, simulate_motion=False)
     d["e_cum"] = {law: -np.cumsum(np.sum(ids[name].friction_torque * w, axis=1)) * CIRCLE_PERIOD / samples
@@ -118,6 +121,19 @@ def equal_level(reg: ClaimsRegister, d: dict) -> None:
     reg.claim("rf_energy_ratio", "at equal RMS friction torque the Stribeck law dissipates more energy per period than the "
               "Coulomb law", answers="000.c4", value=E_S / E_C, criterion=f"E_S / E_C - 1 > {DIFF:g}",
               holds=E_S / E_C - 1 > DIFF, text=f"dissipates {E_S / E_C:.2f} times")
+    # the Stribeck level a calibration on energy per period would choose: E_S is affine in T_c (T_s = r T_c),
+    # E_S = T_c A + B with B the viscous part, so E_S = E_C at T_c (E_C - B) / (E_S - B); checked by recomputing E_S there
+    period_dt = CIRCLE_PERIOD / samples
+    B = float(robot.viscous * np.sum(w**2) * period_dt)
+    tc_E = robot.coulomb_torque * (E_C - B) / (E_S - B)
+    robot_E = dataclasses.replace(robot, coulomb_torque=tc_E, static_torque=tc_E * robot.static_torque / robot.coulomb_torque)
+    E_check = operating_point(robot_E, preload=preload, samples=samples, simulate_motion=False)["stribeck"]["energy"]
+    ratio_E = tc_E / robot.coulomb_torque
+    reg.claim("rf_energy_cal", "calibrated on the friction energy per period instead of the RMS torque, the Stribeck "
+              "level T_c would be lower", value=ratio_E,
+              criterion=f"T_c(equal energy) / T_c(equal RMS) < 1 - {DIFF:g}, the level recomputed to give E_S = E_C "
+                        "within 1e-9 (relative)",
+              holds=ratio_E < 1 - DIFF and abs(E_check / E_C - 1) < 1e-9, text=f"{ratio_E:.2f} times")
     pk = ref["stribeck"]["friction_max"] / ref["coulomb_consistent"]["friction_max"]
     reg.claim("rf_peak_ratio", "at equal RMS level the peak friction torques of the two laws are close",
               value=pk, criterion=f"|max |tau_f,S| / max |tau_f,C| - 1| < {DIFF:g}", holds=abs(pk - 1) < DIFF,
@@ -134,7 +150,7 @@ def equal_level(reg: ClaimsRegister, d: dict) -> None:
               "smaller than the Stribeck torque (mean magnitudes over those samples)", value=c_fast,
               criterion=f"mean |tau_f,C| / mean |tau_f,S| < 1 - {DIFF:g} over those samples", holds=c_fast < 1 - DIFF,
               text=f"{c_fast:.2f} times")
-    d["energy"] = {"coulomb_consistent": E_C, "stribeck": E_S, "peak_ratio": pk}
+    d["energy"] = {"coulomb_consistent": E_C, "stribeck": E_S, "peak_ratio": pk, "tc_equal_energy": tc_E}
 
 
 def law_sweeps(d: dict) -> None:
@@ -167,14 +183,21 @@ def speed_claims(reg: ClaimsRegister, d: dict) -> None:
     reg.claim("rf_speed_fast", f"on the fastest circle ({periods[0]:g} s) the Coulomb friction exceeds the Stribeck friction "
               "(RMS torque)", value=fast, criterion=f"RMS_C / RMS_S > 1 + {DIFF:g}", holds=fast > 1 + DIFF,
               text=f"{fast:.1f} times")
-    slow = sw["stribeck"]["friction_rms"][-1] / sw["coulomb_consistent"]["friction_rms"][-1]
+    ratios = sw["stribeck"]["friction_rms"] / sw["coulomb_consistent"]["friction_rms"]
+    slow = float(ratios[-1])
     reg.claim("rf_speed_slow", f"on the slowest circle ({periods[-1]:g} s) the Stribeck friction exceeds the Coulomb friction "
-              "(RMS torque)", value=slow, criterion=f"RMS_S / RMS_C > 1 + {DIFF:g}", holds=slow > 1 + DIFF,
-              text=f"{slow:.1f} times")
+              "(RMS torque) by more than on any other circle of the speed sweep", value=slow,
+              criterion=f"RMS_S / RMS_C > 1 + {DIFF:g} at the slowest period, and largest there over the sweep",
+              holds=slow > 1 + DIFF and int(np.argmax(ratios)) == len(periods) - 1, text=f"{slow:.1f} times")
     k = log_slope(periods, sw["coulomb_consistent"]["friction_rms"])
     reg.claim("rf_speed_slope", "the Coulomb friction torque scales like the inertial bearing loads, (2 pi / period)^2",
               value=k, criterion="log-log slope against the period within 0.1 of -2", holds=abs(k + 2) < 0.1,
               text=f"slope {k:.2f}")
+    rms_S = sw["stribeck"]["friction_rms"]
+    flat = float(rms_S.max() / rms_S.min())
+    reg.claim("rf_speed_stribeck", "the Stribeck friction torque hardly depends on speed (RMS torque over the speed sweep)",
+              value=flat, criterion="max / min over the sweep < 1.25", holds=flat < 1.25,
+              text=f"varies by a factor {flat:.2f}")
     def spread_C():
         dev_C = sw["coulomb_consistent"]["deviation"]
         spread = dev_C.max() / dev_C.min()
@@ -391,6 +414,11 @@ def geared_experiment(reg: ClaimsRegister, d: dict) -> None:
                         "stopped": {n: s.stopped for n, s in sims.items() if s.stopped}}
     tau_max = float(np.abs(d["ids"]["none"].tau).max())          # friction-free torques: the same robot masses
     d["tau_max_free"] = tau_max
+    level = geared.coulomb_torque / d["rms_law"]["coulomb_consistent"]
+    reg.claim("rf_geared_level", "the geared joints' Stribeck level T_c is hundreds of times the RMS bearing Coulomb "
+              "friction torque of the reference circle: the two laws are not at equal level in this experiment",
+              value=level, criterion="T_c(geared) / RMS tau_f,C(reference circle) > 100", holds=level > 100,
+              text=f"{level:.0f} times")
     claim_of_runs(reg, stopped["none"], "rf_geared_free", "without friction the robot follows the circle under the "
                   "friction-free torques", criterion="largest tracking error < 1e-6 m",
                   compute=lambda: (dev["none"].max(), dev["none"].max() < FREE_TRACK_TOL, f"{dev['none'].max() * 1e3:.1e} mm"))
@@ -512,6 +540,10 @@ def exercises(reg: ClaimsRegister, d: dict) -> None:
     reg.claim("rf_ex2_preload", "exercise 2: the preload that raises the RMS Coulomb bearing friction to the geared "
               "level T_c is a few tens of N m", value=pre, criterion=f"{lo:g} N m < preload < {hi:g} N m",
               holds=lo < pre < hi, text=f"{pre:.0f} N m")
+    ratio = d["exercise_2"]["ratio"]
+    reg.claim("rf_ex2_ratio", "exercise 2: that preload is hundreds of times the largest motor torque of the "
+              "friction-free motion", value=ratio, criterion="preload / max |tau| (friction-free, reference circle) > 100",
+              holds=ratio > 100, text=f"{ratio:.0f} times")
     # exercise 3: the uncompensated calibrated Stribeck run against the smoothing eps
     t_end = min(CIRCLE_PERIOD, d["settings"]["t_sim"])
     sched0 = reference_torque(robot, None, 0.0, p["samples"])
@@ -586,7 +618,7 @@ def criteria_rows() -> list:
     """The constants of the claims' criteria, fixed before the runs: ``(name, value, claims that use it)`` rows."""
     return [
         ("DIFF", f"{DIFF:g}", "relative difference of two laws that counts (rf_energy_ratio, rf_peak_ratio, rf_speed_*, "
-         "rf_payload_*, rf_preload_*, rf_energy_fast_coulomb)"),
+         "rf_payload_*, rf_preload_*, rf_energy_fast_coulomb, rf_energy_cal)"),
         ("CAL_RMS_TOL, CAL_FILE_TOL", f"{CAL_RMS_TOL:g}, {CAL_FILE_TOL:g}", "rf_cal_rms, rf_cal_tc (relative)"),
         ("LEVEL_TOL", f"{LEVEL_TOL:g}", "rf_energy_fast (relative)"),
         ("DEC_LIMIT", f"{DEC_LIMIT:g}", "rf_dec_ref, rf_dec_1pct (relative decoupling error)"),
@@ -601,8 +633,48 @@ def criteria_rows() -> list:
 def key_rows(geared_file: str) -> tuple:
     """Rows of the chapter's short table of key parameters (names of rows of the full table)."""
     return ("run: mu, R, eps", "run: T_c, T_s, w_s, b_v", "link_length", "active.mass", "passive.mass",
-            "end_effector_mass", "reference circle", "preload", "preload_sweep", "preload_max",
-            f"{geared_file}: T_c, T_s, b_v", "samples", "simulated time", "integrator", "quick")
+            "end_effector_mass", "reference circle", f"{geared_file}: T_c, T_s, b_v")
+
+
+#: Captions of the tables of the chapter's evidence page (``book/evidence/redundant_friction.md``), in its order.
+EVIDENCE_CAPTIONS = {
+    "calibration": "The calibration on the reference circle: the Stribeck level T_c of the parameter file and as "
+                   "recomputed, the RMS friction torque and the friction energy per period of both laws at that level, "
+                   "and the level an equal-energy calibration would choose.",
+    "own_torques": "Feed-forward compensation: the largest tracking error of each friction model driven by its own "
+                   "inverse-dynamics torques (no feedback), for both parameter sets.",
+    "all_parameters": "Every parameter of this run, with units and meaning.",
+    "criteria": "The constants of the claims' criteria, fixed before the runs "
+                "(robolib.studies.redundant_friction.settings).",
+}
+#: The evidence page's tables, numbered E1, E2, ... in this order.
+EVIDENCE_TABLES = tuple(EVIDENCE_CAPTIONS)
+
+
+def _md_table(header: tuple, rows: list) -> str:
+    """A Markdown table of ``rows`` under ``header``."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(":---" for _ in header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(str(x) for x in r) + " |" for r in rows])
+
+
+def evidence_tables(d: dict, full_table: str, criteria_table: str) -> dict:
+    """The evidence page's tables, captioned "Table E<k>" (:data:`EVIDENCE_CAPTIONS`)."""
+    cal, robot_file, robot, e = d["cal"], d["robot_file"], d["robot"], d["energy"]
+    calibration = _md_table(("quantity", "value"), [
+        ("T_c of the parameter file", f"{robot_file.coulomb_torque * 1e3:.5g} mN m"),
+        ("T_c recomputed (redundant.calibrate_stribeck)", f"{cal.coulomb_torque * 1e3:.5g} mN m"),
+        ("T_c of this run", f"{robot.coulomb_torque * 1e3:.5g} mN m"),
+        ("RMS friction torque, Coulomb (consistent) / Stribeck",
+         f"{d['rms_law']['coulomb_consistent'] * 1e3:.5g} / {d['rms_law']['stribeck'] * 1e3:.5g} mN m"),
+        ("friction energy per period, Coulomb (consistent) / Stribeck",
+         f"{e['coulomb_consistent'] * 1e3:.4g} / {e['stribeck'] * 1e3:.4g} mJ"),
+        ("T_c of equal energy per period", f"{e['tc_equal_energy'] * 1e3:.4g} mN m"),
+    ])
+    own = _md_table(("parameter set", "friction model", "largest tracking error"),
+                    [(label, name, f"{v * 1e3:.2e} mm") for (label, name), v in d["own"].items()])
+    tables = {"calibration": calibration, "own_torques": own, "all_parameters": full_table, "criteria": criteria_table}
+    return {name: f"**Table E{k + 1}** — {EVIDENCE_CAPTIONS[name]}\n\n{tables[name]}"
+            for k, name in enumerate(EVIDENCE_TABLES)}
 
 
 def _values(d: dict) -> dict:
@@ -612,11 +684,11 @@ def _values(d: dict) -> dict:
     return {"rf_radius": f"{CIRCLE_RADIUS:g}", "rf_period": f"{CIRCLE_PERIOD:g}", "rf_eps": f"{robot.smooth_eps:g}",
             "rf_static_ratio": f"{d['static_ratio']:g}", "rf_diff_pct": f"{DIFF * 100:g}",
             "rf_fast_rate": f"{FAST_RATE:g}", "rf_R_mm": f"{robot.journal_radius * 1e3:g}",
-            "rf_muR_mm": f"{robot.mu * robot.journal_radius * 1e3:g}", "rf_preload_max": f"{p['preload_max']:g}",
+            "rf_muR_mm": f"{robot.mu * robot.journal_radius * 1e3:g}", "rf_preload_max": f"{p['preload_max']:g}", "rf_preload_sweep": f"{p['preload_sweep']:g}",
             "rf_geared_tc": f"{geared.coulomb_torque:g}", "rf_geared_ts": f"{geared.static_torque:g}",
             "rf_samples": f"{p['samples']}", "rf_preload": f"{p['preload']:g}", "rf_dt_ms": f"{DT * 1e3:g}",
             "rf_t_sim": f"{s['t_sim']:g}", "rf_ex2_load": f"{e2['load']:.0f}",
-            "rf_ex2_ratio": f"{e2['ratio']:.0f}", "rf_followable_hi": f"{d['followable_preload'][1]:.0f}",
+            "rf_dec_1pct_bound": f"{d['dec']['mu_1pct_bound'] * 1e3:.2f}", "rf_followable_hi": f"{d['followable_preload'][1]:.0f}",
             "rf_followable_lo": f"{-d['followable_preload'][0]:.1e}"}
 
 
@@ -644,9 +716,10 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     stops early (the dynamics have no solution at a state it reaches) is a
     finding of the run: the claims that need it fail, saying where and why.
 
-    ``tables``: ``parameters`` (the key parameters, then every value folded), ``criteria``; ``figures`` (see
-    :mod:`~robolib.studies.redundant_friction.figures`): ``laws``, ``waveforms``,
-    ``energy_ref``, ``sweep_speed``, ``slow``, ``sweep_payload``,
+    ``tables``: ``parameters`` (the key parameters) and the evidence page's :data:`EVIDENCE_TABLES`
+    (``calibration``, ``own_torques``, ``all_parameters``, ``criteria``, captioned Table E1...); ``figures`` (see
+    :mod:`~robolib.studies.redundant_friction.figures`): ``laws``, ``waveforms`` (with the energy per period),
+    ``sweep_speed``, ``slow``, ``sweep_payload``,
     ``sweep_preload``, ``decoupling``, ``preload``, ``paths``, ``energy_geared``;
     ``data``: the robots, the reference motion and every experiment's arrays.
     """
@@ -676,13 +749,14 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     energy_balance(reg, d)
     exercises(reg, d)
     d["parameter_rows"] = parameter_rows(d)
-    tables = {"parameters": parameter_table([data_file], run=params, extra=d["parameter_rows"], spec=PARAMETERS,
-                                            key=key_rows(geared_file), key_title="Key parameters of this run",
-                                            title="Every parameter of this run, with units and meaning"),
-              "criteria": parameter_table(extra=criteria_rows(), title="Constants of the claims' criteria")}
+    keyed = parameter_table([data_file], run=params, extra=d["parameter_rows"], spec=PARAMETERS,
+                            key=key_rows(geared_file), key_title="Key parameters of this run")
+    full = parameter_table([data_file], run=params, extra=d["parameter_rows"], spec=PARAMETERS)
+    tables = {"parameters": keyed.partition("\n<details")[0].rstrip() + "\n",   # the short table only
+              **evidence_tables(d, full, parameter_table(extra=criteria_rows()))}
     return StudyResult("redundant_friction", params, reg, tables=tables, figures=ff.figures(d), data=d, values=_values(d))
 
 
-__all__ = ["run", "PARAMETERS", "coulomb_condition", "settings", "robots", "stops",
+__all__ = ["run", "PARAMETERS", "EVIDENCE_TABLES", "EVIDENCE_CAPTIONS", "coulomb_condition", "settings", "robots", "stops",
            "claim_of_runs", "relative_difference",
            "turns", "turns_covered", "tracking_error", "log_slope", "linear_fit_residual", "bisect_increasing"]

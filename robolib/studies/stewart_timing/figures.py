@@ -10,6 +10,7 @@ result). Every figure is a :class:`matplotlib.figure.Figure` made without pyplot
 from __future__ import annotations
 
 import math
+import textwrap
 
 import matplotlib
 import numpy as np
@@ -73,7 +74,7 @@ def forces_figure(fs: dict, t, name: str) -> Figure:
 def reach_figure(model, reach: dict, Xd) -> Figure:
     """Which limit binds on the plane y = y_home (``reach`` from :func:`~robolib.studies.stewart_timing.study.reach_map`);
     the reference trajectory ``Xd`` (n, 6) projected in black, home as a cross."""
-    fig = Figure(figsize=(7.5, 5.5), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 5.2), layout="tight")
     ax = fig.subplots()
     keys = list(LIMIT_NAMES)
     idx = np.searchsorted(keys, reach["codes"])
@@ -87,7 +88,7 @@ def reach_figure(model, reach: dict, Xd) -> Figure:
     ax.set_ylabel("z [m]")
     ax.set_aspect("equal")
     ax.legend(fontsize=8, loc="upper left", framealpha=0.9)
-    ax.set_title(f"{model.name}: which limit binds (y = {model.home_pose[1]:g} m, home orientation)", fontsize=10)
+    ax.set_title(f"{model.name}: which limit binds\n(y = {model.home_pose[1]:g} m, home orientation)", fontsize=10)
     return fig
 
 
@@ -118,20 +119,22 @@ def tracking_figure(runs: dict, name: str) -> Figure:
 def ratios_figure(ratio: dict) -> Figure:
     """Every measured VW/NE cost ratio (bars, log axis) beside the patent's ratio and half of it."""
 
-    labels = list(ratio["runs"]) + list(ratio["evals"])
+    labels = [textwrap.fill(k, 34) for k in list(ratio["runs"]) + list(ratio["evals"])]
     vals = [b / a for a, b in ratio["runs"].values()] + [b / a for a, b in ratio["evals"].values()]
-    fig = Figure(figsize=(9, 3.8), layout="tight")
+    fig = Figure(figsize=(FULL_WIDTH, 0.55 * len(vals) + 1.6), layout="tight")
     ax = fig.subplots()
     ax.barh(range(len(vals)), vals, color=["tab:blue"] * len(ratio["runs"]) + ["tab:gray"] * len(ratio["evals"]))
+    for k, v in enumerate(vals):
+        ax.text(v * 1.08, k, f"{v:.2f}", va="center", fontsize=9)
     ax.axvline(PATENT_RATIO, color="tab:red", lw=2, label=f"patent: {PATENT_VW_S:g} s / {PATENT_NE_S:g} s")
     ax.axvline(REPRODUCED * PATENT_RATIO, color="tab:red", lw=1, ls=":", label="half of it (criterion)")
     ax.axvline(1.0, color="k", lw=0.6)
-    ax.set_yticks(range(len(vals)), labels, fontsize=8)
+    ax.set_yticks(range(len(vals)), labels, fontsize=9)
     ax.set_xscale("log")
     ax.set_xlim(0.3, 60)
-    ax.set_xlabel("VW cost ÷ NE cost")
+    ax.set_xlabel("VW cost ÷ NE cost (blue: whole runs; grey: one evaluation)")
     ax.invert_yaxis()
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=9, loc="lower right", framealpha=0.95)
     return fig
 
 
@@ -160,32 +163,53 @@ def animation_panel(res):
     lim = drawing.scene_limits(model, Xa)
     mean_leg = float(inverse_kinematics(model, model.home_pose).mean())
     fscale = 0.4 * mean_leg / np.abs(fa).max()
-    fig = Figure(figsize=(9, 5.2), dpi=72)
-    ax = fig.add_axes([-0.04, -0.02, 0.68, 1.0], projection="3d")
-    ax2 = fig.add_axes([0.72, 0.14, 0.26, 0.72])
+    fig = Figure(figsize=(FULL_WIDTH, 3.9), dpi=100)
+    ax = fig.add_axes([-0.02, -0.06, 0.68, 1.02], projection="3d")
+    ax2 = fig.add_axes([0.72, 0.13, 0.26, 0.70])
     for i in range(6):
         ax2.plot(sa["t"], sa["angle"][:, i], lw=1, label=f"leg {i + 1}")
     ax2.set_xlabel("t [s]", fontsize=9)
     ax2.set_ylabel("spin angle [deg]", fontsize=9)
-    ax2.set_title("accumulated spin ∫ω·s dt", fontsize=9)
+    ax2.set_title("accumulated spin\n∫ω·s dt of each leg", fontsize=9)
     ax2.tick_params(labelsize=8)
-    ax2.legend(fontsize=7, ncol=2)
     cursor = ax2.axvline(0.0, color="k", lw=1)
-    stamp = fig.text(0.02, 0.95, "", fontsize=10)
+    stamp = fig.text(0.02, 0.95, "", fontsize=9)
 
     def frame(k):
         ax.cla()
         drawing.draw_stewart(ax, model, Xa[k], forces=fa[k], limits=lim, force_scale=fscale, labels=False,
                              show_com=False, spin_marks=0.3 * mean_leg, surfaces=False)
         stamp.set_text(f"{model.name}, t = {t_anim[k]:.2f} s (Newton–Euler forces)")
-        ax.view_init(elev=22, azim=-70)
+        ax.view_init(elev=30, azim=-110)
+        ax.set_axis_off()  # the scene only: the mechanism figure has the axes
         cursor.set_xdata([t_anim[k], t_anim[k]])
         return []
 
     with matplotlib.rc_context({"animation.frame_format": "jpeg"}):  # about a third of the PNG size per frame
-        return animation_html(FuncAnimation(fig, frame, frames=len(t_anim), interval=150, blit=False),
-                              caption="The platform along its trajectory with the Newton-Euler leg forces.",
-                              alt="animation of the 6-UPS Stewart platform moving, with leg force arrows")
+        html = animation_html(
+            FuncAnimation(fig, frame, frames=len(t_anim), interval=150, blit=False),
+            caption=f"One period ({sa['t'][-1]:.3g} s) of the slowest term of the reference trajectory on "
+                    f"{model.name}, with the Newton–Euler actuator forces (red arrows push, purple pull) and a black "
+                    "arm on each cylinder along the axis c_i that turns with the leg (left); the accumulated spin "
+                    "angle of each leg about its own axis, one curve per leg, with a cursor at the current time (right).",
+            alt=f"Animation: the six-legged {model.name} platform moving through one period of its trajectory, force "
+                "arrows at the platform joints growing and shrinking and black arms on the cylinders swinging; "
+                "beside it six curves of each leg's accumulated spin angle, a few degrees at most, with a moving "
+                "time cursor.")
+    return number_caption(html, "Animation", "4.1")
+
+
+def number_caption(shown, kind: str, number: str):
+    """Number the caption of an animation (``IPython.display.HTML``) or an Explore panel (its ``VBox``): "Animation."
+    becomes "Animation 4.1." (``robolib.book.notebook`` captions these "Animation." and "Explore panel.")."""
+    old, new = f'<span class="caption-number">{kind}.</span>', f'<span class="caption-number">{kind} {number}.</span>'
+    if hasattr(shown, "children"):
+        for child in shown.children:
+            if isinstance(getattr(child, "value", None), str) and old in child.value:
+                child.value = child.value.replace(old, new)
+    else:
+        shown.data = shown.data.replace(old, new)
+    return shown
 
 
 def _message(ax, text: str) -> None:
@@ -272,13 +296,17 @@ def explore_pose(res):
     model, quick = res.data["model"], res.params["quick"]
     grid = ({"dz": [-0.45, -0.3, -0.15, 0.0, 0.15, 0.3, 0.6], "yaw_deg": [-30, -15, 0, 15, 30]}
             if not quick else {"dz": [0.0, 0.6], "yaw_deg": [0, 30]})
-    return explore(lambda dz, yaw_deg: pose_forces(model, dz, yaw_deg), grid,
+    box = explore(lambda dz, yaw_deg: pose_forces(model, dz, yaw_deg), grid,
                    labels={"dz": "height offset dz [m]", "yaw_deg": "yaw [deg]"},
                    initial={"dz": 0.15 if not quick else 0.0, "yaw_deg": 15 if not quick else 0},
                    fmt={"dz": "{:+g}", "yaw_deg": "{:+g}"}, ranges=pose_ranges(model),
-                   caption="Leg forces of the Newton-Euler and virtual-work models at the chosen pose while "
-                           "turning about the vertical.",
-                   alt="bar chart of the six leg forces of both models at a pose")
+                   caption=f"The six actuator forces of the Newton–Euler (U joint) and virtual-work (no spin) models "
+                           f"on {model.name} at the chosen height offset and yaw from home, while the platform turns "
+                           f"about the vertical at {EXPLORE_WZ:g} rad/s; the title gives the leg lengths and the "
+                           "largest force difference, or the panel names the limit that refuses the pose.",
+                   alt=f"Bar chart of the six actuator forces of {model.name}, Newton–Euler and virtual-work bars "
+                       "side by side and nearly equal, at one pose")
+    return number_caption(box, "Explore panel", "4.1")
 
 
 def explore_gains(res):
@@ -291,14 +319,19 @@ def explore_gains(res):
     kp, kd, step, T = res.params["kp"], res.params["kd"], res.params["step"], d["settings"].explore_t
     grid = ({"kp": [300.0, 600.0, 1200.0, 2400.0, 4800.0], "ki": [0.0, 8000.0, 16000.0]} if not quick
             else {"kp": [600.0, 1200.0], "ki": [0.0, 8000.0]})
-    return explore(lambda kp, ki: gains_runs(d["model"], d["traj"], kp, kd, ki, step, T), grid,
+    box = explore(lambda kp, ki: gains_runs(d["model"], d["traj"], kp, kd, ki, step, T), grid,
                    labels={"kp": "K_p [1/s²]", "ki": "K_i [1/s³]"},
                    initial={"kp": 1200.0, "ki": 8000.0 if not quick else 0.0},
                    ranges=gain_ranges(kp, kd, step),
-                   caption="Tracking error of both controllers on the U-joint plant for the chosen gains.",
-                   alt="tracking error over time of the two inverse-dynamics controllers")
+                   caption=f"Largest leg tracking error of a {T:g}-s closed loop on the U-joint Newton–Euler plant "
+                           "(RK4) under the Newton–Euler-based (blue) and the virtual-work-based (orange) ID-PID "
+                           "controller, for the chosen K_p and K_i (K_d fixed); the legend gives each static error, "
+                           "the title whether the sampled loop is stable.",
+                   alt="Log-scale plot of the largest leg tracking error against time for the two controllers, "
+                       "two nearly coincident curves falling from the initial error")
+    return number_caption(box, "Explore panel", "4.2")
 
 
 __all__ = ["chapter_figures", "spin_figure", "forces_figure", "reach_figure", "tracking_figure", "ratios_figure",
            "animation_panel", "pose_forces", "gains_runs", "pose_ranges", "gain_ranges", "explore_pose",
-           "explore_gains"]
+           "explore_gains", "number_caption"]

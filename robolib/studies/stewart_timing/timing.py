@@ -201,9 +201,9 @@ def timing_claims(claims: ClaimsRegister, ev: dict, wall: dict, s) -> dict:
 
 
 def evaluation_table(ev: dict, name: str) -> str:
-    """**Table 4**: median and best µs of every single evaluation, and its ratio to the best NE compiled."""
+    """**Table E1** (evidence page): median and best µs of every single evaluation, and its ratio to the best NE compiled."""
     best_ne = ev["NE inverse dynamics, compiled"][1]
-    return (f"**Table 4** — One model evaluation on `{name}`, one state (µs). *Compiled*: the numba kernels the "
+    return (f"**Table E1** — One model evaluation on `{name}`, one state (µs). *Compiled*: the numba kernels the "
             "simulation loop calls; *as written*: `robolib.stewart.aswritten`, plain numpy following each "
             "derivation step by step.\n\n"
             + markdown_table(["evaluation", "median [µs]", "best [µs]", "best ÷ best NE compiled"],
@@ -211,24 +211,31 @@ def evaluation_table(ev: dict, name: str) -> str:
 
 
 def ratio_table(ratio: dict, duration: float) -> str:
-    """**Table 5**: every VW/NE ratio of the run beside the patent's."""
+    """**Table E2** (evidence page): every VW/NE ratio of the run beside the patent's."""
 
     rows = [["patent: SolidWorks–MATLAB co-simulation (15 s, mean of 5)", f"{PATENT_NE_S:.3f}", f"{PATENT_VW_S:.3f}",
              f"{PATENT_RATIO:.1f}"]]
     rows += [[f"here: {k} ({duration:g} s)", f"{a:.3g}", f"{b:.3g}", f"{b / a:.2f}"]
              for k, (a, b) in ratio["runs"].items()]
     rows += [[f"here: {k} [µs]", f"{a:.3g}", f"{b:.3g}", f"{b / a:.2f}"] for k, (a, b) in ratio["evals"].items()]
-    return ("**Table 5** — Every VW/NE ratio of this run beside the patent's (wall times in s unless marked; best "
+    return ("**Table E2** — Every VW/NE ratio of this run beside the patent's (wall times in s unless marked; best "
             "repeat; as-written runs scaled from their timed steps to the full run)\n\n"
             + markdown_table(["experiment", "NE", "VW", "VW ÷ NE"], rows))
 
 
 def cost_values(ev: dict) -> dict:
-    """Text values the prose cites: the terms-by-columns and the one-pass VW forward dynamics, each in units of
-    one compiled NE inverse dynamics (best repeats)."""
+    """Text values the prose cites: the time of one call of the terms-by-columns and of the one-pass VW forward
+    dynamics, each as a multiple of the time of one compiled NE inverse dynamics (best repeats), and that time (µs).
+
+    >>> v = cost_values({"NE inverse dynamics, compiled": (2.0, 2.0), COLUMNS: (12.0, 11.0),
+    ...                  "VW forward dynamics, compiled": (5.0, 4.0)})
+    >>> v["stewart_columns_cost"], v["stewart_vw_forward_cost"], v["stewart_ne_id_us"]
+    ('5.5', '2', '2')
+    """
     ne = ev["NE inverse dynamics, compiled"][1]
     return {"stewart_columns_cost": f"{ev[COLUMNS][1] / ne:.2g}",
-            "stewart_vw_forward_cost": f"{ev['VW forward dynamics, compiled'][1] / ne:.2g}"}
+            "stewart_vw_forward_cost": f"{ev['VW forward dynamics, compiled'][1] / ne:.2g}",
+            "stewart_ne_id_us": f"{ne:.2g}"}
 
 
 __all__ = ["time_interleaved", "evaluation_times", "run_times", "timing_claims", "evaluation_table",
