@@ -36,6 +36,7 @@ registered as *not computed*, with the reason: it neither holds nor fails, and i
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import sys
@@ -221,8 +222,6 @@ def claim_link(claim_id: str, study: str | None, text: str, title: str) -> str:
     >>> claim_link("x", "demo", "1 mm", "checked claim x: < 2 mm")
     '<a class="robolib-claim" href="../evidence/demo.html#claim-x" title="checked claim x: &lt; 2 mm">1 mm</a>'
     """
-    import html
-
     href = f"../evidence/{study}.html#{claim_anchor(claim_id)}" if study else f"#{claim_anchor(claim_id)}"
     return f'<a class="robolib-claim" href="{href}" title="{html.escape(title, quote=True)}">{text}</a>'
 

@@ -34,6 +34,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 import yaml
+from matplotlib.text import Text
 
 from robolib.book.claims import ClaimsRegister  # noqa: F401  (re-exported: chapters use robolib.book.notebook)
 from robolib.core.drawing import FIGURE_DPI
@@ -291,8 +292,6 @@ def smallest_font_px(fig, dpi: float) -> float:
     >>> smallest_font_px(fig, 100) <= 9 * 100 / 72
     True
     """
-    from matplotlib.text import Text
-
     fig.draw_without_rendering()  # tick labels get their text when drawn
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()
              and t.figure is not None and _drawn(t)]

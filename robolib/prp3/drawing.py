@@ -11,6 +11,7 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
 from robolib.core.drawing import _BOX, DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
@@ -88,6 +89,10 @@ def prp3_explore_figure(geom: Geometry, lx: float, ly: float, theta: float, *, s
     return fig
 
 
+#: CSS pixels per inch: a browser shows an SVG's size in pt at 96/72 px each.
+SVG_PX_PER_INCH = 96.0
+
+
 def svg_img_html(fig, alt: str) -> str:
     """A figure as an ``<img>`` tag holding its SVG (text kept as SVG text), for an Explore panel.
 
@@ -105,9 +110,12 @@ def svg_img_html(fig, alt: str) -> str:
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "robolib"}):
         fig.savefig(buf, format="svg", metadata={"Date": None})
     data = base64.b64encode(buf.getvalue()).decode("ascii")
-    w, h = (fig.get_size_inches() * 72).round().astype(int)
+    w, h = (fig.get_size_inches() * SVG_PX_PER_INCH).round().astype(int)   # CSS px: the SVG's pt at 96/72
+    fig.draw_without_rendering()
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    font = min(sizes) * SVG_PX_PER_INCH / 72.0 if sizes else float("inf")   # smallest text, px at natural size
     return (f'<img alt="{_html.escape(alt, quote=True)}" src="data:image/svg+xml;base64,{data}" '
-            f'width="{w}" height="{h}" style="max-width:100%;height:auto">')
+            f'width="{w}" height="{h}" style="max-width:100%;height:auto" data-robolib-min-font-px="{font:.3f}">')
 
 
 # --------------------------------------------------------------------------- 3-PRP

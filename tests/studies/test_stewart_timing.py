@@ -296,7 +296,8 @@ LECTURE = ROOT / "notebooks" / "stewart_timing.md"
 
 def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at_most_four_tables(res):
     """The timing tables, the ratio figure and the parameter and criteria tables are on the evidence page, glued
-    by the chapter's run; the lecture displays Tables 1-3 only, and the summary table folded as its last cell."""
+    by the chapter's run; the lecture displays its key parameters and Tables 1-3 only, and the summary table folded
+    as its last cell."""
     lecture, page = LECTURE.read_text(), EVIDENCE.read_text()
     assert 'res.glue_evidence(prefix="stewart", tables=stewart_timing.study.EVIDENCE_TABLES' in lecture
     for name in st.EVIDENCE_TABLES:
@@ -306,7 +307,7 @@ def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at
         assert f"```{{glue:figure}} stewart_ev_{name}" in page and f'res.figure("{name}")' not in lecture
     assert "```{glue:md} stewart_ev_claims" in page
     shown = re.findall(r'res\.table\("(\w+)"\)', lecture)
-    assert shown == ["table1", "table2", "table3"]
+    assert shown == ["key_parameters", "table1", "table2", "table3"]   # the parameters a reader meets first
     # every value the page cites is glued by the run (a claim or a value)
     for key in re.findall(r"\{glue:(?:md|text)\}`(\w+)`", page + lecture):
         assert key in IDS or key in res.values, key

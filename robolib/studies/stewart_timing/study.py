@@ -423,7 +423,7 @@ def criteria_rows() -> list[tuple[str, str, str]]:
 # ---- the study ----------------------------------------------------------------------------------------
 #: Tables and figures the chapter's evidence page shows (glued by the notebook with ``res.glue_evidence``), in the
 #: page's order: the timing tables E1, E2, the full parameter tables and the constants of the criteria.
-EVIDENCE_TABLES = ("evaluations", "run_ratios", "key_parameters", "parameters_data", "parameters_other",
+EVIDENCE_TABLES = ("evaluations", "run_ratios", "parameters_data", "parameters_other",
                    "parameters_run", "criteria")
 EVIDENCE_FIGURES = ("ratios",)
 #: The study's parameters (the notebook's ``parameters`` cell) with their units and valid values. Conditions
