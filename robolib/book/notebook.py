@@ -236,18 +236,14 @@ def rerun_note(study: str, example: str) -> str:
     puts the archive and the claims files there (``book/_ext/robolib_book.py``).
 
     >>> print(rerun_note("prp3_roundtrip", "-p seed 7"))  # doctest: +ELLIPSIS
-    Rerun this study with other parameters from the workbench's source, which this book carries: ...
+    To rerun this chapter with parameters of your own, run `make study NAME=prp3_roundtrip PARAMS="-p seed 7"` ...
     """
     archive = f'<a href="../{SOURCE_ARCHIVE}"><code>{SOURCE_ARCHIVE.rpartition("/")[2]}</code></a>'
     claims = f'<a href="../{CLAIMS_DIR}/{study}.claims.json"><code>{study}.claims.json</code></a>'
-    return (f"Rerun this study with other parameters from the workbench's source, which this book carries: "
-            f"download the source archive {archive} (code, data, notebooks, at the commit this book was built "
-            f"from), unpack it and run `make study NAME={study} PARAMS=\"{example}\"` in it "
-            f"(or, after that, `.venv/bin/papermill build/notebooks/{study}.ipynb out.ipynb {example}`; "
-            f"`-f params.yaml` reads them from a file). Then `.venv/bin/jupyter-book build book` shows the "
-            f"new run in the book. The claims of the run shown here, with their values and criteria, are in "
-            f"{claims} and on the chapter's evidence page, with every other value the run used; the parameters "
-            f"you can change are listed in the cell below.")
+    how = '<a href="../intro.html#rerun-a-study-with-other-parameters">Rerun a study</a>'
+    return (f"To rerun this chapter with parameters of your own, run `make study NAME={study} PARAMS=\"{example}\"` "
+            f"in the workbench's source, which this book carries ({archive}); {how} in the introduction gives the "
+            f"details. This run's claims: {claims}.")
 
 
 # ---- Explore panels that respond in the static book ---------------------------------
