@@ -45,33 +45,27 @@ def pages(html_dir):
     return sorted(p for p in html_dir.rglob("*.html") if "_static" not in p.parts and "vendor" not in p.parts)
 
 
-def test_no_page_loads_scripts_or_styles_from_another_site(built_quick_book):
-    book, failures, res = built_quick_book
-    assert res.returncode == 0, res.stdout[-2000:]
-    html = book / "_build" / "html"
-    offenders = {}
+def outside_the_book(html, kind: str) -> dict:
+    """``{page: [url, ...]}``: the addresses on another site that each page of ``html`` uses, ``kind`` ``"urls"``
+    (scripts, styles, preloads) or ``"links"`` (``<a href>``)."""
+    found = {}
     for page in pages(html):
         parser = _Assets()
         parser.feed(page.read_text())
-        external = [u for u in parser.urls if re.match(r"^(https?:)?//", u)]
+        external = [u for u in getattr(parser, kind) if re.match(r"^(https?:)?//", u)]
         if external:
-            offenders[str(page.relative_to(html))] = external
-    assert not offenders, offenders
-    assert (html / "vendor" / "mathjax" / "tex-mml-chtml.js").is_file()
+            found[str(page.relative_to(html))] = external
+    return found
 
 
-def test_no_link_leaves_the_book(built_quick_book):
+def test_no_page_loads_scripts_or_styles_from_another_site(book_html):
+    assert not (offenders := outside_the_book(book_html, "urls")), offenders
+    assert (book_html / "vendor" / "mathjax" / "tex-mml-chtml.js").is_file()
+
+
+def test_no_link_leaves_the_book(book_html):
     """No page links a site outside the book (a reader offline, or reading the archive, follows every link)."""
-    book, failures, res = built_quick_book
-    html = book / "_build" / "html"
-    offenders = {}
-    for page in pages(html):
-        parser = _Assets()
-        parser.feed(page.read_text())
-        external = [u for u in parser.links if re.match(r"^(https?:)?//", u)]
-        if external:
-            offenders[str(page.relative_to(html))] = external
-    assert not offenders, offenders
+    assert not (offenders := outside_the_book(book_html, "links")), offenders
 
 
 @pytest.fixture(scope="module")
