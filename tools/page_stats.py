@@ -43,8 +43,13 @@ def page_stats(path: Path) -> dict:
 
 def main(argv: list[str]) -> None:
     root = Path(argv[0]) if argv else Path("book/_build/html")
+    if not (root / "intro.html").is_file():
+        sys.exit(f"page_stats: {root} is not a built book (no intro.html there): run `make book`, or name its html folder")
     pages = [root / p for p in argv[1:]] or sorted((root / "studies").glob("*.html")) + sorted(
         (root / "evidence").glob("*.html"))
+    missing = [str(p) for p in pages if not p.is_file()]
+    if missing:
+        sys.exit(f"page_stats: no such page: {', '.join(missing)}")
     print(f"{'page':44s} {'words':>6s} {'tables':>6s} {'figures':>7s} {'code lines':>10s}")
     for page in pages:
         s = page_stats(page)
