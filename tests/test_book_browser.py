@@ -504,21 +504,25 @@ def test_axe_finds_no_accessibility_violation(layout):
     assert not problems, problems
 
 
+def checked_page(browser, path, text: str, check):
+    """``check(tab)`` of the page ``text``, written to ``path`` and opened in ``browser``."""
+    path.write_text(text)
+    tab = open_page(browser, path)
+    try:
+        return check(tab)
+    finally:
+        tab.close()
+
+
 def test_axe_audit_is_not_blind(tmp_path, browser):
     """The audit reports an unnamed range slider and an image without alt text, and nothing on a clean page."""
-    bad = tmp_path / "bad.html"
-    bad.write_text('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
-                   '<input type="range"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main></body></html>')
-    tab = open_page(browser, bad)
-    found = axe_violations(tab)
-    tab.close()
+    found = checked_page(browser, tmp_path / "bad.html",
+                         '<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main><input type="range">'
+                         '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></main></body></html>', axe_violations)
     assert any(v.startswith("label:") for v in found) and any(v.startswith("image-alt:") for v in found), found
-    clean = tmp_path / "clean.html"
-    clean.write_text('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
-                     '<input type="range" aria-label="frame"></main></body></html>')
-    tab = open_page(browser, clean)
-    assert axe_violations(tab) == []
-    tab.close()
+    assert checked_page(browser, tmp_path / "clean.html",
+                        '<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
+                        '<input type="range" aria-label="frame"></main></body></html>', axe_violations) == []
 
 
 def test_table_cells_do_not_split_numbers(layout):
@@ -604,12 +608,9 @@ def test_layout_check_sees_each_defect(tmp_path, browser):
     assert len(report["small"]) == 2, report                 # the 6-pt text (8.3 px) and the wide image without a size
     assert any("1000 px shown at" in x for x in report["small"]) and any("8.3 px" in x for x in report["small"]), report
     assert any("wide_cell_" in x for x in report["sideways"]), report
-    clean = tmp_path / "clean.html"
-    clean.write_text('<html><body><main><img alt="a dot" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
-                     '<table><tr><td>4.92e+03</td></tr></table></main></body></html>')
-    tab = open_page(browser, clean)
-    report = book_layout(tab)
-    tab.close()
+    report = checked_page(browser, tmp_path / "clean.html",
+                          '<html><body><main><img alt="a dot" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
+                          '<table><tr><td>4.92e+03</td></tr></table></main></body></html>', book_layout)
     assert not any(report.values()), report
 
 
