@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,23 @@ class Stages:
         self.study, self.t0 = study, time.perf_counter()
 
     def __call__(self, what: str) -> None:
-        STAGES.info("%s [%5.1f s] %s", self.study, time.perf_counter() - self.t0, what)
+        STAGES.info("%s [%5.1f s] %s", self.study, self.elapsed(), what)
+
+    def elapsed(self) -> float:
+        """Seconds since the study began (wall time)."""
+        return time.perf_counter() - self.t0
+
+
+def run_time_text(seconds: float, cores: int | None = None) -> str:
+    """How long a run took, for a reader deciding whether to rerun it: seconds below two minutes, else minutes,
+    with the machine's number of CPU cores.
+
+    >>> run_time_text(42.3, cores=2), run_time_text(301.0, cores=2)
+    ('42 s on 2 CPU cores', '5.0 min on 2 CPU cores')
+    """
+    cores = cores or os.cpu_count() or 1
+    took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+    return f"{took} on {cores} CPU core{'s' if cores > 1 else ''}"
 
 
 #: Where ``<name>.claims.json`` goes unless told otherwise (the folder a book build reads).
@@ -43,7 +60,8 @@ class StudyResult:
     Markdown tables by name; ``figures``: :class:`matplotlib.figure.Figure` objects
     by name (made without pyplot); ``data``: arrays, numbers and objects by name;
     ``values``: text the prose cites that is not a finding (counts, settings), glued
-    under its name by :meth:`glue`.
+    under its name by :meth:`glue`; ``wall_s``: the run's wall time in seconds (glued as
+    ``<name>_run_time``, e.g. "5.0 min on 2 CPU cores").
 
     >>> reg = ClaimsRegister("demo", glue=False)
     >>> _ = reg.claim("demo_ok", "one is one", value=1, criterion="== 1", holds=True)
@@ -62,6 +80,7 @@ class StudyResult:
     figures: dict = field(default_factory=dict)
     data: dict = field(default_factory=dict)
     values: dict = field(default_factory=dict)
+    wall_s: float | None = None
 
     def __getitem__(self, claim_id: str) -> Claim:
         """The registered claim ``claim_id``."""
@@ -89,8 +108,8 @@ class StudyResult:
 
     # ---- inside a notebook ---------------------------------------------------------------------
     def glue(self) -> None:
-        """Glue every claim (Markdown, with its warning if it fails or is not computed) and every value, for the
-        prose."""
+        """Glue every claim (Markdown, with its warning if it fails or is not computed), every value and the run's
+        wall time (``<name>_run_time``), for the prose."""
         from IPython.display import Markdown
         from myst_nb import glue
 
@@ -98,6 +117,8 @@ class StudyResult:
             glue(c.id, Markdown(c.markdown()), display=False)
         for key, value in self.values.items():
             glue(key, value, display=False)
+        if self.wall_s is not None:
+            glue(f"{self.name}_run_time", run_time_text(self.wall_s), display=False)
 
     def glue_evidence(self, tables=(), figures=(), markdown=None, prefix: str | None = None) -> None:
         """Glue what the chapter's evidence page shows (:mod:`robolib.book.evidence`): each table of ``tables`` and
@@ -131,4 +152,4 @@ class StudyResult:
         self.claims.summary()
 
 
-__all__ = ["StudyResult", "DEFAULT_OUT"]
+__all__ = ["StudyResult", "DEFAULT_OUT", "run_time_text"]

@@ -176,7 +176,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
             "orbits": orb, "branch": branch, "bifurcation": bif, "slider_crank": sc, "explore_runs": dict(zip(grid, ex_out)),
             "wall_s": time.perf_counter() - t_start}
     return StudyResult("clearance_dynamics", params, reg, tables=tables, figures=figs, data=data,
-                       values=glue_values(s, ideal, detail, conv, v, bif))
+                       values=glue_values(s, ideal, detail, conv, v, bif), wall_s=stage.elapsed())
 
 
 def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experiments.DetailRun,

@@ -667,7 +667,8 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
                                                key_title="Key parameters of this run").partition("<details")[0].strip()
     tables["criteria"] = parameter_table(extra=criteria_rows(), title="Constants of the claims' criteria")
 
-    return StudyResult("prp3_roundtrip", params, reg, tables=tables, figures=figures, data=data, values=values)
+    return StudyResult("prp3_roundtrip", params, reg, tables=tables, figures=figures, data=data, values=values,
+                       wall_s=stage.elapsed())
 
 
 def evidence(res) -> dict:

@@ -453,7 +453,8 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
               "rd_t_drift": f"{td:g}", "rd_drift_bound": f"{DRIFT_BOUND:.0e}", "rd_n_circle": f"{red['n_states']}",
               "rd_load_range": f"{red['load_min']:.2f}–{red['load_max']:.2f}", "rd_force_scale": f"{FORCE_SCALE:g}",
               "rd_ex2_change": f"{ex2['change'].min():.0f}–{ex2['change'].max():.0f}"}
-    return StudyResult(STUDY, params, claims, tables=tables, figures=figures, data=data, values=values)
+    return StudyResult(STUDY, params, claims, tables=tables, figures=figures, data=data, values=values,
+                       wall_s=stage.elapsed())
 
 
 # ---- the Explore panel ------------------------------------------------------------------------------

@@ -754,7 +754,8 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     full = parameter_table([data_file], run=params, extra=d["parameter_rows"], spec=PARAMETERS)
     tables = {"parameters": keyed.partition("\n<details")[0].rstrip() + "\n",   # the short table only
               **evidence_tables(d, full, parameter_table(extra=criteria_rows()))}
-    return StudyResult("redundant_friction", params, reg, tables=tables, figures=ff.figures(d), data=d, values=_values(d))
+    return StudyResult("redundant_friction", params, reg, tables=tables, figures=ff.figures(d), data=d, values=_values(d),
+                       wall_s=stage.elapsed())
 
 
 __all__ = ["run", "PARAMETERS", "EVIDENCE_TABLES", "EVIDENCE_CAPTIONS", "coulomb_condition", "settings", "robots", "stops",

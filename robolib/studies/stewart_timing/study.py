@@ -563,6 +563,7 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
               "stewart_convergence_pct": f"{CONVERGENCE_FRACTION:.0%}", **timing.cost_values(ev)}
     res = StudyResult("stewart_timing", p, claims, tables=tables, data=data, values=values)
     res.figures.update(figs.chapter_figures(res))
+    res.wall_s = stage.elapsed()
     return res
 
 
