@@ -279,12 +279,15 @@ def test_exercise_solutions_stay_hidden_until_opened(built_quick_book, browser):
 EQUATION_SLACK_PX = 1.0
 #: A figure image (a cell output's PNG, made at robolib.core.drawing.FIGURE_DPI) shown at less than this fraction of its
 #: natural width sets matplotlib's default 10-pt text below 9 px (10 / 72 x 100 x 0.65 = 9.0 px): too small to read.
-#: In the 672-px column of a 1280-px window that is a PNG wider than 1034 px; the chapter figures are made 9.6 in
-#: wide (under 1000 px at 100 dpi, shown at >= 0.67).
+#: In the 672-px column of a 1280-px window that is a PNG wider than 1034 px; the chapter figures are drawn for the
+#: column (robolib.core.drawing.FIGURE_WIDTH).
 MIN_FIGURE_SCALE = 0.65
 #: The smallest text a figure may show, in CSS px as displayed (its recorded size at natural width x the fraction
 #: of that width shown).
 MIN_TEXT_PX = 9.0
+#: A figure shown wider than this multiple of its drawn width: a PNG turns blurry and a drawing's text outgrows the
+#: page's (figures are drawn at the width they are shown).
+MAX_FIGURE_SCALE = 1.1
 #: A pattern for a number in a table cell that must not be split over two lines.
 NUMBER_RE = r"[-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+−]?\d+)?(?:[×x]10[-+−⁰¹²³⁴⁵⁶⁷⁸⁹⁻]+)?%?"
 
@@ -339,7 +342,7 @@ LAYOUT_JS = r"""([slack, numberRe, minScale]) => {
     }
     // 5. every figure image shown: its natural and displayed width and its smallest text at natural size (the
     //    data-robolib-min-font-px attribute of an Explore or animation image; a PNG's text chunk, read in Python)
-    const images = [...main.querySelectorAll('.cell_output img, .robolib-animation img, .widget-html img')]
+    const images = [...main.querySelectorAll('.cell_output img, .robolib-animation img, .widget-html img, figure img')]
         .filter(i => i.getClientRects().length && i.naturalWidth > 0)
         .map(i => ({where: ((i.closest('[id]') || {}).id || ''), natural: i.naturalWidth, shown: i.clientWidth,
                     font: i.getAttribute('data-robolib-min-font-px'),
@@ -394,11 +397,19 @@ def small_text(images, min_px=MIN_TEXT_PX, min_scale=MIN_FIGURE_SCALE) -> list[s
     return bad
 
 
+def enlarged(images, max_scale=MAX_FIGURE_SCALE) -> list[str]:
+    """The images of :data:`LAYOUT_JS` shown wider than ``max_scale`` times their drawn width (a PNG turns blurry,
+    a drawing's text outgrows the page's)."""
+    return [f"{im['where']}: {im['natural']} px shown at {im['shown']}" for im in images
+            if im["shown"] > max_scale * im["natural"]]
+
+
 def book_layout(tab):
     """The layout report of the page open in ``tab``: figure texts, images without alt, wide equations, split
     numbers, figures whose text is shown too small (``small``), tables that scroll sideways."""
     report = tab.evaluate(LAYOUT_JS, [EQUATION_SLACK_PX, NUMBER_RE, MIN_FIGURE_SCALE])
-    report["small"] = small_text(report.pop("images"))
+    images = report.pop("images")
+    report["small"], report["enlarged"] = small_text(images), enlarged(images)
     return report
 
 
@@ -432,7 +443,8 @@ def axe_violations(tab) -> list[str]:
     return found
 
 
-def layout_problems(browser, html, kinds=("figureText", "noAlt", "wide", "split", "small", "sideways", "axe")):
+def layout_problems(browser, html, kinds=("figureText", "noAlt", "wide", "split", "small", "enlarged", "sideways",
+                                             "axe")):
     """``{page: {kind: [...]}}`` over every content page of the built book at ``html``."""
     problems = {}
     for page in pages(html):
@@ -488,6 +500,12 @@ def test_figures_are_not_shrunk_below_readable_text(layout):
     """Every figure's smallest text (tick labels and legends included) is at least MIN_TEXT_PX as displayed: its
     size at natural width (recorded by robolib.book.notebook) times the fraction of that width shown."""
     problems = _only(layout, ("small",))
+    assert not problems, problems
+
+
+def test_figures_are_not_enlarged_beyond_their_drawing(layout):
+    """No figure is shown more than MAX_FIGURE_SCALE times as wide as it was drawn (each is drawn for the column)."""
+    problems = _only(layout, ("enlarged",))
     assert not problems, problems
 
 
@@ -589,6 +607,7 @@ def _synthetic_page(tmp_path):
 <div class="cell_output"><img alt="a wide figure" style="max-width: 100%" src="data:image/png;base64,{_wide_png()}"></div>
 <div class="cell_output"><img alt="small text" style="max-width: 100%" src="data:image/png;base64,{_text_png(6)}"></div>
 <div class="cell_output"><img alt="large text" style="max-width: 100%" src="data:image/png;base64,{_text_png(10)}"></div>
+<figure><img alt="enlarged" style="width: 390px" src="data:image/png;base64,{_text_png(10)}"></figure>
 <div class="pst-scrollable-table-container" style="overflow: auto"><table><tr><td>{"wide_cell_" * 60}</td></tr></table></div>
 </main></body></html>""")
     return page
@@ -608,6 +627,7 @@ def test_layout_check_sees_each_defect(tmp_path, browser):
     assert len(report["small"]) == 2, report                 # the 6-pt text (8.3 px) and the wide image without a size
     assert any("1000 px shown at" in x for x in report["small"]) and any("8.3 px" in x for x in report["small"]), report
     assert any("wide_cell_" in x for x in report["sideways"]), report
+    assert len(report["enlarged"]) == 1 and report["enlarged"][0].endswith(" shown at 390"), report["enlarged"]
     report = checked_page(browser, tmp_path / "clean.html",
                           '<html><body><main><img alt="a dot" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">'
                           '<table><tr><td>4.92e+03</td></tr></table></main></body></html>', book_layout)
