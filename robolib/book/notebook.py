@@ -319,6 +319,25 @@ def _caption_html(kind: str, caption: str | None) -> str:
     return f'<p class="robolib-caption"><span class="caption-number">{kind}.</span> {caption}</p>'
 
 
+def number_caption(shown, kind: str, number: str):
+    """Number the caption of an animation (``IPython.display.HTML``) or an Explore panel (its ``VBox``): "Animation."
+    becomes "Animation 2.1." (:func:`animation_html` and :func:`explore` caption them "Animation." and
+    "Explore panel."; the book's script renumbers them in page order, JupyterLab shows this number).
+
+    >>> from IPython.display import HTML
+    >>> number_caption(HTML(_caption_html("Animation", "The robot.")), "Animation", "2.1").data
+    '<p class="robolib-caption"><span class="caption-number">Animation 2.1.</span> The robot.</p>'
+    """
+    old, new = f'<span class="caption-number">{kind}.</span>', f'<span class="caption-number">{kind} {number}.</span>'
+    if hasattr(shown, "children"):
+        for child in shown.children:
+            if isinstance(getattr(child, "value", None), str) and old in child.value:
+                child.value = child.value.replace(old, new)
+    else:
+        shown.data = shown.data.replace(old, new)
+    return shown
+
+
 def _live_control(name, values, label, initial, span=None):
     """The live widget of one control: a slider over ``span`` = ``(low, high[, step])`` (the physical range;
     ``step = "log"``: a logarithmic slider, for a range over decades) or, without one, over the grid's values;

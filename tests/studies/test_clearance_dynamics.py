@@ -520,15 +520,22 @@ def test_tables_figures_and_explore_data(quick_study):
     from robolib.studies.clearance_dynamics.study import EVIDENCE_TABLES
 
     lecture = [n for n in names if n not in EVIDENCE_TABLES]          # numbered 1.. in the lecture, E1.. on evidence
-    assert lecture == ["modes", "orbits"]                              # the exponents' routes and the sweep: evidence
-    assert EVIDENCE_TABLES == ("convergence", "readings", "replicate", "transient", "exponents", "sweep_readings",
-                               "slider_crank")
+    assert lecture == ["modes"]                                        # the orbits, exponents and sweep: evidence
+    assert EVIDENCE_TABLES == ("convergence", "orbits", "readings", "replicate", "transient", "exponents",
+                               "sweep_readings", "slider_crank")
     for name in names:
         number = f"{lecture.index(name) + 1}" if name in lecture else f"E{EVIDENCE_TABLES.index(name) + 1}"
         head, _, table = res.tables[name].partition("\n\n")
         assert head.startswith(f"**Table {number}** — ") and table.startswith("| ")
     assert "no 'limit' verdict in this run" in res.tables["replicate"]
-    assert set(res.figures) == {"mechanism", "ideal", "orbit", "errors", "orbits", "bifurcation", "branch", "slider"}
+    assert set(res.figures) == {"mechanism", "ideal", "orbit", "errors", "orbit_points", "bifurcation", "sweep_reading_bars",
+                                "branch", "slider"}
+    from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES
+
+    assert EVIDENCE_FIGURES == ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
+    assert not set(EVIDENCE_FIGURES) & set(EVIDENCE_TABLES)          # one glue key each: clearance_ev_<name>
+    # the lecture's diagram: samples only (two rows); the readings per point are the evidence page's figure
+    assert len(res.figures["bifurcation"].axes) == 4 and len(res.figures["sweep_reading_bars"].axes) == 2
     for fig in res.figures.values():
         assert isinstance(fig, Figure) and fig.canvas.manager is None     # made without pyplot
     png = res.figure("bifurcation")
@@ -539,22 +546,29 @@ def test_tables_figures_and_explore_data(quick_study):
 
 
 def test_lecture_and_evidence_page_split():
-    """The lecture shows at most 4 tables and 8 figures and no run mechanics; the evidence page shows every evidence
-    table (E1.. in EVIDENCE_TABLES' order), the ideal-motion and slider-crank figures and the moved checks."""
-    from robolib.studies.clearance_dynamics.study import EVIDENCE_TABLES
+    """The lecture shows at most 3 tables and 6 figures (the animation and the Explore panel included) and no run
+    mechanics; the evidence page shows every evidence table (E1.. in EVIDENCE_TABLES' order), every evidence figure
+    (the ideal motion, the orbits by shooting, the continued branch, the sweep's readings, the slider-crank) and the
+    moved checks."""
+    from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, EVIDENCE_TABLES
 
     lecture = (ROOT / "notebooks" / f"{NAME}.md").read_text()
     evidence = (ROOT / "book" / "evidence" / f"{NAME}.md").read_text()
-    assert len(re.findall(r"^res\.table\(", lecture, re.M)) <= 3               # + the key-parameter table: 4
+    assert len(re.findall(r"^res\.table\(", lecture, re.M)) <= 2               # + the key-parameter table: 3
     figures = len(re.findall(r"^res\.figure\(", lecture, re.M)) + lecture.count("animation_html(") - 1
-    assert figures + lecture.count("explore_panel(res)") <= 8
+    assert figures + lecture.count("explore_panel(res)") <= 6
     for moved in ("clearance_tau_max", "clearance_detail_steps", "clearance_baumgarte", "clearance_exponent_models_",
-                  "clearance_orbit_distance_", "clearance_orbit_onsets", "clearance_bif_resolution", "several times faster"):
+                  "clearance_orbit_distance_", "clearance_orbit_onsets", "clearance_bif_resolution",
+                  "clearance_orbit_crossings", "clearance_orbit_ladder", "clearance_conv_detail", "(cl-fast)",
+                  "secant predictor", "monodromy", "saltation", "several times faster"):
         assert moved not in lecture, moved
-        assert moved == "several times faster" or moved in evidence, moved
-    assert 'figures=["ideal", "slider"]' in lecture and "tables=clearance_dynamics.study.EVIDENCE_TABLES" in lecture
-    for name in ("ideal", "slider", *EVIDENCE_TABLES):
+        assert moved == "several times faster" or moved.strip("()") in evidence, moved
+    assert "figures=clearance_dynamics.study.EVIDENCE_FIGURES" in lecture
+    assert "tables=clearance_dynamics.study.EVIDENCE_TABLES" in lecture
+    for name in (*EVIDENCE_FIGURES, *EVIDENCE_TABLES):
         assert f"clearance_ev_{name}" in evidence, name
+    for label in ("orbits", "branch", "readings", "ideal", "slider"):
+        assert f":name: fig-clearance_dynamics-{label}" in evidence, label
     assert [int(k) for k in re.findall(r"Table E(\d)", evidence)] == sorted(int(k) for k in re.findall(r"Table E(\d)", evidence))
     summary = lecture[lecture.rindex("```{code-cell}"):]
     assert ":tags: [remove-input, hide-output]" in summary and "res.summary()" in summary
@@ -563,8 +577,8 @@ def test_lecture_and_evidence_page_split():
 def test_the_exercise_solutions_compute_their_answers_with_the_library():
     """Each solution is visible library code; what it prints is the answer its text gives: the stiffness ratio of the
     closed form, the two placements' end-point errors about equal (both about the clearance), the hysteresis factors
-    of the two laws' closed forms."""
-    ex1, ex2, ex3 = solution_outputs(NAME)
+    of the two laws' closed forms, and the decay of a disturbance on the 10 Hz period-2 orbit by both routes."""
+    ex1, ex2, ex3, ex4 = solution_outputs(NAME)
     ratio, closed = (float(x) for x in re.search(r"ratio (\S+), closed form (\S+)", ex1).groups())
     assert ratio == pytest.approx(np.sqrt((5.5 * 5 / 0.5) / (5.1 * 5 / 0.1)), abs=1e-4) and ratio == closed
     errors = [float(x) for x in re.findall(r"= (\S+) c", ex2)]
@@ -572,6 +586,9 @@ def test_the_exercise_solutions_compute_their_answers_with_the_library():
     ce = 0.9
     D = [float(x) for x in re.findall(r"D = (\S+),", ex3)]
     assert D == pytest.approx([3 * (1 - ce ** 2) / 4, 8 * (1 - ce) / (5 * ce)], abs=1e-4), ex3
+    assert "period-2 orbit" in ex4, ex4
+    n_floquet, n_lyapunov = (float(x) for x in re.findall(r"([\d.]+) shifts", ex4))
+    assert 5 < n_floquet < 20 and n_lyapunov == pytest.approx(n_floquet, rel=0.25), ex4
 
 
 # ----------------------------------------------------------------------------- changed parameters

@@ -22,11 +22,11 @@ from robolib.studies.redundant_derivation import study as sd
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "redundant_derivation"
-IDS = ["rd_me_identity", "rd_err_M", "rd_err_C", "rd_err_h", "rd_err_le", "rd_err_layers", "rd_dev_sequential",
-       "rd_dev_multipliers", "rd_dev_kkt", "rd_dev_fast", "rd_dev_reactions", "rd_layer2_not_reaction",
+IDS = ["rd_pendulum", "rd_me_identity", "rd_err_M", "rd_err_C", "rd_err_h", "rd_err_le", "rd_err_layers", "rd_dev_sequential",
+       "rd_dev_multipliers", "rd_dev_kkt", "rd_dev_fast", "rd_dev_reactions", "rd_layer2_split", "rd_layer2_not_reaction",
        "rd_null_symbolic", "rd_n_routes", "rd_tau_routes", "rd_tau_min_perp", "rd_preload_reactions", "rd_travel",
        "rd_ke_stab", "rd_ke_raw", "rd_ke_order", "rd_ke_step", "rd_drift_stab", "rd_drift_raw", "rd_drift_raw_grows",
-       "rd_track", "rd_ex2_preload"]
+       "rd_track", "rd_ex2_preload", "rd_ex4_gauss"]
 ROBOT = redundant.load()
 
 
@@ -49,10 +49,10 @@ def test_every_claim_registered_and_holding(res):
 
 def test_round_off_claims_are_round_off(res):
     """The derivation equals the kernels: every difference far below the criterion, not just below it."""
-    for cid in ("rd_err_M", "rd_err_C", "rd_err_h", "rd_err_le", "rd_err_layers"):
+    for cid in ("rd_pendulum", "rd_err_M", "rd_err_C", "rd_err_h", "rd_err_le", "rd_err_layers"):
         assert 0.0 <= _value(res, cid) < sd.ROUNDOFF * 1e-3, cid
     for cid in ("rd_dev_sequential", "rd_dev_multipliers", "rd_dev_kkt", "rd_dev_fast", "rd_dev_reactions",
-                "rd_n_routes", "rd_tau_routes", "rd_tau_min_perp", "rd_preload_reactions"):
+                "rd_layer2_split", "rd_ex4_gauss", "rd_n_routes", "rd_tau_routes", "rd_tau_min_perp", "rd_preload_reactions"):
         assert 0.0 <= _value(res, cid) < sd.AGREE * 1e-3, cid
     assert _value(res, "rd_me_identity") is True and _value(res, "rd_null_symbolic") is True
     # each claim's text is its value as the prose prints it
@@ -67,6 +67,29 @@ def test_layer2_correction_is_not_the_reaction(res):
     ex3 = solution_outputs(NAME)[2]                                    # the solution's code, as the notebook runs it
     ddq, correction = (float(x) for x in re.findall(r": (\S+)(?: N)?\n", ex3))
     assert ddq < 1e-9 and correction > sd.DIFFERS
+    # ... because it is the reaction plus the change of the closure forces, by a gap of the same size as the claim's
+    assert _value(res, "rd_layer2_split") < sd.AGREE * 1e-3 < 0.1 < res.data["deviations"]["layer2"] == gap
+
+
+def test_the_pendulum_example_is_the_textbook_pendulum():
+    """The lecture's visible worked example, run as the notebook runs it, against the textbook pendulum; its typed
+    inputs are the study's PENDULUM, so the claim rd_pendulum is about the example the reader sees."""
+    import jupytext
+
+    nb = jupytext.read(ROOT / "notebooks" / f"{NAME}.md")
+    cell = next(c.source for c in nb.cells if c.cell_type == "code" and "constraints.udwadia_kalaba(M, Q, A, b)" in c.source
+                and not c.metadata.get("tags"))
+    p = checks.PENDULUM
+    assert f"m, g, l = {p['m']}, {p['g']}, {p['length']}" in cell and f"theta, omega = {p['theta']}, {p['omega']}" in cell
+    ns = {}
+    exec(cell, ns)  # noqa: S102  (the chapter's own example)
+    qc, ddq = ns["Qc"], ns["ddq"]
+    x, y, length = ns["x"], ns["y"], p["length"]
+    assert np.linalg.norm(qc) == pytest.approx(p["m"] * (p["g"] * np.cos(p["theta"]) + length * p["omega"] ** 2))
+    assert np.dot(qc, [x, y]) < 0 and abs(x * qc[1] - y * qc[0]) < 1e-12           # along the rod, towards the pivot
+    assert (x * ddq[1] - y * ddq[0]) / length**2 == pytest.approx(-p["g"] / length * np.sin(p["theta"]))
+    ex = checks.pendulum_example(**p)
+    assert ex["violation"] == pytest.approx(-length**2 * p["omega"] ** 2 - length * p["g"] * np.cos(p["theta"]))
 
 
 def test_integration_claims_against_their_runs(res):
@@ -90,7 +113,7 @@ def test_integration_claims_against_their_runs(res):
 def test_tables_values_and_figures(res):
     # the check tables are the evidence page's E1..E4; the lecture keeps only the short table of key parameters
     assert set(res.tables) == {"key_parameters", *sd.EVIDENCE_TABLES}
-    for k, (name, n) in enumerate([("kernels", 4), ("layers", 4), ("routes", 7), ("redundancy", 6)], start=1):
+    for k, (name, n) in enumerate([("kernels", 4), ("layers", 4), ("routes", 8), ("redundancy", 6)], start=1):
         text = res.tables[name]
         assert sd.EVIDENCE_TABLES[k - 1] == name and text.startswith(f"**Table E{k}** — ")
         assert len([ln for ln in text.splitlines() if ln.startswith("| ")]) == n + 1, name  # header + rows
@@ -113,7 +136,7 @@ def test_tables_values_and_figures(res):
 def test_the_exercise_solutions_compute_their_answers_with_the_library(res):
     """Each solution is visible library code, run as the notebook runs it: the translational masses, the preload's
     unchanged accelerations and its bearing loads equal to p |dF/dp| (the study's range), the layers' order."""
-    ex1, ex2, _ = solution_outputs(NAME)
+    ex1, ex2, _, ex4 = solution_outputs(NAME)
     masses = [tuple(float(x) for x in m) for m in re.findall(r"M_11 = (\S+) kg; m_a \+ m_b \(\+ m_e\) = (\S+) kg", ex1)]
     assert masses == [pytest.approx((1.1, 1.1)), pytest.approx((0.9, 0.9))]      # 0.5 + 0.4 (+ 0.2) kg
     assert float(re.search(r"accelerations: (\S+)", ex2).group(1)) < 1e-9
@@ -124,6 +147,11 @@ def test_the_exercise_solutions_compute_their_answers_with_the_library(res):
     # the prose's "11–15 N at this state" is the claim rd_ex2_preload: its text is that range, checked against p |dF/dp|
     claim = res["rd_ex2_preload"]
     assert claim.text == res.values["rd_ex2_change"] + " N" and claim.holds and 0.0 <= claim.value < sd.AGREE * 1e-3
+    # exercise 4 (Gauss's principle): every other admissible acceleration raises Z; Q_c does no work on them
+    increases = [float(x) for x in re.search(r"accelerations: \[([^\]]+)\]", ex4).group(1).split()]
+    assert len(increases) == sd.EXERCISE_TRIALS and min(increases) > 0
+    assert float(re.search(r"\|N\^T Q_c\|: (\S+) N", ex4).group(1)) < sd.AGREE
+    assert res["rd_ex4_gauss"].holds and min(increases) == pytest.approx(sd.gauss_exercise(ROBOT)["min_increase"], abs=1e-5)
 
 
 def test_lecture_shows_no_check_table_and_the_evidence_page_shows_them():

@@ -87,6 +87,39 @@ def test_tables_figures_and_values(res):
     assert "T_c of equal energy per period" in res.tables["calibration"]
     assert res.tables["own_torques"].count("\n| ") == 1 + 6                # header + 2 sets x 3 models
     assert res.values["rf_radius"] == "0.05" and res.values["rf_period"] == "2"
+
+
+def test_the_lecture_s_table_1_gives_each_law_s_response_to_the_operating_point(res):
+    """Table 1: each law's RMS friction torque at the ends of the sweeps, relative to the sweep's reference point."""
+    assert res.tables["operating_points"].startswith("**Table 1** — ")
+    rows = {r[0]: r[1:] for r in res.data["operating_points"]}
+    assert list(rows)[0].startswith("reference circle") and list(rows.values())[0][:2] == (1.0, 1.0)
+    assert list(rows.values())[0][2] == pytest.approx(value(res, "rf_cal_rms"))     # the calibration: equal RMS
+    assert set(rows) == {list(rows)[0], "faster circle: period 1 s", "slower circle: period 8 s", "payload 0 kg",
+                         "payload 1.6 kg", "preload -0.3 N m", "preload +0.3 N m", "preload +3 N m"}
+    assert rows["faster circle: period 1 s"][0] == pytest.approx(4.0, rel=0.05)       # inertial loads ~ (2 pi / T)^2
+    assert rows["slower circle: period 8 s"][2] == pytest.approx(value(res, "rf_speed_slow"))
+    for label in ("payload 0 kg", "payload 1.6 kg", "preload -0.3 N m", "preload +0.3 N m", "preload +3 N m"):
+        assert rows[label][1] == pytest.approx(1.0, abs=1e-9), label                  # Stribeck: rates only
+    assert rows["preload +0.3 N m"][0] == pytest.approx(value(res, "rf_preload_coulomb"))
+    assert rows["preload +3 N m"][0] == pytest.approx(value(res, "rf_preload_large"))
+    assert rows["payload 1.6 kg"][0] > 1 + sf.DIFF
+
+
+def test_criteria_say_in_words_what_is_compared(res):
+    """A reader meets the criteria in the claims tables: no glue keys, constant names or function names in them."""
+    for r in res.records():
+        assert not re.search(r"\brf_|[A-Z]{2,}_[A-Z]|redundant\.", r["criterion"]), (r["id"], r["criterion"])
+    criteria = res.tables["criteria"]
+    assert "DIFF" in criteria and not re.search(r"\brf_", criteria)                # constants named, claims in words
+
+
+def test_the_animation_and_the_explore_panel_are_numbered(res):
+    from robolib.studies.redundant_friction.figures import explore_panel, motion_animation
+
+    assert '<span class="caption-number">Animation 2.1.</span>' in motion_animation(res).data
+    panel = explore_panel(res)
+    assert '<span class="caption-number">Explore panel 2.1.</span>' in panel.children[-1].value
     assert res.values["rf_t_sim"] == "1"                                     # a quick run simulates 1 s
 
 

@@ -308,9 +308,18 @@ def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at
     assert "```{glue:md} stewart_ev_claims" in page
     shown = re.findall(r'res\.table\("(\w+)"\)', lecture)
     assert shown == ["key_parameters", "table1", "table2", "table3"]   # the parameters a reader meets first
-    # every value the page cites is glued by the run (a claim or a value)
+    # every value the page cites is glued by the run (a claim, a value, or the run's wall time that res.glue() adds)
     for key in re.findall(r"\{glue:(?:md|text)\}`(\w+)`", page + lecture):
-        assert key in IDS or key in res.values, key
+        assert key in IDS or key in res.values or key == f"{NAME}_run_time", key
+    assert res.wall_s > 0 and "{glue:text}`stewart_timing_run_time`" in lecture
+    # the as-written run times are extrapolated from a few timed steps, and the lecture says so, with the numbers
+    aw_steps = res.data["settings"].aw_steps
+    assert f"extrapolated from {aw_steps} timed steps" in res["stewart_c2_aswritten"].text
+    assert res.values["stewart_aw_ms"] == f"{aw_steps * res.params['step'] * 1e3:g}"
+    assert "{glue:text}`stewart_aw_steps` steps ({glue:text}`stewart_aw_ms` ms of simulated time)" in " ".join(
+        lecture.split())
+    # no process text in the lecture: the claims are not listed by a visible cell
+    assert "res.failing()" not in lecture
     cells = lecture.split("```{code-cell} ipython3")
     assert "res.summary()" in cells[-1] and ":tags: [remove-input, hide-output]" in cells[-1]
     for phrase in ("faithful", "Not the methods", "coincide", "does not explain"):

@@ -132,27 +132,53 @@ def detail_animation(d: DetailRun, joints, n_frames: int, period: float):
     return FuncAnimation(fig, frame, frames=len(idx), interval=80)
 
 
-def bifurcation_figure(s, d: BifurcationSweeps) -> Figure:
-    """Poincaré samples e_x/c and rate against frequency and clearance, and each point's reading (bars).
+def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
+    """Poincaré samples e_x/c and rate against frequency (left) and clearance (right), the verdict cases that lie on a
+    sweep marked by dashed lines, and the first located period doubling of the continued period-1 branch (orange).
 
-    ``s``: the study settings; ``d``: :func:`robolib.studies.clearance_dynamics.bifurcation.bifurcation_study`'s data.
+    ``s``: the study settings; ``d``: :func:`robolib.studies.clearance_dynamics.bifurcation.bifurcation_study`'s data;
+    ``branch``: the :class:`robolib.studies.clearance_dynamics.orbit_study.BranchStudy` (None: no bands).
     """
-    fig = Figure(figsize=(FULL_WIDTH, 8.0), layout="tight")
-    axs = fig.subplots(3, 2, sharex="col", gridspec_kw={"height_ratios": [2, 2, 1]})
-    for col, (runs, vals, xlabel) in enumerate((
-            (d.f_runs, s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)"),
-            (d.c_runs, s.clearances_mm, f"radial clearance c [mm] (f = {s.clearance_sweep_frequency:g} Hz)"))):
+    fig = Figure(figsize=(FULL_WIDTH, 5.6), layout="tight")
+    axs = fig.subplots(2, 2, sharex="col")
+    on_f = [f for f, c in s.cases if c == s.freq_sweep_clearance_mm]
+    on_c = [c for f, c in s.cases if f == s.clearance_sweep_frequency]
+    first_pd = [b for b in (branch.bifurcations if branch is not None else []) if b[0] == "period-doubling"][:1]
+    for col, (runs, vals, xlabel, marks, unit) in enumerate((
+            (d.f_runs, s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)", on_f, "Hz"),
+            (d.c_runs, s.clearances_mm, f"radial clearance c [mm] (f = {s.clearance_sweep_frequency:g} Hz)", on_c,
+             "mm"))):
         for row, (j, lab) in enumerate(((0, "e_x / c"), (2, "ė_x / (c ω)"))):
+            ax = axs[row, col]
             pv, sv = N.bifurcation_points(vals, [r.samples[:, j] for r in runs])
-            axs[row, col].plot(pv, sv, "k.", ms=2)
-            axs[row, col].set_ylabel(lab)
+            ax.plot(pv, sv, "k.", ms=2)
+            ax.set_ylabel(lab)
+            for x in marks:
+                ax.axvline(x, color="tab:green", ls="--", lw=0.9)
+                if row == 0:
+                    ax.text(x, 1.01, f"{x:g} {unit}", transform=ax.get_xaxis_transform(), ha="center",
+                            va="bottom", fontsize=8, color="tab:green")
+            for _, _, (lo, hi), _ in (first_pd if col == 0 else []):   # a bracket of ~0.01 Hz: drawn as a line
+                ax.axvline(0.5 * (lo + hi), color="tab:orange", lw=2.5, alpha=0.7)
+        axs[1, col].set_xlabel(xlabel)
+    return fig
+
+
+def readings_figure(s, d: BifurcationSweeps) -> Figure:
+    """Each sweep point's reading by the period test at the default tolerance (bars): the period k, hatched where the
+    test reads irregular but the lag-k misfit is below :data:`~robolib.studies.clearance_dynamics.bifurcation.NEAR_PERIOD`,
+    0 where it reads irregular; against the frequency (left) and the clearance (right)."""
+    fig = Figure(figsize=(FULL_WIDTH, 2.6), layout="tight")
+    axs = fig.subplots(1, 2)
+    for ax, runs, vals, xlabel in ((axs[0], d.f_runs, s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)"),
+                                   (axs[1], d.c_runs, s.clearances_mm,
+                                    f"radial clearance c [mm] (f = {s.clearance_sweep_frequency:g} Hz)")):
         width = 0.7 * float(np.min(np.diff(vals))) if len(vals) > 1 else 0.3
-        bars = [reading_bar(r) for r in runs]
-        for x, (k, near) in zip(vals, bars):
-            axs[2, col].bar([x], [k], width=width, color="white" if near else "tab:blue", edgecolor="tab:blue",
-                            hatch="////" if near else None)
-        axs[2, col].set_ylabel("reading (0 = irregular)")
-        axs[2, col].set_xlabel(xlabel)
+        for x, (k, near) in zip(vals, [reading_bar(r) for r in runs]):
+            ax.bar([x], [k], width=width, color="white" if near else "tab:blue", edgecolor="tab:blue",
+                   hatch="////" if near else None)
+        ax.set_ylabel("reading (0 = irregular)")
+        ax.set_xlabel(xlabel, fontsize=9)
     return fig
 
 
@@ -205,4 +231,4 @@ def explore_figure(r: OrbitRun, clearance_mm: float, frequency: float) -> Figure
 
 
 __all__ = ["ideal_figure", "orbit_figure", "errors_figure", "detail_animation", "bifurcation_figure",
-           "slider_figure", "explore_figure"]
+           "readings_figure", "slider_figure", "explore_figure"]

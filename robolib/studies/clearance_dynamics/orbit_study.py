@@ -372,8 +372,7 @@ def register_case(reg, d: CaseOrbits) -> None:
                             f"within {O.MOTION_FACTOR:g} x tol of the orbit's points with the onset-speed memory carried "
                             "(the simulation's own orbit)",
                   holds=bool(a.residual <= a.tol and a.mu_upper < 1 - STABILITY_MARGIN and a.converges),
-                  text=f"a stable period-{a.k} orbit: residual {a.residual:.1e} (tolerance {a.tol:.1e}), "
-                       f"{_mu_text(a)}; the simulated samples end {a.sim_distance:.1e} from it")
+                  text=f"a stable period-{a.k} orbit ({_mu_text(a)}) that the motion converges to")
         register_distance(reg, d)
         if a.resolved:
             lf, uf = floquet_exponent(a)

@@ -84,7 +84,11 @@ TABLE_CAPTIONS = {
 
 
 #: The tables shown on the chapter's evidence page (numbered E1, E2, ... there, in this order), not in the lecture.
-EVIDENCE_TABLES = ("convergence", "readings", "replicate", "transient", "exponents", "sweep_readings", "slider_crank")
+EVIDENCE_TABLES = ("convergence", "orbits", "readings", "replicate", "transient", "exponents", "sweep_readings",
+                   "slider_crank")
+#: The figures shown on the chapter's evidence page, not in the lecture: the ideal motion, the periodic orbits by
+#: shooting, the continued period-1 branch, the sweep's readings per point and the slider-crank validation.
+EVIDENCE_FIGURES = ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
 
 
 def _captioned(name: str, number: str, table: str) -> str:
@@ -118,7 +122,8 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
 
     Returns a :class:`robolib.book.result.StudyResult` with the tables ``modes``, ``convergence``, ``orbits``, ``readings``,
     ``replicate``, ``transient``, ``lyapunov``, ``sweep_readings``, ``slider_crank``; the figures
-    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbits``, ``bifurcation``, ``branch``, ``slider``; ``data``
+    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbit_points``, ``bifurcation``, ``sweep_reading_bars``, ``branch``,
+    ``slider`` (those of :data:`EVIDENCE_FIGURES` are the evidence page's); ``data``
     with the settings and every experiment's data (``ideal``, ``drift``, ``detail``, ``convergence``, ``verdicts``,
     ``orbits`` and ``branch`` (:mod:`robolib.studies.clearance_dynamics.orbit_study`),
     ``bifurcation``, ``slider_crank``, ``explore_runs``); ``values`` the text the prose glues.
@@ -169,8 +174,8 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
                                else f"E{EVIDENCE_TABLES.index(name) + 1}", t) for name, t in tables.items()}
     figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
-            "orbits": orbit_study.orbits_figure(orb), "bifurcation": figures.bifurcation_figure(s, bif),
-            "slider": figures.slider_figure(sc)}
+            "orbit_points": orbit_study.orbits_figure(orb), "bifurcation": figures.bifurcation_figure(s, bif, branch),
+            "sweep_reading_bars": figures.readings_figure(s, bif), "slider": figures.slider_figure(sc)}
     figs["branch"] = orbit_study.branch_figure(branch, bif.f_runs, s.freqs)
     data = {"settings": s, "ideal": ideal, "drift": drift, "detail": detail, "convergence": conv, "verdicts": v,
             "orbits": orb, "branch": branch, "bifurcation": bif, "slider_crank": sc, "explore_runs": dict(zip(grid, ex_out)),
@@ -193,6 +198,7 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
             "clearance_ladder_fit": str(N.LADDER_FIT), "clearance_replicate_atol": f"{verdicts.REPLICATE_ATOL:g}",
             "clearance_ladder_gap": f"{N.LADDER_GAP:g}", "clearance_near_period": f"{bifurcation.NEAR_PERIOD:g}",
             "clearance_fsweep_c": f"{s.freq_sweep_clearance_mm:g}",
+            "clearance_detail_f": f"{s.detail_frequency:g}",
             "clearance_conv_rt_hi": f"{max(s.convergence_rtols):g}",
             "clearance_conv_rt_lo": f"{min(s.convergence_rtols):g}",
             "clearance_case_rt_lo": f"{min(min(r) for r in s.rtols.values()):g}",
@@ -315,5 +321,5 @@ def explore_panel(res: StudyResult):
 
 
 # --------------------------------------------------------------------------- exercises
-__all__ = ["TABLE_CAPTIONS", "EVIDENCE_TABLES", "PARAMETERS", "run", "glue_values", "key_parameter_rows", "parameter_rows",
+__all__ = ["TABLE_CAPTIONS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "PARAMETERS", "run", "glue_values", "key_parameter_rows", "parameter_rows",
            "criteria_rows", "detail_animation", "explore_panel"]

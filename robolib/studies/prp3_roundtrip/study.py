@@ -62,8 +62,12 @@ WORKSPACE_VOXEL = 20.0
 VOXEL_FRACTIONS = (8, 4, 2, 1)
 #: Undersampled voxel count: fewer samples per voxel than this, and more growth from half to all samples.
 FINE_SPV_MAX, FINE_GROWTH_MIN = 2.0, 0.10
-#: Two estimates "agree" within this many combined standard errors.
+#: Two estimates "agree" within this many standard errors (of the hit-or-miss estimate, whose standard error is sound).
 N_SIGMA = 4.0
+#: Tail of the Jacobian volume's integrand |det dJ/dq|: the Hill estimate of its tail index from the TAIL_K largest
+#: values of the default mode must lie between these (above 1: the mean exists; below 3: heavier than any tail whose
+#: sample standard error is reliable, which needs an index above 4). The square root of the FK predicts 2.
+TAIL_K, TAIL_INDEX_MIN, TAIL_INDEX_MAX, TAIL_INDEX_PREDICTED = 100, 1.0, 3.0, 2.0
 #: Caps of the secondary samples: paper's rules, hit-or-miss volume, mirror-symmetry check.
 N_RULES_MAX, N_HIT_OR_MISS_MAX, N_SYMMETRY_MAX = 200_000, 400_000, 100_000
 #: Mirror symmetry holds to this [mm].
@@ -321,6 +325,50 @@ def symmetry_check(geom: kin.Geometry, n: int, seed: int) -> tuple[float, bool]:
     return float(np.max(np.abs(sampling.mirror_y(a[ok]) - b[ok]))), bool(np.array_equal(ok, np.isfinite(b).all(-1)))
 
 
+def workspace_from_samples(wsamp: sampling.WorkspaceSamples, voxel: float = WORKSPACE_VOXEL) -> dict:
+    """``{mode: Workspace}`` as :func:`robolib.prp3.workspace` computes it (key ``None``: all modes), from the
+    same draw kept sample by sample (:func:`robolib.prp3.workspace_samples`), so the draw is made once.
+
+    >>> geom = kin.Geometry()
+    >>> a, b = sampling.workspace(geom, n=5_000, seed=1), workspace_from_samples(sampling.workspace_samples(geom, n=5_000, seed=1))
+    >>> list(a) == list(b) and all(np.array_equal(a[m].points, b[m].points) for m in a)
+    True
+    >>> all(np.isclose(a[m].volume_jacobian, b[m].volume_jacobian, rtol=1e-12) and a[m].volume_voxels == b[m].volume_voxels
+    ...     and a[m].fraction == b[m].fraction for m in a)
+    True
+    """
+    out = {}
+    for m in [None, *kin.ALL_MODES]:
+        sel = np.ones(len(wsamp.det), bool) if m is None else (wsamp.mode == np.array(m)).all(axis=-1)
+        if not sel.any():
+            continue
+        pts = wsamp.points[sel]
+        g = np.zeros(wsamp.n)
+        g[: len(sel)] = wsamp.det * sel
+        out[m] = sampling.Workspace(mode=m, points=pts, extents=np.stack([pts.min(0), pts.max(0)], -1),
+                                    volume_voxels=sampling.voxel_volume(pts, voxel), voxel=voxel,
+                                    volume_jacobian=wsamp.box * float(g.mean()),
+                                    volume_jacobian_se=wsamp.box * float(g.std(ddof=1) / np.sqrt(wsamp.n)),
+                                    fraction=float(sel.sum() / wsamp.n))
+    return out
+
+
+def tail_index(weights, k: int = TAIL_K) -> float:
+    """Hill estimate of the tail index of the positive ``weights`` from their ``k`` largest values.
+
+    ``P(w > y) ~ y**-alpha`` for large ``y``; the estimate is ``1 / mean(log(w_(i) / w_(k+1)))`` over the ``k``
+    largest values ``w_(1) >= ... >= w_(k)``. A Pareto sample of index 2 gives about 2:
+
+    >>> w = np.random.default_rng(0).pareto(2.0, 200_000) + 1.0
+    >>> 1.9 < tail_index(w, 2_000) < 2.1
+    True
+    """
+    x = np.sort(np.asarray(weights)[np.asarray(weights) > 0])[::-1]
+    if len(x) <= k:
+        raise ParameterError(f"the tail index needs more than {k} positive weights, got {len(x)}")
+    return float(1.0 / np.mean(np.log(x[:k] / x[k])))
+
+
 def voxel_counts(points: np.ndarray, voxels=VOXELS, fractions=VOXEL_FRACTIONS) -> dict:
     """``{edge: [voxel volume of the first len/k points for k in fractions]}`` [mm³].
 
@@ -330,16 +378,16 @@ def voxel_counts(points: np.ndarray, voxels=VOXELS, fractions=VOXEL_FRACTIONS) -
     return {v: [sampling.voxel_volume(points[: len(points) // k], v) for k in fractions] for v in voxels}
 
 
-def voxel_verdicts(vox: dict, v_jac: float, se_jac: float) -> dict:
+def voxel_verdicts(vox: dict, v_ref: float, se_ref: float) -> dict:
     """``{edge: (overstates, still_grows)}`` of the voxel counts of :func:`voxel_counts` [mm³].
 
-    *overstates*: the count with all samples exceeds ``v_jac + N_SIGMA * se_jac``;
+    *overstates*: the count with all samples exceeds ``v_ref + N_SIGMA * se_ref`` (the hit-or-miss volume);
     *still grows*: it grows by more than :data:`FINE_GROWTH_MIN` from half to all samples.
 
-    >>> voxel_verdicts({40.0: [50.0, 52.0], 5.0: [8.0, 12.0]}, v_jac=22.0, se_jac=0.1)
+    >>> voxel_verdicts({40.0: [50.0, 52.0], 5.0: [8.0, 12.0]}, v_ref=22.0, se_ref=0.1)
     {40.0: (True, False), 5.0: (False, True)}
     """
-    return {v: (bool(vol[-1] > v_jac + N_SIGMA * se_jac), bool(vol[-1] / vol[-2] - 1 > FINE_GROWTH_MIN))
+    return {v: (bool(vol[-1] > v_ref + N_SIGMA * se_ref), bool(vol[-1] / vol[-2] - 1 > FINE_GROWTH_MIN))
             for v, vol in vox.items()}
 
 
@@ -348,24 +396,31 @@ def table_workspace(ws: dict, n_workspace: int) -> str:
     rows = []
     for m, w in ws.items():
         rows.append(["all modes" if m is None else str(m), f"{w.fraction:.1%}", *[f"{a:.0f} … {b:.0f}" for a, b in w.extents],
-                     f"{w.volume_jacobian / 1e6:.2f} ± {w.volume_jacobian_se / 1e6:.2f}", f"{w.volume_voxels / 1e6:.2f}"])
+                     f"{w.volume_jacobian / 1e6:.1f}", f"{w.volume_voxels / 1e6:.1f}"])
     return (f"**Table {table_label('table3')}** — workspace of {n_workspace:,} uniform inputs, a sample of its "
             f"own (mm; volumes in 10⁶ mm³ = dm³). *Share*: of all {n_workspace:,} inputs of the actuator box, "
-            f"unreachable ones included (Table {table_label('table2')} counts reachable inputs only). The Jacobian volume integrates |det ∂J/∂q| over the inputs of a mode (± one standard error; "
-            f"for *all modes* it counts overlaps once per mode); the voxel volume counts {WORKSPACE_VOXEL:g}-mm voxels "
-            "that hold a sample.\n\n"
+            f"unreachable ones included (Table {table_label('table2')} counts reachable inputs only). "
+            "*Volume (Jacobian)*: the Monte-Carlo integral of |det ∂J/∂q| over the inputs of the mode, the volume "
+            "estimate of this table (for *all modes* it counts overlapping modes once each, so it is an upper bound "
+            "of the union's volume); it carries no standard error because its integrand is heavy-tailed (see the text). "
+            f"*Volume (voxels)*: the number of {WORKSPACE_VOXEL:g}-mm cubes that hold at least one sample, times "
+            f"{WORKSPACE_VOXEL:g}³ mm³. It is a coarse picture of where the samples fall, not a volume estimate, "
+            "and not to be compared with the Jacobian column: where samples are dense every cube the thin region "
+            "touches counts whole, so the count exceeds the volume; where they are sparse, cubes are left empty and "
+            "it falls short; and it changes with the cube's edge and with the number of samples (Table "
+            f"{table_label('table_e2')} on the evidence page).\n\n"
             + markdown_table(["mode", "share", "x", "y", "z", "volume (Jacobian)", "volume (voxels)"], rows))
 
 
-def table_voxels(vox: dict, n_points: int, v_jac: float) -> str:
+def table_voxels(vox: dict, n_points: int, v_ref: float) -> str:
     """**Table E2** (Markdown): default-mode voxel volume against the voxel edge and the share of the samples."""
-    rows = [[f"{v:g}", f"{n_points / (v_jac / v ** 3):.2g}", *[f"{x / 1e6:.2f}" for x in vol], f"{vol[-1] / vol[-2] - 1:+.0%}"]
+    rows = [[f"{v:g}", f"{n_points / (v_ref / v ** 3):.2g}", *[f"{x / 1e6:.2f}" for x in vol], f"{vol[-1] / vol[-2] - 1:+.0%}"]
             for v, vol in vox.items()]
     labels = [f"1/{k}" if k > 1 else "all" for k in VOXEL_FRACTIONS]
     labels[0] += " of the samples"
     return (f"**Table {table_label('table_e2')}** — default-mode volume by voxel count [dm³] against the voxel edge and the number of "
-            f"samples used ({n_points:,} samples of the default mode = 1; the Jacobian volume is "
-            f"{v_jac / 1e6:.2f} dm³). *Samples per voxel*: samples divided by the number of voxels the Jacobian "
+            f"samples used ({n_points:,} samples of the default mode = 1; the hit-or-miss volume is "
+            f"{v_ref / 1e6:.2f} dm³). *Samples per voxel*: samples divided by the number of voxels the hit-or-miss "
             "volume fills.\n\n"
             + markdown_table(["voxel edge [mm]", "samples per voxel", *labels, f"growth {labels[-2]} → {labels[-1]}"], rows))
 
@@ -464,7 +519,10 @@ def criteria_rows() -> list[tuple[str, str, str]]:
         ("RULES_ALL_HIT_MAX", f"{RULES_ALL_HIT_MAX:g}", "prp3_rules_fail: share of inputs all three rules get right"),
         ("root match tolerance", f"{ROOT_MATCH_TOL:g}·l2 for a slider, {ROOT_MATCH_TOL:g} rad for the crank",
          "prp3_rules_fail: a rule 'picks the true root' within this"),
-        ("N_SIGMA", f"{N_SIGMA:g}", "prp3_volume, prp3_voxel_coarse, prp3_voxel_none: standard errors of agreement"),
+        ("N_SIGMA", f"{N_SIGMA:g}", "prp3_volume, prp3_voxel_coarse, prp3_voxel_none: standard errors (of the hit-or-miss "
+         "volume) of agreement"),
+        ("TAIL_K; TAIL_INDEX_MIN, TAIL_INDEX_MAX", f"{TAIL_K}; {TAIL_INDEX_MIN:g}, {TAIL_INDEX_MAX:g}",
+         "prp3_volume_tail: largest values of the Hill estimate, bounds of the tail index"),
         ("SYMMETRY_TOL", f"{SYMMETRY_TOL:g} mm", "prp3_symmetry"),
         ("FINE_SPV_MAX, FINE_GROWTH_MIN", f"{FINE_SPV_MAX:g}, {FINE_GROWTH_MIN:.0%}",
          "prp3_voxel_fine, prp3_voxel_none: samples per voxel, growth from half to all samples"),
@@ -597,17 +655,38 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
 
     # -- workspace (Tables 4-5)
     stage(f"workspace of {sizes['n_workspace']} inputs, hit-or-miss volume, voxels")
-    ws = sampling.workspace(geom, n=sizes["n_workspace"], seed=seeds["workspace"], voxel=WORKSPACE_VOXEL)
+    wsamp = sampling.workspace_samples(geom, n=sizes["n_workspace"], seed=seeds["workspace"])  # kept sample by sample
+    ws = workspace_from_samples(wsamp, WORKSPACE_VOXEL)  # as robolib.prp3.workspace computes it, from the same draw
     if kin.DEFAULT_MODE not in ws:
         raise ParameterError(f"n_workspace = {n_workspace}: no sample in the default mode {kin.DEFAULT_MODE}")
     vol_hm, se_hm = sampling.volume_hit_or_miss(geom, kin.DEFAULT_MODE, n=sizes["n_hit_or_miss"], seed=seeds["hit_or_miss"])
     w0, wall = ws[kin.DEFAULT_MODE], ws[None]
     values["prp3_default_share"] = f"{w0.fraction:.0%}"
-    v_jac, se_jac = w0.volume_jacobian, w0.volume_jacobian_se
-    reg.claim("prp3_volume", "two independent estimates of the default-mode volume agree (Jacobian integral, hit-or-miss)",
-              value=[v_jac / 1e6, vol_hm / 1e6], criterion=f"|difference| < {N_SIGMA:g} combined standard errors",
-              holds=abs(v_jac - vol_hm) < N_SIGMA * np.hypot(se_jac, se_hm),
-              text=f"{v_jac / 1e6:.2f} ± {se_jac / 1e6:.2f} dm³ and {vol_hm / 1e6:.2f} ± {se_hm / 1e6:.2f} dm³")
+    v_jac = w0.volume_jacobian
+    reg.claim("prp3_volume", "two independent estimates of the default-mode volume agree: the Jacobian integral lies "
+              "within a few standard errors of the hit-or-miss volume",
+              value=[v_jac / 1e6, vol_hm / 1e6, se_hm / 1e6],
+              criterion=f"|Jacobian − hit-or-miss| < {N_SIGMA:g} standard errors of hit-or-miss",
+              holds=abs(v_jac - vol_hm) < N_SIGMA * se_hm,
+              text=f"{vol_hm / 1e6:.2f} ± {se_hm / 1e6:.2f} dm³ by hit-or-miss, {v_jac / 1e6:.2f} dm³ by the Jacobian integral")
+    w_det = wsamp.det * (wsamp.mode == np.array(kin.DEFAULT_MODE)).all(axis=-1)
+    alpha = tail_index(w_det, TAIL_K)
+    top = float(w_det.max() / w_det.sum())
+    reg.claim("prp3_volume_tail", "the Jacobian integrand |det ∂J/∂q| is heavy-tailed near the reach boundary: its "
+              "tail index lies between 1 and 3, so the volume (its mean) exists but the tail is heavier than the "
+              "index 4 that a reliable standard error computed from the sample needs",
+              value=[alpha, top],
+              criterion=f"{TAIL_INDEX_MIN:g} < Hill tail index from the {TAIL_K} largest default-mode values < "
+                        f"{TAIL_INDEX_MAX:g}",
+              holds=TAIL_INDEX_MIN < alpha < TAIL_INDEX_MAX, text=f"{alpha:.2f}")
+    values["prp3_tail_predicted"] = f"{TAIL_INDEX_PREDICTED:g}"
+    data["reports"]["volume"] = "\n".join([
+        f"hit-or-miss: {sizes['n_hit_or_miss']} task-space points, {vol_hm / 1e6:.3f} ± {se_hm / 1e6:.3f} dm³",
+        f"Jacobian integral: {sizes['n_workspace']} inputs, {v_jac / 1e6:.3f} dm³ (the naive standard error "
+        f"{w0.volume_jacobian_se / 1e6:.3f} dm³ is not its uncertainty)",
+        f"tail index of |det dJ/dq| (Hill, {TAIL_K} largest of {int((w_det > 0).sum())} default-mode values): {alpha:.2f}; "
+        f"predicted {TAIL_INDEX_PREDICTED:g}",
+        f"the largest single value carries {top:.2%} of the integral"])
     sym, same_reach = symmetry_check(geom, sizes["n_symmetry"], seeds["symmetry"])
     ext = wall.extents
     reg.claim("prp3_symmetry", "the workspace is mirror-symmetric about the XZ plane (y → −y swaps the two sliders)",
@@ -617,26 +696,26 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
               text=f"{sym:.1e} mm (y from {ext[1, 0]:.0f} to {ext[1, 1]:.0f} mm)", answers="003.c4")
     tables["table3"] = table_workspace(ws, sizes["n_workspace"])
     vox = voxel_counts(w0.points)
-    tables["table_e2"] = table_voxels(vox, len(w0.points), v_jac)
+    tables["table_e2"] = table_voxels(vox, len(w0.points), vol_hm)
     v_fine, v_coarse = min(VOXELS), max(VOXELS)
-    spv = len(w0.points) / (v_jac / v_fine ** 3)
+    spv = len(w0.points) / (vol_hm / v_fine ** 3)
     growth = vox[v_fine][-1] / vox[v_fine][-2] - 1
     reg.claim("prp3_voxel_fine", f"the {v_fine:g}-mm voxel volume falls short of the volume because of undersampling: "
               f"fewer than {FINE_SPV_MAX:g} samples per voxel, and it still grows with the sample",
               value=[vox[v_fine][-1] / 1e6, spv, growth],
-              criterion=f"voxel volume < Jacobian volume, < {FINE_SPV_MAX:g} samples per {v_fine:g}-mm voxel, and > {FINE_GROWTH_MIN:.0%} growth from half to all samples",
-              holds=vox[v_fine][-1] < v_jac and spv < FINE_SPV_MAX and growth > FINE_GROWTH_MIN,
+              criterion=f"voxel volume < hit-or-miss volume, < {FINE_SPV_MAX:g} samples per {v_fine:g}-mm voxel, and > {FINE_GROWTH_MIN:.0%} growth from half to all samples",
+              holds=vox[v_fine][-1] < vol_hm and spv < FINE_SPV_MAX and growth > FINE_GROWTH_MIN,
               text=f"{vox[v_fine][-1] / 1e6:.2f} dm³ with {spv:.2g} samples per voxel, +{growth:.0%} from half to all samples")
     reg.claim("prp3_voxel_coarse", f"{v_coarse:g}-mm voxels overstate the volume: the region is thin, so its boundary voxels count whole",
-              value=[vox[v_coarse][-1] / 1e6, v_jac / 1e6],
-              criterion=f"{v_coarse:g}-mm voxel volume > Jacobian volume + {N_SIGMA:g} standard errors",
-              holds=vox[v_coarse][-1] > v_jac + N_SIGMA * se_jac,
-              text=f"{vox[v_coarse][-1] / 1e6:.2f} dm³ against {v_jac / 1e6:.2f} dm³")
-    verdicts = voxel_verdicts(vox, v_jac, se_jac)
+              value=[vox[v_coarse][-1] / 1e6, vol_hm / 1e6],
+              criterion=f"{v_coarse:g}-mm voxel volume > hit-or-miss volume + {N_SIGMA:g} standard errors",
+              holds=vox[v_coarse][-1] > vol_hm + N_SIGMA * se_hm,
+              text=f"{vox[v_coarse][-1] / 1e6:.1f} dm³ against {vol_hm / 1e6:.1f} dm³")
+    verdicts = voxel_verdicts(vox, vol_hm, se_hm)
     reg.claim("prp3_voxel_none", f"no voxel edge of Table {table_label('table_e2')} gives the volume at this sample size: every count overstates it "
               "or still grows with the sample",
               value={f"{v:g}": list(vd) for v, vd in verdicts.items()},
-              criterion=f"for every edge: voxel volume > Jacobian volume + {N_SIGMA:g} standard errors, or > "
+              criterion=f"for every edge: voxel volume > hit-or-miss volume + {N_SIGMA:g} standard errors, or > "
                         f"{FINE_GROWTH_MIN:.0%} growth from half to all samples",
               holds=all(over or grows for over, grows in verdicts.values()),
               text="; ".join(f"{v:g} mm: " + ("overstates" if over else "") + (" and " if over and grows else "")
@@ -674,7 +753,8 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
 def evidence(res) -> dict:
     """What the chapter's evidence page shows, as keyword arguments of
     :meth:`robolib.book.result.StudyResult.glue_evidence`: the tables of :data:`EVIDENCE_TABLES`, every parameter,
-    the constants of the criteria, and the reports of the large round trip and of the error-law fit (Markdown).
+    the constants of the criteria, and the reports of the large round trip, of the error-law fit and of the
+    default-mode volume (Markdown).
 
     >>> sorted(evidence(type("R", (), {"data": {"reports": {"round_trip": "a", "error_law": "b"}}})()))
     ['markdown', 'tables']

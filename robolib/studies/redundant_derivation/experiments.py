@@ -7,6 +7,7 @@ turns them into claims. The random draws follow one generator ``rng`` in the
 chapter's order (kernel checks, constraint layers, identity check), so a seed
 reproduces every number.
 
+* :func:`pendulum_example` -- the Udwadia–Kalaba equation on the smallest example, a point held on a circle;
 * :func:`kernel_errors` -- ``M_i``, ``C_i``, ``C_i dq_i`` and the Lagrange–Euler residual;
 * :func:`layer_errors` -- both constraint layers ``(A1, b1, A2, b2)``;
 * :func:`route_deviations` -- every route to the constrained accelerations and reactions;
@@ -69,6 +70,35 @@ PRELOADS = (0.0, 1.0)
 MIN_CIRCLE_STATES = 20
 #: Recording interval (RK4 steps) of the driven runs.
 RECORD_EVERY = 5
+#: The lecture's worked example, a pendulum in Cartesian coordinates: mass (kg), gravity (m/s^2), rod length (m),
+#: angle from the downward vertical (rad) and angular velocity (rad/s). The lecture's visible cell types the same values.
+PENDULUM = {"m": 1.0, "g": 9.81, "length": 0.5, "theta": 0.6, "omega": 2.0}
+
+
+def pendulum_example(m: float, g: float, length: float, theta: float, omega: float) -> dict[str, float]:
+    """The Udwadia–Kalaba equation for a point mass ``m`` held on a circle of radius ``length`` under gravity ``g``.
+
+    Coordinates ``q = (x, y)`` with the pivot at the origin, the constraint ``x^2 + y^2 = length^2`` differentiated
+    twice, ``A = (x, y)``, ``b = -(dx^2 + dy^2)``, at the angle ``theta`` from the downward vertical and the angular
+    velocity ``omega``. Returns the errors against the textbook pendulum: ``ddtheta`` (rad/s^2, the angular
+    acceleration ``(x ddy - y ddx) / length^2`` against ``-(g / length) sin theta``), ``tension`` (N, ``|Q_c|`` against
+    ``m (g cos theta + length omega^2)``) and ``across_rod`` (N, the part of ``Q_c`` across the rod: zero), and
+    ``violation`` (m/s^2, ``b - A a0`` of the free fall).
+
+    >>> ex = pendulum_example(**PENDULUM)
+    >>> max(ex["ddtheta"], ex["tension"], ex["across_rod"]) < 1e-12
+    True
+    """
+    x, y = length * np.sin(theta), -length * np.cos(theta)
+    dx, dy = length * omega * np.cos(theta), length * omega * np.sin(theta)
+    M, Q = m * np.eye(2), np.array([0.0, -m * g])
+    A, b = np.array([[x, y]]), np.array([-(dx**2 + dy**2)])
+    ddq, Qc = constraints.udwadia_kalaba(M, Q, A, b)
+    ddtheta = (x * ddq[1] - y * ddq[0]) / length**2
+    return {"ddtheta": float(abs(ddtheta + g / length * np.sin(theta))),
+            "tension": float(abs(np.linalg.norm(Qc) - m * (g * np.cos(theta) + length * omega**2))),
+            "across_rod": float(abs(x * Qc[1] - y * Qc[0]) / length),
+            "violation": float((b - A @ np.linalg.solve(M, Q))[0])}
 
 
 def random_chain_state(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -172,7 +202,9 @@ def route_deviations(robot, qs, dqs, taus) -> dict[str, float]:
     (``forward_dynamics``). Absolute: ``qc`` (U–K force vs ``A^T lambda``, N, N m),
     ``reactions`` (layer-2 multipliers vs ``forward_dynamics``' reactions and KKT
     multipliers, N), ``layer2`` (the sequential layer-2 correction vs
-    ``A_2^T lambda_2``, N: *not* round-off).
+    ``A_2^T lambda_2``, N: *not* round-off) and ``layer2_split`` (N: that correction against
+    ``A_2^T lambda_2 + A_1^T (lambda_1 - lambda_1')``, with ``lambda_1'`` the multipliers of the closure alone:
+    the correction is the bearing reaction plus the change of the closure forces, to round-off).
 
     >>> from robolib import redundant
     >>> robot = redundant.load()
@@ -181,7 +213,7 @@ def route_deviations(robot, qs, dqs, taus) -> dict[str, float]:
     >>> dev["sequential"] < 1e-10, dev["layer2"] > 1e-3
     (True, True)
     """
-    dev = dict.fromkeys(["sequential", "multipliers", "kkt", "fast", "qc", "reactions", "layer2"], 0.0)
+    dev = dict.fromkeys(["sequential", "multipliers", "kkt", "fast", "qc", "reactions", "layer2", "layer2_split"], 0.0)
     for q, dq, tau in zip(qs, dqs, taus):
         M, Q, (A1, b1), (A2, b2) = cut_system(robot, q, dq, tau)
         A, b = np.vstack([A1, A2]), np.concatenate([b1, b2])
@@ -197,6 +229,9 @@ def route_deviations(robot, qs, dqs, taus) -> dict[str, float]:
         dev["reactions"] = max(dev["reactions"], np.abs(lam[4:].reshape(3, 2) - F_fast).max(),
                                np.abs(lam_kkt - lam).max())
         dev["layer2"] = max(dev["layer2"], np.abs(parts[1] - A2.T @ lam[4:]).max())
+        _, lam1 = constraints.lagrange_multipliers(M, Q, A1, b1)  # the closure alone, as layer 1 sees it
+        split = A2.T @ lam[4:] + A1.T @ (lam[:4] - lam1)
+        dev["layer2_split"] = max(dev["layer2_split"], np.abs(parts[1] - split).max())
     return {k: float(v) for k, v in dev.items()}
 
 
@@ -314,6 +349,6 @@ def _growth(t, x) -> float:
     return float(np.max(x[late])) / early if early > 0 else float("inf")
 
 
-__all__ = ["random_chain_state", "kernel_errors", "layer_errors", "cut_system", "identity_states", "route_deviations",
+__all__ = ["PENDULUM", "pendulum_example", "random_chain_state", "kernel_errors", "layer_errors", "cut_system", "identity_states", "route_deviations",
            "other_layer_order", "circle_states", "sympy_preload_direction", "redundancy_checks", "integration_runs",
            "STABILISED", "UNSTABILISED", "GAINS"]

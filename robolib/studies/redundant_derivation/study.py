@@ -4,6 +4,7 @@
 ``parameters`` cell), runs every experiment of the chapter and returns a
 :class:`robolib.book.result.StudyResult` with its claims, tables, figures and data:
 
+0. the Udwadia–Kalaba equation on a pendulum (the lecture's worked example);
 1. the symbolic identities of the derivation (end-effector mass, preload direction);
 2. the sympy subsystem model and constraint layers against robolib's kernels
    (:func:`~robolib.studies.redundant_derivation.experiments.kernel_errors`, ``layer_errors``);
@@ -37,6 +38,7 @@ from matplotlib.figure import Figure
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import explore, markdown_table, parameter_table, yaml_parameter_rows
 from robolib.book.result import Stages, StudyResult
+from robolib.core import constraints
 from robolib.core.drawing import FIGURE_WIDTH
 from robolib.core.errors import ParameterError
 from robolib.core.params import Parameter, declare_parameters
@@ -115,6 +117,9 @@ EXPLORE_MARGIN = 0.03
 #: Joint state of exercise 1 (q_i = (x, y, a, b)); exercise 2: circle time (s) and preload (N m).
 EXERCISE_CHAIN_STATE = (0.0, 0.0, 0.3, 1.0)
 EXERCISE_TIME, EXERCISE_PRELOAD = 0.7, 5.0
+#: N m, motor torques of exercises 3 and 4; how many admissible accelerations exercise 4 tries (seed 0).
+EXERCISE_TAU = (0.2, -0.1, 0.15)
+EXERCISE_TRIALS = 5
 
 
 # ---- parameters ----------------------------------------------------------------------------------
@@ -180,6 +185,10 @@ def settings_rows() -> list[tuple[str, object, str]]:
          f"U[-{r.ACC_RANGE:g}, {r.ACC_RANGE:g}], positions U[-{r.POSITION_RANGE:g}, {r.POSITION_RANGE:g}]",
          "rad, rad/s or m/s, rad/s² or m/s², m; derivation-vs-kernel checks"),
         ("random torques", f"U[-{TAU_RANGE:g}, {TAU_RANGE:g}]", "N m, motor torques of the identity check"),
+        ("worked example", ", ".join(f"{k} = {v:g}" for k, v in r.PENDULUM.items()),
+         "pendulum of the lecture (kg, m/s², m, rad, rad/s)"),
+        ("exercises 3 and 4", f"t = {EXERCISE_TIME:g} s on the circle, tau = {EXERCISE_TAU}",
+         "s, N m; exercise 2 adds the preload p = " + f"{EXERCISE_PRELOAD:g} N m"),
         ("quick caps", f"n_checks ≤ {QUICK_N_CHECKS}, t_free ≤ {QUICK_T_FREE:g} s, t_drift ≤ {QUICK_T_DRIFT:g} s",
          "applied when quick is true"),
     ]
@@ -189,8 +198,8 @@ def criteria_rows() -> list[tuple[str, str, str]]:
     """The constants of the claims' criteria, fixed before the runs: ``(name, value, claims that use it)`` rows."""
     lo, hi = STEP_RATIO_BAND
     return [
-        ("ROUNDOFF", f"{ROUNDOFF:g}", "rd_err_M, rd_err_C, rd_err_h, rd_err_le, rd_err_layers (SI units of each entry)"),
-        ("AGREE", f"{AGREE:g}", "rd_dev_*, rd_n_routes, rd_tau_routes, rd_tau_min_perp, rd_preload_reactions"),
+        ("ROUNDOFF", f"{ROUNDOFF:g}", "rd_pendulum, rd_err_M, rd_err_C, rd_err_h, rd_err_le, rd_err_layers (SI units of each entry)"),
+        ("AGREE", f"{AGREE:g}", "rd_dev_*, rd_layer2_split, rd_n_routes, rd_tau_routes, rd_tau_min_perp, rd_preload_reactions"),
         ("DIFFERS", f"{DIFFERS:g} N", "rd_layer2_not_reaction: clearly not round-off"),
         ("MIN_TRAVEL", f"{MIN_TRAVEL:g} m", "rd_travel"),
         ("KE_TOL", f"{KE_TOL:g}", "rd_ke_stab, rd_ke_raw (relative energy error)"),
@@ -221,6 +230,15 @@ def _holds_text(ok: bool) -> str:
     return "holds" if ok else "does not hold"
 
 
+def claim_pendulum(claims: ClaimsRegister, ex: dict) -> None:
+    """The worked example (``ex`` of :func:`~robolib.studies.redundant_derivation.experiments.pendulum_example`)."""
+    e = max(ex["ddtheta"], ex["tension"], ex["across_rod"])
+    claims.claim("rd_pendulum", "for a point held on a circle (a pendulum in x, y) the Udwadia–Kalaba equation gives the "
+                 "textbook angular acceleration -(g/l) sin theta and a constraint force along the rod of magnitude "
+                 "m (g cos theta + l omega^2)", value=e,
+                 criterion=f"largest difference < {ROUNDOFF:g} (rad/s², N)", holds=e < ROUNDOFF, text=f"{e:.1e}")
+
+
 def claim_derivation(claims: ClaimsRegister, me_ok: bool, err: dict, layers: dict) -> None:
     """Steps 1–3: the end-effector mass identity, the kernels (``err``) and the constraint layers (``layers``)."""
     claims.claim("rd_me_identity", "the end-effector mass adds m_e J_e^T J_e to chain 1's mass matrix (symbolic identity)",
@@ -248,6 +266,10 @@ def claim_routes(claims: ClaimsRegister, dev: dict) -> None:
     claims.claim("rd_dev_reactions", "the bearing reactions of forward_dynamics equal the layer-2 multipliers (Schur and KKT)",
                  answers="000.c2", value=dev["reactions"], criterion=f"largest difference < {AGREE:g} N",
                  holds=dev["reactions"] < AGREE, text=f"{dev['reactions']:.1e}")
+    claims.claim("rd_layer2_split", "the layer-2 correction of the sequential formula is the bearing reaction plus the "
+                 "change of the closure forces, A_2^T lambda_2 + A_1^T (lambda_1 - lambda_1'), lambda_1' the multipliers "
+                 "of the closure alone", value=dev["layer2_split"], criterion=f"largest difference < {AGREE:g} N",
+                 holds=dev["layer2_split"] < AGREE, text=f"{dev['layer2_split']:.1e} N")
     claims.claim("rd_layer2_not_reaction", "the layer-2 correction of the sequential formula is not the bearing reaction A_2^T lambda_2",
                  answers="000.c2", value=dev["layer2"], criterion=f"largest difference > {DIFFERS:g} N (clearly not round-off)",
                  holds=dev["layer2"] > DIFFERS, text=f"{dev['layer2']:.2g} N")
@@ -321,6 +343,15 @@ def claim_exercise(claims: ClaimsRegister, ex2: dict) -> None:
                  holds=ok, text=f"{lo:.0f}–{hi:.0f} N")
 
 
+def claim_gauss(claims: ClaimsRegister, ex4: dict) -> None:
+    """Exercise 4 (``ex4`` of :func:`gauss_exercise`): Gauss's principle at a state of the circle."""
+    ok = ex4["virtual_work"] < AGREE and ex4["min_increase"] > 0.0
+    claims.claim("rd_ex4_gauss", "exercise 4 (Gauss's principle): the constraint force does no work on the accelerations "
+                 "the constraints leave free, so every other admissible acceleration has a larger Gauss function Z",
+                 value=ex4["virtual_work"], criterion=f"largest |N^T Q_c| < {AGREE:g} N and every increase of Z > 0",
+                 holds=ok, text=f"{ex4['virtual_work']:.1e} N")
+
+
 # ---- tables and figures ---------------------------------------------------------------------------
 def kernel_table(err: dict, n_checks: int) -> str:
     """**Table E1**: the sympy subsystem model against robolib's kernels (Markdown)."""
@@ -352,7 +383,8 @@ def routes_table(dev: dict, n_checks: int) -> str:
             ["robolib `forward_dynamics` vs U–K (relative, ddq)", f"{dev['fast']:.1e}"],
             ["U–K constraint force Q_c vs A^T lambda [N, N m]", f"{dev['qc']:.1e}"],
             ["bearing reactions: multipliers vs KKT vs `forward_dynamics` [N]", f"{dev['reactions']:.1e}"],
-            ["layer-2 correction of the sequential route vs A_2^T lambda_2 [N]", f"{dev['layer2']:.2g}"]]
+            ["layer-2 correction of the sequential route vs A_2^T lambda_2 [N]", f"{dev['layer2']:.2g}"],
+            ["layer-2 correction vs A_2^T lambda_2 + A_1^T (lambda_1 - lambda_1') [N]", f"{dev['layer2_split']:.1e}"]]
     return (f"**Table E3** — The identity check at {n_checks} states of the reference circle with random motor "
             f"torques: largest difference of each route from the single-step Udwadia–Kalaba solution.\n\n"
             + markdown_table(["comparison", "largest difference"], rows))
@@ -404,7 +436,7 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
     states per check; ``t_free`` (s): free-motion run (energy); ``t_drift`` (s):
     driven run along the circle (drift); ``seed``: of every random draw;
     ``quick``: cap the checks and runs at the ``QUICK_*`` values. Returns a
-    :class:`robolib.book.result.StudyResult` with 27 claims, tables ``key_parameters`` (the lecture's) and
+    :class:`robolib.book.result.StudyResult` with 30 claims, tables ``key_parameters`` (the lecture's) and
     :data:`EVIDENCE_TABLES` (``kernels``, ``layers``, ``routes``, ``redundancy``, ``criteria``, ``parameters``, for the
     evidence page), figures ``mechanism``, ``energy``,
     the LaTeX displays in ``data["latex"]`` and the glued settings in ``values``.
@@ -420,6 +452,7 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
     claims = ClaimsRegister(STUDY, source=SOURCE, glue=False, quick=bool(quick))
     stage = Stages(STUDY)
     stage("symbolic identities and kernel checks")
+    claim_pendulum(claims, checks.pendulum_example(**checks.PENDULUM))
 
     me_ok, _ = sym.end_effector_identity()
     err = checks.kernel_errors(robot, n, rng)
@@ -436,6 +469,7 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
     claim_integration(claims, runs)
     ex2 = preload_exercise(robot)
     claim_exercise(claims, ex2)
+    claim_gauss(claims, gauss_exercise(robot))
 
     tables = {"kernels": kernel_table(err, n), "layers": layer_table(layers, n), "routes": routes_table(dev, n),
               "redundancy": redundancy_table(red),
@@ -572,5 +606,29 @@ def preload_exercise(robot) -> dict:
     return out
 
 
-__all__ = ["run", "PARAMETERS", "EVIDENCE_TABLES", "KEY_ROWS", "key_parameter_table", "check_model", "effective_settings", "explore_panel", "preload_figure",
+def gauss_exercise(robot) -> dict:
+    """Exercise 4: Gauss's principle for the robot at ``EXERCISE_TIME`` on the circle under ``EXERCISE_TAU``.
+
+    ``virtual_work`` (N): largest ``|N^T Q_c|`` over the null-space basis ``N`` of the stacked constraints (the
+    accelerations they leave free); ``min_increase``: smallest increase of ``Z = (ddq - a0)^T M (ddq - a0)`` over
+    ``EXERCISE_TRIALS`` admissible accelerations ``ddq + N z`` (seed 0), against the Udwadia–Kalaba ``ddq``.
+
+    >>> from robolib import redundant
+    >>> ex = gauss_exercise(redundant.load())
+    >>> ex["virtual_work"] < 1e-9 < ex["min_increase"]
+    True
+    """
+    q, dq, _ = reference_motion(robot, [EXERCISE_TIME])
+    M, Q, (A1, b1), (A2, b2) = checks.cut_system(robot, q[0], dq[0], np.asarray(EXERCISE_TAU))
+    A, b = np.vstack([A1, A2]), np.concatenate([b1, b2])
+    a0 = np.linalg.solve(M, Q)
+    ddq, Qc = constraints.udwadia_kalaba(M, Q, A, b)
+    N = np.linalg.svd(A)[2][len(b):].T
+    def gauss(acc):
+        return (acc - a0) @ M @ (acc - a0)
+    inc = [gauss(ddq + N @ z) - gauss(ddq) for z in np.random.default_rng(0).normal(size=(EXERCISE_TRIALS, 2))]
+    return {"virtual_work": float(np.abs(N.T @ Qc).max()), "min_increase": float(min(inc))}
+
+
+__all__ = ["run", "gauss_exercise", "PARAMETERS", "EVIDENCE_TABLES", "KEY_ROWS", "key_parameter_table", "check_model", "effective_settings", "explore_panel", "preload_figure",
            "explore_limits", "preload_exercise", "energy_figure"]

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 
-from robolib.book.notebook import animation_html, explore
+from robolib.book.notebook import animation_html, explore, number_caption
 from robolib.core import friction as _fr
 from robolib.core.drawing import FIGURE_WIDTH
 from robolib.core.errors import RobolibError
@@ -278,11 +278,13 @@ def motion_animation(res):
     anim = animate_motion(d["robot"], d["q_id"][frames], reactions=d["ids"]["none"].reactions[frames], force_scale=0.25,
                           title="bearing reactions (0.25 m/N),", figsize=(5.0, 4.6),
                           dpi=80)  # 9-pt title at 10 px
-    return animation_html(anim, default_mode="loop",
-                          caption="The robot on its circle (ideal motion) with the friction-free bearing reactions "
-                                  "drawn at 0.25 m/N.",
-                          alt="animation of the 2-DOF redundant robot moving on its circle, with arrows of the "
-                              "bearing reactions at each joint")
+    shown = animation_html(anim, default_mode="loop",
+                           caption="One period of the reference circle (ideal motion): the three chains and the "
+                                   "friction-free bearing reactions F_i of the active joints (green, 0.25 m per newton).",
+                           alt="Animation: the three-chain planar robot moves its end-effector once round a small "
+                               "circle; green arrows at the three motor joints, the bearing reactions, grow and "
+                               "shrink and turn as the robot accelerates.")
+    return number_caption(shown, "Animation", "2.1")
 
 
 def explore_draw(robot, period_s: float, payload: float, preload_Nm: float, samples: int = 100) -> Figure:
@@ -325,7 +327,7 @@ def explore_panel(res):
     else:
         grid = {"period_s": [0.5, 1.0, 2.0, 4.0, 8.0], "payload": [0.0, 0.2, 0.6, 1.2],
                 "preload_Nm": [-0.2, -0.1, 0.0, 0.1, 0.2]}
-    return explore(lambda period_s, payload, preload_Nm: explore_draw(robot, period_s, payload, preload_Nm), grid,
+    return number_caption(explore(lambda period_s, payload, preload_Nm: explore_draw(robot, period_s, payload, preload_Nm), grid,
                    labels={"period_s": "circle period [s]", "payload": "payload m_e [kg]", "preload_Nm": "preload p [N m]"},
                    initial={"period_s": 2.0, "payload": 0.2, "preload_Nm": 0.0}, fmt={"preload_Nm": "{:+g}"},
                    ranges={"period_s": (0.25, 20.0, "log"), "payload": (0.0, 2.0, 0.01),
@@ -334,7 +336,7 @@ def explore_panel(res):
                            "chosen period, payload and preload (precomputed grid); the title gives each law's RMS "
                            "friction torque over the three joints and the period, and their ratio.",
                    alt="friction torque of joint 1 against t/T for the Coulomb and Stribeck laws, with each law's RMS "
-                       "friction torque over all three joints in the title")
+                       "friction torque over all three joints in the title"), "Explore panel", "2.1")
 
 
 __all__ = ["figures", "motion_animation", "explore_draw", "explore_panel", "laws_figure", "waveforms_figure",

@@ -97,12 +97,12 @@ def equal_level(reg: ClaimsRegister, d: dict) -> None:
     d["rms_law"] = rms_law
     reg.claim("rf_cal_tc", "the parameter file's Stribeck level T_c is the recomputed calibration (equal RMS friction "
               "torque with the consistent Coulomb model on the reference circle)", value=cal.coulomb_torque,
-              criterion=f"|T_c(file) / T_c(recomputed) - 1| < {CAL_FILE_TOL:g}",
+              criterion=f"the parameter file's T_c and the recomputed one differ by less than {CAL_FILE_TOL:.1%}",
               holds=abs(robot_file.coulomb_torque / cal.coulomb_torque - 1) < CAL_FILE_TOL,
               text=f"{cal.coulomb_torque * 1e3:.3f} mN m")
     ratio = rms_law["stribeck"] / rms_law["coulomb_consistent"]
     reg.claim("rf_cal_rms", "at the run's Stribeck level the two laws' RMS friction torques agree on the reference circle",
-              answers="000.c4", value=ratio, criterion=f"|RMS_S / RMS_C - 1| < {CAL_RMS_TOL:g}",
+              answers="000.c4", value=ratio, criterion=f"the RMS friction torques of the two laws differ by less than {CAL_RMS_TOL:.0%}",
               holds=abs(ratio - 1) < CAL_RMS_TOL, text=f"RMS ratio {ratio:.3f}")
     wmax = float(np.abs(w).max())
     d["wmax"] = wmax
@@ -111,7 +111,7 @@ def equal_level(reg: ClaimsRegister, d: dict) -> None:
     d["reversals"] = reversals
     reg.claim("rf_wmax", "every active joint reverses twice per period on the circle, and the largest joint rate "
               "exceeds the Stribeck velocity w_s", value=wmax,
-              criterion="each joint rate changes sign exactly twice over one period (cyclic samples) and max |w| > w_s",
+              criterion="each joint rate changes sign exactly twice over one period, and the largest joint rate is above w_s",
               holds=bool(np.all(reversals == 2) and wmax > robot.stribeck_velocity),
               text=f"{wmax:.2f} rad/s")
     ref = operating_point(robot, preload=preload, samples=samples, simulate_motion=False)
@@ -119,7 +119,7 @@ def equal_level(reg: ClaimsRegister, d: dict) -> None:
                   for law, name in (("coulomb_consistent", "Coulomb consistent"), ("stribeck", "Stribeck"))}
     E_C, E_S = ref["coulomb_consistent"]["energy"], ref["stribeck"]["energy"]
     reg.claim("rf_energy_ratio", "at equal RMS friction torque the Stribeck law dissipates more energy per period than the "
-              "Coulomb law", answers="000.c4", value=E_S / E_C, criterion=f"E_S / E_C - 1 > {DIFF:g}",
+              "Coulomb law", answers="000.c4", value=E_S / E_C, criterion=f"the Stribeck energy per period is more than {DIFF:.0%} above the Coulomb energy",
               holds=E_S / E_C - 1 > DIFF, text=f"dissipates {E_S / E_C:.2f} times")
     # the Stribeck level a calibration on energy per period would choose: E_S is affine in T_c (T_s = r T_c),
     # E_S = T_c A + B with B the viscous part, so E_S = E_C at T_c (E_C - B) / (E_S - B); checked by recomputing E_S there
@@ -131,24 +131,25 @@ def equal_level(reg: ClaimsRegister, d: dict) -> None:
     ratio_E = tc_E / robot.coulomb_torque
     reg.claim("rf_energy_cal", "calibrated on the friction energy per period instead of the RMS torque, the Stribeck "
               "level T_c would be lower", value=ratio_E,
-              criterion=f"T_c(equal energy) / T_c(equal RMS) < 1 - {DIFF:g}, the level recomputed to give E_S = E_C "
-                        "within 1e-9 (relative)",
+              criterion=f"the equal-energy level is more than {DIFF:.0%} below the equal-RMS level, and the Stribeck energy "
+                        "recomputed at it equals the Coulomb energy to 1e-9 (relative)",
               holds=ratio_E < 1 - DIFF and abs(E_check / E_C - 1) < 1e-9, text=f"{ratio_E:.2f} times")
     pk = ref["stribeck"]["friction_max"] / ref["coulomb_consistent"]["friction_max"]
     reg.claim("rf_peak_ratio", "at equal RMS level the peak friction torques of the two laws are close",
-              value=pk, criterion=f"|max |tau_f,S| / max |tau_f,C| - 1| < {DIFF:g}", holds=abs(pk - 1) < DIFF,
+              value=pk, criterion=f"the largest Stribeck and the largest Coulomb friction torque differ by less than {DIFF:.0%}", holds=abs(pk - 1) < DIFF,
               text=f"{pk:.2f} times")
     # why the energies differ: the torque magnitudes where the joints move fast
     fast = np.abs(w) > FAST_RATE * robot.stribeck_velocity
     tS, tC = np.abs(ids["Stribeck"].friction_torque[fast]), np.abs(ids["Coulomb consistent"].friction_torque[fast])
     lvl = float(tS.mean() / robot.coulomb_torque)
     reg.claim("rf_energy_fast", f"where the joints move fast (|w| > {FAST_RATE:g} w_s) the Stribeck torque stays at its "
-              "Coulomb level T_c", value=lvl, criterion=f"|mean |tau_f,S| / T_c - 1| < {LEVEL_TOL:g} over those samples",
+              "Coulomb level T_c", value=lvl, criterion=f"the mean magnitude of the Stribeck torque over those samples is within {LEVEL_TOL:.0%} of T_c",
               holds=abs(lvl - 1) < LEVEL_TOL, text=f"{lvl:.3f} T_c")
     c_fast = float(tC.mean() / tS.mean())
     reg.claim("rf_energy_fast_coulomb", f"where the joints move fast (|w| > {FAST_RATE:g} w_s) the Coulomb torque is "
               "smaller than the Stribeck torque (mean magnitudes over those samples)", value=c_fast,
-              criterion=f"mean |tau_f,C| / mean |tau_f,S| < 1 - {DIFF:g} over those samples", holds=c_fast < 1 - DIFF,
+              criterion=f"over those samples the mean magnitude of the Coulomb torque is more than {DIFF:.0%} below that of the "
+                        "Stribeck torque", holds=c_fast < 1 - DIFF,
               text=f"{c_fast:.2f} times")
     d["energy"] = {"coulomb_consistent": E_C, "stribeck": E_S, "peak_ratio": pk, "tc_equal_energy": tc_E}
 
@@ -177,26 +178,28 @@ def speed_claims(reg: ClaimsRegister, d: dict) -> None:
     n_marked = int(np.sum(sweep_difference(sw, "friction_rms") > DIFF))
     reg.claim("rf_speed_marked", "away from the calibration period the laws' RMS friction torques differ by more than 10 % "
               "at most grid periods", answers="000.c4", value=n_marked,
-              criterion=f"more than half of the {len(periods)} periods differ by > {DIFF:.0%}",
+              criterion=f"the RMS friction torques differ by more than {DIFF:.0%} at more than half of the {len(periods)} periods",
               holds=n_marked > len(periods) / 2, text=f"{n_marked} of the {len(periods)}")
     fast = sw["coulomb_consistent"]["friction_rms"][0] / sw["stribeck"]["friction_rms"][0]
     reg.claim("rf_speed_fast", f"on the fastest circle ({periods[0]:g} s) the Coulomb friction exceeds the Stribeck friction "
-              "(RMS torque)", value=fast, criterion=f"RMS_C / RMS_S > 1 + {DIFF:g}", holds=fast > 1 + DIFF,
+              "(RMS torque)", value=fast, criterion=f"the Coulomb RMS friction torque is more than {DIFF:.0%} above the Stribeck one there",
+              holds=fast > 1 + DIFF,
               text=f"{fast:.1f} times")
     ratios = sw["stribeck"]["friction_rms"] / sw["coulomb_consistent"]["friction_rms"]
     slow = float(ratios[-1])
     reg.claim("rf_speed_slow", f"on the slowest circle ({periods[-1]:g} s) the Stribeck friction exceeds the Coulomb friction "
               "(RMS torque) by more than on any other circle of the speed sweep", value=slow,
-              criterion=f"RMS_S / RMS_C > 1 + {DIFF:g} at the slowest period, and largest there over the sweep",
+              criterion=f"the Stribeck RMS friction torque is more than {DIFF:.0%} above the Coulomb one at the slowest period, "
+                        "and the ratio Stribeck / Coulomb is largest there over the sweep",
               holds=slow > 1 + DIFF and int(np.argmax(ratios)) == len(periods) - 1, text=f"{slow:.1f} times")
     k = log_slope(periods, sw["coulomb_consistent"]["friction_rms"])
     reg.claim("rf_speed_slope", "the Coulomb friction torque scales like the inertial bearing loads, (2 pi / period)^2",
-              value=k, criterion="log-log slope against the period within 0.1 of -2", holds=abs(k + 2) < 0.1,
+              value=k, criterion="the slope of the Coulomb RMS friction torque against the period, on log-log axes, is within 0.1 of -2", holds=abs(k + 2) < 0.1,
               text=f"slope {k:.2f}")
     rms_S = sw["stribeck"]["friction_rms"]
     flat = float(rms_S.max() / rms_S.min())
     reg.claim("rf_speed_stribeck", "the Stribeck friction torque hardly depends on speed (RMS torque over the speed sweep)",
-              value=flat, criterion="max / min over the sweep < 1.25", holds=flat < 1.25,
+              value=flat, criterion="largest over smallest Stribeck RMS friction torque of the sweep < 1.25", holds=flat < 1.25,
               text=f"varies by a factor {flat:.2f}")
     def spread_C():
         dev_C = sw["coulomb_consistent"]["deviation"]
@@ -205,7 +208,7 @@ def speed_claims(reg: ClaimsRegister, d: dict) -> None:
 
     claim_of_runs(reg, sweep_stops(periods, sw, ["coulomb_consistent"], " s"), "rf_speed_dev_coulomb",
                   "the uncompensated Coulomb deviation hardly depends on speed (friction and inertia both scale with "
-                  "(2 pi / period)^2)", criterion="max / min over the sweep < 1.05", compute=spread_C)
+                  "(2 pi / period)^2)", criterion="largest over smallest Coulomb deviation of the sweep < 1.05", compute=spread_C)
 
     def grow_S():
         dev_S = sw["stribeck"]["deviation"]
@@ -214,7 +217,7 @@ def speed_claims(reg: ClaimsRegister, d: dict) -> None:
 
     claim_of_runs(reg, sweep_stops(periods, sw, ["stribeck"], " s"), "rf_speed_dev_stribeck",
                   "the uncompensated Stribeck deviation grows as the circle slows (a nearly constant friction torque "
-                  "against falling inertial torques)", criterion="deviation(slowest) / deviation(fastest) > 10",
+                  "against falling inertial torques)", criterion="the Stribeck deviation on the slowest circle is more than 10 times that on the fastest",
                   compute=grow_S)
 
 
@@ -237,15 +240,20 @@ def slow_reversals(reg: ClaimsRegister, d: dict) -> None:
     ref, slow = reg_[CIRCLE_PERIOD], reg_[p_slow]
     reg.claim("rf_slow_share", f"on the slowest circle ({p_slow:g} s) the Stribeck region |w| < w_s carries more than 40 % "
               "of the Stribeck friction (share of its mean-square torque)", answers="000.c4", value=slow["share"],
-              criterion="share > 0.4 (against < 0.25 on the reference circle)",
+              criterion="share above 40 % on the slowest circle, and below 25 % on the reference circle",
               holds=slow["share"] > 0.4 and ref["share"] < 0.25, text=f"{slow['share']:.0%}")
     reg.claim("rf_slow_ref_share", "on the reference circle the Stribeck region carries a small share of the Stribeck friction",
-              value=ref["share"], criterion="share < 0.25", holds=ref["share"] < 0.25, text=f"{ref['share']:.0%}")
+              value=ref["share"], criterion="share below 25 %", holds=ref["share"] < 0.25, text=f"{ref['share']:.0%}")
     ts_tc = robot.static_torque / robot.coulomb_torque
     reg.claim("rf_slow_level", "on the slowest circle the mean Stribeck friction torque rises above T_c towards T_s",
-              value=slow["level"], criterion=f"mean |tau_f,S| / T_c above its value on the reference circle and between 1 "
-                                              f"and T_s / T_c = {ts_tc:g}",
+              value=slow["level"], criterion=f"the mean magnitude of the Stribeck torque, in units of T_c, is above its value on the "
+                                              f"reference circle and between 1 and T_s / T_c = {ts_tc:g}",
               holds=ref["level"] < slow["level"] and 1 < slow["level"] < ts_tc, text=f"{slow['level']:.2f} T_c")
+
+
+def _unchanged(spread: float) -> str:
+    """The text of a claim that a law's friction does not change over a sweep: the word, then the relative spread."""
+    return f"{'unchanged' if spread < 1e-9 else 'changed'} (relative spread {spread:.0e})"
 
 
 def payload_claims(reg: ClaimsRegister, d: dict) -> None:
@@ -253,14 +261,15 @@ def payload_claims(reg: ClaimsRegister, d: dict) -> None:
     payloads, sw, _ = d["sweeps"]["end_effector_mass"]
     grow = sw["coulomb_consistent"]["friction_rms"][-1] / sw["coulomb_consistent"]["friction_rms"][0]
     reg.claim("rf_payload_coulomb", f"a heavier payload raises the Coulomb friction (RMS, {payloads[0]:g} to {payloads[-1]:g} kg)",
-              value=grow, criterion=f"ratio > 1 + {DIFF:g}", holds=grow > 1 + DIFF, text=f"{grow:.2f} times")
+              value=grow, criterion=f"the Coulomb RMS friction torque at the heaviest payload is more than {DIFF:.0%} above that at "
+              "the lightest", holds=grow > 1 + DIFF, text=f"{grow:.2f} times")
     spread = np.ptp(sw["stribeck"]["friction_rms"]) / sw["stribeck"]["friction_rms"].mean()
     reg.claim("rf_payload_stribeck", "the Stribeck friction does not depend on the payload (same motion, same rates)",
               value=spread, criterion="relative spread of the RMS torque over the sweep < 1e-9", holds=spread < 1e-9,
-              text=f"{spread:.0e}")
+              text=_unchanged(spread))
     n = int(np.sum(sweep_difference(sw, "friction_rms") > DIFF))
     reg.claim("rf_payload_marked", "payload sweep: grid points whose RMS friction torques differ by more than 10 %",
-              answers="000.c4", value=n, criterion="at least one payload differs by > 10 %", holds=n >= 1,
+              answers="000.c4", value=n, criterion=f"the RMS friction torques differ by more than {DIFF:.0%} at one payload at least", holds=n >= 1,
               text=f"{n} of {len(payloads)}")
     def falls():
         gain = [float(sw[law]["deviation"][-1] / sw[law]["deviation"][0]) for law in COMPARED_LAWS]
@@ -269,7 +278,7 @@ def payload_claims(reg: ClaimsRegister, d: dict) -> None:
 
     claim_of_runs(reg, sweep_stops(payloads, sw, unit=" kg"), "rf_payload_dev", f"uncompensated, either law pushes the "
                   f"robot less far off its path the heavier its payload ({payloads[0]:g} to {payloads[-1]:g} kg)",
-                  criterion="the largest deviation falls from each payload to the next, for both laws", compute=falls)
+                  criterion="for both laws the largest deviation falls from each payload to the next heavier one", compute=falls)
 
 
 def preload_claims(reg: ClaimsRegister, d: dict) -> None:
@@ -278,17 +287,18 @@ def preload_claims(reg: ClaimsRegister, d: dict) -> None:
     k0 = int(np.argmin(np.abs(preloads)))
     grow = sw["coulomb_consistent"]["friction_rms"][-1] / sw["coulomb_consistent"]["friction_rms"][k0]
     reg.claim("rf_preload_coulomb", f"a preload of {preloads[-1]:g} N m raises the Coulomb friction (RMS) above its "
-              "no-preload value", answers="000.c3", value=grow, criterion=f"ratio > 1 + {DIFF:g}", holds=grow > 1 + DIFF,
+              "no-preload value", answers="000.c3", value=grow, criterion=f"the Coulomb RMS friction torque at that preload is more than {DIFF:.0%} "
+              "above that without preload", holds=grow > 1 + DIFF,
               text=f"{grow:.2f} times")
     spread = np.ptp(sw["stribeck"]["friction_rms"]) / sw["stribeck"]["friction_rms"].mean()
     reg.claim("rf_preload_stribeck", "the Stribeck friction does not depend on the preload", value=spread,
-              criterion="relative spread of the RMS torque over the sweep < 1e-9", holds=spread < 1e-9, text=f"{spread:.0e}")
+              criterion="relative spread of the RMS torque over the sweep < 1e-9", holds=spread < 1e-9, text=_unchanged(spread))
     stopped = sweep_stops(preloads, sw, unit=" N m")
     gain = {law: sw[law]["deviation"][-1] / sw[law]["deviation"][k0] for law in COMPARED_LAWS}
     neg = {law: sw[law]["deviation"][0] / sw[law]["deviation"][k0] for law in COMPARED_LAWS}
     claim_of_runs(reg, stopped, "rf_preload_dev", f"uncompensated, a preload of {preloads[-1]:g} N m enlarges the "
                   "deviation for both laws",
-                  criterion="deviation ratio (preload / none) > 2 for both laws",
+                  criterion="for both laws the largest deviation at that preload is more than twice that without preload",
                   compute=lambda: ([gain["coulomb_consistent"], gain["stribeck"]], min(gain.values()) > 2,
                                    f"{gain['coulomb_consistent']:.1f} times (Coulomb) and {gain['stribeck']:.1f} times "
                                    "(Stribeck)"))
@@ -299,7 +309,8 @@ def preload_claims(reg: ClaimsRegister, d: dict) -> None:
     reg.claim("rf_preload_growth", "held open-loop, a positive preload makes the circle unstable and a negative one "
               "does not: near every point of the circle both modes of the linearised motion grow under p > 0 "
               "(rates sqrt(k p)) and oscillate under p < 0", value=[float(k.min()), float(k.max())],
-              criterion="both eigenvalues k of redundant.preload_growth real and > 0 at 16 points of the circle",
+              criterion="at 16 points of the circle both eigenvalues k of the linearised motion per N m of preload are real and "
+                        "positive",
               holds=bool(k.min() > 0), text=f"k from {k.min():.3g} to {k.max():.3g} /s² per N m")
     d["followable_preload"] = (lo, hi)
 
@@ -310,7 +321,8 @@ def preload_claims(reg: ClaimsRegister, d: dict) -> None:
 
     claim_of_runs(reg, stopped, "rf_preload_dev_sign", f"the deviation's response is not symmetric in the sign of the "
                   f"preload (at {preloads[0]:g} N m against {preloads[-1]:g} N m)",
-                  criterion="for each law the deviation ratios (preload / none) at -p and +p differ by more than a factor 2",
+                  criterion="for each law the deviation grows (or shrinks) with the preload by factors at -p and at +p that differ by "
+                        "more than a factor 2",
                   compute=asymmetric)
 
 
@@ -321,16 +333,16 @@ def decoupling(reg: ClaimsRegister, d: dict) -> None:
     err, est = decoupling_error(robot, preload=d["params"]["preload"], samples=d["params"]["samples"])
     reg.claim("rf_dec_ref", "with the parameter file's mu R the patent's decoupled Coulomb model is accurate "
               "(relative friction-torque error on the reference circle)", answers="000.c3", value=err,
-              criterion=f"error < {DEC_LIMIT:.0%} and error <= mu R ||dF/dtau||", holds=err < DEC_LIMIT and err <= est,
+              criterion=f"error below {DEC_LIMIT:.0%} and not above the first-order bound mu R ||dF/dtau||", holds=err < DEC_LIMIT and err <= est,
               text=f"{err:.1e}")
     reg.claim("rf_dec_est", "first-order estimate mu R ||dF/dtau|| of the decoupling error on the reference circle",
-              value=est, criterion="estimate >= observed error", holds=est >= err, text=f"{est:.1e}")
+              value=est, criterion="the bound is not below the computed error", holds=est >= err, text=f"{est:.1e}")
     map_p = decoupling_map(robot, mu_r, "preload", s["map_preloads"], samples=s["map_samples"])
     map_T = decoupling_map(robot, mu_r, "period", s["map_periods"], samples=s["map_samples"])
     d["dec_maps"] = {"preload": map_p, "period": map_T}
     ok = bool(np.all(map_p[0] <= map_p[1] * (1 + 1e-9)) and np.all(map_T[0] <= map_T[1] * (1 + 1e-9)))
     reg.claim("rf_dec_bound", "the decoupling error stays below mu R ||dF/dtau|| at every point of both maps",
-              answers="000.c3", value=ok, criterion="error <= estimate at every grid point", holds=ok,
+              answers="000.c3", value=ok, criterion="the computed error is not above the bound at any grid point of either map", holds=ok,
               text="stays below" if ok else "does not stay below")
     # mu R where the error reaches 1 % on the reference circle (no preload): interpolation in log-log
     e0 = map_p[0][:, s["map_preloads"].index(0.0)] if 0.0 in s["map_preloads"] else map_p[0][:, 0]
@@ -340,20 +352,21 @@ def decoupling(reg: ClaimsRegister, d: dict) -> None:
     d["dec"] = {"error": err, "estimate": est, "mu_1pct": mu_1pct, "mu_1pct_bound": mu_1pct_est}
     reg.claim("rf_dec_1pct", "the decoupling error reaches 1 % on the reference circle (no preload) at this mu R, "
               "above the parameter file's value and above the bound's prediction", answers="000.c3", value=mu_1pct,
-              criterion="mu R(1 %) > mu R of the file and >= DEC_LIMIT / ||dF/dtau||",
+              criterion=f"the mu R at which the error reaches {DEC_LIMIT:.0%} is above the parameter file's mu R and not below the "
+                        f"mu R at which the bound reaches {DEC_LIMIT:.0%}",
               holds=mu_1pct > muR and mu_1pct >= mu_1pct_est * (1 - 1e-9), text=f"{mu_1pct * 1e3:.1f} mm")
     speed = float((map_T[0].max(axis=1) / map_T[0].min(axis=1)).max())
     reg.claim("rf_dec_speed", "the decoupling error does not depend on speed", value=speed,
-              criterion="max / min over the periods, at every mu R, < 1.05", holds=speed < 1.05,
+              criterion="at every mu R, largest over smallest error across the circle periods < 1.05", holds=speed < 1.05,
               text=f"varies by at most a factor {speed:.3f}")
     pre = float((map_p[0].max(axis=1) / map_p[0].min(axis=1)).max())
     reg.claim("rf_dec_preload", "preload changes the decoupling error by less than a factor 3", value=pre,
-              criterion="max / min over the preloads, at every mu R, < 3", holds=pre < 3, text=f"a factor {pre:.2f}")
+              criterion="at every mu R, largest over smallest error across the preloads < 3", holds=pre < 3, text=f"a factor {pre:.2f}")
     span = float((map_p[0].max(axis=0) / map_p[0].min(axis=0)).min())
     reg.claim("rf_dec_mu", f"over the map's mu R range ({mu_r[0] * 1e3:.2g} to {mu_r[-1] * 1e3:.3g} mm) the decoupling "
               "error changes far more than preload or speed change it", value=span,
-              criterion="max / min over mu R, at every preload, > 10 x the preload factor (rf_dec_preload) and "
-                        "> 10 x the speed factor (rf_dec_speed)", holds=span > 10 * pre and span > 10 * speed,
+              criterion="at every preload, largest over smallest error across the mu R of the map is more than 10 times the "
+                        "largest change that preload causes and more than 10 times the largest change that speed causes", holds=span > 10 * pre and span > 10 * speed,
               text=f"a factor {span:.3g}")
 
 
@@ -363,13 +376,15 @@ def large_preload(reg: ClaimsRegister, d: dict) -> None:
     robot, pmax = d["robot"], d["params"]["preload_max"]
     q, dq, ddq = d["q_id"], d["dq_id"], d["ddq_id"]
     p_grid = np.linspace(-pmax, pmax, d["settings"]["n_sweep"])
-    rows = {"p": p_grid, "tf_rms": [], "F_mean": [], "tau_rms": [], "tau_rms_stribeck": []}
+    rows = {"p": p_grid, "tf_rms": [], "F_mean": [], "tau_rms": [], "tau_rms_stribeck": [], "tf_rms_stribeck": []}
     for p in p_grid:
         r = inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", p)
         rows["tf_rms"].append(rms(r.friction_torque))
         rows["F_mean"].append(np.linalg.norm(r.reactions, axis=-1).mean())
         rows["tau_rms"].append(rms(r.tau))
-        rows["tau_rms_stribeck"].append(rms(inverse_dynamics(robot, q, dq, ddq, "stribeck", p).tau))
+        rs = inverse_dynamics(robot, q, dq, ddq, "stribeck", p)
+        rows["tau_rms_stribeck"].append(rms(rs.tau))
+        rows["tf_rms_stribeck"].append(rms(rs.friction_torque))
     rows = {k: np.asarray(v) for k, v in rows.items()}
     d["large_preload"] = rows
 
@@ -379,7 +394,8 @@ def large_preload(reg: ClaimsRegister, d: dict) -> None:
     best = minimize_scalar(coulomb_rms, bounds=(-1.0, 1.0), method="bounded", options={"xatol": 1e-6})
     gain = 1 - best.fun / coulomb_rms(0.0)
     reg.claim("rf_preload_best", "the least Coulomb friction is reached close to the minimum-norm torques (small preload)",
-              value=best.x, criterion="|p_best| < 0.1 N m and the gain over p = 0 below 10 %",
+              value=best.x, criterion=f"the least-friction preload lies within 0.1 N m of zero and lowers the friction by less than {DIFF:.0%} "
+                        "against no preload",
               holds=abs(best.x) < 0.1 and gain < DIFF, text=f"{best.x:.2g} N m, only {gain:.1%} below p = 0")
     k0 = int(np.argmin(np.abs(p_grid)))
     top = p_grid >= LINEAR_FROM * pmax
@@ -388,8 +404,9 @@ def large_preload(reg: ClaimsRegister, d: dict) -> None:
     ratio = rows["tf_rms"][-1] / rows["tf_rms"][k0]
     d["large_preload_fit"] = {"points": int(top.sum()), "residual": res}
     reg.claim("rf_preload_large", f"a preload of {pmax:g} N m multiplies the RMS Coulomb friction", value=ratio,
-              criterion=f"ratio > 10, growing linearly at large preload (fit residual < 1 % over p >= "
-                        f"{LINEAR_FROM:.2g} x {pmax:g} N m, at least 3 points)",
+              criterion=f"the RMS Coulomb friction at {pmax:g} N m is more than 10 times that without preload, and a straight "
+                        f"line fits it within {LINEAR_TOL:.0%} over the largest preloads (from {LINEAR_FROM:.2g} x {pmax:g} N m "
+                        "on, at least 3 points)",
               holds=ratio > 10 and res < LINEAR_TOL, text=f"by {ratio:.0f}")
 
 
@@ -417,19 +434,19 @@ def geared_experiment(reg: ClaimsRegister, d: dict) -> None:
     level = geared.coulomb_torque / d["rms_law"]["coulomb_consistent"]
     reg.claim("rf_geared_level", "the geared joints' Stribeck level T_c is hundreds of times the RMS bearing Coulomb "
               "friction torque of the reference circle: the two laws are not at equal level in this experiment",
-              value=level, criterion="T_c(geared) / RMS tau_f,C(reference circle) > 100", holds=level > 100,
+              value=level, criterion="the geared T_c is more than 100 times the RMS Coulomb friction torque on the reference circle", holds=level > 100,
               text=f"{level:.0f} times")
     claim_of_runs(reg, stopped["none"], "rf_geared_free", "without friction the robot follows the circle under the "
-                  "friction-free torques", criterion="largest tracking error < 1e-6 m",
+                  "friction-free torques", criterion="largest tracking error below 1 micrometre",
                   compute=lambda: (dev["none"].max(), dev["none"].max() < FREE_TRACK_TOL, f"{dev['none'].max() * 1e3:.1e} mm"))
     reg.claim("rf_geared_breakaway", "the geared-joint breakaway level T_s exceeds the largest friction-free motor torque",
-              value=tau_max, criterion="T_s > max |tau| of the friction-free motion", holds=geared.static_torque > tau_max,
+              value=tau_max, criterion="the geared T_s is above the largest motor torque of the friction-free motion", holds=geared.static_torque > tau_max,
               text=f"{tau_max:.3g} N m")
     claim_of_runs(reg, stopped["Stribeck"], "rf_geared_covered", "with geared Stribeck joints and no compensation the "
-                  "end-effector covers only a small share of the commanded turns", answers="000.c4", criterion="share < 50 %",
+                  "end-effector covers only a small share of the commanded turns", answers="000.c4", criterion="less than half of the commanded turns covered",
                   compute=lambda: (covered["Stribeck"], covered["Stribeck"] < 0.5, f"{covered['Stribeck']:.1%}"))
     claim_of_runs(reg, stopped["Stribeck"], "rf_geared_stribeck_dev", "its tracking error then exceeds the circle's "
-                  "radius", criterion=f"largest tracking error > the circle radius ({CIRCLE_RADIUS:g} m)",
+                  "radius", criterion=f"largest tracking error above the circle's radius ({CIRCLE_RADIUS:g} m)",
                   compute=lambda: (dev["Stribeck"].max(), dev["Stribeck"].max() > CIRCLE_RADIUS,
                                    f"{dev['Stribeck'].max() * 1e3:.3g} mm"))
 
@@ -439,7 +456,7 @@ def geared_experiment(reg: ClaimsRegister, d: dict) -> None:
 
     claim_of_runs(reg, stopped["Coulomb consistent"], "rf_geared_coulomb_dev", "with the (unchanged) bearing Coulomb law "
                   "the end-effector still runs round the circle, off by less than 5 mm",
-                  criterion="largest tracking error < 5 mm and at least 90 % of the turns covered", compute=coulomb_dev)
+                  criterion="largest tracking error below 5 mm and at least 90 % of the commanded turns covered", compute=coulomb_dev)
 
     def dec_sim():
         d_dc = float(np.abs(sims["Coulomb consistent"].end_effector - sims["Coulomb decoupled"].end_effector).max())
@@ -474,16 +491,16 @@ def own_torques(reg: ClaimsRegister, d: dict) -> None:
 
     claim_of_runs(reg, stopped["geared", "Coulomb consistent"] + stopped["calibrated", "Coulomb consistent"],
                   "rf_own_coulomb", "under its own inverse-dynamics torques the consistent Coulomb model follows the circle",
-                  criterion="largest tracking error < 1e-3 mm (both parameter sets)",
+                  criterion="largest tracking error below 1 micrometre with either parameter set",
                   compute=worst("Coulomb consistent", OWN_COULOMB_TOL, lambda x: f"{x * 1e3:.1e} mm"))
     claim_of_runs(reg, stopped["geared", "Stribeck"] + stopped["calibrated", "Stribeck"], "rf_own_stribeck",
                   "under its own inverse-dynamics torques the Stribeck model follows the circle",
-                  criterion="largest tracking error < 0.1 mm (both parameter sets)",
+                  criterion="largest tracking error below 0.1 mm with either parameter set",
                   compute=worst("Stribeck", OWN_STRIBECK_TOL, lambda x: f"{x * 1e3:.2g} mm"))
     dec = own["geared", "Coulomb decoupled"]
     claim_of_runs(reg, stopped["geared", "Coulomb decoupled"] + stopped["geared", "Coulomb consistent"],
                   "rf_own_decoupled", "the decoupled Coulomb model is not exactly its own inverse (two linearisation "
-                  "points)", criterion="largest tracking error > 10 x that of the consistent model",
+                  "points)", criterion="its largest tracking error is more than 10 times that of the consistent model",
                   compute=lambda: (dec, dec > 10 * own["geared", "Coulomb consistent"], f"{dec * 1e3:.1e} mm"))
 
 
@@ -498,14 +515,14 @@ def energy_balance(reg: ClaimsRegister, d: dict) -> None:
         return bal, bal < BALANCE_TOL, f"{bal:.1e} J"
 
     claim_of_runs(reg, stops(sims, " (geared set, uncompensated)"), "rf_balance", "the energy balance dT = W_motor - "
-                  "E_diss closes in the geared-joint simulations", criterion="largest residual < 1e-6 J", compute=balance)
+                  "E_diss closes in the geared-joint simulations", criterion="largest residual of the balance below 1e-6 J", compute=balance)
 
     def power():
         pmx = max(float(friction_power(s).max()) for s in moving.values())
         return pmx, pmx <= 0, f"{pmx:.1e} W"
 
     claim_of_runs(reg, stops(moving, " (geared set, uncompensated)"), "rf_power", "the friction power is never positive",
-                  criterion="largest recorded friction power <= 0 W", compute=power)
+                  criterion="the largest friction power recorded is not above 0 W", compute=power)
     pair = {n: sims[n] for n in ("Coulomb consistent", "Stribeck")}
 
     def energy():
@@ -514,7 +531,8 @@ def energy_balance(reg: ClaimsRegister, d: dict) -> None:
                 f"{E['Stribeck'] * 1e3:.3g} mJ against {E['Coulomb consistent'] * 1e3:.3g} mJ")
 
     claim_of_runs(reg, stops(pair, " (geared set, uncompensated)"), "rf_geared_energy", "uncompensated, the geared "
-                  "Stribeck joints dissipate far more than the bearings", criterion="ratio > 10", compute=energy)
+                  "Stribeck joints dissipate far more than the bearings", criterion="the Stribeck joints dissipate more than 10 times the energy of the "
+                  "Coulomb bearings", compute=energy)
 
 
 def exercises(reg: ClaimsRegister, d: dict) -> None:
@@ -528,7 +546,7 @@ def exercises(reg: ClaimsRegister, d: dict) -> None:
     gap = abs(peak / estimate - 1)
     reg.claim("rf_ex1_agree", "exercise 1: the hand estimate mu R max|F| (friction-free loads) of the largest Coulomb "
               "friction torque agrees with the consistent model to a fraction of a percent", value=gap,
-              criterion=f"|max |tau_f| / (mu R max |F|) - 1| < {EX1_AGREE:g}", holds=gap < EX1_AGREE, text=f"{gap:.2%}")
+              criterion=f"the largest consistent-Coulomb friction torque and the estimate differ by less than {EX1_AGREE:.0%}", holds=gap < EX1_AGREE, text=f"{gap:.2%}")
 
     def coulomb_rms(pre):
         return rms(inverse_dynamics(robot, q, dq, ddq, "coulomb_consistent", pre).friction_torque)
@@ -538,11 +556,12 @@ def exercises(reg: ClaimsRegister, d: dict) -> None:
     d["exercise_2"] = {"load": load_, "preload": pre, "ratio": pre / d["tau_max_free"]}
     lo, hi = EX2_PRELOAD_BAND
     reg.claim("rf_ex2_preload", "exercise 2: the preload that raises the RMS Coulomb bearing friction to the geared "
-              "level T_c is a few tens of N m", value=pre, criterion=f"{lo:g} N m < preload < {hi:g} N m",
+              "level T_c is a few tens of N m", value=pre, criterion=f"the preload lies between {lo:g} and {hi:g} N m",
               holds=lo < pre < hi, text=f"{pre:.0f} N m")
     ratio = d["exercise_2"]["ratio"]
     reg.claim("rf_ex2_ratio", "exercise 2: that preload is hundreds of times the largest motor torque of the "
-              "friction-free motion", value=ratio, criterion="preload / max |tau| (friction-free, reference circle) > 100",
+              "friction-free motion", value=ratio, criterion="the preload is more than 100 times the largest motor torque of the friction-free motion on the reference "
+                        "circle",
               holds=ratio > 100, text=f"{ratio:.0f} times")
     # exercise 3: the uncompensated calibrated Stribeck run against the smoothing eps
     t_end = min(CIRCLE_PERIOD, d["settings"]["t_sim"])
@@ -566,7 +585,7 @@ def exercises(reg: ClaimsRegister, d: dict) -> None:
                   "circle", criterion="at least 90 % of the commanded turn at every eps",
                   compute=lambda: (cov, cov > 0.9, f"{cov:.1%}"))
     claim_of_runs(reg, stopped, "rf_eps_change", "exercise 3: the Stribeck tracking error hardly depends on the "
-                  "smoothing eps", criterion="largest relative change between successive eps < 1e-3",
+                  "smoothing eps", criterion="the largest tracking error changes by less than 1e-3 (relative) from one eps to the next",
                   compute=lambda: (float(changes().max()), changes().max() < 1e-3, f"{changes().max():.1e}"))
 
     def converges():
@@ -575,7 +594,7 @@ def exercises(reg: ClaimsRegister, d: dict) -> None:
         return [float(x) for x in ch], conv, "each change smaller than the last" if conv else "the changes do not shrink"
 
     claim_of_runs(reg, stopped, "rf_eps_converges", "exercise 3: the change shrinks as eps halves (convergence as "
-                  "eps -> 0)", criterion="each change smaller than the previous one", compute=converges)
+                  "eps -> 0)", criterion="each change is smaller than the previous one", compute=converges)
 
 
 # --- the study ------------------------------------------------------------------------------------------
@@ -615,18 +634,24 @@ def parameter_rows(d: dict) -> list:
 
 
 def criteria_rows() -> list:
-    """The constants of the claims' criteria, fixed before the runs: ``(name, value, claims that use it)`` rows."""
+    """The constants of the claims' criteria, fixed before the runs: ``(name, value, what they decide)`` rows."""
     return [
-        ("DIFF", f"{DIFF:g}", "relative difference of two laws that counts (rf_energy_ratio, rf_peak_ratio, rf_speed_*, "
-         "rf_payload_*, rf_preload_*, rf_energy_fast_coulomb, rf_energy_cal)"),
-        ("CAL_RMS_TOL, CAL_FILE_TOL", f"{CAL_RMS_TOL:g}, {CAL_FILE_TOL:g}", "rf_cal_rms, rf_cal_tc (relative)"),
-        ("LEVEL_TOL", f"{LEVEL_TOL:g}", "rf_energy_fast (relative)"),
-        ("DEC_LIMIT", f"{DEC_LIMIT:g}", "rf_dec_ref, rf_dec_1pct (relative decoupling error)"),
-        ("LINEAR_FROM, LINEAR_TOL", f"{LINEAR_FROM:g}, {LINEAR_TOL:g}", "rf_preload_large (linear fit)"),
+        ("DIFF", f"{DIFF:g}", "the relative difference of the two laws (or of one law between two operating points) that "
+         "counts as a difference: energy and peaks at equal level, the speed, payload and preload sweeps, the "
+         "equal-energy level"),
+        ("CAL_RMS_TOL, CAL_FILE_TOL", f"{CAL_RMS_TOL:g}, {CAL_FILE_TOL:g}", "equal RMS friction torque of the calibrated "
+         "laws; the parameter file's T_c against the recomputed one (relative)"),
+        ("LEVEL_TOL", f"{LEVEL_TOL:g}", "the Stribeck torque at its Coulomb level where the joints move fast (relative)"),
+        ("DEC_LIMIT", f"{DEC_LIMIT:g}", "the relative error of the decoupled Coulomb model that is still accurate; the "
+         "mu R at which it is reached"),
+        ("LINEAR_FROM, LINEAR_TOL", f"{LINEAR_FROM:g}, {LINEAR_TOL:g}", "linear growth of the Coulomb friction at large "
+         "preload: from which share of the largest preload the line is fitted, and its relative residual"),
         ("FREE_TRACK_TOL, OWN_COULOMB_TOL, OWN_STRIBECK_TOL", f"{FREE_TRACK_TOL:g} m, {OWN_COULOMB_TOL:g} m, "
-         f"{OWN_STRIBECK_TOL:g} m", "rf_geared_free, rf_own_coulomb, rf_own_stribeck (tracking error)"),
-        ("BALANCE_TOL", f"{BALANCE_TOL:g} J", "rf_balance"),
-        ("EX1_AGREE, EX2_PRELOAD_BAND", f"{EX1_AGREE:g}, {EX2_PRELOAD_BAND} N m", "rf_ex1_agree, rf_ex2_preload"),
+         f"{OWN_STRIBECK_TOL:g} m", "tracking error of the friction-free run, and of the consistent Coulomb and the "
+         "Stribeck model under their own torques"),
+        ("BALANCE_TOL", f"{BALANCE_TOL:g} J", "residual of the energy balance of the geared-joint simulations"),
+        ("EX1_AGREE, EX2_PRELOAD_BAND", f"{EX1_AGREE:g}, {EX2_PRELOAD_BAND} N m", "exercise 1: hand estimate against the "
+         "model (relative); exercise 2: the band of 'a few tens of N m'"),
     ]
 
 
@@ -649,6 +674,41 @@ EVIDENCE_CAPTIONS = {
 }
 #: The evidence page's tables, numbered E1, E2, ... in this order.
 EVIDENCE_TABLES = tuple(EVIDENCE_CAPTIONS)
+
+
+#: Caption of the lecture's Table 1 (:func:`operating_points`).
+OPERATING_POINTS_CAPTION = ("How each law's RMS friction torque responds when one condition of the reference circle "
+                            "changes, the friction levels staying at the calibration: the factor against the reference "
+                            "operating point, and the ratio of the two laws (1 where they agree).")
+
+
+def operating_points(d: dict) -> list:
+    """Rows ``(operating point, Coulomb factor, Stribeck factor, Stribeck / Coulomb)`` of the lecture's Table 1: the
+    ends of the speed, payload and preload sweeps and the largest preload of the bearing-load study, each law's RMS
+    friction torque divided by its value at the reference point of the same sweep (period 2 s, the file's payload, no
+    preload)."""
+    robot, rows = d["robot"], []
+    cal = d["rms_law"]["stribeck"] / d["rms_law"]["coulomb_consistent"]
+    rows.append((f"reference circle: period {CIRCLE_PERIOD:g} s, payload {robot.end_effector_mass:g} kg, no preload",
+                 1.0, 1.0, cal))
+
+    def ends(name, ref, label):
+        values, sw, _ = d["sweeps"][name]
+        x = np.asarray(values, dtype=float)
+        k0 = int(np.argmin(np.abs(x - ref)))
+        c, st = sw["coulomb_consistent"]["friction_rms"], sw["stribeck"]["friction_rms"]
+        for k in (0, len(x) - 1):
+            if k != k0:
+                rows.append((label(x[k]), float(c[k] / c[k0]), float(st[k] / st[k0]), float(st[k] / c[k])))
+
+    ends("period", CIRCLE_PERIOD, lambda v: f"{'faster' if v < CIRCLE_PERIOD else 'slower'} circle: period {v:g} s")
+    ends("end_effector_mass", robot.end_effector_mass, lambda v: f"payload {v:g} kg")
+    ends("preload", 0.0, lambda v: f"preload {v:+g} N m")
+    lp = d["large_preload"]
+    k0 = int(np.argmin(np.abs(lp["p"])))
+    c, st = lp["tf_rms"], lp["tf_rms_stribeck"]
+    rows.append((f"preload {lp['p'][-1]:+g} N m", float(c[-1] / c[k0]), float(st[-1] / st[k0]), float(st[-1] / c[-1])))
+    return rows
 
 
 def _md_table(header: tuple, rows: list) -> str:
@@ -686,7 +746,7 @@ def _values(d: dict) -> dict:
             "rf_fast_rate": f"{FAST_RATE:g}", "rf_R_mm": f"{robot.journal_radius * 1e3:g}",
             "rf_muR_mm": f"{robot.mu * robot.journal_radius * 1e3:g}", "rf_preload_max": f"{p['preload_max']:g}", "rf_preload_sweep": f"{p['preload_sweep']:g}",
             "rf_geared_tc": f"{geared.coulomb_torque:g}", "rf_geared_ts": f"{geared.static_torque:g}",
-            "rf_samples": f"{p['samples']}", "rf_preload": f"{p['preload']:g}", "rf_dt_ms": f"{DT * 1e3:g}",
+            "rf_samples": f"{p['samples']}", "rf_sweep_samples": f"{s['sweep_samples']}", "rf_preload": f"{p['preload']:g}", "rf_dt_ms": f"{DT * 1e3:g}",
             "rf_t_sim": f"{s['t_sim']:g}", "rf_ex2_load": f"{e2['load']:.0f}",
             "rf_dec_1pct_bound": f"{d['dec']['mu_1pct_bound'] * 1e3:.2f}", "rf_followable_hi": f"{d['followable_preload'][1]:.0f}",
             "rf_followable_lo": f"{-d['followable_preload'][0]:.1e}"}
@@ -716,7 +776,7 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     stops early (the dynamics have no solution at a state it reaches) is a
     finding of the run: the claims that need it fail, saying where and why.
 
-    ``tables``: ``parameters`` (the key parameters) and the evidence page's :data:`EVIDENCE_TABLES`
+    ``tables``: ``parameters`` (the key parameters), ``operating_points`` (the lecture's Table 1) and the evidence page's :data:`EVIDENCE_TABLES`
     (``calibration``, ``own_torques``, ``all_parameters``, ``criteria``, captioned Table E1...); ``figures`` (see
     :mod:`~robolib.studies.redundant_friction.figures`): ``laws``, ``waveforms`` (with the energy per period),
     ``sweep_speed``, ``slow``, ``sweep_payload``,
@@ -752,7 +812,11 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     keyed = parameter_table([data_file], run=params, extra=d["parameter_rows"], spec=PARAMETERS,
                             key=key_rows(geared_file), key_title="Key parameters of this run")
     full = parameter_table([data_file], run=params, extra=d["parameter_rows"], spec=PARAMETERS)
+    d["operating_points"] = operating_points(d)
+    points = _md_table(("operating point", "Coulomb, factor", "Stribeck, factor", "Stribeck / Coulomb"),
+                       [(r[0], f"{r[1]:.3g}", f"{r[2]:.3g}", f"{r[3]:.3g}") for r in d["operating_points"]])
     tables = {"parameters": keyed.partition("\n<details")[0].rstrip() + "\n",   # the short table only
+              "operating_points": f"**Table 1** — {OPERATING_POINTS_CAPTION}\n\n{points}",
               **evidence_tables(d, full, parameter_table(extra=criteria_rows()))}
     return StudyResult("redundant_friction", params, reg, tables=tables, figures=ff.figures(d), data=d, values=_values(d),
                        wall_s=stage.elapsed())

@@ -19,7 +19,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from scipy.optimize import brentq
 
-from robolib.book.notebook import animation_html, explore
+from robolib.book.notebook import animation_html, explore, number_caption
 from robolib.core.drawing import FIGURE_WIDTH
 from robolib.core.errors import SingularityError, UnreachableError
 from robolib.stewart import drawing
@@ -199,19 +199,6 @@ def animation_panel(res):
     return number_caption(html, "Animation", "4.1")
 
 
-def number_caption(shown, kind: str, number: str):
-    """Number the caption of an animation (``IPython.display.HTML``) or an Explore panel (its ``VBox``): "Animation."
-    becomes "Animation 4.1." (``robolib.book.notebook`` captions these "Animation." and "Explore panel.")."""
-    old, new = f'<span class="caption-number">{kind}.</span>', f'<span class="caption-number">{kind} {number}.</span>'
-    if hasattr(shown, "children"):
-        for child in shown.children:
-            if isinstance(getattr(child, "value", None), str) and old in child.value:
-                child.value = child.value.replace(old, new)
-    else:
-        shown.data = shown.data.replace(old, new)
-    return shown
-
-
 def _message(ax, text: str) -> None:
     ax.text(0.5, 0.5, text, ha="center", va="center", color="tab:red", fontsize=9, transform=ax.transAxes)
     ax.set_axis_off()
@@ -334,4 +321,4 @@ def explore_gains(res):
 
 __all__ = ["chapter_figures", "spin_figure", "forces_figure", "reach_figure", "tracking_figure", "ratios_figure",
            "animation_panel", "pose_forces", "gains_runs", "pose_ranges", "gain_ranges", "explore_pose",
-           "explore_gains", "number_caption"]
+           "explore_gains"]

@@ -365,7 +365,7 @@ def parameter_tables(p: dict, s: Settings) -> dict:
     """The short table of key parameters and the three full tables (data file, second file, run settings)."""
 
     g = f"{p['kp']:g}, {p['kd']:g}, {p['ki']:g}"
-    key = parameter_table(title="Key parameters of this run (every value is in the folded tables below)", extra=[
+    key = parameter_table(title="Key parameters of this run (every value is on the evidence page)", extra=[
         ("data_file, other_file", f"{p['data_file']}, {p['other_file']}", "plant and controller sets (YAML, SI)"),
         ("trajectory", f"{p['trajectory']}: amplitudes × {p['amplitude_scale']:g}, frequencies × "
          f"{p['frequency_scale']:g}", "X_d(t) = home_pose + amplitude sin(frequency t + phase)"),
@@ -559,7 +559,8 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
                   run_ratios=timing.ratio_table(ratio, s.duration))
     values = {"stewart_data_name": model.name, "stewart_other_name": other.name, "stewart_duration": f"{s.duration:g}",
               "stewart_window": f"{s.window:g}", "stewart_patent_ratio": f"{PATENT_RATIO:.1f}",
-              "stewart_aw_steps": f"{s.aw_steps}", "stewart_explore_T": f"{s.explore_t:g}",
+              "stewart_aw_steps": f"{s.aw_steps}", "stewart_aw_ms": f"{s.aw_steps * step * 1e3:g}",
+              "stewart_explore_T": f"{s.explore_t:g}",
               "stewart_convergence_pct": f"{CONVERGENCE_FRACTION:.0%}", **timing.cost_values(ev)}
     res = StudyResult("stewart_timing", p, claims, tables=tables, data=data, values=values)
     res.figures.update(figs.chapter_figures(res))
