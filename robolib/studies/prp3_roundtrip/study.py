@@ -64,9 +64,9 @@ VOXEL_FRACTIONS = (8, 4, 2, 1)
 FINE_SPV_MAX, FINE_GROWTH_MIN = 2.0, 0.10
 #: Two estimates "agree" within this many standard errors (of the hit-or-miss estimate, whose standard error is sound).
 N_SIGMA = 4.0
-#: Tail of the Jacobian volume's integrand |det dJ/dq|: the Hill estimate of its tail index from the TAIL_K largest
-#: values of the default mode must lie between these (above 1: the mean exists; below 3: heavier than any tail whose
-#: sample standard error is reliable, which needs an index above 4). The square root of the FK predicts 2.
+#: Tail of the Jacobian volume's integrand ``|det dJ/dq|``: the Hill estimate of its tail index from the TAIL_K largest
+#: values of the default mode must lie between these (above 1: the mean exists; at most 3: a tail so heavy that the
+#: sample standard error does not give the spread). The square root of the FK predicts 2.
 TAIL_K, TAIL_INDEX_MIN, TAIL_INDEX_MAX, TAIL_INDEX_PREDICTED = 100, 1.0, 3.0, 2.0
 #: Caps of the secondary samples: paper's rules, hit-or-miss volume, mirror-symmetry check.
 N_RULES_MAX, N_HIT_OR_MISS_MAX, N_SYMMETRY_MAX = 200_000, 400_000, 100_000
