@@ -10,6 +10,9 @@
   had uncommitted changes) and every study's claims JSON.
 * Loads the vendored Noto Sans SC font CSS (``vendor/fonts/noto-sans-sc``) so Chinese
   quotations (``lang="zh"``) read on a machine without a CJK font.
+* Numbers the figures of the unnumbered parts per page (:data:`PAGE_FIGURE_PREFIX`): Sphinx counts
+  them through the whole book ("Figure 11" opening an evidence page); an evidence page's figures are
+  "Figure E1, E2, ..." like its tables, a how-to guide's "Figure 1, 2, ...".
 """
 
 from __future__ import annotations
@@ -42,10 +45,45 @@ def setup(app):
     app.add_css_file("../vendor/fonts/noto-sans-sc/index.css")
     app.connect("build-finished", _downloads)
     app.connect("doctree-resolved", _numbers_unbroken)
+    app.connect("env-get-updated", number_figures_per_page, priority=900)  # after Sphinx assigns its numbers
     _setup_claims(app)
     _setup_found(app)
     app.add_role("robolib-value", value_role)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+# ---- figure numbers of the unnumbered parts ----------------------------------------
+
+#: Folder of the pages whose figures are numbered per page -> the prefix of their numbers.
+PAGE_FIGURE_PREFIX = {"evidence/": "E", "howto/": ""}
+
+
+def renumbered(fignumbers: dict, prefix: str) -> dict:
+    """``{figtype: {id: (number,)}}`` numbered 1, 2, ... per type in the page's order, with ``prefix``.
+
+    >>> renumbered({"figure": {"b": (12,), "a": (11,)}}, "E")
+    {'figure': {'a': ('E1',), 'b': ('E2',)}}
+    """
+    out = {}
+    for figtype, numbers in fignumbers.items():
+        order = sorted(numbers, key=lambda fid: numbers[fid])
+        out[figtype] = {fid: (f"{prefix}{k}",) for k, fid in enumerate(order, 1)}
+    return out
+
+
+def number_figures_per_page(app, env) -> list[str]:
+    """Renumber the figures of the pages under :data:`PAGE_FIGURE_PREFIX` per page (captions and ``numref``
+    both read ``env.toc_fignumbers``); return the pages whose numbers changed."""
+    changed = []
+    for docname, fignumbers in env.toc_fignumbers.items():
+        prefix = next((p for folder, p in PAGE_FIGURE_PREFIX.items() if docname.startswith(folder)), None)
+        if prefix is None or not fignumbers:
+            continue
+        new = renumbered(fignumbers, prefix)
+        if new != fignumbers:
+            env.toc_fignumbers[docname] = new
+            changed.append(docname)
+    return changed
 
 
 # ---- parameter tables from data/ files, claims JSON, the "found" page --------------
