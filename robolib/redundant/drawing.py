@@ -54,27 +54,27 @@ def joint_points(robot: Robot, q) -> np.ndarray:
 
 
 def draw_base(ax, robot: Robot, *, labels: bool = True, circle: float | None = CIRCLE_RADIUS):
-    """Base triangle, ground hatch marks at the base points ``A_i`` and (optionally) the reference circle.
+    """Base triangle, ground hatch marks at the base points ``O_i`` and (optionally) the reference circle.
 
     ``circle`` is the circle radius (m) about the base centroid, ``None`` for no circle.
     Sets equal axis scaling and limits that hold the whole workspace.
     """
-    A = robot.base
-    tri = np.vstack([A, A[:1]])
+    O = robot.base
+    tri = np.vstack([O, O[:1]])
     ax.plot(*tri.T, color=BASE_COLOR, lw=0.8, ls=":")
-    ax.scatter(*A.T, marker="^", s=90, color=BASE_COLOR, zorder=3)
+    ax.scatter(*O.T, marker="^", s=90, color=BASE_COLOR, zorder=3)
     if labels:
         c = robot.centroid
-        for i, p in enumerate(A):
+        for i, p in enumerate(O):
             d = p - c
             d = d / np.linalg.norm(d)
-            ax.annotate(f"$A_{i + 1}$", p + 0.045 * d, ha="center", va="center", fontsize=10)
+            ax.annotate(f"$O_{i + 1}$", p + 0.045 * d, ha="center", va="center", fontsize=10)
     if circle is not None and circle > 0:
         s = np.linspace(0, 2 * np.pi, 200)
         c = robot.centroid
         ax.plot(c[0] + circle * np.cos(s), c[1] + circle * np.sin(s), color="0.6", lw=1, ls="--", label="reference circle")
     reach = 2 * robot.link_length
-    lo, hi = A.min(axis=0) - 0.08, A.max(axis=0) + 0.08
+    lo, hi = O.min(axis=0) - 0.08, O.max(axis=0) + 0.08
     ax.set(xlim=(min(lo[0], robot.centroid[0] - reach * 0.5), max(hi[0], robot.centroid[0] + reach * 0.5)),
            ylim=(min(lo[1], robot.centroid[1] - reach * 0.5) - 0.02, max(hi[1], robot.centroid[1] + reach * 0.5)),
            aspect="equal", xlabel="x [m]", ylabel="y [m]")
@@ -160,7 +160,7 @@ __all__ = ["joint_points", "draw_base", "draw_robot", "update_robot", "animate_m
 def redundant_mechanism(params: Robot, point=None) -> Figure:
     """Labelled drawing of the 2-DOF redundantly actuated planar robot.
 
-    Shows the base points ``A1..A3``, the active links (driven at ``A_i`` by
+    Shows the base points ``O1..O3``, the active links (driven at ``O_i`` by
     the motor torques ``tau_i``) and the passive links, all of length ``l``,
     the passive joints, the end-effector ``E``, the cut-chain coordinates of
     chain 1 (active-joint position ``(x_1, y_1)``, absolute active-link angle
@@ -198,12 +198,12 @@ def redundant_mechanism(params: Robot, point=None) -> Figure:
     draw_robot(ax, robot, q, labels=True)
     c = robot.centroid
     for i in range(3):
-        A = robot.base[i]
-        d = (A - c) / np.linalg.norm(A - c)
-        _label(ax, A + 0.16 * l * d, f"$A_{i + 1}$", (0, 0))
-        # motor torque tau_i: a curved arrow about A_i
+        O = robot.base[i]
+        d = (O - c) / np.linalg.norm(O - c)
+        _label(ax, O + 0.16 * l * d, f"$O_{i + 1}$", (0, 0))
+        # motor torque tau_i: a curved arrow about O_i
         a_i = q[4 * i + 2]
-        _arc(ax, A, 0.2 * l, a_i + 0.55, a_i + 1.6, rf"$\tau_{i + 1}$", color="tab:purple", text_radius=0.3 * l)
+        _arc(ax, O, 0.2 * l, a_i + 0.55, a_i + 1.6, rf"$\tau_{i + 1}$", color="tab:purple", text_radius=0.3 * l)
         mid_a = 0.5 * (P[i, 0] + P[i, 1])
         mid_b = 0.5 * (P[i, 1] + P[i, 2])
         na = np.array([-(P[i, 1] - P[i, 0])[1], (P[i, 1] - P[i, 0])[0]]) / l
@@ -211,14 +211,14 @@ def redundant_mechanism(params: Robot, point=None) -> Figure:
         _label(ax, mid_a - 0.12 * l * na, "$l$", (0, 0), color=ACTIVE_COLOR)
         _label(ax, mid_b - 0.12 * l * nb, "$l$", (0, 0), color=PASSIVE_COLOR)
     # chain 1: coordinates (x_1, y_1), a_1 (absolute), b_1 (relative)
-    A1, B1, E = P[0]
+    O1, B1, E = P[0]
     a1, b1 = q[2], q[3]
-    ax.plot([A1[0], A1[0] + 0.55 * l], [A1[1], A1[1]], color=DIM_COLOR, lw=0.7, ls="--")
-    _arc(ax, A1, 0.42 * l, 0.0, a1, "$a_1$", text_radius=0.52 * l)
+    ax.plot([O1[0], O1[0] + 0.55 * l], [O1[1], O1[1]], color=DIM_COLOR, lw=0.7, ls="--")
+    _arc(ax, O1, 0.42 * l, 0.0, a1, "$a_1$", text_radius=0.52 * l)
     ext = B1 + 0.5 * l * np.array([math.cos(a1), math.sin(a1)])
     ax.plot(*np.array([B1, ext]).T, color=DIM_COLOR, lw=0.7, ls="--")
     _arc(ax, B1, 0.3 * l, a1, a1 + b1, "$b_1$", text_radius=0.42 * l)
-    _label(ax, A1, "$(x_1, y_1)$", (-30, 14), ha="center")
+    _label(ax, O1, "$(x_1, y_1)$", (-30, 14), ha="center")
     _label(ax, B1, "passive joint", (0, -14))
     _label(ax, E, "$E = (x, y)$", (16, 12), ha="left", color=EFFECTOR_COLOR)
     ax.legend(loc="upper left", fontsize=FONTSIZE - 1, framealpha=0.9)

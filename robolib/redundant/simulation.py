@@ -741,15 +741,17 @@ def _values(values, name: str = "values") -> list:
 
 def decoupling_error(robot: Robot, *, preload: float = 0.0, samples: int = 200, elbows=DEFAULT_ELBOWS,
                      **circle) -> tuple[float, float]:
-    """Error of the patent's decoupled Coulomb model and its first-order bound, along the circle.
+    """Error of the patent's decoupled Coulomb model and its first-order estimate, along the circle.
 
     Returns ``(error, estimate)``: ``error = max |tau_f,cons - tau_f,dec| /
     max |tau_f,cons|`` (over one period, ``samples`` samples, all joints) from
-    :func:`inverse_dynamics`, and ``estimate = mu R max_t ||dF/dtau||``. In
+    :func:`inverse_dynamics`, and ``estimate = mu R max_t ||dF/dp||``. In
     inverse dynamics a friction torque changes the bearing reactions only
-    through its preload component, ``dF = preload_reactions * (n . tau_f)``,
-    so ``||dF/dtau|| = ||preload_reactions||`` (1/m) and, to first order,
-    ``error <= estimate``; it depends on the path only, not on speed or preload.
+    through its preload component ``p = n . tau_f``, ``dF = preload_reactions * p``,
+    so ``||dF/dp|| = ||preload_reactions||`` (1/m). The estimate depends on the
+    path only; it is a first-order size, not a strict bound on ``error`` (the
+    share of the preload component a joint's torque carries can exceed one), so
+    compare the two rather than assume ``error <= estimate``.
 
     >>> err, est = decoupling_error(load(), samples=50)
     >>> bool(0 < err <= est < 0.01)

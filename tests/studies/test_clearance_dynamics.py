@@ -22,6 +22,7 @@ from fuzzing import names
 from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, study
 from robolib.book.claims import ClaimsRegister
+from robolib.book.notebook import smallest_font_px
 from robolib.core import nonlinear as N
 from robolib.gearshift import load_parameters, poincare_run, store
 from robolib.gearshift import lyapunov as LY
@@ -117,11 +118,12 @@ def _orbit(k=1, max_mu=0.4, err=0.01, converges=True, resolved=True, f=6.0):
                          lyapunov_lower=math.log(max_mu - err) * r if resolved else -math.inf)
 
 
-def _case(attractor, found, lam, u, dae=None):
-    """A synthetic case: the fast exponent lam ± u (1/s), the DAE's ``dae = (lam, u)`` (default the same)."""
+def _case(attractor, found, lam, u, dae=None, attempts=()):
+    """A synthetic case: the fast exponent lam ± u (1/s), the DAE's ``dae = (lam, u)`` (default the same), the
+    shooting ``attempts`` ``(k, start, outcome)``."""
     L = LY.Exponent(lam, u, u, 0.0, 0.0, (), "fast")
     D = LY.Exponent(*(dae or (lam, u)), (dae or (lam, u))[1], 0.0, 0.0, (), "dae")
-    return S.CaseOrbits((6.0, 0.5), np.zeros((2, 4)), np.zeros((2, 4)), np.ones(4), found, attractor, [], L,
+    return S.CaseOrbits((6.0, 0.5), np.zeros((2, 4)), np.zeros((2, 4)), np.ones(4), found, attractor, list(attempts), L,
                         S.SectionUnits(np.zeros((2, 4)), {}), 0.0, dae=D)
 
 
@@ -155,6 +157,24 @@ def test_irregular_case_claims():
     assert reg.claims["clearance_orbit_6_0p5"].holds and not reg.claims["clearance_orbit_routes_6_0p5"].holds
     assert not reg.claims["clearance_exponent_models_6_0p5"].holds
     assert "unstable period-1" in reg.claims["clearance_orbit_6_0p5"].text
+    assert "largest multiplier |μ| = 22" in reg.claims["clearance_orbit_6_0p5"].text       # in words, no bare max|μ|
+    assert "(uncertainty 27% of the value)" in reg.claims["clearance_orbit_routes_6_0p5"].text
+
+
+def test_irregular_case_claim_names_the_periods_its_shooting_tried():
+    """The words, the criterion and the value of the no-stable-orbit claim name the same periods: those shot."""
+    u1, u2 = _orbit(k=1, max_mu=22.0, err=0.3), _orbit(k=2, max_mu=86.0, err=0.1)
+    full = [(1, 0, "converged"), (2, 0, "converged"), (4, 0, "shooting failed")]
+    reg = ClaimsRegister("t", glue=False)
+    S.register_case(reg, _case(None, [u1, u2], 11.3, 1.3, attempts=full))
+    c = reg.claims["clearance_orbit_6_0p5"]
+    assert "no stable orbit of period 1, 2 or 4 attracts" in c.statement and c.value["periods_tried"] == [1, 2, 4]
+    assert "for each period 1, 2 or 4" in c.criterion and c.text.endswith("and no orbit of period 4")
+    reg = ClaimsRegister("t", glue=False)                              # quick runs shoot periods 1 and 2 only
+    S.register_case(reg, _case(None, [u1], 11.3, 1.3, attempts=full[:2]))
+    c = reg.claims["clearance_orbit_6_0p5"]
+    assert "period 1 or 2 attracts" in c.statement and c.value["periods_tried"] == [1, 2]
+    assert c.text.endswith("and no orbit of period 2")
     reg = ClaimsRegister("t", glue=False)
     S.register_case(reg, _case(None, [], -3.0, 1.0))                  # no stable orbit, but the exponent is negative
     assert not reg.claims["clearance_orbit_6_0p5"].holds and not reg.claims["clearance_orbit_routes_6_0p5"].holds
@@ -528,8 +548,13 @@ def test_tables_figures_and_explore_data(quick_study):
         head, _, table = res.tables[name].partition("\n\n")
         assert head.startswith(f"**Table {number}** — ") and table.startswith("| ")
     assert "no 'limit' verdict in this run" in res.tables["replicate"]
-    assert set(res.figures) == {"mechanism", "ideal", "orbit", "errors", "orbit_points", "bifurcation", "sweep_reading_bars",
-                                "branch", "slider"}
+    assert set(res.figures) == {"mechanism", "ideal", "orbit", "errors", "orbit_points", "approach", "bifurcation",
+                                "sweep_reading_bars", "branch", "slider"}
+    # the lecture's stability figure: the section of the period-2 case from the start, and the distances' decay
+    assert res.data["orbits"][(10.0, 0.5)].section.history.shape[0] > res.data["orbits"][(10.0, 0.5)].samples.shape[0]
+    assert len(res.figures["approach"].axes) == 3                     # two panels and the colour bar of n
+    fig = res.figures["approach"]
+    assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 9
     from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES
 
     assert EVIDENCE_FIGURES == ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
@@ -546,21 +571,23 @@ def test_tables_figures_and_explore_data(quick_study):
 
 
 def test_lecture_and_evidence_page_split():
-    """The lecture shows at most 3 tables and 6 figures (the animation and the Explore panel included) and no run
-    mechanics; the evidence page shows every evidence table (E1.. in EVIDENCE_TABLES' order), every evidence figure
+    """The lecture shows at most 1 table and 7 figures (the animation and the Explore panel included), no
+    key-parameter table (every parameter with its valid range is the evidence page's), a folded parameters cell
+    and no run mechanics; the evidence page shows every evidence table (E1.. in EVIDENCE_TABLES' order), every evidence figure
     (the ideal motion, the orbits by shooting, the continued branch, the sweep's readings, the slider-crank) and the
     moved checks."""
     from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, EVIDENCE_TABLES
 
     lecture = (ROOT / "notebooks" / f"{NAME}.md").read_text()
     evidence = (ROOT / "book" / "evidence" / f"{NAME}.md").read_text()
-    assert len(re.findall(r"^res\.table\(", lecture, re.M)) <= 2               # + the key-parameter table: 3
+    assert len(re.findall(r"^res\.table\(", lecture, re.M)) <= 1 and "key_parameter_rows" not in lecture
+    assert ":tags: [parameters, hide-input]" in lecture
     figures = len(re.findall(r"^res\.figure\(", lecture, re.M)) + lecture.count("animation_html(") - 1
-    assert figures + lecture.count("explore_panel(res)") <= 6
+    assert figures + lecture.count("explore_panel(res)") <= 7 and 'res.figure("approach")' in lecture
     for moved in ("clearance_tau_max", "clearance_detail_steps", "clearance_baumgarte", "clearance_exponent_models_",
                   "clearance_orbit_distance_", "clearance_orbit_onsets", "clearance_bif_resolution",
                   "clearance_orbit_crossings", "clearance_orbit_ladder", "clearance_conv_detail", "(cl-fast)",
-                  "secant predictor", "monodromy", "saltation", "several times faster"):
+                  "secant predictor", "saltation", "several times faster"):   # the monodromy matrix is taught
         assert moved not in lecture, moved
         assert moved == "several times faster" or moved.strip("()") in evidence, moved
     assert "figures=clearance_dynamics.study.EVIDENCE_FIGURES" in lecture

@@ -73,7 +73,8 @@ def test_tables_figures_and_values(res):
     assert isinstance(panel, Figure) and "RMS over the three joints: Coulomb" in panel.axes[0].get_title()
     # the lecture shows a short table of key parameters; every parameter is on the evidence page (Table E3)
     key = res.tables["parameters"]
-    assert "<details" not in key and key.count("\n| `") == 8 and "| `run: mu, R, eps` | 0.1, 0.01 m, 0.01 rad/s |" in key
+    assert "<details" not in key and key.count("\n| `") == 7 and "| `run: mu, R, eps` | 0.1, 0.01 m, 0.01 rad/s |" in key
+    assert key.startswith("**The robot and its friction laws in this run**") and "geared" not in key
     assert list(sf.EVIDENCE_TABLES) == ["calibration", "own_torques", "all_parameters", "criteria"]
     for k, name in enumerate(sf.EVIDENCE_TABLES):
         assert res.tables[name].startswith(f"**Table E{k + 1}** — ")
@@ -112,6 +113,30 @@ def test_criteria_say_in_words_what_is_compared(res):
         assert not re.search(r"\brf_|[A-Z]{2,}_[A-Z]|redundant\.", r["criterion"]), (r["id"], r["criterion"])
     criteria = res.tables["criteria"]
     assert "DIFF" in criteria and not re.search(r"\brf_", criteria)                # constants named, claims in words
+
+
+def test_claim_texts_are_written_for_a_reader(res):
+    """The glued texts say what the criteria say, in units and words a reader reads (no 1e-09 or 0e+00)."""
+    for r in res.records():
+        assert not re.search(r"\d[eE][+-]\d", r["text"]), (r["id"], r["text"])
+    assert res["rf_payload_stribeck"].text == res["rf_preload_stribeck"].text == "unchanged, to round-off"
+    assert res["rf_speed_stribeck"].text.startswith(f"by less than {(sf.SPEED_FLAT - 1) * 100:.0f} % (largest over smallest: ")
+    assert res["rf_speed_dev_coulomb"].text.startswith(f"by less than {(sf.DEV_FLAT - 1) * 100:.0f} % (largest over smallest: ")
+    assert res["rf_dec_ref"].text == f"{value(res, 'rf_dec_ref') * 100:.2f} %" and f"within {sf.DEC_LIMIT:.0%} of" in res["rf_dec_ref"].statement
+    assert res["rf_geared_free"].text.endswith(" nm") and res["rf_balance"].text.endswith(" µJ")
+    assert sf._length(2.9e-6) == "2.9 µm" and sf._length(5.29e-4) == "0.53 mm" and sf._length(0.0953) == "95 mm"
+
+
+def test_the_lecture_leaves_the_geared_experiment_and_the_sweeps_to_the_evidence_page():
+    """The 90-minute main line: the geared-joint figure and the payload/preload sweeps are glued for the evidence page."""
+    nb = (ROOT / "notebooks" / f"{NAME}.md").read_text()
+    ev = (ROOT / "book" / "evidence" / f"{NAME}.md").read_text()
+    assert 'res.figure("paths")' not in nb and 'res.figure("sweep_payload")' not in nb
+    assert 'figures=["sweep_payload", "sweep_preload", "preload", "paths", "energy_geared"]' in nb
+    for name in ("sweep_payload", "sweep_preload", "preload", "paths", "energy_geared"):
+        assert f"```{{glue:figure}} rf_ev_{name}" in ev, name
+    assert "For the reader and the teacher" in nb and "base point $O_i$" in nb and "harmless" not in nb
+    assert ":tags: [parameters, hide-input]" in nb
 
 
 def test_the_animation_and_the_explore_panel_are_numbered(res):

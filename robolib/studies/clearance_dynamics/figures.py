@@ -232,3 +232,64 @@ def explore_figure(r: OrbitRun, clearance_mm: float, frequency: float) -> Figure
 
 __all__ = ["ideal_figure", "orbit_figure", "errors_figure", "detail_animation", "bifurcation_figure",
            "readings_figure", "slider_figure", "explore_figure"]
+
+
+def orbit_distance(d) -> np.ndarray | None:
+    """The distance (scaled max norm) of each Poincaré sample of a case's orbit study ``d``
+    (:class:`robolib.studies.clearance_dynamics.orbit_study.CaseOrbits`), from the journal centred on, to the nearest
+    point of the orbits found (the stable one with the onset-speed memory carried, as the simulation has it); None
+    when no orbit was found."""
+    if not d.found:
+        return None
+    z = np.asarray(d.history)[:, :4] / d.scale
+    pts = np.concatenate([o.motion_points if o is d.attractor else o.orbit.points for o in d.found])
+    return np.min(np.max(np.abs(z[:, None, :] - pts[None, :, :4] / d.scale), axis=2), axis=1)
+
+
+def approach_figure(cases: dict) -> Figure:
+    """(a) The Poincaré section of the first case whose stable orbit has a period above 1 (else the first with a
+    stable orbit): every sample from the journal centred on, coloured by the drive period n and joined in order, with
+    the orbit's points; (b) per case, the distance of each sample to the nearest orbit point against n (log), and
+    for each resolved stable period-k orbit the decay max|mu|^(n/k) that its multiplier predicts (dashed).
+    ``cases``: ``{(f, c_mm): CaseOrbits}``."""
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.1), layout="constrained")
+    a0, a1 = fig.subplots(1, 2)
+    stable = [d for d in cases.values() if d.attractor is not None and d.section.history is not None]
+    pick = next((d for d in stable if d.attractor.k > 1), stable[0] if stable else None)
+    if pick is None:
+        a0.text(0.5, 0.5, "no stable orbit in this run", ha="center", va="center")
+        a0.set_axis_off()
+    else:
+        h, k = pick.section.history, pick.attractor.k
+        a0.plot(h[:, 0], h[:, 2], "-", color="0.7", lw=0.6, zorder=1)
+        sc = a0.scatter(h[:, 0], h[:, 2], c=np.arange(len(h)), cmap="viridis", s=12, zorder=2)
+        fig.colorbar(sc, ax=a0, label="drive period n")
+        pts = pick.section.orbits[k]
+        a0.plot(pts[:, 0], pts[:, 2], "o", ms=12, mfc="none", mec="tab:red", mew=1.5, zorder=3,
+                label=f"the {k} points of the period-{k} orbit")
+        a0.annotate("n = 0: journal centred", h[0, [0, 2]], xytext=(8, 8), textcoords="offset points", fontsize=7)
+        a0.set_title(f"samples at {pick.case[0]:g} Hz, {pick.case[1]:g} mm", fontsize=9)
+        a0.set_xlabel("e_x / c")
+        a0.set_ylabel("ė_x / (c ω)")
+        a0.legend(fontsize=7, loc="center left")
+    low = np.inf
+    for (f, c), d in cases.items():
+        dist = orbit_distance(d)
+        if dist is None:
+            continue
+        n = np.arange(len(dist))
+        (line,) = a1.semilogy(n, np.maximum(dist, 1e-12), ".-", lw=0.7, ms=3, label=f"{f:g} Hz, {c:g} mm")
+        low = min(low, float(np.min(dist[dist > 0])) if np.any(dist > 0) else low)
+        a = d.attractor
+        if a is not None and a.resolved and len(dist) > 2 + a.k:
+            ref = np.max(dist[2:2 + a.k]) * (a.max_mu ** (1.0 / a.k)) ** (n[2:] - 2)
+            a1.semilogy(n[2:], ref, "--", color=line.get_color(), lw=1.2, label=f"max|μ|^(n/{a.k}) at {f:g} Hz")
+    if np.isfinite(low):
+        a1.set_ylim(bottom=max(low / 3, 1e-12))
+    a1.set_xlabel("drive period n")
+    a1.set_ylabel("distance to the orbit")
+    if a1.get_legend_handles_labels()[0]:
+        a1.legend(fontsize=7, loc="best")
+    else:
+        a1.text(0.5, 0.5, "no orbit found in this run", ha="center", va="center", transform=a1.transAxes)
+    return fig

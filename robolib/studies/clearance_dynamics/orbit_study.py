@@ -45,7 +45,7 @@ from robolib.gearshift import lyapunov as LY
 from robolib.gearshift import orbits as O
 from robolib.gearshift import store as B
 from robolib.gearshift.runs import FAST_TOLERANCE_DIVISOR
-from robolib.studies.clearance_dynamics.figures import CONSTRAINED_WIDTH, FULL_WIDTH
+from robolib.studies.clearance_dynamics.figures import CONSTRAINED_WIDTH, FULL_WIDTH, orbit_distance
 from robolib.studies.clearance_dynamics.verdicts import case_id, register_uncited
 
 #: Periods tried per case, smallest first (a period-4 orbit would follow a second doubling).
@@ -84,10 +84,12 @@ class SectionUnits:
 
     * ``samples``: (m, 4) the simulated samples (dimensionless).
     * ``orbits``: ``{k: (k, 4)}`` the points of each orbit found, by period (dimensionless).
+    * ``history``: (ORBIT_TRANSIENT + m, 4) every sample from the journal centred on (dimensionless), or None.
     """
 
     samples: np.ndarray
     orbits: dict
+    history: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -198,8 +200,9 @@ def case_orbits(params, case, joint: str = "B1", rtol=None, periods=ORBIT_PERIOD
     P, S, samples, found, attractor, attempts = a.map, a.history, a.samples, a.found, a.orbit, a.attempts
     L = exponent(params, (f, c * 1e3), joint, "fast", lyapunov_periods, seed=seed, **exponent_kw)
     refined, history = (None, None) if attractor is None else V.refined_orbit(params, joint, P.rtol, attractor, n_samples, REFINE_DIVISOR)
+    sec = section_units(P, S, found)
     return CaseOrbits((f, c * 1e3), samples, S, P.scale, found, attractor, attempts, L,
-                      section_units(P, samples, found), time.perf_counter() - wall, refined=refined,
+                      SectionUnits(sec.samples[len(S) - len(samples):], sec.orbits, sec.samples), time.perf_counter() - wall, refined=refined,
                       refined_history=history, rtol=P.rtol)
 
 
@@ -339,9 +342,11 @@ def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
 
 
 def _mu_text(o: O.OrbitResult) -> str:
+    """The largest multiplier in words (a bound when the computed value is below its numerical error)."""
     if o.resolved:
-        return f"max|μ| = {o.max_mu:.3g} ± {o.mu_error:.2g}"
-    return f"max|μ| ≤ {o.mu_upper:.2g} (below its differencing error {o.mu_error:.2g}: a bound)"
+        return f"largest multiplier |μ| = {o.max_mu:.3g} ± {o.mu_error:.2g}"
+    return (f"largest multiplier |μ| at most {o.mu_upper:.2g}: the computed value lies below its numerical error "
+            f"{o.mu_error:.2g}, so only this upper bound is known")
 
 
 def floquet_exponent(o: O.OrbitResult) -> tuple[float, float]:
@@ -357,7 +362,9 @@ def register_case(reg, d: CaseOrbits) -> None:
     f, c_mm = d.case
     a, L, found = d.attractor, d.lyapunov, d.found
     lo_ts, hi_ts = L.interval
-    ks = ", ".join(str(k) for k in ORBIT_PERIODS)
+    tried = sorted({k for k, _, _ in d.attempts}) or list(ORBIT_PERIODS)
+    ks = ", ".join(str(k) for k in tried[:-1]) + (" or " if len(tried) > 1 else "") + str(tried[-1])
+    none_k = [k for k in tried if k not in {o.k for o in found}]
     u_txt = (f"u = (batch error^2 + the change from the rung rtol {LYAP_RTOL['fast']:g} to "
              f"{LYAP_RTOL['fast'] / LY.RTOL_DIVISOR:g} (the fast model at a tenth of each)^2 + the change with the "
              f"differences' half-width x {LY.EPS_FACTOR:g}^2)^1/2")
@@ -382,7 +389,7 @@ def register_case(reg, d: CaseOrbits) -> None:
             crit = (f"|lambda_ts - lambda_F| <= u_ts + u_F (lambda_F ± u_F = ln(max|mu| ± err) / (kT)), and "
                     f"u_ts <= {LYAP_REL_PERIODIC:g} |lambda_ts|")
             text = (f"{lf:+.2f} ± {uf:.2f} /s from the multipliers, {L.text()} from the time series "
-                    f"({L.relative:.0%})")
+                    f"(uncertainty {L.relative:.0%} of the value)")
         else:
             ok = hi_ts <= a.lyapunov_upper
             what, crit = (f"at {f:g} Hz / {c_mm:g} mm the time-series exponent lies below the Floquet bound",
@@ -392,13 +399,17 @@ def register_case(reg, d: CaseOrbits) -> None:
         unstable = [o for o in found if o.max_mu - o.mu_error > 1 + STABILITY_MARGIN]
         reg.claim(case_id("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm no stable orbit of period {ks} "
                   "attracts the motion from the chapter's initial state, and its time-series exponent is positive",
-                  value={"found": [(o.k, o.max_mu) for o in found], "lyapunov": [L.exponent, L.uncertainty]},
-                  criterion=f"shooting from the last transient sample and, for periods up to {CLOSE_RETURN_K_MAX}, the "
-                            f"{CLOSE_RETURN_STARTS} closest returns finds no orbit with max|mu| + err < {1 - STABILITY_MARGIN:g} that the motion "
-                            "converges to, and lambda_ts - u > 0",
-                  holds=bool(lo_ts > 0), text="no stable orbit" + (
+                  value={"periods_tried": tried, "found": [(o.k, o.max_mu) for o in found],
+                         "lyapunov": [L.exponent, L.uncertainty]},
+                  criterion=f"shooting for each period {ks} from the last transient sample and, for periods up to "
+                            f"{CLOSE_RETURN_K_MAX}, also from the {CLOSE_RETURN_STARTS} closest returns finds no orbit "
+                            f"with max|mu| + err < {1 - STABILITY_MARGIN:g} that the motion converges to, and "
+                            "lambda_ts - u > 0",
+                  holds=bool(lo_ts > 0), text=f"no stable orbit of period {ks}" + (
                       "; shooting finds " + ", ".join(f"an unstable period-{o.k} orbit ({_mu_text(o)})"
-                                                      for o in found) if found else ", and shooting finds no orbit"))
+                                                      for o in found) if found else ", and shooting finds no orbit")
+                  + ("" if not found or not none_k else
+                     f", and no orbit of period {' or '.join(str(k) for k in none_k)}"))
         ok = (bool(unstable) and lo_ts > 0 and L.relative <= LYAP_REL_IRREGULAR
               and all(math.log(o.max_mu - o.mu_error) > 0 for o in unstable))
         what = (f"at {f:g} Hz / {c_mm:g} mm the unstable orbits' Floquet exponents and the time-series exponent are "
@@ -406,7 +417,7 @@ def register_case(reg, d: CaseOrbits) -> None:
         crit = (f"at least one orbit found with max|mu| - err > {1 + STABILITY_MARGIN:g}, lambda_ts - u > 0 and "
                 f"u <= {LYAP_REL_IRREGULAR:g} lambda_ts")
         text = ("; ".join(f"{math.log(o.max_mu) / (o.k / f):+.1f} /s (period-{o.k})" for o in unstable)
-                + f" from the multipliers, {L.text()} from the time series ({L.relative:.0%})"
+                + f" from the multipliers, {L.text()} from the time series (uncertainty {L.relative:.0%} of the value)"
                 if unstable else "no unstable orbit found to compare with")
     reg.claim(case_id("clearance_orbit_routes", f, c_mm), what,
               value={"time_series": [L.exponent, L.uncertainty],
@@ -492,8 +503,9 @@ def register_exponent_checks(reg, d: CaseOrbits) -> None:
         return
     lf, uf = floquet_exponent(a)
     apart = abs(Ln.exponent - lf) > uf + Ln.uncertainty + L.tolerance_change + L.eps_change
-    reg.claim("clearance_exponent_saltation", f"at {f:g} Hz / {c_mm:g} mm the time series meets the Floquet exponent "
-              "only with the saltation of the onset-speed memory", value={"without": Ln.exponent, "with": L.exponent,
+    reg.claim("clearance_exponent_saltation", f"at {f:g} Hz / {c_mm:g} mm the time-series exponent meets the one from "
+              "the multipliers only when the tangent jumps at each contact onset (the saltation of the onset-speed "
+              "memory)", value={"without": Ln.exponent, "with": L.exponent,
                                                                           "floquet": [lf, uf]},
               criterion="without the saltation |lambda - lambda_F| > u_F + its batch error + the tolerance and "
                         "half-width changes of the run with it; with it the routes agree (clearance_orbit_routes)",
@@ -621,9 +633,9 @@ def register_branch(reg, d: BranchStudy, f_runs, freqs) -> None:
                         f"no differencing); the brute-force sweep reads period-1 at its last frequency below the "
                         f"bracket and not period-1 at its first above",
               holds=bool(-1 < mu_a and mu_b < -1 and grows and shrinks and brute_ok),
-              text=(f"between {fa:g} and {fb:g} Hz, located at {lo:.3f}–{hi:.3f} Hz (the multiplier {mu_a:+.2f} at "
-                    f"{fa:g} Hz, {mu_b:+.2f} at {fb:g} Hz; a perturbation grows {rb[-1] / rb[0]:.0f}-fold in {DIRECT_RETURNS - 1} periods there); "
-                    f"the sweep reads {read(jb)} at "
+              text=(f"between {fa:g} and {fb:g} Hz (located at {lo:.3f}–{hi:.3f} Hz): the largest multiplier goes from "
+                    f"{mu_a:+.2f} at {fa:g} Hz to {mu_b:+.2f} at {fb:g} Hz, a small disturbance of the orbit grows "
+                    f"{rb[-1] / rb[0]:.0f}-fold in {DIRECT_RETURNS - 1} periods at {fb:g} Hz, and the sweep reads {read(jb)} at "
                     f"{freqs[jb] if jb is not None else float('nan'):g} Hz and {read(ja)} at "
                     f"{freqs[ja] if ja is not None else float('nan'):g} Hz"))
 
@@ -798,11 +810,9 @@ def orbits_figure(cases: dict) -> Figure:
                     mec="tab:blue" if st else "tab:red", label="stable orbit" if st else "unstable orbit")
         ax.set_title(f"{f:g} Hz, {c:g} mm", fontsize=10)
         ax.set_xlabel("e_x / c")
-        if d.found:   # the distance of each sample to the nearest point of the orbits found, at the shooting's rtol
-            z = np.asarray(d.history)[:, :4] / d.scale
-            allp = np.concatenate([o.motion_points if o is d.attractor else o.orbit.points for o in d.found])
-            dist = np.min(np.max(np.abs(z[:, None, :] - allp[None, :, :4] / d.scale), axis=2), axis=1)
-            ax2.semilogy(np.arange(len(z)), np.maximum(dist, 1e-12), ".-", color="k", lw=0.8, ms=3)
+        dist = orbit_distance(d)  # of each sample to the nearest point of the orbits found, at the shooting's rtol
+        if dist is not None:
+            ax2.semilogy(np.arange(len(dist)), np.maximum(dist, 1e-12), ".-", color="k", lw=0.8, ms=3)
             ax2.axvline(O.ORBIT_TRANSIENT, color="0.6", ls=":", lw=0.8)
         ax2.set_xlabel("drive period n")
         for get, put in ((ax.get_xlim, ax.set_xlim), (ax.get_ylim, ax.set_ylim)):

@@ -122,7 +122,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
 
     Returns a :class:`robolib.book.result.StudyResult` with the tables ``modes``, ``convergence``, ``orbits``, ``readings``,
     ``replicate``, ``transient``, ``lyapunov``, ``sweep_readings``, ``slider_crank``; the figures
-    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbit_points``, ``bifurcation``, ``sweep_reading_bars``, ``branch``,
+    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbit_points``, ``approach``, ``bifurcation``, ``sweep_reading_bars``, ``branch``,
     ``slider`` (those of :data:`EVIDENCE_FIGURES` are the evidence page's); ``data``
     with the settings and every experiment's data (``ideal``, ``drift``, ``detail``, ``convergence``, ``verdicts``,
     ``orbits`` and ``branch`` (:mod:`robolib.studies.clearance_dynamics.orbit_study`),
@@ -174,7 +174,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
                                else f"E{EVIDENCE_TABLES.index(name) + 1}", t) for name, t in tables.items()}
     figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
-            "orbit_points": orbit_study.orbits_figure(orb), "bifurcation": figures.bifurcation_figure(s, bif, branch),
+            "orbit_points": orbit_study.orbits_figure(orb), "approach": figures.approach_figure(orb), "bifurcation": figures.bifurcation_figure(s, bif, branch),
             "sweep_reading_bars": figures.readings_figure(s, bif), "slider": figures.slider_figure(sc)}
     figs["branch"] = orbit_study.branch_figure(branch, bif.f_runs, s.freqs)
     data = {"settings": s, "ideal": ideal, "drift": drift, "detail": detail, "convergence": conv, "verdicts": v,

@@ -18,6 +18,7 @@ name ends in ``_deg``; volumes in mm³ (the tables print dm³ = 10⁶ mm³).
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,7 +91,9 @@ INVERSE_LEVEL = 0.02
 EXPLORE_GRID = dict(lx=[0.0, 100.0, 200.0, 300.0, 400.0], ly=[0.0, 100.0, 200.0, 300.0, 400.0],
                     theta_deg=[-80.0, -40.0, 0.0, 40.0, 80.0])
 EXPLORE_GRID_QUICK = dict(lx=[100.0, 200.0, 300.0], ly=[100.0, 200.0, 300.0], theta_deg=[-40.0, 0.0, 40.0])
-#: One independent seed per experiment: position in ``SeedSequence(seed).generate_state(8)``.
+#: One independent seed per experiment: position in ``SeedSequence(seed).generate_state(8)``. (The stream
+#: ``exercise_3`` is no longer drawn from: exercise 3 uses the chapter's ``seed`` itself, as its solution does; it
+#: stays in the list so that the other streams keep their seeds.)
 STREAMS = ("table", "round_trip", "rules", "workspace", "hit_or_miss", "exercise_3", "error_law", "symmetry")
 EPS = float(np.finfo(float).eps)
 
@@ -392,24 +395,20 @@ def voxel_verdicts(vox: dict, v_ref: float, se_ref: float) -> dict:
 
 
 def table_workspace(ws: dict, n_workspace: int) -> str:
-    """**Table 3** (Markdown): share, extents and volumes of the workspace of each mode and of all modes."""
+    """**Table 3** (Markdown): share, extents and Jacobian volume of the workspace of each mode and of all modes.
+
+    The voxel counts of the same sample are on the evidence page (Table E2): they do not give the volume."""
     rows = []
     for m, w in ws.items():
         rows.append(["all modes" if m is None else str(m), f"{w.fraction:.1%}", *[f"{a:.0f} … {b:.0f}" for a, b in w.extents],
-                     f"{w.volume_jacobian / 1e6:.1f}", f"{w.volume_voxels / 1e6:.1f}"])
+                     f"{w.volume_jacobian / 1e6:.1f}"])
     return (f"**Table {table_label('table3')}** — workspace of {n_workspace:,} uniform inputs, a sample of its "
             f"own (mm; volumes in 10⁶ mm³ = dm³). *Share*: of all {n_workspace:,} inputs of the actuator box, "
             f"unreachable ones included (Table {table_label('table2')} counts reachable inputs only). "
-            "*Volume (Jacobian)*: the Monte-Carlo integral of |det ∂J/∂q| over the inputs of the mode, the volume "
-            "estimate of this table (for *all modes* it counts overlapping modes once each, so it is an upper bound "
-            "of the union's volume); it carries no standard error because its integrand is heavy-tailed (see the text). "
-            f"*Volume (voxels)*: the number of {WORKSPACE_VOXEL:g}-mm cubes that hold at least one sample, times "
-            f"{WORKSPACE_VOXEL:g}³ mm³. It is a coarse picture of where the samples fall, not a volume estimate, "
-            "and not to be compared with the Jacobian column: where samples are dense every cube the thin region "
-            "touches counts whole, so the count exceeds the volume; where they are sparse, cubes are left empty and "
-            "it falls short; and it changes with the cube's edge and with the number of samples (Table "
-            f"{table_label('table_e2')} on the evidence page).\n\n"
-            + markdown_table(["mode", "share", "x", "y", "z", "volume (Jacobian)", "volume (voxels)"], rows))
+            "*Volume*: the Jacobian integral of |det ∂J/∂q| over the inputs of the mode (for *all modes* it counts "
+            "overlapping modes once each, so it is an upper bound of the union's volume), without a standard error "
+            "(its integrand is heavy-tailed: see the text and the evidence page).\n\n"
+            + markdown_table(["mode", "share", "x", "y", "z", "volume (Jacobian)"], rows))
 
 
 def table_voxels(vox: dict, n_points: int, v_ref: float) -> str:
@@ -462,14 +461,21 @@ def exercise_2(geom: kin.Geometry) -> dict:
 
 
 def exercise_3(geom: kin.Geometry, seed: int) -> dict:
-    """Relative standard errors of the two volume routes with :data:`EX3_N` samples each, and a report."""
+    """The two volume routes with :data:`EX3_N` samples each, drawn from ``seed`` (the chapter's seed, as the
+    exercise's solution draws them): volumes, the standard error each route computes from its sample [mm³], and the
+    report the solution prints (the same lines).
+
+    >>> r = exercise_3(kin.Geometry(), 2024)
+    >>> r["report"].splitlines()[0].startswith("hit-or-miss: ")
+    True
+    """
     v_hm, se_hm = sampling.volume_hit_or_miss(geom, kin.DEFAULT_MODE, n=EX3_N, seed=seed)
     w = sampling.workspace(geom, n=EX3_N, seed=seed)[kin.DEFAULT_MODE]
-    rel_hm, rel_jac = se_hm / v_hm, w.volume_jacobian_se / w.volume_jacobian
-    report = (f"hit-or-miss, 1e4 points: {v_hm / 1e6:.2f} ± {se_hm / 1e6:.2f} dm³ (relative {rel_hm:.1%})\n"
-              f"Jacobian integral, 1e4 inputs: {w.volume_jacobian / 1e6:.2f} ± {w.volume_jacobian_se / 1e6:.2f} dm³ "
-              f"(relative {rel_jac:.1%})")
-    return dict(rel_hm=float(rel_hm), rel_jac=float(rel_jac), report=report)
+    v_jac, se_jac = w.volume_jacobian, w.volume_jacobian_se
+    report = (f"hit-or-miss: {v_hm / 1e6:.2f} ± {se_hm / 1e6:.2f} dm³ (relative {se_hm / v_hm:.1%})\n"
+              f"Jacobian integral: {v_jac / 1e6:.2f} ± {se_jac / 1e6:.2f} dm³ (relative {se_jac / v_jac:.1%})\n"
+              f"difference: {abs(v_jac - v_hm) / se_hm:.1f} hit-or-miss standard errors")
+    return dict(v_hm=float(v_hm), se_hm=float(se_hm), v_jac=float(v_jac), se_jac=float(se_jac), report=report)
 
 
 # ---- the study ------------------------------------------------------------------------------------------
@@ -489,8 +495,7 @@ def parameter_rows(sizes: dict, quick: bool, explore_grid: dict) -> list[tuple[s
 
 
 #: Rows of the chapter's short table of key parameters (names of rows of the full table).
-KEY_ROWS = ("l0", "l1", "l2", "r", "h", "lx_range", "ly_range", "theta_range", "n_samples, n_workspace (this run)",
-            "seed", "quick")
+KEY_ROWS = ("l0", "l1", "l2", "r", "h", "lx_range", "ly_range", "theta_range")
 
 
 def geometry_rows(geometry: str) -> list[tuple[str, str, str]]:
@@ -661,6 +666,10 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
         raise ParameterError(f"n_workspace = {n_workspace}: no sample in the default mode {kin.DEFAULT_MODE}")
     vol_hm, se_hm = sampling.volume_hit_or_miss(geom, kin.DEFAULT_MODE, n=sizes["n_hit_or_miss"], seed=seeds["hit_or_miss"])
     w0, wall = ws[kin.DEFAULT_MODE], ws[None]
+    hm_tol = inspect.signature(sampling.in_workspace).parameters["tol"].default
+    values.update(prp3_hm_n=f"{sizes['n_hit_or_miss']:,}", prp3_hm_tol=power_text(hm_tol),
+                  prp3_hm_pad=f"{sampling.HIT_OR_MISS_PAD:.0%}",
+                  prp3_hm_bound_n=f"{sampling.HIT_OR_MISS_BOUND_SAMPLES:,}")
     values["prp3_default_share"] = f"{w0.fraction:.0%}"
     v_jac = w0.volume_jacobian
     reg.claim("prp3_volume", "two independent estimates of the default-mode volume agree: the Jacobian integral lies "
@@ -718,18 +727,21 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
               criterion=f"for every edge: voxel volume > hit-or-miss volume + {N_SIGMA:g} standard errors, or > "
                         f"{FINE_GROWTH_MIN:.0%} growth from half to all samples",
               holds=all(over or grows for over, grows in verdicts.values()),
-              text="; ".join(f"{v:g} mm: " + ("overstates" if over else "") + (" and " if over and grows else "")
-                             + (f"grows {vox[v][-1] / vox[v][-2] - 1:+.0%}" if grows else "")
-                             + ("neither" if not (over or grows) else "") for v, (over, grows) in verdicts.items()))
+              text=f"{sum(not (over or grows) for over, grows in verdicts.values())} of {len(VOXELS)} voxel edges "
+                   f"from {min(VOXELS):g} to {max(VOXELS):g} mm give it")
     data.update(workspace=ws, volume_hit_or_miss=(vol_hm, se_hm), voxels=vox, symmetry=sym)
 
     # -- exercises
-    ex1, ex2, ex3 = exercise_1(geom), exercise_2(geom), exercise_3(geom, seeds["exercise_3"])
+    ex1, ex2, ex3 = exercise_1(geom), exercise_2(geom), exercise_3(geom, seed)
     values.update(prp3_ex1_real=f"{ex1['real']}", prp3_ex1_inside=f"{ex1['inside']}", prp3_ex2_lx=f"{ex2['lx']:.3f}",
-                  prp3_ex3_hm=f"{ex3['rel_hm']:.1%}", prp3_ex3_jac=f"{ex3['rel_jac']:.1%}")
-    reg.claim("prp3_ex3", "with 10⁴ samples, hit-or-miss has the smaller relative standard error of the two volume routes",
-              value=[ex3["rel_hm"], ex3["rel_jac"]], criterion="relative SE of hit-or-miss < relative SE of the Jacobian integral",
-              holds=ex3["rel_hm"] < ex3["rel_jac"], text=f"{ex3['rel_hm']:.1%} against {ex3['rel_jac']:.1%}")
+                  prp3_ex3_hm=f"{ex3['v_hm'] / 1e6:.2f} ± {ex3['se_hm'] / 1e6:.2f} dm³",
+                  prp3_ex3_jac=f"{ex3['v_jac'] / 1e6:.2f} ± {ex3['se_jac'] / 1e6:.2f} dm³")
+    reg.claim("prp3_ex3", "with 10⁴ samples each, the two volume routes agree: the Jacobian integral lies within a few "
+              "standard errors of the hit-or-miss estimate (the one whose standard error is sound)",
+              value=[ex3["v_hm"] / 1e6, ex3["se_hm"] / 1e6, ex3["v_jac"] / 1e6],
+              criterion=f"|Jacobian − hit-or-miss| < {N_SIGMA:g} standard errors of hit-or-miss, {EX3_N:,} samples each",
+              holds=abs(ex3["v_jac"] - ex3["v_hm"]) < N_SIGMA * ex3["se_hm"],
+              text=f"{abs(ex3['v_jac'] - ex3['v_hm']) / ex3['se_hm']:.1f} standard errors apart")
     data.update(exercise_1=ex1, exercise_2=ex2, exercise_3=ex3)
 
     # -- figures, the Explore grid, the parameter table
@@ -743,7 +755,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     extra = geometry_rows(geometry) + parameter_rows(sizes, quick, data["explore_grid"])
     tables["parameters"] = parameter_table(run=params, extra=extra, spec=PARAMETERS)  # the evidence page's
     tables["key_parameters"] = parameter_table(run=params, extra=extra, spec=PARAMETERS, key=KEY_ROWS,
-                                               key_title="Key parameters of this run").partition("<details")[0].strip()
+                                               key_title="The robot's dimensions").partition("<details")[0].strip()
     tables["criteria"] = parameter_table(extra=criteria_rows(), title="Constants of the claims' criteria")
 
     return StudyResult("prp3_roundtrip", params, reg, tables=tables, figures=figures, data=data, values=values,
@@ -763,6 +775,31 @@ def evidence(res) -> dict:
                 markdown={name: "```text\n" + text + "\n```" for name, text in res.data["reports"].items()})
 
 
+#: The Explore panel's figure [in] (shown at 96 px per inch: 461 × 442 px) and its text sizes [pt]: tick labels,
+#: axis labels, title (an unreachable input's title, the kernel's message, at the tick labels' size).
+EXPLORE_SIZE, EXPLORE_TICK_PT, EXPLORE_LABEL_PT, EXPLORE_TITLE_PT = (4.8, 4.6), 9.0, 10.0, 10.0
+
+
+def explore_figure(geom: kin.Geometry, lx: float, ly: float, theta: float):
+    """:func:`robolib.prp3.drawing.prp3_explore_figure` at the panel's size, its text enlarged to at least
+    :data:`EXPLORE_TICK_PT` (12 px as the browser shows the SVG at its natural size).
+
+    >>> from matplotlib.text import Text
+    >>> fig = explore_figure(kin.Geometry(), 200.0, 200.0, 0.0)
+    >>> fig.draw_without_rendering()
+    >>> min(t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()) >= EXPLORE_TICK_PT
+    True
+    """
+    fig = drawing.prp3_explore_figure(geom, lx, ly, theta, size=EXPLORE_SIZE)
+    ax = fig.axes[0]
+    ax.tick_params(labelsize=EXPLORE_TICK_PT)
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
+        axis.label.set_size(EXPLORE_LABEL_PT)
+    title = ax.title
+    title.set_fontsize(EXPLORE_TICK_PT if title.get_color() == "red" else EXPLORE_TITLE_PT)
+    return fig
+
+
 def explore_panel(res):
     """The chapter's Explore panel: the robot redrawn at a grid of inputs (``robolib.book.notebook.explore``)."""
 
@@ -770,7 +807,7 @@ def explore_panel(res):
 
     def draw(lx, ly, theta_deg):
         """One figure of the panel: SVG (about 12 kB, smaller than its PNG) in an <img> with alt text."""
-        fig = drawing.prp3_explore_figure(geom, lx, ly, np.radians(theta_deg))
+        fig = explore_figure(geom, lx, ly, np.radians(theta_deg))
         return drawing.svg_img_html(fig, alt=f"3-PRP robot at lx = {lx:g} mm, ly = {ly:g} mm, theta = {theta_deg:g} deg; "
                                              + fig.axes[0].get_title().replace("\n", "; "))
 

@@ -202,7 +202,8 @@ def route_deviations(robot, qs, dqs, taus) -> dict[str, float]:
     (``forward_dynamics``). Absolute: ``qc`` (U–K force vs ``A^T lambda``, N, N m),
     ``reactions`` (layer-2 multipliers vs ``forward_dynamics``' reactions and KKT
     multipliers, N), ``layer2`` (the sequential layer-2 correction vs
-    ``A_2^T lambda_2``, N: *not* round-off) and ``layer2_split`` (N: that correction against
+    ``A_2^T lambda_2``, N: *not* round-off), ``reaction_max`` (N, the largest bearing-reaction component
+    ``|lambda_2|``, for scale) and ``layer2_split`` (N: that correction against
     ``A_2^T lambda_2 + A_1^T (lambda_1 - lambda_1')``, with ``lambda_1'`` the multipliers of the closure alone:
     the correction is the bearing reaction plus the change of the closure forces, to round-off).
 
@@ -213,7 +214,8 @@ def route_deviations(robot, qs, dqs, taus) -> dict[str, float]:
     >>> dev["sequential"] < 1e-10, dev["layer2"] > 1e-3
     (True, True)
     """
-    dev = dict.fromkeys(["sequential", "multipliers", "kkt", "fast", "qc", "reactions", "layer2", "layer2_split"], 0.0)
+    dev = dict.fromkeys(["sequential", "multipliers", "kkt", "fast", "qc", "reactions", "layer2", "layer2_split",
+                         "reaction_max"], 0.0)
     for q, dq, tau in zip(qs, dqs, taus):
         M, Q, (A1, b1), (A2, b2) = cut_system(robot, q, dq, tau)
         A, b = np.vstack([A1, A2]), np.concatenate([b1, b2])
@@ -229,6 +231,7 @@ def route_deviations(robot, qs, dqs, taus) -> dict[str, float]:
         dev["reactions"] = max(dev["reactions"], np.abs(lam[4:].reshape(3, 2) - F_fast).max(),
                                np.abs(lam_kkt - lam).max())
         dev["layer2"] = max(dev["layer2"], np.abs(parts[1] - A2.T @ lam[4:]).max())
+        dev["reaction_max"] = max(dev["reaction_max"], np.abs(lam[4:]).max())
         _, lam1 = constraints.lagrange_multipliers(M, Q, A1, b1)  # the closure alone, as layer 1 sees it
         split = A2.T @ lam[4:] + A1.T @ (lam[:4] - lam1)
         dev["layer2_split"] = max(dev["layer2_split"], np.abs(parts[1] - split).max())

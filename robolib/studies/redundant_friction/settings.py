@@ -26,6 +26,10 @@ CAL_FILE_TOL = 0.005
 CAL_RMS_TOL = 0.05
 #: Two laws "differ" at an operating point when ``|S - C| / C`` exceeds 10 %.
 DIFF = 0.10
+#: The Stribeck RMS friction torque "hardly depends on speed": largest over smallest over the speed sweep below 1.25.
+SPEED_FLAT = 1.25
+#: The uncompensated Coulomb deviation "hardly depends on speed": largest over smallest below 1.05.
+DEV_FLAT = 1.05
 #: The decoupled Coulomb model is "accurate" while its relative error stays below 1 %.
 DEC_LIMIT = 0.01
 #: "Fast" joint motion: ``|w| > FAST_RATE * w_s`` (the Stribeck hump has decayed to ``e^-9``).
