@@ -28,6 +28,7 @@ from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, UnreachableError, stewart, study
 from robolib.studies.stewart_timing import study as st
 from robolib.studies.stewart_timing import timing
+from robolib.studies.stewart_timing.settings import N_RANDOM
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "stewart_timing"
@@ -183,6 +184,14 @@ def test_force_gap_claims(res):
     assert rel == pytest.approx(np.abs(fv - fn).max() / np.abs(fn).max(), rel=1e-12)
     assert 1e-6 < rel < 1e-2 and 1e-6 < rel_other < 1e-2
     assert max(res["stewart_vw_random"].value) < 1e-2
+    # the random-state gap is the largest of N_RANDOM states per set (not of a handful), and the claim says so
+    n = res.data["settings"].n_random
+    assert n == N_RANDOM >= 2000 and res.data["settings"].n_pin < n
+    assert f"largest of {n} random states" in res["stewart_vw_random"].statement
+    assert f"the largest of {n} random states" in res["stewart_vw_random"].text
+    for stats in res.data["rand_stats"].values():
+        assert stats["n"] == n and 0 < stats["vw_p99"] <= stats["vw"]
+    assert f"random: largest of {n}" in res.tables["table2"] and "99 % below" in res.tables["table2"]
     # Tsai's leg bodies have their CoMs on the leg axis: exact at rest; the hydraulic cylinder's is off it
     assert res["stewart_rest_onaxis"].value[0] < 1e-12
     assert res["stewart_rest_offaxis"].value[0] > 1e-8
@@ -307,17 +316,23 @@ def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at
         assert f"```{{glue:figure}} stewart_ev_{name}" in page and f'res.figure("{name}")' not in lecture
     assert "```{glue:md} stewart_ev_claims" in page
     shown = re.findall(r'res\.table\("(\w+)"\)', lecture)
-    assert shown == ["key_parameters", "table1", "table2", "table3"]   # the parameters a reader meets first
+    assert shown == ["table1", "table2", "table3"]   # the key parameters are on the evidence page
+    assert "key_parameters" in st.EVIDENCE_TABLES
+    # the parameters cell is folded (it stays the papermill parameters cell)
+    assert ":tags: [parameters, hide-input]" in lecture
+    assert "```{admonition} For the reader and the teacher\n:class: tip" in lecture
     # every value the page cites is glued by the run (a claim, a value, or the run's wall time that res.glue() adds)
     for key in re.findall(r"\{glue:(?:md|text)\}`(\w+)`", page + lecture):
         assert key in IDS or key in res.values or key == f"{NAME}_run_time", key
     assert res.wall_s > 0 and "{glue:text}`stewart_timing_run_time`" in lecture
-    # the as-written run times are extrapolated from a few timed steps, and the lecture says so, with the numbers
+    # the as-written run times are extrapolated from a few timed steps: the lecture's glued claim text says so, the
+    # evidence page says how, with the numbers
     aw_steps = res.data["settings"].aw_steps
     assert f"extrapolated from {aw_steps} timed steps" in res["stewart_c2_aswritten"].text
+    assert "{glue:md}`stewart_c2_aswritten`" in lecture
     assert res.values["stewart_aw_ms"] == f"{aw_steps * res.params['step'] * 1e3:g}"
-    said = " ".join(lecture.split())
-    assert re.search(r"extrapolated[^.]*\{glue:text\}`stewart_aw_steps`[^.]*\{glue:text\}`stewart_aw_ms`", said)
+    said = " ".join(page.split())
+    assert re.search(r"\{glue:text\}`stewart_aw_steps`[^.]*\{glue:text\}`stewart_aw_ms`[^.]*scaled", said)
     # no process text in the lecture: the claims are not listed by a visible cell
     assert "res.failing()" not in lecture
     cells = lecture.split("```{code-cell} ipython3")
@@ -359,6 +374,12 @@ def test_explore_panels_and_their_figures(res):
     assert texts and "unreachable" in texts[0] and "sjoint_max_angle" in texts[0]
     bars = st_figures().pose_forces(m, 0.0, 0)
     assert len(bars.axes[0].patches) == 12
+    # the two models' bars are told apart (NE filled, VW hatched) and the legend sits above the axes, off the bars
+    ne, vw = bars.axes[0].patches[0], bars.axes[0].patches[6]
+    assert not ne.get_hatch() and vw.get_hatch() and ne.get_facecolor() != vw.get_facecolor()
+    bars.draw_without_rendering()
+    leg = bars.axes[0].get_legend().get_window_extent()
+    assert leg.y0 >= bars.axes[0].get_window_extent().y1 - 1
     box = st_figures().explore_pose(res)
     assert len(box.children) >= 3
     # the panels' captions are numbered and say what they show

@@ -188,10 +188,9 @@ def animation_panel(res):
     with matplotlib.rc_context({"animation.frame_format": "jpeg"}):  # about a third of the PNG size per frame
         html = animation_html(
             FuncAnimation(fig, frame, frames=len(t_anim), interval=150, blit=False),
-            caption=f"One period ({sa['t'][-1]:.3g} s) of the slowest term of the reference trajectory on "
-                    f"{model.name}, with the Newton–Euler actuator forces (red arrows push, purple pull) and a black "
-                    "arm on each cylinder along the axis c_i that turns with the leg (left); the accumulated spin "
-                    "angle of each leg about its own axis, one curve per leg, with a cursor at the current time (right).",
+            caption=f"One period ({sa['t'][-1]:.3g} s) of the reference trajectory's slowest term on {model.name}: "
+                    "Newton–Euler forces (red push, purple pull) and a black arm along each cylinder's axis c_i "
+                    "(left); each leg's accumulated spin angle, with a time cursor (right).",
             alt=f"Animation: the six-legged {model.name} platform moving through one period of its trajectory, force "
                 "arrows at the platform joints growing and shrinking and black arms on the cylinders swinging; "
                 "beside it six curves of each leg's accumulated spin angle, a few degrees at most, with a moving "
@@ -221,13 +220,18 @@ def pose_forces(model, dz: float, yaw_deg: float) -> Figure:
         _message(ax, "inside the limits, but at (or next to)\na parallel singularity: J is singular")
         return fig
     idx = np.arange(1, 7)
-    ax.bar(idx - 0.2, fn, 0.4, label="NE (U joint)")
-    ax.bar(idx + 0.2, fv, 0.4, label="VW (no spin)")
+    # side by side, filled (NE) and hatched (VW), so that two nearly equal bars are told apart
+    ax.bar(idx - 0.2, fn, 0.38, color="tab:blue", edgecolor="tab:blue", label="NE (U joint)")
+    ax.bar(idx + 0.2, fv, 0.38, color="white", edgecolor="tab:orange", hatch="///", lw=1.2, label="VW (no spin)")
+    ax.axhline(0.0, color="k", lw=0.6)
+    ax.set_xticks(idx)
     ax.set_xlabel("leg")
     ax.set_ylabel("actuator force [N]")
     ll = inverse_kinematics(model, X)
-    ax.set_title(f"legs {ll.min():.3f}…{ll.max():.3f} m; max |f_VW − f_NE| = {np.abs(fv - fn).max():.2e} N", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.set_title(f"legs {ll.min():.3f}…{ll.max():.3f} m; max |f_VW − f_NE| = {np.abs(fv - fn).max():.2e} N",
+                 fontsize=9, pad=24)
+    # the legend above the axes, under the title: never over a bar
+    ax.legend(fontsize=8, ncol=2, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     return fig
 
 
@@ -287,12 +291,12 @@ def explore_pose(res):
                    labels={"dz": "height offset dz [m]", "yaw_deg": "yaw [deg]"},
                    initial={"dz": 0.15 if not quick else 0.0, "yaw_deg": 15 if not quick else 0},
                    fmt={"dz": "{:+g}", "yaw_deg": "{:+g}"}, ranges=pose_ranges(model),
-                   caption=f"The six actuator forces of the Newton–Euler (U joint) and virtual-work (no spin) models "
-                           f"on {model.name} at the chosen height offset and yaw from home, while the platform turns "
-                           f"about the vertical at {EXPLORE_WZ:g} rad/s; the title gives the leg lengths and the "
-                           "largest force difference, or the panel names the limit that refuses the pose.",
-                   alt=f"Bar chart of the six actuator forces of {model.name}, Newton–Euler and virtual-work bars "
-                       "side by side and nearly equal, at one pose")
+                   caption=f"The six actuator forces of the Newton–Euler (filled) and virtual-work (hatched) models on "
+                           f"{model.name} at the chosen height and yaw from home, turning about the vertical at "
+                           f"{EXPLORE_WZ:g} rad/s; the title gives the largest difference, or the limit that refuses "
+                           "the pose.",
+                   alt=f"Bar chart of the six actuator forces of {model.name}, a filled Newton–Euler bar and a hatched "
+                       "virtual-work bar side by side for each leg, nearly equal, at one pose")
     return number_caption(box, "Explore panel", "4.1")
 
 
@@ -310,10 +314,9 @@ def explore_gains(res):
                    labels={"kp": "K_p [1/s²]", "ki": "K_i [1/s³]"},
                    initial={"kp": 1200.0, "ki": 8000.0 if not quick else 0.0},
                    ranges=gain_ranges(kp, kd, step),
-                   caption=f"Largest leg tracking error of a {T:g}-s closed loop on the U-joint Newton–Euler plant "
-                           "(RK4) under the Newton–Euler-based (blue) and the virtual-work-based (orange) ID-PID "
-                           "controller, for the chosen K_p and K_i (K_d fixed); the legend gives each static error, "
-                           "the title whether the sampled loop is stable.",
+                   caption=f"Largest leg tracking error of a {T:g}-s closed loop on the U-joint plant under the "
+                           "Newton–Euler (blue) and virtual-work (orange) ID-PID controllers, for the chosen K_p and "
+                           "K_i; the legend gives each static error, the title whether the loop is stable.",
                    alt="Log-scale plot of the largest leg tracking error against time for the two controllers, "
                        "two nearly coincident curves falling from the initial error")
     return number_caption(box, "Explore panel", "4.2")
