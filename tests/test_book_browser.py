@@ -259,8 +259,15 @@ def test_exercise_solutions_stay_hidden_until_opened(built_quick_book, browser):
             bad = ["no exercise solutions on this page"]
         elif not bad:
             # the check can see a solution: open the first one (box and code cell) and look again
-            tab.click(".admonition.dropdown.toggle-hidden .admonition-title >> nth=0")
-            cell = tab.query_selector(".admonition.dropdown ~ .cell.tag_hide-cell details")
+            # (the first dropdown titled "Solution": a page may fold other asides before its exercises)
+            tab.locator(".admonition.dropdown.toggle-hidden .admonition-title", has_text=re.compile("solution", re.I)
+                        ).first.click()
+            cell = tab.evaluate_handle("""() => {
+                const sol = [...document.querySelectorAll('.admonition.dropdown')].find(
+                    a => /solution/i.test((a.querySelector('.admonition-title') || {}).textContent || ''));
+                const next = sol && sol.nextElementSibling;
+                return next && next.matches('.cell.tag_hide-cell') ? next.querySelector('details') : null;
+            }""").as_element()
             if cell:
                 cell.evaluate("d => { d.open = true; }")
             tab.wait_for_timeout(400)

@@ -6,6 +6,7 @@ The executed quick notebooks go to a temporary copy of ``book/`` so the real
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import subprocess
@@ -15,6 +16,8 @@ import nbformat
 import papermill
 import pytest
 from fuzzing import names
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from conftest import BIN, ROOT, STUDIES, TIMEOUT, to_ipynb
 
@@ -97,7 +100,8 @@ def test_study_registers_its_findings(quick_book, study):
 
 @pytest.mark.book
 def test_book_is_self_contained_and_publishes_its_parameters(built_quick_book):
-    """No page sends the reader to spec/ files; every chapter shows its parameters, numbered figures, its findings."""
+    """No page sends the reader to spec/ files; every chapter shows its parameters (the cell papermill sets, folded;
+    every value with its unit on its evidence page), numbered figures, its findings."""
     book, failures, res = built_quick_book
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     html = book / "_build" / "html"
@@ -106,7 +110,9 @@ def test_book_is_self_contained_and_publishes_its_parameters(built_quick_book):
     assert not {k: v for k, v in mentions.items() if v}, "pages citing spec/ files outside the repository"
     for study in STUDIES:
         page = (html / "studies" / f"{study}.html").read_text()
-        assert "unit / meaning" in page, f"{study}: no parameter table"
+        assert "tag_parameters" in page, f"{study}: no parameters cell"
+        evidence = (html / "evidence" / f"{study}.html").read_text()
+        assert "unit / meaning" in evidence, f"{study}: no parameter table on its evidence page"
         assert page.count('class="caption-number"') >= 2, f"{study}: figures without numbered captions"
         assert "What this chapter found" in page, f"{study}: no findings table"
         assert 'alt="_build' not in page and 'alt="../' not in page, f"{study}: alt text is a file path"
@@ -190,3 +196,17 @@ def test_lab_opens_the_chapters_as_notebooks_and_pairs_their_outputs_outside_git
     ignored = subprocess.run(["git", "check-ignore", "build/lab/prp3_roundtrip.ipynb"], cwd=ROOT)
     assert ignored.returncode == 0
 
+
+
+def test_display_equations_are_blocks_not_inline_math():
+    """A ``$$ ... $$`` equation stands as its own block (a blank line before it, in a list item too): glued to the
+    line before, MyST reads it as inline math and the page shows stray dollar signs."""
+    md = MarkdownIt("commonmark").use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True)
+    assert [t.type for t in md.parse("1. text:\n   $$\n   x\n   $$\n")].count("math_block") == 0  # the defect is seen
+    inline = {}
+    for path in glob.glob(str(ROOT / "notebooks" / "*.md")) + glob.glob(str(ROOT / "book" / "**" / "*.md"), recursive=True):
+        tokens = md.parse(open(path, encoding="utf-8").read())
+        n = sum(c.type == "math_inline_double" for t in tokens if t.children for c in t.children)
+        if n:
+            inline[path] = n
+    assert not inline, inline

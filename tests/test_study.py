@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 
@@ -320,3 +322,13 @@ def test_the_command_line_shows_a_study_s_stages_as_it_runs(tmp_path):
     out = _cli("clearance_dynamics", "-p", "quick", "True", "--out", str(tmp_path), cwd=tmp_path)
     stages = [line for line in out.stderr.splitlines() if line.startswith("clearance_dynamics [")]
     assert len(stages) >= 5 and any("verdicts" in s for s in stages) and any("bifurcation" in s for s in stages)
+
+
+@pytest.mark.parametrize("name", STUDIES)
+def test_the_rerun_each_chapter_suggests_runs(name, tmp_path):
+    """The parameters of a chapter's rerun instruction (``rerun_note``) are accepted and the study runs with them
+    (at quick settings; claims may change with parameters, the run must not fail)."""
+    source = (ROOT / "notebooks" / f"{name}.md").read_text()
+    example = re.search(r'rerun_note\("%s", "([^"]*)"\)' % name, source).group(1)
+    assert S.main([name, *shlex.split(example), "-p", "quick", "True", "--out", str(tmp_path)]) == 0
+    assert (tmp_path / f"{name}.claims.json").is_file()

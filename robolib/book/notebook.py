@@ -243,7 +243,8 @@ def rerun_note(study: str, example: str) -> str:
     how = '<a href="../intro.html#rerun-a-study-with-other-parameters">Rerun a study</a>'
     return (f"To rerun this chapter with parameters of your own, run `make study NAME={study} PARAMS=\"{example}\"` "
             f"in the workbench's source, which this book carries ({archive}); {how} in the introduction gives the "
-            f"details. This run's claims: {claims}.")
+            f"details. A rerun recomputes every claim and lists those that do not hold with your parameters: the "
+            f"findings are about the parameters of the run, so some may change. This run's claims: {claims}.")
 
 
 # ---- Explore panels that respond in the static book ---------------------------------

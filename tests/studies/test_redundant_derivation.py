@@ -308,13 +308,17 @@ def test_explore_grid_opens_at_zero_and_holds_every_figure(res):
     assert res.data["explore_grid"] is sd.QUICK_EXPLORE_GRID
 
 
-def test_explore_panel_starts_at_zero():
+def test_explore_panel_opens_at_the_centroid_with_a_preload_that_loads_the_bearings():
     class Small:
-        data = {"robot": ROBOT, "explore_grid": {"dx_mm": [0.0, 30.0], "dy_mm": [0.0], "preload": [0.0, 1.0]}}
+        data = {"robot": ROBOT, "explore_grid": {"dx_mm": [0.0, 30.0], "dy_mm": [0.0],
+                                                 "preload": [0.0, sd.EXPLORE_INITIAL_PRELOAD]}}
 
     box = sd.explore_panel(Small, mode="static")
     sliders = [w for w in box.children if hasattr(w, "options")]
-    assert [s.value for s in sliders] == [0.0, 0.0, 0.0]
+    assert [s.value for s in sliders] == [0.0, 0.0, sd.EXPLORE_INITIAL_PRELOAD]
+    assert sd.EXPLORE_INITIAL_PRELOAD > 0
+    for grid in (sd.EXPLORE_GRID, sd.QUICK_EXPLORE_GRID):
+        assert sd.EXPLORE_INITIAL_PRELOAD in grid["preload"]
 
 
 def test_preload_figure_at_the_centroid():

@@ -108,10 +108,12 @@ MODEL_CHECK_TIMES = 64
 #: m per N, length of the bearing-reaction arrows.
 FORCE_SCALE = 0.02
 #: Precomputed grid of the panel (end-effector offset from the centroid in mm, preload in N m);
-#: it opens at zero offset and zero preload.
+#: it opens at zero offset and a preload of EXPLORE_INITIAL_PRELOAD (a preload of zero loads no bearing: nothing to see).
 EXPLORE_GRID = {"dx_mm": [-90.0, -45.0, 0.0, 45.0, 90.0], "dy_mm": [-90.0, -45.0, 0.0, 45.0, 90.0],
                 "preload": [-2.0, 0.0, 2.0]}
 QUICK_EXPLORE_GRID = {"dx_mm": [-60.0, 0.0, 60.0], "dy_mm": [-60.0, 0.0, 60.0], "preload": [0.0, 2.0]}
+#: N m, the preload the panel opens at (a value of both grids).
+EXPLORE_INITIAL_PRELOAD = 2.0
 EXPLORE_LABELS = {"dx_mm": "Δx [mm]", "dy_mm": "Δy [mm]", "preload": "preload p [N m]"}
 #: N m, the live panel's preload range (+-): the model sets no bound (see explore_panel).
 EXPLORE_PRELOAD_MAX = 5.0
@@ -577,7 +579,8 @@ def offset_ranges(robot) -> dict:
 
 
 def explore_panel(res, mode: str = "auto"):
-    """The chapter's Explore panel (:func:`robolib.book.notebook.explore`), opening at zero offset and preload.
+    """The chapter's Explore panel (:func:`robolib.book.notebook.explore`), opening at zero offset and the preload
+    :data:`EXPLORE_INITIAL_PRELOAD`.
 
     Live (JupyterLab), the offsets span the reachable workspace along each axis (:func:`offset_ranges`) and
     the preload +-:data:`EXPLORE_PRELOAD_MAX` (the model has no limit: rigid links take any internal torque),
@@ -585,7 +588,7 @@ def explore_panel(res, mode: str = "auto"):
 
     robot, grid = res.data["robot"], res.data["explore_grid"]
     draw = partial(preload_figure, robot, limits=explore_limits(robot, grid))
-    return explore(draw, grid, labels=EXPLORE_LABELS, initial={"dx_mm": 0.0, "dy_mm": 0.0, "preload": 0.0},
+    return explore(draw, grid, labels=EXPLORE_LABELS, initial={"dx_mm": 0.0, "dy_mm": 0.0, "preload": EXPLORE_INITIAL_PRELOAD},
                    fmt={"dx_mm": "{:+g}", "dy_mm": "{:+g}", "preload": "{:+g}"}, mode=mode,
                    ranges={**offset_ranges(robot), "preload": (-EXPLORE_PRELOAD_MAX, EXPLORE_PRELOAD_MAX, 0.1)},
                    live_draw=partial(preload_figure, robot),
