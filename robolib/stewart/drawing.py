@@ -247,7 +247,10 @@ def stewart_mechanism(model, pose=None) -> Figure:
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.label.set_size(FONTSIZE - 1)
     ax.view_init(elev=VIEW[0], azim=VIEW[1])
-    ax.set_title(f"(a) {model.name} at pose [{', '.join(f'{v:g}' for v in pose)}]", fontsize=FONTSIZE + 1)
+    at_home = np.allclose(pose, model.home_pose)
+    where = "its home pose" if at_home else (f"t = ({', '.join(f'{v:g}' for v in pose[:3])}) m, roll/pitch/yaw = "
+                                             f"({', '.join(f'{np.degrees(v):g}' for v in pose[3:])})°")
+    ax.set_title(f"(a) {model.name} at {where}", fontsize=FONTSIZE + 1)
     _leg_schematic(fig.add_subplot(gsp[1, 0]))
     return fig
 
