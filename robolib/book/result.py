@@ -39,11 +39,11 @@ def run_time_text(seconds: float, cores: int | None = None) -> str:
     """How long a run took, for a reader deciding whether to rerun it: seconds below two minutes, else minutes,
     with the machine's number of CPU cores.
 
-    >>> run_time_text(42.3, cores=2), run_time_text(301.0, cores=2)
-    ('42 s on 2 CPU cores', '5.0 min on 2 CPU cores')
+    >>> run_time_text(42.3, cores=2), run_time_text(301.0, cores=2), run_time_text(0.4, cores=2)
+    ('42 s on 2 CPU cores', '5.0 min on 2 CPU cores', 'under 1 s on 2 CPU cores')
     """
     cores = cores or os.cpu_count() or 1
-    took = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+    took = "under 1 s" if seconds < 0.5 else f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
     return f"{took} on {cores} CPU core{'s' if cores > 1 else ''}"
 
 
