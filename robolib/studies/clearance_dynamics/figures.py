@@ -78,7 +78,7 @@ def orbit_figure(d: DetailRun) -> Figure:
     ax1.set_yscale("symlog", linthresh=1.0)
     ax1.legend(handles=[Patch(color=MODE_COLORS[m], alpha=0.5, label=C.MODE_NAMES[m]) for m in (1, 2)] +
                [Patch(color="w", ec="0.5", label="free flight")], loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3,
-              fontsize=9, frameon=False)
+              fontsize=8, frameon=False)
     return fig
 
 
@@ -97,7 +97,7 @@ def errors_figure(d: DetailRun) -> Figure:
             ax.set_ylabel(f"{comp}: {lab}", fontsize=9)
             if k == "a":
                 ax.set_yscale("symlog", linthresh=1.0)
-    axs[0, 0].legend(fontsize=9)
+    axs[0, 0].legend(fontsize=8)
     axs[-1, 0].set_xlabel("t [s]")
     axs[-1, 1].set_xlabel("t [s]")
     return fig
@@ -157,7 +157,7 @@ def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
                 ax.axvline(x, color="tab:green", ls="--", lw=0.9)
                 if row == 0:
                     ax.text(x, 1.01, f"{x:g} {unit}", transform=ax.get_xaxis_transform(), ha="center",
-                            va="bottom", fontsize=9, color="tab:green")
+                            va="bottom", fontsize=8, color="tab:green")
             for _, _, (lo, hi), _ in (first_pd if col == 0 else []):   # a bracket of ~0.01 Hz: drawn as a line
                 ax.axvline(0.5 * (lo + hi), color="tab:orange", lw=2.5, alpha=0.7)
         axs[1, col].set_xlabel(xlabel)
@@ -225,8 +225,8 @@ def explore_figure(r: OrbitRun, clearance_mm: float, frequency: float) -> Figure
     a1.set_ylabel("F_n [N]", fontsize=8)
     sh = r.shares
     a1.set_title(f"free {sh['free flight']:.0%}, impacts {sh['n_impacts']}", fontsize=8)
-    a1.tick_params(labelsize=8)
-    a0.tick_params(labelsize=8)
+    a1.tick_params(labelsize=7)
+    a0.tick_params(labelsize=7)
     return fig
 
 
@@ -252,7 +252,7 @@ def approach_figure(cases: dict) -> Figure:
     the orbit's points; (b) per case, the distance of each sample to the nearest orbit point against n (log), and
     for each resolved stable period-k orbit the decay max|mu|^(n/k) that its multiplier predicts (dashed).
     ``cases``: ``{(f, c_mm): CaseOrbits}``."""
-    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.8), layout="constrained")
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.1), layout="constrained")
     a0, a1 = fig.subplots(1, 2)
     stable = [d for d in cases.values() if d.attractor is not None and d.section.history is not None]
     pick = next((d for d in stable if d.attractor.k > 1), stable[0] if stable else None)
@@ -267,11 +267,11 @@ def approach_figure(cases: dict) -> Figure:
         pts = pick.section.orbits[k]
         a0.plot(pts[:, 0], pts[:, 2], "o", ms=12, mfc="none", mec="tab:red", mew=1.5, zorder=3,
                 label=f"the {k} points of the period-{k} orbit")
-        a0.annotate("n = 0: journal centred", h[0, [0, 2]], xytext=(8, 8), textcoords="offset points", fontsize=9)
+        a0.annotate("n = 0: journal centred", h[0, [0, 2]], xytext=(8, 8), textcoords="offset points", fontsize=7)
         a0.set_title(f"samples at {pick.case[0]:g} Hz, {pick.case[1]:g} mm", fontsize=9)
         a0.set_xlabel("e_x / c")
         a0.set_ylabel("ė_x / (c ω)")
-        a0.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
+        a0.legend(fontsize=7, loc="center left")
     low = np.inf
     for (f, c), d in cases.items():
         dist = orbit_distance(d)
@@ -289,7 +289,7 @@ def approach_figure(cases: dict) -> Figure:
     a1.set_xlabel("drive period n")
     a1.set_ylabel("distance to the orbit")
     if a1.get_legend_handles_labels()[0]:
-        a1.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)   # below: no overlap
+        a1.legend(fontsize=7, loc="best")
     else:
         a1.text(0.5, 0.5, "no orbit found in this run", ha="center", va="center", transform=a1.transAxes)
     return fig

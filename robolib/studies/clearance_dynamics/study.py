@@ -89,10 +89,6 @@ EVIDENCE_TABLES = ("convergence", "orbits", "readings", "replicate", "transient"
 #: The figures shown on the chapter's evidence page, not in the lecture: the ideal motion, the periodic orbits by
 #: shooting, the continued period-1 branch, the sweep's readings per point and the slider-crank validation.
 EVIDENCE_FIGURES = ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
-#: The figures of chapter 6 (``book/studies/clearance_orbits.md``, the second lecture on this run): glued like the
-#: evidence page's (``clearance_ev_<name>``) and shown there, not in chapter 5: the bifurcation diagram and the
-#: approach to a stable periodic orbit.
-ORBITS_FIGURES = ("bifurcation", "approach")
 
 
 def _captioned(name: str, number: str, table: str) -> str:
@@ -203,7 +199,6 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
             "clearance_ladder_gap": f"{N.LADDER_GAP:g}", "clearance_near_period": f"{bifurcation.NEAR_PERIOD:g}",
             "clearance_fsweep_c": f"{s.freq_sweep_clearance_mm:g}",
             "clearance_detail_f": f"{s.detail_frequency:g}",
-            "clearance_detail_T": f"{s.detail_duration:g}",
             "clearance_conv_rt_hi": f"{max(s.convergence_rtols):g}",
             "clearance_conv_rt_lo": f"{min(s.convergence_rtols):g}",
             "clearance_case_rt_lo": f"{min(min(r) for r in s.rtols.values()):g}",
@@ -326,5 +321,5 @@ def explore_panel(res: StudyResult):
 
 
 # --------------------------------------------------------------------------- exercises
-__all__ = ["TABLE_CAPTIONS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "ORBITS_FIGURES", "PARAMETERS", "run", "glue_values", "key_parameter_rows", "parameter_rows",
+__all__ = ["TABLE_CAPTIONS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "PARAMETERS", "run", "glue_values", "key_parameter_rows", "parameter_rows",
            "criteria_rows", "detail_animation", "explore_panel"]

@@ -57,7 +57,7 @@ RULES_ALL_HIT_MAX = 0.99
 #: A rule "picks the true root" within this: times l2 for a slider, in rad for the crank
 #: (:data:`robolib.prp3.kinematics.RULE_MATCH_TOL`).
 ROOT_MATCH_TOL = kin.RULE_MATCH_TOL
-#: Voxel edges of Table E2 [mm], the edge of the voxel volume of Table E3 [mm], and the shares of the sample.
+#: Voxel edges of Table E2 [mm], the edge of the voxel volume of Table 3 [mm], and the shares of the sample.
 VOXELS = (40.0, 20.0, 10.0, 5.0)
 WORKSPACE_VOXEL = 20.0
 VOXEL_FRACTIONS = (8, 4, 2, 1)
@@ -77,7 +77,7 @@ SYMMETRY_TOL = 1e-9
 #: The chapter's tables in the order they are built; those of EVIDENCE_TABLES are shown on the evidence page
 #: (numbered E1, E2, ...), the others in the lecture (numbered 1, 2, ...).
 TABLES = ("table1", "table_e1", "table2", "table3", "table_e2")
-EVIDENCE_TABLES = ("table_e1", "table_e2", "table3")
+EVIDENCE_TABLES = ("table_e1", "table_e2")
 TABLE_ROWS, TABLE_DRAWS = 10, 50
 #: Samples of each volume route in exercise 3.
 EX3_N = 10_000
@@ -197,20 +197,11 @@ def _mode_text(m) -> str:
     return str(tuple(int(s) for s in m))
 
 
-def _listing(items: list[str]) -> str:
-    """``"a, b and c"`` (``"none"`` for no item).
-
-    >>> _listing(["a", "b", "c"]), _listing(["a"]), _listing([])
-    ('a, b and c', 'a', 'none')
-    """
-    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else (items[0] if items else "none")
-
-
 def table_label(name: str) -> str:
     """The number of table ``name`` of :data:`TABLES`: ``"2"`` in the lecture, ``"E1"`` on the evidence page.
 
     >>> [table_label(t) for t in TABLES]
-    ['1', 'E1', '2', 'E3', 'E2']
+    ['1', 'E1', '2', '3', 'E2']
     """
     if name in EVIDENCE_TABLES:
         return f"E{EVIDENCE_TABLES.index(name) + 1}"
@@ -404,16 +395,16 @@ def voxel_verdicts(vox: dict, v_ref: float, se_ref: float) -> dict:
 
 
 def table_workspace(ws: dict, n_workspace: int) -> str:
-    """**Table E3** (Markdown): share, extents and Jacobian volume of the workspace of each mode and of all modes.
+    """**Table 3** (Markdown): share, extents and Jacobian volume of the workspace of each mode and of all modes.
 
-    The voxel counts of the same sample are Table E2: they do not give the volume."""
+    The voxel counts of the same sample are on the evidence page (Table E2): they do not give the volume."""
     rows = []
     for m, w in ws.items():
         rows.append(["all modes" if m is None else str(m), f"{w.fraction:.1%}", *[f"{a:.0f} … {b:.0f}" for a, b in w.extents],
                      f"{w.volume_jacobian / 1e6:.1f}"])
     return (f"**Table {table_label('table3')}** — workspace of {n_workspace:,} uniform inputs, a sample of its "
             f"own (mm; volumes in 10⁶ mm³ = dm³). *Share*: of all {n_workspace:,} inputs of the actuator box, "
-            f"unreachable ones included (the chapter's Table {table_label('table2')} counts reachable inputs only). "
+            f"unreachable ones included (Table {table_label('table2')} counts reachable inputs only). "
             "*Volume*: the Jacobian integral of |det ∂J/∂q| over the inputs of the mode (for *all modes* it counts "
             "overlapping modes once each, so it is an upper bound of the union's volume), without a standard error "
             "(its integrand is heavy-tailed: see the text and the evidence page).\n\n"
@@ -444,28 +435,13 @@ def condition_maps(geom: kin.Geometry, n_grid: int):
 
 
 # ---- exercises ----------------------------------------------------------------------------------------
-#: Tick labels of a 3-D axes [pt]: their axes are drawn foreshortened, so they get more than the 8 pt of the rest.
-TICK_3D_PT = 9.0
-
-
-def larger_3d_ticks(fig, size: float = TICK_3D_PT):
-    """``fig`` with the tick labels of its 3-D axes at ``size`` pt (at least), the figure returned."""
-    for ax in fig.axes:
-        if ax.name == "3d":
-            ax.tick_params(labelsize=size, pad=1.0)  # the tick labels nearer their axis: clear of the axis labels
-    return fig
-
-
 def exercise_1(geom: kin.Geometry) -> dict:
     """Every IK solution of the home pose: counts of real ones and of those inside the actuator ranges, a report."""
     sol = kin.inverse_all(geom, kin.forward(geom, *HOME))
     lines = [f"real solutions: {int(sol.real.sum())}, inside the actuator ranges: {int(sol.within_limits.sum())}"]
     for m, q, ok in zip(sol.modes, sol.q, sol.within_limits):
         lines.append(f"{_mode_text(m)} {np.round([q[0], q[1], np.degrees(q[2])], 3)} {'inside' if ok else 'outside'}")
-    inside = [_mode_text(m) for m, ok in zip(sol.modes, sol.within_limits) if ok]
-    outside = [_mode_text(m) for m, ok, real in zip(sol.modes, sol.within_limits, sol.real) if real and not ok]
-    return dict(real=int(sol.real.sum()), inside=int(sol.within_limits.sum()), report="\n".join(lines),
-                modes_inside=inside, modes_outside=outside)
+    return dict(real=int(sol.real.sum()), inside=int(sol.within_limits.sum()), report="\n".join(lines))
 
 
 def exercise_2(geom: kin.Geometry) -> dict:
@@ -758,7 +734,6 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     # -- exercises
     ex1, ex2, ex3 = exercise_1(geom), exercise_2(geom), exercise_3(geom, seed)
     values.update(prp3_ex1_real=f"{ex1['real']}", prp3_ex1_inside=f"{ex1['inside']}", prp3_ex2_lx=f"{ex2['lx']:.3f}",
-                  prp3_ex1_modes_inside=_listing(ex1["modes_inside"]), prp3_ex1_modes_outside=_listing(ex1["modes_outside"]),
                   prp3_ex3_hm=f"{ex3['v_hm'] / 1e6:.2f} ± {ex3['se_hm'] / 1e6:.2f} dm³",
                   prp3_ex3_jac=f"{ex3['v_jac'] / 1e6:.2f} ± {ex3['se_jac'] / 1e6:.2f} dm³")
     reg.claim("prp3_ex3", "with 10⁴ samples each, the two volume routes agree: the Jacobian integral lies within a few "
@@ -774,7 +749,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     LX, LY, maps = condition_maps(geom, CONDITION_GRID_QUICK if quick else CONDITION_GRID)
     figures = {"mechanism": drawing.prp3_mechanism(geom),
                "errors": drawing.errors_figure(rt, law, far_len=FAR_LEN, predicted_exponent=PREDICTED_EXPONENT),
-               "workspace": larger_3d_ticks(drawing.workspace_figure(wall.points, w0.points)),
+               "workspace": drawing.workspace_figure(wall.points, w0.points),
                "condition": drawing.condition_figure(LX, LY, maps, inverse_level=INVERSE_LEVEL)}
     data["explore_grid"] = EXPLORE_GRID_QUICK if quick else EXPLORE_GRID
     extra = geometry_rows(geometry) + parameter_rows(sizes, quick, data["explore_grid"])

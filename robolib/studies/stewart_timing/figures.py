@@ -138,44 +138,16 @@ def ratios_figure(ratio: dict) -> Figure:
     return fig
 
 
-#: pt, the smallest text of every figure of the chapter (tick labels of the 3-D view included).
-MIN_FONT_PT = 8.0
-
-
-def legible(fig: Figure, pt: float = MIN_FONT_PT) -> Figure:
-    """``fig`` with every text smaller than ``pt`` points (tick labels, legends, annotations) raised to ``pt``,
-    and the tick labels of a 3-D view to ``pt + 1``.
-
-    >>> fig = Figure(figsize=(4, 3)); ax = fig.add_subplot(projection="3d"); ax.tick_params(labelsize=6)
-    >>> note = fig.text(0.0, 0.0, "a note", fontsize=6)
-    >>> from robolib.book.notebook import smallest_font_px
-    >>> round(smallest_font_px(legible(fig), 72), 6), fig.axes[0].xaxis.get_major_ticks()[0].label1.get_fontsize()
-    (8.0, 9.0)
-    """
-    for ax in fig.axes:
-        least = pt + 1 if hasattr(ax, "zaxis") else pt  # a 3-D box foreshortens its tick labels: one point more
-        for axis in [getattr(ax, f"{k}axis") for k in "xyz" if hasattr(ax, f"{k}axis")]:
-            sizes = [t.label1.get_fontsize() for t in axis.get_major_ticks()] or [0.0]
-            if min(sizes) < least:
-                axis.set_tick_params(labelsize=least)
-    fig.draw_without_rendering()
-    for t in fig.findobj(matplotlib.text.Text):
-        if t.get_fontsize() < pt:
-            t.set_fontsize(pt)
-    return fig
-
-
 def chapter_figures(res) -> dict:
-    """The six figures of the chapter, by name, from the study's data; every text at least :data:`MIN_FONT_PT`."""
+    """The six figures of the chapter, by name, from the study's data."""
     d = res.data
     name = d["model"].name
-    figs = {"mechanism": drawing.stewart_mechanism(d["model"]),
+    return {"mechanism": drawing.stewart_mechanism(d["model"]),
             "spin": spin_figure(d["spins"], d["t_ref"]),
             "forces": forces_figure(d["force_stats"][name], d["t_ref"], name),
             "reach": reach_figure(d["model"], d["reach"], d["traj"](d["t_ref"])[0]),
             "tracking": tracking_figure(d["runs"], name),
             "ratios": ratios_figure(d["ratio"])}
-    return {k: legible(fig) for k, fig in figs.items()}
 
 
 def animation_panel(res):
@@ -260,7 +232,7 @@ def pose_forces(model, dz: float, yaw_deg: float) -> Figure:
                  fontsize=9, pad=24)
     # the legend above the axes, under the title: never over a bar
     ax.legend(fontsize=8, ncol=2, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
-    return legible(fig)
+    return fig
 
 
 def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, duration: float) -> Figure:
@@ -279,10 +251,10 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
                      f"{'stable' if rho < 1 else 'UNSTABLE'}", fontsize=9)
         ax.legend(fontsize=8)
     except ValueError as exc:  # e.g. the plant left its limits under unstable gains
-        ax.set_title(str(exc)[:90], fontsize=8, color="tab:red")
+        ax.set_title(str(exc)[:90], fontsize=7, color="tab:red")
     ax.set_xlabel("t [s]")
     ax.set_ylabel("max_i |e_i| [m]")
-    return legible(fig)
+    return fig
 
 
 def _inward(lo: float, hi: float, step: float) -> tuple[float, float, float]:
