@@ -327,7 +327,8 @@ def test_workspace_volume_symmetry_and_voxels(res):
     assert (v_hm, se) == (vol_hm / 1e6, se_hm / 1e6)
     assert abs(v_jac - v_hm) < s3.N_SIGMA * se  # within 4 standard errors of hit-or-miss (the sound one)
     assert 15 < v_hm < 30  # dm³: the full chapter's estimates are near 22
-    # the Jacobian integrand's tail: Hill index between 1 and 3, computed from the same draw as the workspace
+    # the Jacobian integrand's tail: Hill index between 1 (the volume exists) and 4 (the sample standard error is not a
+    # reliable uncertainty), computed from the same draw as the workspace; the prose reads it as a tail index
     alpha, top = claim_value(res, "prp3_volume_tail")
     ws = prp3.workspace_samples(res.data["geometry"], n=res.data["sizes"]["n_workspace"],
                                 seed=res.data["seeds"]["workspace"])
@@ -342,6 +343,9 @@ def test_workspace_volume_symmetry_and_voxels(res):
         assert np.array_equal(r.points, mine.points) and r.volume_voxels == mine.volume_voxels, m
         assert r.volume_jacobian == pytest.approx(mine.volume_jacobian, rel=1e-12) and r.fraction == mine.fraction, m
     assert alpha == s3.tail_index(w, s3.TAIL_K) and s3.TAIL_INDEX_MIN < alpha < s3.TAIL_INDEX_MAX
+    assert (s3.TAIL_INDEX_MIN, s3.TAIL_INDEX_MAX) == (1.0, 4.0)
+    assert res["prp3_volume_tail"].text == f"a tail index of {alpha:.2f} (between 1 and 4)"
+    assert res["prp3_n_modes"].text == "all 8"
     assert top == pytest.approx(w.max() / w.sum()) and 0 < top < 0.1
     sym, y_lo, y_hi = claim_value(res, "prp3_symmetry")
     assert sym < s3.SYMMETRY_TOL and y_lo == pytest.approx(-y_hi, rel=0.05)

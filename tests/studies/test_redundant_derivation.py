@@ -57,6 +57,9 @@ def test_round_off_claims_are_round_off(res):
     assert _value(res, "rd_me_identity") is True and _value(res, "rd_null_symbolic") is True
     # each claim's text is its value as the prose prints it
     assert res["rd_err_M"].text == f"{_value(res, 'rd_err_M'):.1e}"
+    # a residual reads as a residual, never as a force or a motion
+    assert res["rd_pendulum"].text == f"to round-off (largest difference {_value(res, 'rd_pendulum'):.1e} rad/s², N)"
+    assert res["rd_preload_reactions"].text.startswith("to round-off (largest difference from the closed form ")
     assert res["rd_err_layers"].value == max(res.data["layer_errors"].values())
 
 

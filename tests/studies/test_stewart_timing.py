@@ -332,6 +332,12 @@ def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at
     assert f"extrapolated from {aw_steps} timed steps" in res["stewart_c2_aswritten"].text
     assert "{glue:md}`stewart_c2_aswritten`" in page
     assert "{glue:md}`stewart_c2_verdict`" in lecture and "{glue:md}`stewart_c2_method`" in lecture
+    # the timing factor is this machine's measurement, and the hold share an estimate: the claim texts say so
+    assert "on the machine that built this page" in res["stewart_c2_method"].text
+    assert "an extrapolation to a step of zero, not a measurement" in res["stewart_c1_hold"].text
+    # the title says what the chapter teaches, not the timing it gives a paragraph
+    assert lecture.count("# Stewart platform: U-joint Newton–Euler vs virtual work\n") == 1
+    assert "virtual-work timing" not in lecture + page
     assert res.values["stewart_aw_ms"] == f"{aw_steps * res.params['step'] * 1e3:g}"
     said = " ".join(page.split())
     assert re.search(r"\{glue:text\}`stewart_aw_steps`[^.]*\{glue:text\}`stewart_aw_ms`[^.]*scaled", said)
@@ -370,6 +376,12 @@ def test_figures_fit_the_column_with_legible_text(res):
         assert smallest_font_px(fig, 100) * min(1, 672 / (width * 100)) >= 8 * 100 / 72 - 1e-9, name
     box = res.figures["mechanism"].axes[0]
     assert all(t.label1.get_fontsize() >= 9 for a in (box.xaxis, box.yaxis, box.zaxis) for t in a.get_major_ticks())
+    # the joint labels read on the orange platform: near-black with a white outline
+    from matplotlib.colors import to_rgb
+
+    joints = [t for t in box.texts if t.get_text().startswith(("$P_", "$b_"))]
+    assert len(joints) == 12
+    assert all(max(to_rgb(t.get_color())) < 0.2 and t.get_path_effects() for t in joints)
 
 
 def test_explore_panels_and_their_figures(res):
@@ -389,6 +401,8 @@ def test_explore_panels_and_their_figures(res):
     assert len(box.children) >= 3
     # the panels' captions are numbered and say what they show
     assert 'caption-number">Explore panel 4.1.</span> The six actuator forces' in box.children[-1].value
+    # and what a student should see in it: bars equal to within a line width, by how much
+    assert "differ by far less than a bar's line width" in box.children[-1].value
     assert 'caption-number">Explore panel 4.2.</span> Largest leg tracking error' in \
         st_figures().explore_gains(res).children[-1].value
 

@@ -765,7 +765,9 @@ def _values(d: dict) -> dict:
             "rf_ex1_load": f"{d['exercise_1']['load']:.3g}", "rf_ex1_estimate": f"{d['exercise_1']['estimate'] * 1e3:.3g}",
             "rf_ex1_robolib": f"{d['exercise_1']['robolib'] * 1e3:.3g}",
             "rf_dec_1pct_bound": f"{d['dec']['mu_1pct_bound'] * 1e3:.2f}", "rf_followable_hi": f"{d['followable_preload'][1]:.0f}",
-            "rf_followable_lo": f"{-d['followable_preload'][0]:,.0f}"}
+            "rf_followable_lo": f"{-d['followable_preload'][0]:,.0f}",
+            # the consistent-Coulomb iteration's contraction factor at this run's mu R (computed before the run)
+            "rf_contraction": f"{max(v for k, v in d['contraction'].items() if 'decoupling maps' not in k):.2g}"}
 
 
 @declare_parameters(PARAMETERS, "redundant_friction")

@@ -1,4 +1,4 @@
-"""The chapter *Stewart vs virtual-work timing* as one function: :func:`run`.
+"""The chapter *Stewart platform: U-joint Newton–Euler vs virtual work* as one function: :func:`run`.
 
 The patent's two claims on the 6-UPS platform (seed 004) are tested here: claim 1,
 the U-joint Newton-Euler (NE) model tracks better under ID-PID control than the
@@ -621,7 +621,8 @@ def force_claims(claims: ClaimsRegister, name: str, other: str, models: dict, fo
                  "centres of mass lie on the leg axis", value=[rand_stats[n]["rest"] for n in on_axis],
                  criterion=f"relative gap at rest < {ROUNDOFF:g} on every set with on-axis leg CoMs",
                  holds=bool(on_axis) and all(rand_stats[n]["rest"] < ROUNDOFF for n in on_axis),
-                 text=", ".join(f"{rand_stats[n]['rest']:.1e} on {n}" for n in on_axis) or "no such set")
+                 text=("to round-off: a relative gap of " + ", ".join(f"{rand_stats[n]['rest']:.1e} on {n}" for n in on_axis))
+                 if on_axis else "no such set")
     claims.claim("stewart_rest_offaxis", "with an off-axis cylinder centre of mass the no-spin model is wrong even at "
                  f"rest, by less than {VW_GAP[1]:.0%} of the largest force", value=[rand_stats[n]["rest"] for n in off_axis],
                  criterion=f"{REAL:g} < relative gap at rest < {VW_GAP[1]:g} on every set with an off-axis leg CoM",
@@ -688,8 +689,8 @@ def tracking_claims(claims: ClaimsRegister, name: str, models: dict, metrics: di
                  value=[share[c] for c in LABEL],
                  criterion=f"hold share (1 − static(step/10) / static(step)) / 0.9 ≥ {HOLD_SHARE_MIN:g} for the NE and "
                            "the VW controller", holds=min(share.values()) >= HOLD_SHARE_MIN,
-                 text=f"{share['newton_euler']:.0%} (NE controller) and {share['virtual_work']:.0%} (VW controller) "
-                      "of the static error")
+                 text=f"an estimated {share['newton_euler']:.0%} (NE controller) and {share['virtual_work']:.0%} "
+                      "(VW controller) of the static error (an extrapolation to a step of zero, not a measurement)")
 
 
 def hold_share(static: float, static_fine: float) -> float:
