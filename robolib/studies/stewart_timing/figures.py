@@ -14,8 +14,9 @@ import textwrap
 
 import matplotlib
 import numpy as np
+from matplotlib import patheffects
 from matplotlib.animation import FuncAnimation
-from matplotlib.colors import ListedColormap
+from matplotlib.colors import ListedColormap, to_hex
 from matplotlib.figure import Figure
 from scipy.optimize import brentq
 
@@ -168,9 +169,6 @@ def legible(fig: Figure, pt: float = MIN_FONT_PT) -> Figure:
 def _readable_labels(fig: Figure) -> Figure:
     """The joint labels of the mechanism figure (``$P_i$``, ``$b_i$``) in near-black, the platform frame's in dark
     brown, all with a white outline, so that they read on the coloured platform and legs."""
-    from matplotlib import patheffects
-    from matplotlib.colors import to_hex
-
     for ax in fig.axes:
         for text in ax.texts:
             if text.get_text().startswith(("$P_", "$b_")):
