@@ -23,6 +23,7 @@ from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, study
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import smallest_font_px
+from robolib.core import clearance
 from robolib.core import nonlinear as N
 from robolib.gearshift import load_parameters, poincare_run, store
 from robolib.gearshift import lyapunov as LY
@@ -264,7 +265,8 @@ ORBITS_PAGE = "book/studies/clearance_orbits.md"
 
 #: The claim ids of the chapter, in the order it registers them.
 IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumgarte", "clearance_lin_p",
-       "clearance_lin_v", "clearance_lin_a", "clearance_dp_size", "clearance_conv_detail", "clearance_verdict_10_0p5",
+       "clearance_lin_v", "clearance_lin_a", "clearance_dp_size", "clearance_impact_jolt", "clearance_conv_detail",
+       "clearance_verdict_10_0p5",
        "clearance_rung_scatter", "clearance_verdict_6_0p5", "clearance_verdict_2_0p1", "clearance_loose",
        "clearance_transient", "clearance_orbit_10_0p5", "clearance_orbit_distance_10_0p5", "clearance_orbit_routes_10_0p5",
        "clearance_exponent_models_10_0p5", "clearance_exponent_alpha", "clearance_exponent_saltation",
@@ -456,6 +458,13 @@ def test_model_check_claims_against_their_data(quick_study):
         assert res[f"clearance_lin_{k}"].value == pytest.approx(rel) and rel < checks.LIN_TOL[k]
     dp = np.abs(err["dp"]).max() / c
     assert res["clearance_dp_size"].value == pytest.approx(dp) and 0.3 < dp < 3.0
+    assert "between 0.3 and 3 times it" in res["clearance_dp_size"].statement    # the words say the band
+    # the impact jolt: the peaks of |dv|, |da| within impacts over their median in continuous contact
+    modes = clearance.contact_modes(d.ts, d.run.episodes[0], d.cm.impact_max_duration)
+    for (k, floor), ratio in zip((("v", checks.JOLT_V), ("a", checks.JOLT_A)), res["clearance_impact_jolt"].value):
+        n = np.linalg.norm(err[f"d{k}"], axis=1)
+        assert ratio == pytest.approx(n[modes == 1].max() / np.median(n[modes == 2])) and ratio >= floor, k
+    assert res["clearance_impact_jolt"].holds and (checks.JOLT_V, checks.JOLT_A) == (10.0, 100.0)
     # the end-point error of the detailed run is the direct difference of the end points
     gs = d.gs
     E_ideal = gs.end_point(np.array([gs.ideal_state(t)[0] for t in d.ts]))
@@ -566,8 +575,11 @@ def test_tables_figures_and_explore_data(quick_study):
     for name in ("mechanism", "orbit", "errors", *ORBITS_FIGURES):      # the lectures' figures: text >= 8 pt
         fig = res.figures[name]
         assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 8 * 100 / 72, name
-    # the lecture's diagram: samples only (two rows); the readings per point are the evidence page's figure
-    assert len(res.figures["bifurcation"].axes) == 4 and len(res.figures["sweep_reading_bars"].axes) == 2
+    # the lecture's diagram: samples only (two rows) and the zoom on the first period doubling below them (in a quick
+    # run, without the branch, a note); the readings per point are the evidence page's figure
+    assert len(res.figures["bifurcation"].axes) == 5 and len(res.figures["sweep_reading_bars"].axes) == 2
+    zoom = res.figures["bifurcation"].axes[-1]
+    assert res.data["branch"] is None and not zoom.axison and "not compute" in zoom.texts[0].get_text()
     for fig in res.figures.values():
         assert isinstance(fig, Figure) and fig.canvas.manager is None     # made without pyplot
     png = res.figure("bifurcation")
@@ -575,6 +587,36 @@ def test_tables_figures_and_explore_data(quick_study):
     s = res.data["settings"]
     assert set(res.data["explore_runs"]) == {(f, c) for c in s.explore_c for f in s.explore_f}
     assert set(res.values) >= {"clearance_rtol", "clearance_K", "clearance_tau_max", "clearance_near_period"}
+
+
+def test_bifurcation_zoom_shows_the_first_period_doubling_from_the_run_data():
+    """Fig. 6.1's bottom panel zooms on the frequency band around the first period doubling of the branch: the sweep's
+    own samples minus the branch's orbit point at each frequency (no new computation; the orbit is the zero line),
+    the band shaded in the top-left panels, text >= 8 pt at the column's width."""
+    from robolib.studies.clearance_dynamics.figures import bifurcation_figure
+
+    freqs = np.arange(1.0, 6.01, 0.25)
+    x0 = -0.9 + 0.008 * (freqs - 1.0)
+    split = np.where(freqs > 3.22, 2e-3, 0.0)
+    f_runs = [SimpleNamespace(samples=np.array([[x + a * (-1) ** i] * 4 for i in range(8)])) for x, a in zip(x0, split)]
+    c_runs = [SimpleNamespace(samples=np.zeros((8, 4))) for _ in range(3)]
+    s = SimpleNamespace(cases=[(10.0, 0.5)], freq_sweep_clearance_mm=0.5, clearance_sweep_frequency=6.0, freqs=freqs,
+                        clearances_mm=np.array([0.1, 0.3, 0.5]))
+    fb = freqs[freqs <= 4.0]
+    branch = SimpleNamespace(bifurcations=[("period-doubling", 3.216, (3.206, 3.226), "")], f=fb,
+                             section=np.repeat(x0[freqs <= 4.0, None], 4, axis=1), stable=fb < 3.22)
+    fig = bifurcation_figure(s, SimpleNamespace(f_runs=f_runs, c_runs=c_runs), branch)
+    zoom = fig.axes[-1]
+    lo, hi = zoom.get_xlim()
+    assert lo < 3.216 < hi and hi - lo < 3.0                              # a band around the doubling, not the sweep
+    y0, y1 = zoom.get_ylim()
+    assert y0 < -2e-3 and 2e-3 < y1 < 5e-3                              # the split of +-2e-3 fills the panel
+    dots = [ln for ln in zoom.get_lines() if ln.get_marker() == "."]
+    x = np.concatenate([ln.get_xdata() for ln in dots])
+    y = np.concatenate([ln.get_ydata() for ln in dots])
+    assert np.all(np.abs(y[x < 3.216]) < 1e-12) and np.allclose(np.abs(y[x > 3.216]), 2e-3)   # on the orbit, then not
+    assert any(p.get_x() < 3.216 for p in fig.axes[0].patches)           # the zoomed band shaded above
+    assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 8 * 100 / 72
 
 
 def test_lecture_and_evidence_page_split():
@@ -641,15 +683,22 @@ def test_the_exercise_solutions_compute_their_answers_with_the_library():
     assert f"{ratio:.2f}" in text1
     errors = re.findall(r"clearance at (\w+): .*= (\S+) c", ex2)
     assert [j for j, _ in errors] == ["B1", "A1"] and 0.5 < min(float(e) for _, e in errors), ex2
-    assert max(float(e) for _, e in errors) / min(float(e) for _, e in errors) < 1.02, ex2
-    for joint, e in errors:                                                  # the text states what the code prints
-        assert f"{e} c at `{joint}`" in text2, (joint, e, text2)
-    assert "{glue:md}`clearance_dp_size`" in text2                           # and says why it is the run's value
+    assert max(float(e) for _, e in errors) / min(float(e) for _, e in errors) < 1.02, ex2   # "about the same"
+    assert "{glue:md}`clearance_dp_size`" in text2                           # and compares it with the run's value
     ce = 0.9
     D = [float(x) for x in re.findall(r"D = (\S+),", ex3)]
     assert D == pytest.approx([3 * (1 - ce ** 2) / 4, 8 * (1 - ce) / (5 * ce)], abs=1e-4), ex3
-    impacts = re.findall(r"(\d+) impacts", ex3)
-    assert len(impacts) == 2 and f"({impacts[1]} instead of {impacts[0]})" in text3, (ex3, text3)
+    (n_ln, cc_ln), (n_f, cc_f) = re.findall(r"(\d+) impacts, continuous contact (\S+)%", ex3)
+    assert int(n_f) < int(n_ln) and float(cc_f) > float(cc_ln), ex3        # fewer impacts, more contact
+    # the texts state what the code prints: the numbers are glued by the solution cells, none typed
+    for text, keys in ((text2, ["clearance_ex2_B1", "clearance_ex2_A1", "clearance_ex2_gap"]),
+                       (text3, [f"clearance_ex3_{q}_{law}" for q in ("impacts", "contact")
+                                for law in ("flores", "lankarani_nikravesh")])):
+        assert sorted(re.findall(r"\{glue:text\}`(clearance_ex\d_\w+)`", text)) == sorted(keys), text
+    code = (ROOT / "notebooks" / f"{NAME}.md").read_text().split("## Exercises")[1]
+    assert code.count('glue(f"clearance_ex2_{joint}"') == 1 and 'glue("clearance_ex2_gap"' in code
+    assert 'glue(f"clearance_ex3_impacts_{law}"' in code and 'glue(f"clearance_ex3_contact_{law}"' in code
+    assert not re.search(r"\d+ instead of \d+|\d+\.\d+ c at", text2 + text3)  # no typed result numbers
 
 
 def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
@@ -664,11 +713,16 @@ def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
     assert "−0.90" in text1 and "−1.10" in text1
     (k35, l35), (k39, l39) = re.findall(r"read (\S+), Lyapunov exponent (\S+) per step", ex2)
     assert (k35, k39) == ("period-4", "irregular") and float(l35) < 0 < float(l39), ex2
-    assert f"{l35.replace('-', '−')} per step" in text2 and f"{l39} per step" in text2, text2
     assert "period-2 orbit" in ex3, ex3
     n_floquet, n_lyapunov = (float(x) for x in re.findall(r"([\d.]+) shifts", ex3))
-    assert 5 < n_floquet < 20 and n_lyapunov == pytest.approx(n_floquet, rel=0.25), ex3
-    assert f"{n_floquet:.1f} from the multipliers" in text3 and f"{n_lyapunov:.1f}" in text3, text3
+    assert 5 < n_floquet < 20 and n_lyapunov == pytest.approx(n_floquet, rel=0.25), ex3   # "nearly the same"
+    # the texts state what the code prints through glue keys the solution cells glue: no typed result numbers
+    page = (ROOT / ORBITS_PAGE).read_text().split("## Exercises")[1]
+    for text, keys in ((text2, ["clearance_ex6_2_lambda_3p5", "clearance_ex6_2_lambda_3p9"]),
+                       (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov")])):
+        assert sorted(re.findall(r"\{glue:text\}`(clearance_ex6_\w+)`", text)) == sorted(keys), text
+    assert 'glue(f"clearance_ex6_2_lambda_{r:g}"' in page and 'glue(f"clearance_ex6_3_{key}"' in page
+    assert not re.search(r"[−+-]0\.\d\d per step|\d+\.\d from the", text2 + text3)
 
 
 # ----------------------------------------------------------------------------- changed parameters

@@ -93,7 +93,7 @@ def errors_figure(d: DetailRun) -> Figure:
         for col, comp in enumerate("xy"):
             ax = axs[row, col]
             ax.plot(ts, err[f"d{k}"][:, col] * s, "k", lw=0.8, label="direct")
-            ax.plot(ts, err[f"d{k}_lin"][:, col] * s, "--", color="tab:red", lw=0.8, label="linearised (Eqs. 21–22)")
+            ax.plot(ts, err[f"d{k}_lin"][:, col] * s, "--", color="tab:red", lw=0.8, label="linearised formula")
             ax.set_ylabel(f"{comp}: {lab}", fontsize=9)
             if k == "a":
                 ax.set_yscale("symlog", linthresh=1.0)
@@ -134,16 +134,26 @@ def detail_animation(d: DetailRun, joints, n_frames: int, period: float):
 
 def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
     """Poincaré samples e_x/c and rate against frequency (left) and clearance (right), the verdict cases that lie on a
-    sweep marked by dashed lines, and the first located period doubling of the continued period-1 branch (orange).
+    sweep marked by dashed lines, and the first located period doubling of the continued period-1 branch (orange);
+    below, a zoom on the frequency band around that period doubling (shaded grey above): the sweep's e_x/c samples
+    minus the continued period-1 orbit's (the orbit: the zero line, solid where stable, dashed where unstable),
+    drawn from the same data.
 
     ``s``: the study settings; ``d``: :func:`robolib.studies.clearance_dynamics.bifurcation.bifurcation_study`'s data;
-    ``branch``: the :class:`robolib.studies.clearance_dynamics.orbit_study.BranchStudy` (None: no bands).
+    ``branch``: the :class:`robolib.studies.clearance_dynamics.orbit_study.BranchStudy` (None: no line, no zoom).
     """
-    fig = Figure(figsize=(FULL_WIDTH, 5.6), layout="tight")
-    axs = fig.subplots(2, 2, sharex="col")
+    fig = Figure(figsize=(FULL_WIDTH, 7.6), layout="tight")
+    grid = fig.add_gridspec(3, 2, height_ratios=[1.0, 1.0, 0.95])
+    axs = np.empty((2, 2), dtype=object)
+    for col in range(2):
+        axs[0, col] = fig.add_subplot(grid[0, col])
+        axs[1, col] = fig.add_subplot(grid[1, col], sharex=axs[0, col])
+        axs[0, col].tick_params(labelbottom=False)
+    zoom = fig.add_subplot(grid[2, :])
     on_f = [f for f, c in s.cases if c == s.freq_sweep_clearance_mm]
     on_c = [c for f, c in s.cases if f == s.clearance_sweep_frequency]
     first_pd = [b for b in (branch.bifurcations if branch is not None else []) if b[0] == "period-doubling"][:1]
+    window = _zoom_window(s.freqs, first_pd)
     for col, (runs, vals, xlabel, marks, unit) in enumerate((
             (d.f_runs, s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)", on_f, "Hz"),
             (d.c_runs, s.clearances_mm, f"radial clearance c [mm] (f = {s.clearance_sweep_frequency:g} Hz)", on_c,
@@ -160,8 +170,55 @@ def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
                             va="bottom", fontsize=9, color="tab:green")
             for _, _, (lo, hi), _ in (first_pd if col == 0 else []):   # a bracket of ~0.01 Hz: drawn as a line
                 ax.axvline(0.5 * (lo + hi), color="tab:orange", lw=2.5, alpha=0.7)
+            if col == 0 and window is not None:
+                ax.axvspan(*window, color="0.5", alpha=0.18, lw=0)
         axs[1, col].set_xlabel(xlabel)
+    _pd_zoom(zoom, s, d, branch, first_pd, window)
     return fig
+
+
+def _zoom_window(freqs, first_pd) -> tuple[float, float] | None:
+    """The frequency band of the zoom: four sweep steps (at least 0.5 Hz) below and above the first period doubling."""
+    if not first_pd or len(freqs) < 2:
+        return None
+    p = 0.5 * sum(first_pd[0][2])
+    w = max(4 * float(np.median(np.diff(freqs))), 0.5)
+    return max(p - w, float(freqs[0])), min(p + w, float(freqs[-1]))
+
+
+def _pd_zoom(ax, s, d: BifurcationSweeps, branch, first_pd, window) -> None:
+    """The zoom panel of :func:`bifurcation_figure`: inside ``window``, the e_x/c samples of the frequency sweep minus
+    the continued period-1 orbit's e_x/c at the same frequency (so the orbit is the zero line: solid where stable,
+    dashed where unstable), and the first period doubling (orange); a note when there is no branch."""
+    if window is None:
+        ax.text(0.5, 0.5, "the first period doubling is located on the continued period-1 branch,\n"
+                "which this run did not compute (quick runs, or several clearance joints)", ha="center", va="center",
+                fontsize=9, transform=ax.transAxes)
+        ax.set_axis_off()
+        return
+    lo, hi = window
+    f_b, x_b, st = np.asarray(branch.f, float), branch.section[:, 0], np.asarray(branch.stable, bool)
+    ys = [0.0]
+    for f, r in zip(s.freqs, d.f_runs):
+        if lo - 1e-9 <= f <= hi + 1e-9 and f_b[0] - 1e-9 <= f <= f_b[-1] + 1e-9:
+            dev = r.samples[:, 0] - np.interp(f, f_b, x_b)
+            ax.plot(np.full(len(dev), f), dev, "k.", ms=4, zorder=3)
+            ys.extend(dev)
+    inside = (f_b >= lo - 1e-9) & (f_b <= hi + 1e-9)
+    for k in np.flatnonzero(inside[:-1] & inside[1:]):     # the orbit itself: the zero line, segment by segment
+        both = bool(st[k] and st[k + 1])
+        ax.plot(f_b[k:k + 2], [0.0, 0.0], "-" if both else "--", color="tab:blue" if both else "tab:red", lw=1.2)
+    ax.plot([], [], "-", color="tab:blue", lw=1.2, label="period-1 orbit, stable")
+    ax.plot([], [], "--", color="tab:red", lw=1.2, label="period-1 orbit, unstable")
+    p = 0.5 * sum(first_pd[0][2])
+    ax.axvline(p, color="tab:orange", lw=2.5, alpha=0.7, label=f"period doubling ({p:.2f} Hz)")
+    y0, y1 = float(np.min(ys)), float(np.max(ys))
+    pad = 0.1 * (y1 - y0) if y1 > y0 else 1e-3
+    ax.set_ylim(y0 - pad, y1 + pad)
+    ax.set_xlim(lo - 0.05, hi + 0.05)
+    ax.set_xlabel(f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm): zoom on the grey band")
+    ax.set_ylabel("e_x / c minus the\nperiod-1 orbit's")
+    ax.legend(fontsize=9, loc="lower left", frameon=False)
 
 
 def readings_figure(s, d: BifurcationSweeps) -> Figure:
