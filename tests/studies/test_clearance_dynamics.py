@@ -550,12 +550,12 @@ def test_tables_figures_and_explore_data(quick_study):
     assert list(res.tables) == names
     from robolib.studies.clearance_dynamics.study import EVIDENCE_TABLES
 
-    lecture = [n for n in names if n not in EVIDENCE_TABLES]          # numbered 1.. in the lecture, E1.. on evidence
+    lecture = [n for n in names if n not in EVIDENCE_TABLES]          # numbered 5.1.. in the lecture (chapter 5), E1.. on evidence
     assert lecture == ["modes"]                                        # the orbits, exponents and sweep: evidence
     assert EVIDENCE_TABLES == ("convergence", "orbits", "readings", "replicate", "transient", "exponents",
                                "sweep_readings", "slider_crank")
     for name in names:
-        number = f"{lecture.index(name) + 1}" if name in lecture else f"E{EVIDENCE_TABLES.index(name) + 1}"
+        number = f"5.{lecture.index(name) + 1}" if name in lecture else f"E{EVIDENCE_TABLES.index(name) + 1}"
         head, _, table = res.tables[name].partition("\n\n")
         assert head.startswith(f"**Table {number}** — ") and table.startswith("| ")
     assert "no 'limit' verdict in this run" in res.tables["replicate"]

@@ -150,7 +150,7 @@ def test_tables_and_figures(res):
 
     # the lecture's tables are numbered 1, 2; the evidence page's (the ten rows' IK, the voxel counts, the workspace
     # of each mode) E1, E2, E3
-    numbers = {"table1": "1", "table_e1": "E1", "table2": "2", "table3": "E3", "table_e2": "E2"}
+    numbers = {"table1": "3.1", "table_e1": "E1", "table2": "3.2", "table3": "E3", "table_e2": "E2"}
     assert list(numbers) == list(s3.TABLES) and s3.EVIDENCE_TABLES == ("table_e1", "table_e2", "table3")
     for name, number in numbers.items():
         assert res.tables[name].startswith(f"**Table {number}** — "), name
@@ -158,7 +158,7 @@ def test_tables_and_figures(res):
     assert len(rows1) == s3.TABLE_ROWS
     assert sum("⚑" in ln for ln in rows1) == int(res.values["prp3_n_flag10"]) == int(res.data["ten"].z_up.sum())
     assert sum("(-1, -1, 1)" in ln for ln in rows1) == claim_value(res, "prp3_n_default10")  # the mode column
-    assert "Table 1" in res.tables["table_e1"] and "error" in res.tables["table_e1"]
+    assert "Table 3.1" in res.tables["table_e1"] and "error" in res.tables["table_e1"]
     assert res.tables["table2"].count("\n| (") == claim_value(res, "prp3_n_modes")
     # the two tables' shares come from two samples with two denominators, and their captions say so
     assert "reachable inputs of the round-trip sample" in res.tables["table2"]

@@ -94,7 +94,7 @@ def test_tables_figures_and_values(res):
 
 def test_the_lecture_s_table_1_gives_each_law_s_response_to_the_operating_point(res):
     """Table 1: each law's RMS friction torque at the ends of the sweeps, relative to the sweep's reference point."""
-    assert res.tables["operating_points"].startswith("**Table 1** — ")
+    assert res.tables["operating_points"].startswith("**Table 2.1** — ")
     rows = {r[0]: r[1:] for r in res.data["operating_points"]}
     assert list(rows)[0].startswith("reference circle") and list(rows.values())[0][:2] == (1.0, 1.0)
     assert list(rows.values())[0][2] == pytest.approx(value(res, "rf_cal_rms"))     # the calibration: equal RMS

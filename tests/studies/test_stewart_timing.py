@@ -279,7 +279,7 @@ def test_another_seed_moves_only_the_random_states(quick_study, res):
 def test_tables_and_values(res):
     # the lecture's tables 1-3; the timing tables are E1, E2 of the evidence page, with the parameter tables
     for k in range(1, 4):
-        assert res.tables[f"table{k}"].startswith(f"**Table {k}** — ")
+        assert res.tables[f"table{k}"].startswith(f"**Table 4.{k}** — ")
     assert res.tables["evaluations"].startswith("**Table E1** — ")
     assert res.tables["run_ratios"].startswith("**Table E2** — ")
     assert set(st.EVIDENCE_TABLES) <= set(res.tables) and set(st.EVIDENCE_FIGURES) <= set(res.figures)

@@ -174,7 +174,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
               "transient": verdicts.transient_table(v),
               "sweep_readings": bifurcation.sweep_readings_table(s, bif), "slider_crank": experiments.slider_table(sc)}
     lecture = [name for name in tables if name not in EVIDENCE_TABLES]
-    tables = {name: _captioned(name, f"{lecture.index(name) + 1}" if name in lecture
+    tables = {name: _captioned(name, f"5.{lecture.index(name) + 1}" if name in lecture
                                else f"E{EVIDENCE_TABLES.index(name) + 1}", t) for name, t in tables.items()}
     figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),

@@ -208,14 +208,15 @@ def _listing(items: list[str]) -> str:
 
 
 def table_label(name: str) -> str:
-    """The number of table ``name`` of :data:`TABLES`: ``"2"`` in the lecture, ``"E1"`` on the evidence page.
+    """The number of table ``name`` of :data:`TABLES`: ``"3.2"`` in the lecture (chapter 3), ``"E1"`` on the evidence
+    page.
 
     >>> [table_label(t) for t in TABLES]
-    ['1', 'E1', '2', 'E3', 'E2']
+    ['3.1', 'E1', '3.2', 'E3', 'E2']
     """
     if name in EVIDENCE_TABLES:
         return f"E{EVIDENCE_TABLES.index(name) + 1}"
-    return str([t for t in TABLES if t not in EVIDENCE_TABLES].index(name) + 1)
+    return f"3.{[t for t in TABLES if t not in EVIDENCE_TABLES].index(name) + 1}"
 
 
 # ---- the paper's experiment: ten random inputs -------------------------------------------------------
@@ -588,7 +589,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     ten = ten_inputs(geom, seeds["table"])
     tables["table1"], tables["table_e1"] = table_ten_inputs(ten), table_ten_ik(ten)
     e_len, e_ang = float(ten.slider_error.max()), float(ten.crank_error.max())
-    reg.claim("prp3_table_error", "the ten-row FK→IK round trip (Table 1), each row solved in its own working mode, "
+    reg.claim("prp3_table_error", "the ten-row FK→IK round trip (Table 3.1), each row solved in its own working mode, "
               "recovers every input",
               value=[e_len, e_ang], criterion=f"max slider error < {TOL_LEN:g} mm and max crank error < {TOL_ANG:g} rad",
               holds=e_len < TOL_LEN and e_ang < TOL_ANG, text=f"{e_len:.1e} mm and {e_ang:.1e} rad", answers="003.c1")
@@ -599,7 +600,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     with np.errstate(invalid="ignore"):
         recovered = (np.abs(back_default[:, :2] - ten.q[:, :2]).max(axis=1) < TOL_LEN) & \
                     (np.abs(back_default[:, 2] - ten.q[:, 2]) < TOL_ANG)
-    reg.claim("prp3_n_default10", "not every input of Table 1 is in the default working mode, and solved in the default "
+    reg.claim("prp3_n_default10", "not every input of Table 3.1 is in the default working mode, and solved in the default "
               "mode only the default-mode rows come back: the inverse kinematics needs each input's own mode",
               value=n_default10, criterion=f"fewer than {TABLE_ROWS} of the {TABLE_ROWS} rows in mode (-1, -1, +1), and "
               f"the IK in that mode recovers a row (to {TOL_LEN:g} mm, {TOL_ANG:g} rad) exactly when it is in that mode",

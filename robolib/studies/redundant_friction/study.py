@@ -834,7 +834,7 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     points = _md_table(("operating point", "Coulomb, factor", "Stribeck, factor", "Stribeck / Coulomb"),
                        [(r[0], f"{r[1]:.3g}", f"{r[2]:.3g}", f"{r[3]:.3g}") for r in d["operating_points"]])
     tables = {"parameters": keyed.partition("\n<details")[0].rstrip() + "\n",   # the short table only
-              "operating_points": f"**Table 1** — {OPERATING_POINTS_CAPTION}\n\n{points}",
+              "operating_points": f"**Table 2.1** — {OPERATING_POINTS_CAPTION}\n\n{points}",
               **evidence_tables(d, full, parameter_table(extra=criteria_rows()))}
     return StudyResult("redundant_friction", params, reg, tables=tables, figures=ff.figures(d), data=d, values=_values(d),
                        wall_s=stage.elapsed())

@@ -341,7 +341,7 @@ def _body_row(m: StewartModel, b, name: str) -> list:
 def bodies_table(models: dict) -> str:
     """**Table 1**: mass, centre of mass and inertia of the three bodies of each parameter set."""
     rows = [_body_row(m, getattr(m, b), b) for m in models.values() for b in ("platform", "cylinder", "rod")]
-    return ("**Table 1** — Bodies of the two parameter sets (mass kg, CoM m in the body frame, inertia kg m² "
+    return ("**Table 4.1** — Bodies of the two parameter sets (mass kg, CoM m in the body frame, inertia kg m² "
             "about the CoM)\n\n" + markdown_table(["body", "mass", "CoM", "CoM off the leg axis", "principal diagonal",
                                                   "largest product of inertia"], rows))
 
@@ -352,7 +352,7 @@ def gap_table(force_stats: dict, rand_stats: dict, duration: float, n_random: in
     rows = [[name, f"{fs['fmax']:.4g}", f"{fs['dmax']:.3g}", f"{fs['rel']:.2e}", f"{rand_stats[name]['vw_p99']:.1e}",
              f"{rand_stats[name]['vw']:.1e}", f"{rand_stats[name]['rest']:.1e}"]
             for name, fs in force_stats.items()]
-    return (f"**Table 2** — Virtual work (VW) against the U-joint Newton–Euler model (NE): forces on the "
+    return (f"**Table 4.2** — Virtual work (VW) against the U-joint Newton–Euler model (NE): forces on the "
             f"reference trajectory ({duration:g} s) and gaps on {n_random} random states per set (moving; the same "
             "poses at rest), relative to each state's largest force.\n\n"
             + markdown_table(["set", "max ∣f∣ [N]", "max ∣f_VW − f_NE∣ [N]", "relative", "random: 99 % below",
@@ -364,7 +364,7 @@ def tracking_table(runs: dict, metrics: dict, window: float, duration: float) ->
     rows = [[name, LABEL[ctrl], "PID" if pid else "PD", f"{np.abs(runs[name, ctrl, pid].error[0]).max() * 1e3:.3g}",
              f"{mt['static'] * 1e6:.4g}", f"{mt['fluctuation'] * 1e6:.4g}", f"{mt['convergence_time']:.3f}"]
             for (name, ctrl, pid), mt in metrics.items()]
-    return (f"**Table 3** — Tracking metrics of the leg lengths on the U-joint NE plant, tail = last {window:g} s "
+    return (f"**Table 4.3** — Tracking metrics of the leg lengths on the U-joint NE plant, tail = last {window:g} s "
             f"of each {duration:g}-s run.\n\n"
             + markdown_table(["set", "controller model", "law", "initial max ∣e∣ [mm]", "static error [µm]",
                               "fluctuation [µm]", "convergence time [s]"], rows))
