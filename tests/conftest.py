@@ -31,9 +31,12 @@ BIN = Path(sys.executable).parent
 TIMEOUT = 600
 
 
-def solution_outputs(name: str, **namespace) -> list[str]:
+def solution_outputs(name: str, page: str | None = None, **namespace) -> list[str]:
     """What each exercise solution of chapter ``name`` prints: its hidden code cells after "## Exercises", run in
-    order in one namespace (the study's defaults updated by ``namespace``), as the notebook runs them."""
+    order in one namespace (the study's defaults updated by ``namespace``), as the notebook runs them.
+
+    ``page``: another page of the chapter's run, a path under the repository (e.g. ``book/studies/clearance_orbits.md``,
+    the second lecture on the clearance run); default the chapter notebook ``notebooks/<name>.md``."""
     import contextlib
     import io
 
@@ -41,7 +44,7 @@ def solution_outputs(name: str, **namespace) -> list[str]:
 
     from robolib import study
 
-    nb = jupytext.read(ROOT / "notebooks" / f"{name}.md")
+    nb = jupytext.read(ROOT / page if page else ROOT / "notebooks" / f"{name}.md")
     start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Exercises" in c.source)
     ns, out = {**study.defaults(name), **namespace}, []
     for c in nb.cells[start:]:

@@ -210,3 +210,17 @@ def test_display_equations_are_blocks_not_inline_math():
         if n:
             inline[path] = n
     assert not inline, inline
+
+
+def test_every_display_equation_of_a_lecture_is_numbered():
+    """Each ``$$ ... $$`` equation of a chapter carries a label, so Sphinx numbers it (Eq. (4.2)) and the text and
+    the exercises can point to it; a chapter cites its own numbers, not a source's (whose formulas are lost)."""
+    md = MarkdownIt("commonmark").use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True)
+    assert [t.type for t in md.parse("$$\nx\n$$ (eq-a)\n\n$$\ny\n$$\n")] == ["math_block_label", "math_block"]
+    lectures = glob.glob(str(ROOT / "notebooks" / "*.md")) + glob.glob(str(ROOT / "book" / "studies" / "*.md"))
+    unlabelled = {}
+    for path in lectures:
+        types = [t.type for t in md.parse(open(path, encoding="utf-8").read())]
+        if types.count("math_block"):
+            unlabelled[path] = types.count("math_block")
+    assert not unlabelled, unlabelled

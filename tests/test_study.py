@@ -326,9 +326,9 @@ def test_the_command_line_shows_a_study_s_stages_as_it_runs(tmp_path):
 
 @pytest.mark.parametrize("name", STUDIES)
 def test_the_rerun_each_chapter_suggests_runs(name, tmp_path):
-    """The parameters of a chapter's rerun instruction (``rerun_note``) are accepted and the study runs with them
-    (at quick settings; claims may change with parameters, the run must not fail)."""
-    source = (ROOT / "notebooks" / f"{name}.md").read_text()
+    """The parameters of a chapter's rerun instruction (``rerun_note``, on its evidence page) are accepted and the
+    study runs with them (at quick settings; claims may change with parameters, the run must not fail)."""
+    source = (ROOT / "book" / "evidence" / f"{name}.md").read_text()
     example = re.search(r'rerun_note\("%s", "([^"]*)"\)' % name, source).group(1)
     assert S.main([name, *shlex.split(example), "-p", "quick", "True", "--out", str(tmp_path)]) == 0
     assert (tmp_path / f"{name}.claims.json").is_file()

@@ -78,14 +78,14 @@ def prp3_explore_figure(geom: Geometry, lx: float, ly: float, theta: float, *, s
         ax.set_title(f"J = ({J[0]:.1f}, {J[1]:.1f}, {J[2]:.1f}) {geom.unit}\nmode {mode}, cond = {cond:.0f}", fontsize=9)
     except ValueError as exc:  # UnreachableError / SingularityError derive from ValueError
         msg = str(exc)
-        ax.set_title(msg[:60] + ("\n" + msg[60:120] if len(msg) > 60 else ""), fontsize=7, color="red")
+        ax.set_title(msg[:60] + ("\n" + msg[60:120] if len(msg) > 60 else ""), fontsize=8, color="red")
         ax.set_xlim(-150, 550), ax.set_ylim(-350, 350), ax.set_zlim(-550, 250)
     ax.view_init(elev=18, azim=-60)
     ax.grid(False)
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.set_major_locator(MaxNLocator(3))
         axis.label.set_size(8)
-    ax.tick_params(labelsize=7)
+    ax.tick_params(labelsize=8)
     return fig
 
 

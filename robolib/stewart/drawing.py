@@ -243,7 +243,7 @@ def stewart_mechanism(model, pose=None) -> Figure:
             ha="center", color="tab:brown")
     hi = ax.get_zlim3d()
     ax.set_zlim(min(hi[0], -0.25 * mean_leg), hi[1])
-    ax.tick_params(labelsize=FONTSIZE - 2)
+    ax.tick_params(labelsize=FONTSIZE - 1)
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.label.set_size(FONTSIZE - 1)
     ax.view_init(elev=VIEW[0], azim=VIEW[1])

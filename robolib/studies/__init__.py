@@ -4,7 +4,7 @@
 :mod:`.prp3_roundtrip`      3-PRP FK/IK round trip (over :mod:`robolib.prp3`)
 :mod:`.redundant_derivation` redundant planar robot: derivation (over :mod:`robolib.redundant`)
 :mod:`.redundant_friction`  redundant planar robot: friction comparison
-:mod:`.stewart_timing`      Stewart vs virtual-work timing (over :mod:`robolib.stewart`)
+:mod:`.stewart_timing`      Stewart platform: U-joint Newton–Euler vs virtual work (over :mod:`robolib.stewart`)
 :mod:`.clearance_dynamics`  gear-shift manipulator with joint clearance (over :mod:`robolib.gearshift`)
 ==========================  ============================================================
 

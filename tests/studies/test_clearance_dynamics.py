@@ -23,6 +23,7 @@ from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, study
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import smallest_font_px
+from robolib.core import clearance
 from robolib.core import nonlinear as N
 from robolib.gearshift import load_parameters, poincare_run, store
 from robolib.gearshift import lyapunov as LY
@@ -258,11 +259,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 NAME = "clearance_dynamics"
+#: Chapter 6, the second lecture on this chapter's run (a page executed at build that re-glues chapter 5's outputs).
+ORBITS_PAGE = "book/studies/clearance_orbits.md"
 
 
 #: The claim ids of the chapter, in the order it registers them.
 IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumgarte", "clearance_lin_p",
-       "clearance_lin_v", "clearance_lin_a", "clearance_dp_size", "clearance_conv_detail", "clearance_verdict_10_0p5",
+       "clearance_lin_v", "clearance_lin_a", "clearance_dp_size", "clearance_impact_jolt", "clearance_conv_detail",
+       "clearance_verdict_10_0p5",
        "clearance_rung_scatter", "clearance_verdict_6_0p5", "clearance_verdict_2_0p1", "clearance_loose",
        "clearance_transient", "clearance_orbit_10_0p5", "clearance_orbit_distance_10_0p5", "clearance_orbit_routes_10_0p5",
        "clearance_exponent_models_10_0p5", "clearance_exponent_alpha", "clearance_exponent_saltation",
@@ -454,6 +458,13 @@ def test_model_check_claims_against_their_data(quick_study):
         assert res[f"clearance_lin_{k}"].value == pytest.approx(rel) and rel < checks.LIN_TOL[k]
     dp = np.abs(err["dp"]).max() / c
     assert res["clearance_dp_size"].value == pytest.approx(dp) and 0.3 < dp < 3.0
+    assert "between 0.3 and 3 times it" in res["clearance_dp_size"].statement    # the words say the band
+    # the impact jolt: the peaks of |dv|, |da| within impacts over their median in continuous contact
+    modes = clearance.contact_modes(d.ts, d.run.episodes[0], d.cm.impact_max_duration)
+    for (k, floor), ratio in zip((("v", checks.JOLT_V), ("a", checks.JOLT_A)), res["clearance_impact_jolt"].value):
+        n = np.linalg.norm(err[f"d{k}"], axis=1)
+        assert ratio == pytest.approx(n[modes == 1].max() / np.median(n[modes == 2])) and ratio >= floor, k
+    assert res["clearance_impact_jolt"].holds and (checks.JOLT_V, checks.JOLT_A) == (10.0, 100.0)
     # the end-point error of the detailed run is the direct difference of the end points
     gs = d.gs
     E_ideal = gs.end_point(np.array([gs.ideal_state(t)[0] for t in d.ts]))
@@ -539,12 +550,12 @@ def test_tables_figures_and_explore_data(quick_study):
     assert list(res.tables) == names
     from robolib.studies.clearance_dynamics.study import EVIDENCE_TABLES
 
-    lecture = [n for n in names if n not in EVIDENCE_TABLES]          # numbered 1.. in the lecture, E1.. on evidence
+    lecture = [n for n in names if n not in EVIDENCE_TABLES]          # numbered 5.1.. in the lecture (chapter 5), E1.. on evidence
     assert lecture == ["modes"]                                        # the orbits, exponents and sweep: evidence
     assert EVIDENCE_TABLES == ("convergence", "orbits", "readings", "replicate", "transient", "exponents",
                                "sweep_readings", "slider_crank")
     for name in names:
-        number = f"{lecture.index(name) + 1}" if name in lecture else f"E{EVIDENCE_TABLES.index(name) + 1}"
+        number = f"5.{lecture.index(name) + 1}" if name in lecture else f"E{EVIDENCE_TABLES.index(name) + 1}"
         head, _, table = res.tables[name].partition("\n\n")
         assert head.startswith(f"**Table {number}** — ") and table.startswith("| ")
     assert "no 'limit' verdict in this run" in res.tables["replicate"]
@@ -555,12 +566,20 @@ def test_tables_figures_and_explore_data(quick_study):
     assert len(res.figures["approach"].axes) == 3                     # two panels and the colour bar of n
     fig = res.figures["approach"]
     assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 9
-    from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES
+    from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, ORBITS_FIGURES
 
     assert EVIDENCE_FIGURES == ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
+    assert ORBITS_FIGURES == ("bifurcation", "approach")                # chapter 6's, glued by chapter 5's run
     assert not set(EVIDENCE_FIGURES) & set(EVIDENCE_TABLES)          # one glue key each: clearance_ev_<name>
-    # the lecture's diagram: samples only (two rows); the readings per point are the evidence page's figure
-    assert len(res.figures["bifurcation"].axes) == 4 and len(res.figures["sweep_reading_bars"].axes) == 2
+    assert not set(ORBITS_FIGURES) & (set(EVIDENCE_FIGURES) | set(EVIDENCE_TABLES))
+    for name in ("mechanism", "orbit", "errors", *ORBITS_FIGURES):      # the lectures' figures: text >= 8 pt
+        fig = res.figures[name]
+        assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 8 * 100 / 72, name
+    # the lecture's diagram: samples only (two rows) and the zoom on the first period doubling below them (in a quick
+    # run, without the branch, a note); the readings per point are the evidence page's figure
+    assert len(res.figures["bifurcation"].axes) == 5 and len(res.figures["sweep_reading_bars"].axes) == 2
+    zoom = res.figures["bifurcation"].axes[-1]
+    assert res.data["branch"] is None and not zoom.axison and "not compute" in zoom.texts[0].get_text()
     for fig in res.figures.values():
         assert isinstance(fig, Figure) and fig.canvas.manager is None     # made without pyplot
     png = res.figure("bifurcation")
@@ -570,25 +589,70 @@ def test_tables_figures_and_explore_data(quick_study):
     assert set(res.values) >= {"clearance_rtol", "clearance_K", "clearance_tau_max", "clearance_near_period"}
 
 
+def test_bifurcation_zoom_shows_the_first_period_doubling_from_the_run_data():
+    """Fig. 6.1's bottom panel zooms on the frequency band around the first period doubling of the branch: the sweep's
+    own samples minus the branch's orbit point at each frequency (no new computation; the orbit is the zero line),
+    the band shaded in the top-left panels, text >= 8 pt at the column's width."""
+    from robolib.studies.clearance_dynamics.figures import bifurcation_figure
+
+    freqs = np.arange(1.0, 6.01, 0.25)
+    x0 = -0.9 + 0.008 * (freqs - 1.0)
+    split = np.where(freqs > 3.22, 2e-3, 0.0)
+    f_runs = [SimpleNamespace(samples=np.array([[x + a * (-1) ** i] * 4 for i in range(8)])) for x, a in zip(x0, split)]
+    c_runs = [SimpleNamespace(samples=np.zeros((8, 4))) for _ in range(3)]
+    s = SimpleNamespace(cases=[(10.0, 0.5)], freq_sweep_clearance_mm=0.5, clearance_sweep_frequency=6.0, freqs=freqs,
+                        clearances_mm=np.array([0.1, 0.3, 0.5]))
+    fb = freqs[freqs <= 4.0]
+    branch = SimpleNamespace(bifurcations=[("period-doubling", 3.216, (3.206, 3.226), "")], f=fb,
+                             section=np.repeat(x0[freqs <= 4.0, None], 4, axis=1), stable=fb < 3.22)
+    fig = bifurcation_figure(s, SimpleNamespace(f_runs=f_runs, c_runs=c_runs), branch)
+    zoom = fig.axes[-1]
+    lo, hi = zoom.get_xlim()
+    assert lo < 3.216 < hi and hi - lo < 3.0                              # a band around the doubling, not the sweep
+    y0, y1 = zoom.get_ylim()
+    assert y0 < -2e-3 and 2e-3 < y1 < 5e-3                              # the split of +-2e-3 fills the panel
+    dots = [ln for ln in zoom.get_lines() if ln.get_marker() == "."]
+    x = np.concatenate([ln.get_xdata() for ln in dots])
+    y = np.concatenate([ln.get_ydata() for ln in dots])
+    assert np.all(np.abs(y[x < 3.216]) < 1e-12) and np.allclose(np.abs(y[x > 3.216]), 2e-3)   # on the orbit, then not
+    assert any(p.get_x() < 3.216 for p in fig.axes[0].patches)           # the zoomed band shaded above
+    assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 8 * 100 / 72
+
+
 def test_lecture_and_evidence_page_split():
-    """The lecture shows at most 1 table and 7 figures (the animation and the Explore panel included), no
-    key-parameter table (every parameter with its valid range is the evidence page's), a folded parameters cell
-    and no run mechanics; the evidence page shows every evidence table (E1.. in EVIDENCE_TABLES' order), every evidence figure
+    """Two lectures on one run. Chapter 5 (the notebook: the model, one clearance run, the impact at the hand) shows at
+    most 1 table and 6 figures (the animation and the Explore panel included); chapter 6 (book/studies/clearance_orbits.md:
+    the bifurcation diagram, periodic orbits, multipliers, the exponent) re-glues chapter 5's run and shows its two
+    figures from it, computing nothing. Neither shows a key-parameter table or run mechanics, nor cites a claim about
+    the integrator; the evidence page shows every evidence table (E1.. in EVIDENCE_TABLES' order), every evidence figure
     (the ideal motion, the orbits by shooting, the continued branch, the sweep's readings, the slider-crank) and the
     moved checks."""
-    from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, EVIDENCE_TABLES
+    from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, EVIDENCE_TABLES, ORBITS_FIGURES
 
     lecture = (ROOT / "notebooks" / f"{NAME}.md").read_text()
+    orbits = (ROOT / ORBITS_PAGE).read_text()
     evidence = (ROOT / "book" / "evidence" / f"{NAME}.md").read_text()
     assert len(re.findall(r"^res\.table\(", lecture, re.M)) <= 1 and "key_parameter_rows" not in lecture
     assert ":tags: [parameters, hide-input]" in lecture
     figures = len(re.findall(r"^res\.figure\(", lecture, re.M)) + lecture.count("animation_html(") - 1
-    assert figures + lecture.count("explore_panel(res)") <= 7 and 'res.figure("approach")' in lecture
+    assert figures + lecture.count("explore_panel(res)") <= 6 and 'res.figure("approach")' not in lecture
+    assert "{doc}`chapter 6 </studies/clearance_orbits>`" in lecture
+    # chapter 6: executed at build, its first cell re-glues chapter 5's run; its figures are chapter 5's glued ones
+    assert "execution_mode: force" in orbits and 'reglue("clearance_dynamics")' in orbits
+    assert "clearance_dynamics.run(" not in orbits and "study.run(" not in orbits and "res." not in orbits
+    assert "chapter 5's run" in orbits.split("```{admonition}")[0]               # its first paragraph says so
+    for name in ORBITS_FIGURES:
+        assert f"```{{glue:figure}} clearance_ev_{name}\n:name: fig-clearance_dynamics-{name}" in orbits, name
+    assert len(re.findall(r"^```\{glue:figure\}", orbits, re.M)) <= 8 and "{glue:md} clearance_ev_" not in orbits
+    for page in (lecture, orbits):
+        cited = set(re.findall(r"\{glue:md\}`(clearance_[a-z0-9_]+)`", page))
+        assert not {c for c in cited if re.match(r"clearance_(verdict_|orbit_ladder|rung_|loose|transient|exponent_|"
+                                                  r"conv_|orbit_distance_|baumgarte|dae)", c)}, cited
     for moved in ("clearance_tau_max", "clearance_detail_steps", "clearance_baumgarte", "clearance_exponent_models_",
                   "clearance_orbit_distance_", "clearance_orbit_onsets", "clearance_bif_resolution",
                   "clearance_orbit_crossings", "clearance_orbit_ladder", "clearance_conv_detail", "(cl-fast)",
                   "secant predictor", "saltation", "several times faster"):   # the monodromy matrix is taught
-        assert moved not in lecture, moved
+        assert moved not in lecture and moved not in orbits, moved
         assert moved == "several times faster" or moved.strip("()") in evidence, moved
     assert "figures=clearance_dynamics.study.EVIDENCE_FIGURES" in lecture
     assert "tables=clearance_dynamics.study.EVIDENCE_TABLES" in lecture
@@ -598,24 +662,67 @@ def test_lecture_and_evidence_page_split():
         assert f":name: fig-clearance_dynamics-{label}" in evidence, label
     assert [int(k) for k in re.findall(r"Table E(\d)", evidence)] == sorted(int(k) for k in re.findall(r"Table E(\d)", evidence))
     summary = lecture[lecture.rindex("```{code-cell}"):]
-    assert ":tags: [remove-input, hide-output]" in summary and "res.summary()" in summary
+    assert ":tags: [remove-cell]" in summary and "res.summary()" in summary      # the claims: the evidence page's
+
+
+def _solution_texts(page: Path) -> list[str]:
+    """The text of each solution dropdown of a page, whitespace collapsed."""
+    return [" ".join(m.split()) for m in re.findall(r":::\{admonition\} Solution\n:class: dropdown\n(.*?)\n:::",
+                                                  page.read_text(), re.S)]
 
 
 def test_the_exercise_solutions_compute_their_answers_with_the_library():
-    """Each solution is visible library code; what it prints is the answer its text gives: the stiffness ratio of the
-    closed form, the two placements' end-point errors about equal (both about the clearance), the hysteresis factors
-    of the two laws' closed forms, and the decay of a disturbance on the 10 Hz period-2 orbit by both routes."""
-    ex1, ex2, ex3, ex4 = solution_outputs(NAME)
+    """Each solution of chapter 5 is visible library code, and its text states the answer the code prints: the
+    stiffness ratio of the closed form, the two placements' end-point errors over one shift (about equal, both about
+    the clearance; B1's is the detailed run's claim), the hysteresis factors of the two laws' closed forms and their
+    impact counts."""
+    ex1, ex2, ex3 = solution_outputs(NAME)
+    text1, text2, text3 = _solution_texts(ROOT / "notebooks" / f"{NAME}.md")
     ratio, closed = (float(x) for x in re.search(r"ratio (\S+), closed form (\S+)", ex1).groups())
     assert ratio == pytest.approx(np.sqrt((5.5 * 5 / 0.5) / (5.1 * 5 / 0.1)), abs=1e-4) and ratio == closed
-    errors = [float(x) for x in re.findall(r"= (\S+) c", ex2)]
-    assert len(errors) == 2 and 0.5 < min(errors) and max(errors) / min(errors) < 1.1, ex2
+    assert f"{ratio:.2f}" in text1
+    errors = re.findall(r"clearance at (\w+): .*= (\S+) c", ex2)
+    assert [j for j, _ in errors] == ["B1", "A1"] and 0.5 < min(float(e) for _, e in errors), ex2
+    assert max(float(e) for _, e in errors) / min(float(e) for _, e in errors) < 1.02, ex2   # "about the same"
+    assert "{glue:md}`clearance_dp_size`" in text2                           # and compares it with the run's value
     ce = 0.9
     D = [float(x) for x in re.findall(r"D = (\S+),", ex3)]
     assert D == pytest.approx([3 * (1 - ce ** 2) / 4, 8 * (1 - ce) / (5 * ce)], abs=1e-4), ex3
-    assert "period-2 orbit" in ex4, ex4
-    n_floquet, n_lyapunov = (float(x) for x in re.findall(r"([\d.]+) shifts", ex4))
-    assert 5 < n_floquet < 20 and n_lyapunov == pytest.approx(n_floquet, rel=0.25), ex4
+    (n_ln, cc_ln), (n_f, cc_f) = re.findall(r"(\d+) impacts, continuous contact (\S+)%", ex3)
+    assert int(n_f) < int(n_ln) and float(cc_f) > float(cc_ln), ex3        # fewer impacts, more contact
+    # the texts state what the code prints: the numbers are glued by the solution cells, none typed
+    for text, keys in ((text2, ["clearance_ex2_B1", "clearance_ex2_A1", "clearance_ex2_gap"]),
+                       (text3, [f"clearance_ex3_{q}_{law}" for q in ("impacts", "contact")
+                                for law in ("flores", "lankarani_nikravesh")])):
+        assert sorted(re.findall(r"\{glue:text\}`(clearance_ex\d_\w+)`", text)) == sorted(keys), text
+    code = (ROOT / "notebooks" / f"{NAME}.md").read_text().split("## Exercises")[1]
+    assert code.count('glue(f"clearance_ex2_{joint}"') == 1 and 'glue("clearance_ex2_gap"' in code
+    assert 'glue(f"clearance_ex3_impacts_{law}"' in code and 'glue(f"clearance_ex3_contact_{law}"' in code
+    assert not re.search(r"\d+ instead of \d+|\d+\.\d+ c at", text2 + text3)  # no typed result numbers
+
+
+def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
+    """Each solution of chapter 6 is visible library code, and its text states the answer the code prints: the
+    logistic map's period doubling at r = 3 (multiplier through -1, period-1 then period-2), period-4 with a negative
+    and irregular with a positive exponent, and the decay of a disturbance on the 10 Hz period-2 orbit by both
+    routes."""
+    ex1, ex2, ex3 = solution_outputs(NAME, page=ORBITS_PAGE)
+    text1, text2, text3 = _solution_texts(ROOT / ORBITS_PAGE)
+    assert "r = 2.9: multiplier -0.90, the samples read period-1" in ex1, ex1
+    assert "r = 3.1: multiplier -1.10, the samples read period-2" in ex1, ex1
+    assert "−0.90" in text1 and "−1.10" in text1
+    (k35, l35), (k39, l39) = re.findall(r"read (\S+), Lyapunov exponent (\S+) per step", ex2)
+    assert (k35, k39) == ("period-4", "irregular") and float(l35) < 0 < float(l39), ex2
+    assert "period-2 orbit" in ex3, ex3
+    n_floquet, n_lyapunov = (float(x) for x in re.findall(r"([\d.]+) shifts", ex3))
+    assert 5 < n_floquet < 20 and n_lyapunov == pytest.approx(n_floquet, rel=0.25), ex3   # "nearly the same"
+    # the texts state what the code prints through glue keys the solution cells glue: no typed result numbers
+    page = (ROOT / ORBITS_PAGE).read_text().split("## Exercises")[1]
+    for text, keys in ((text2, ["clearance_ex6_2_lambda_3p5", "clearance_ex6_2_lambda_3p9"]),
+                       (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov")])):
+        assert sorted(re.findall(r"\{glue:text\}`(clearance_ex6_\w+)`", text)) == sorted(keys), text
+    assert 'glue(f"clearance_ex6_2_lambda_{r:g}"' in page and 'glue(f"clearance_ex6_3_{key}"' in page
+    assert not re.search(r"[−+-]0\.\d\d per step|\d+\.\d from the", text2 + text3)
 
 
 # ----------------------------------------------------------------------------- changed parameters

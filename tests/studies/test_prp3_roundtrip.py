@@ -148,22 +148,23 @@ def test_tables_and_figures(res):
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
 
-    # the lecture's tables are numbered 1, 2, 3; the evidence page's (the ten rows' IK, the voxel counts) E1, E2
-    numbers = {"table1": "1", "table_e1": "E1", "table2": "2", "table3": "3", "table_e2": "E2"}
-    assert list(numbers) == list(s3.TABLES) and s3.EVIDENCE_TABLES == ("table_e1", "table_e2")
+    # the lecture's tables are numbered 1, 2; the evidence page's (the ten rows' IK, the voxel counts, the workspace
+    # of each mode) E1, E2, E3
+    numbers = {"table1": "3.1", "table_e1": "E1", "table2": "3.2", "table3": "E3", "table_e2": "E2"}
+    assert list(numbers) == list(s3.TABLES) and s3.EVIDENCE_TABLES == ("table_e1", "table_e2", "table3")
     for name, number in numbers.items():
         assert res.tables[name].startswith(f"**Table {number}** — "), name
     rows1 = [ln for ln in res.tables["table1"].splitlines() if re.match(r"\| \d+ \|", ln)]
     assert len(rows1) == s3.TABLE_ROWS
     assert sum("⚑" in ln for ln in rows1) == int(res.values["prp3_n_flag10"]) == int(res.data["ten"].z_up.sum())
     assert sum("(-1, -1, 1)" in ln for ln in rows1) == claim_value(res, "prp3_n_default10")  # the mode column
-    assert "Table 1" in res.tables["table_e1"] and "error" in res.tables["table_e1"]
+    assert "Table 3.1" in res.tables["table_e1"] and "error" in res.tables["table_e1"]
     assert res.tables["table2"].count("\n| (") == claim_value(res, "prp3_n_modes")
     # the two tables' shares come from two samples with two denominators, and their captions say so
     assert "reachable inputs of the round-trip sample" in res.tables["table2"]
     assert "a sample of its own" in res.tables["table3"] and "unreachable ones included" in res.tables["table3"]
-    # Table 3: the Jacobian volumes carry no (misleading) standard error; the voxel counts, which do not give the
-    # volume, are on the evidence page (Table E2), not in the lecture's table
+    # Table E3: the Jacobian volumes carry no (misleading) standard error; the voxel counts, which do not give the
+    # volume, are Table E2, not columns of Table E3
     t3 = res.tables["table3"]
     assert "±" not in t3 and "heavy-tailed" in t3
     assert "voxel" not in t3.lower() and t3.splitlines()[2].count("|") == 7  # six columns
@@ -326,7 +327,8 @@ def test_workspace_volume_symmetry_and_voxels(res):
     assert (v_hm, se) == (vol_hm / 1e6, se_hm / 1e6)
     assert abs(v_jac - v_hm) < s3.N_SIGMA * se  # within 4 standard errors of hit-or-miss (the sound one)
     assert 15 < v_hm < 30  # dm³: the full chapter's estimates are near 22
-    # the Jacobian integrand's tail: Hill index between 1 and 3, computed from the same draw as the workspace
+    # the Jacobian integrand's tail: Hill index between 1 (the volume exists) and 4 (the sample standard error is not a
+    # reliable uncertainty), computed from the same draw as the workspace; the prose reads it as a tail index
     alpha, top = claim_value(res, "prp3_volume_tail")
     ws = prp3.workspace_samples(res.data["geometry"], n=res.data["sizes"]["n_workspace"],
                                 seed=res.data["seeds"]["workspace"])
@@ -341,6 +343,9 @@ def test_workspace_volume_symmetry_and_voxels(res):
         assert np.array_equal(r.points, mine.points) and r.volume_voxels == mine.volume_voxels, m
         assert r.volume_jacobian == pytest.approx(mine.volume_jacobian, rel=1e-12) and r.fraction == mine.fraction, m
     assert alpha == s3.tail_index(w, s3.TAIL_K) and s3.TAIL_INDEX_MIN < alpha < s3.TAIL_INDEX_MAX
+    assert (s3.TAIL_INDEX_MIN, s3.TAIL_INDEX_MAX) == (1.0, 4.0)
+    assert res["prp3_volume_tail"].text == f"a tail index of {alpha:.2f} (between 1 and 4)"
+    assert res["prp3_n_modes"].text == "all 8"
     assert top == pytest.approx(w.max() / w.sum()) and 0 < top < 0.1
     sym, y_lo, y_hi = claim_value(res, "prp3_symmetry")
     assert sym < s3.SYMMETRY_TOL and y_lo == pytest.approx(-y_hi, rel=0.05)
@@ -383,6 +388,11 @@ def test_the_exercise_solutions_print_the_study_s_answers(res):
     ex1, ex2, ex3 = solution_outputs(NAME)
     real, inside = (int(x) for x in re.search(r"real solutions: (\d+), inside the actuator ranges: (\d+)", ex1).groups())
     assert (real, inside) == (res.data["exercise_1"]["real"], res.data["exercise_1"]["inside"])
+    # the modes the solution's text names are those the code prints inside (outside) the actuator ranges
+    printed = {where: [ln.partition(" [")[0] for ln in ex1.splitlines()[1:] if ln.endswith(" " + where)]
+               for where in ("inside", "outside")}
+    assert printed["inside"] == res.data["exercise_1"]["modes_inside"] and len(printed["inside"]) == inside
+    assert printed["outside"] == res.data["exercise_1"]["modes_outside"]
     assert float(re.search(r"lx = (\S+) mm", ex2).group(1)) == pytest.approx(res.data["exercise_2"]["lx"], abs=1e-5)
     assert ex3 == res.data["exercise_3"]["report"] + "\n"
     for key in ("prp3_ex3_hm", "prp3_ex3_jac"):  # the glued numbers of the solution's text are in the printout
@@ -463,16 +473,17 @@ def test_the_live_explore_panel_spans_the_actuator_travel_not_the_precomputed_gr
 
 
 # ---- the lecture and its evidence page -------------------------------------------------------------------
-def test_the_lecture_shows_four_tables_and_the_evidence_page_the_checks(res):
+def test_the_lecture_shows_three_tables_and_the_evidence_page_the_checks(res):
     text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
-    assert re.findall(r'res\.table\("(\w+)"\)', text) == ["key_parameters", "table1", "table2", "table3"]
+    # the dimensions, the paper's ten inputs and the working modes; the workspace of each mode is Table E3
+    assert re.findall(r'res\.table\("(\w+)"\)', text) == ["key_parameters", "table1", "table2"]
     assert not set(s3.EVIDENCE_TABLES) & set(re.findall(r'res\.table\("(\w+)"\)', text))
     assert "res.data[\"reports\"]" not in text  # the run's reports are on the evidence page
     assert text.count("{doc}`evidence page </evidence/prp3_roundtrip>`") >= 3
     assert "Every finding is a registered claim" not in text
-    # the summary stays the last cell, its table folded
+    # the summary stays the last cell, removed from the page (its claims table is on the evidence page)
     last = text.rstrip().rpartition("```{code-cell} ipython3")[2]
-    assert ":tags: [remove-input, hide-output]" in last and "res.summary()" in last
+    assert ":tags: [remove-cell]" in last and "res.summary()" in last
     # the evidence page shows exactly what the chapter glues for it
     ev = s3.evidence(res)
     assert set(ev["tables"]) == {*s3.EVIDENCE_TABLES, "parameters", "criteria"} <= set(res.tables)

@@ -57,6 +57,9 @@ def test_round_off_claims_are_round_off(res):
     assert _value(res, "rd_me_identity") is True and _value(res, "rd_null_symbolic") is True
     # each claim's text is its value as the prose prints it
     assert res["rd_err_M"].text == f"{_value(res, 'rd_err_M'):.1e}"
+    # a residual reads as a residual, never as a force or a motion
+    assert res["rd_pendulum"].text == f"to round-off (largest difference {_value(res, 'rd_pendulum'):.1e} rad/s², N)"
+    assert res["rd_preload_reactions"].text.startswith("to round-off (largest difference from the closed form ")
     assert res["rd_err_layers"].value == max(res.data["layer_errors"].values())
 
 
@@ -146,6 +149,9 @@ def test_the_exercise_solutions_compute_their_answers_with_the_library(res):
     ex1, ex2, _, ex4 = solution_outputs(NAME)
     masses = [tuple(float(x) for x in m) for m in re.findall(r"M_11 = (\S+) kg; m_a \+ m_b \(\+ m_e\) = (\S+) kg", ex1)]
     assert masses == [pytest.approx((1.1, 1.1)), pytest.approx((0.9, 0.9))]      # 0.5 + 0.4 (+ 0.2) kg
+    # the solution's text states the two masses and their difference m_e: the values the code prints
+    stated = [float(res.values[k]) for k in ("rd_ex1_chain1", "rd_ex1_chain2", "rd_me")]
+    assert stated == pytest.approx([masses[0][0], masses[1][0], masses[0][0] - masses[1][0]])
     assert float(re.search(r"accelerations: (\S+)", ex2).group(1)) < 1e-9
     change, predicted = (np.array([float(x) for x in row.split()]) for row in re.findall(r": \[([^\]]+)\]", ex2))
     assert np.allclose(change, predicted, atol=1e-3) and np.all(change > 5.0)
@@ -173,8 +179,8 @@ def test_lecture_shows_no_check_table_and_the_evidence_page_shows_them():
             f"Table E{k} on the {{doc}}`evidence page </evidence/{NAME}>`" in lecture, k
     for name in (*sd.EVIDENCE_TABLES, "claims"):
         assert f"```{{glue:md}} rd_ev_{name}\n:format: myst\n```" in evidence, name
-    summary = lecture.rpartition("```{code-cell} ipython3")[2]
-    assert summary.startswith("\n:tags: [remove-input, hide-output]\n\nres.summary()")
+    summary = lecture.rpartition("```{code-cell} ipython3")[2]     # the last cell; its claims table is on the evidence page
+    assert summary.startswith("\n:tags: [remove-cell]\n\nres.summary()")
 
 
 def test_figures_fit_the_column(res):

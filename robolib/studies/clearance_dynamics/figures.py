@@ -78,7 +78,7 @@ def orbit_figure(d: DetailRun) -> Figure:
     ax1.set_yscale("symlog", linthresh=1.0)
     ax1.legend(handles=[Patch(color=MODE_COLORS[m], alpha=0.5, label=C.MODE_NAMES[m]) for m in (1, 2)] +
                [Patch(color="w", ec="0.5", label="free flight")], loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3,
-              fontsize=8, frameon=False)
+              fontsize=9, frameon=False)
     return fig
 
 
@@ -93,11 +93,11 @@ def errors_figure(d: DetailRun) -> Figure:
         for col, comp in enumerate("xy"):
             ax = axs[row, col]
             ax.plot(ts, err[f"d{k}"][:, col] * s, "k", lw=0.8, label="direct")
-            ax.plot(ts, err[f"d{k}_lin"][:, col] * s, "--", color="tab:red", lw=0.8, label="linearised (Eqs. 21–22)")
+            ax.plot(ts, err[f"d{k}_lin"][:, col] * s, "--", color="tab:red", lw=0.8, label="linearised formula")
             ax.set_ylabel(f"{comp}: {lab}", fontsize=9)
             if k == "a":
                 ax.set_yscale("symlog", linthresh=1.0)
-    axs[0, 0].legend(fontsize=8)
+    axs[0, 0].legend(fontsize=9)
     axs[-1, 0].set_xlabel("t [s]")
     axs[-1, 1].set_xlabel("t [s]")
     return fig
@@ -134,16 +134,26 @@ def detail_animation(d: DetailRun, joints, n_frames: int, period: float):
 
 def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
     """Poincaré samples e_x/c and rate against frequency (left) and clearance (right), the verdict cases that lie on a
-    sweep marked by dashed lines, and the first located period doubling of the continued period-1 branch (orange).
+    sweep marked by dashed lines, and the first located period doubling of the continued period-1 branch (orange);
+    below, a zoom on the frequency band around that period doubling (shaded grey above): the sweep's e_x/c samples
+    minus the continued period-1 orbit's (the orbit: the zero line, solid where stable, dashed where unstable),
+    drawn from the same data.
 
     ``s``: the study settings; ``d``: :func:`robolib.studies.clearance_dynamics.bifurcation.bifurcation_study`'s data;
-    ``branch``: the :class:`robolib.studies.clearance_dynamics.orbit_study.BranchStudy` (None: no bands).
+    ``branch``: the :class:`robolib.studies.clearance_dynamics.orbit_study.BranchStudy` (None: no line, no zoom).
     """
-    fig = Figure(figsize=(FULL_WIDTH, 5.6), layout="tight")
-    axs = fig.subplots(2, 2, sharex="col")
+    fig = Figure(figsize=(FULL_WIDTH, 7.6), layout="tight")
+    grid = fig.add_gridspec(3, 2, height_ratios=[1.0, 1.0, 0.95])
+    axs = np.empty((2, 2), dtype=object)
+    for col in range(2):
+        axs[0, col] = fig.add_subplot(grid[0, col])
+        axs[1, col] = fig.add_subplot(grid[1, col], sharex=axs[0, col])
+        axs[0, col].tick_params(labelbottom=False)
+    zoom = fig.add_subplot(grid[2, :])
     on_f = [f for f, c in s.cases if c == s.freq_sweep_clearance_mm]
     on_c = [c for f, c in s.cases if f == s.clearance_sweep_frequency]
     first_pd = [b for b in (branch.bifurcations if branch is not None else []) if b[0] == "period-doubling"][:1]
+    window = _zoom_window(s.freqs, first_pd)
     for col, (runs, vals, xlabel, marks, unit) in enumerate((
             (d.f_runs, s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)", on_f, "Hz"),
             (d.c_runs, s.clearances_mm, f"radial clearance c [mm] (f = {s.clearance_sweep_frequency:g} Hz)", on_c,
@@ -157,11 +167,58 @@ def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
                 ax.axvline(x, color="tab:green", ls="--", lw=0.9)
                 if row == 0:
                     ax.text(x, 1.01, f"{x:g} {unit}", transform=ax.get_xaxis_transform(), ha="center",
-                            va="bottom", fontsize=8, color="tab:green")
+                            va="bottom", fontsize=9, color="tab:green")
             for _, _, (lo, hi), _ in (first_pd if col == 0 else []):   # a bracket of ~0.01 Hz: drawn as a line
                 ax.axvline(0.5 * (lo + hi), color="tab:orange", lw=2.5, alpha=0.7)
+            if col == 0 and window is not None:
+                ax.axvspan(*window, color="0.5", alpha=0.18, lw=0)
         axs[1, col].set_xlabel(xlabel)
+    _pd_zoom(zoom, s, d, branch, first_pd, window)
     return fig
+
+
+def _zoom_window(freqs, first_pd) -> tuple[float, float] | None:
+    """The frequency band of the zoom: four sweep steps (at least 0.5 Hz) below and above the first period doubling."""
+    if not first_pd or len(freqs) < 2:
+        return None
+    p = 0.5 * sum(first_pd[0][2])
+    w = max(4 * float(np.median(np.diff(freqs))), 0.5)
+    return max(p - w, float(freqs[0])), min(p + w, float(freqs[-1]))
+
+
+def _pd_zoom(ax, s, d: BifurcationSweeps, branch, first_pd, window) -> None:
+    """The zoom panel of :func:`bifurcation_figure`: inside ``window``, the e_x/c samples of the frequency sweep minus
+    the continued period-1 orbit's e_x/c at the same frequency (so the orbit is the zero line: solid where stable,
+    dashed where unstable), and the first period doubling (orange); a note when there is no branch."""
+    if window is None:
+        ax.text(0.5, 0.5, "the first period doubling is located on the continued period-1 branch,\n"
+                "which this run did not compute (quick runs, or several clearance joints)", ha="center", va="center",
+                fontsize=9, transform=ax.transAxes)
+        ax.set_axis_off()
+        return
+    lo, hi = window
+    f_b, x_b, st = np.asarray(branch.f, float), branch.section[:, 0], np.asarray(branch.stable, bool)
+    ys = [0.0]
+    for f, r in zip(s.freqs, d.f_runs):
+        if lo - 1e-9 <= f <= hi + 1e-9 and f_b[0] - 1e-9 <= f <= f_b[-1] + 1e-9:
+            dev = r.samples[:, 0] - np.interp(f, f_b, x_b)
+            ax.plot(np.full(len(dev), f), dev, "k.", ms=4, zorder=3)
+            ys.extend(dev)
+    inside = (f_b >= lo - 1e-9) & (f_b <= hi + 1e-9)
+    for k in np.flatnonzero(inside[:-1] & inside[1:]):     # the orbit itself: the zero line, segment by segment
+        both = bool(st[k] and st[k + 1])
+        ax.plot(f_b[k:k + 2], [0.0, 0.0], "-" if both else "--", color="tab:blue" if both else "tab:red", lw=1.2)
+    ax.plot([], [], "-", color="tab:blue", lw=1.2, label="period-1 orbit, stable")
+    ax.plot([], [], "--", color="tab:red", lw=1.2, label="period-1 orbit, unstable")
+    p = 0.5 * sum(first_pd[0][2])
+    ax.axvline(p, color="tab:orange", lw=2.5, alpha=0.7, label=f"period doubling ({p:.2f} Hz)")
+    y0, y1 = float(np.min(ys)), float(np.max(ys))
+    pad = 0.1 * (y1 - y0) if y1 > y0 else 1e-3
+    ax.set_ylim(y0 - pad, y1 + pad)
+    ax.set_xlim(lo - 0.05, hi + 0.05)
+    ax.set_xlabel(f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm): zoom on the grey band")
+    ax.set_ylabel("e_x / c minus the\nperiod-1 orbit's")
+    ax.legend(fontsize=9, loc="lower left", frameon=False)
 
 
 def readings_figure(s, d: BifurcationSweeps) -> Figure:
@@ -225,8 +282,8 @@ def explore_figure(r: OrbitRun, clearance_mm: float, frequency: float) -> Figure
     a1.set_ylabel("F_n [N]", fontsize=8)
     sh = r.shares
     a1.set_title(f"free {sh['free flight']:.0%}, impacts {sh['n_impacts']}", fontsize=8)
-    a1.tick_params(labelsize=7)
-    a0.tick_params(labelsize=7)
+    a1.tick_params(labelsize=8)
+    a0.tick_params(labelsize=8)
     return fig
 
 
@@ -252,7 +309,7 @@ def approach_figure(cases: dict) -> Figure:
     the orbit's points; (b) per case, the distance of each sample to the nearest orbit point against n (log), and
     for each resolved stable period-k orbit the decay max|mu|^(n/k) that its multiplier predicts (dashed).
     ``cases``: ``{(f, c_mm): CaseOrbits}``."""
-    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.1), layout="constrained")
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.8), layout="constrained")
     a0, a1 = fig.subplots(1, 2)
     stable = [d for d in cases.values() if d.attractor is not None and d.section.history is not None]
     pick = next((d for d in stable if d.attractor.k > 1), stable[0] if stable else None)
@@ -267,11 +324,11 @@ def approach_figure(cases: dict) -> Figure:
         pts = pick.section.orbits[k]
         a0.plot(pts[:, 0], pts[:, 2], "o", ms=12, mfc="none", mec="tab:red", mew=1.5, zorder=3,
                 label=f"the {k} points of the period-{k} orbit")
-        a0.annotate("n = 0: journal centred", h[0, [0, 2]], xytext=(8, 8), textcoords="offset points", fontsize=7)
+        a0.annotate("n = 0: journal centred", h[0, [0, 2]], xytext=(8, 8), textcoords="offset points", fontsize=9)
         a0.set_title(f"samples at {pick.case[0]:g} Hz, {pick.case[1]:g} mm", fontsize=9)
         a0.set_xlabel("e_x / c")
         a0.set_ylabel("ė_x / (c ω)")
-        a0.legend(fontsize=7, loc="center left")
+        a0.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
     low = np.inf
     for (f, c), d in cases.items():
         dist = orbit_distance(d)
@@ -289,7 +346,7 @@ def approach_figure(cases: dict) -> Figure:
     a1.set_xlabel("drive period n")
     a1.set_ylabel("distance to the orbit")
     if a1.get_legend_handles_labels()[0]:
-        a1.legend(fontsize=7, loc="best")
+        a1.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)   # below: no overlap
     else:
         a1.text(0.5, 0.5, "no orbit found in this run", ha="center", va="center", transform=a1.transAxes)
     return fig

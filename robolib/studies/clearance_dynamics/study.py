@@ -89,6 +89,10 @@ EVIDENCE_TABLES = ("convergence", "orbits", "readings", "replicate", "transient"
 #: The figures shown on the chapter's evidence page, not in the lecture: the ideal motion, the periodic orbits by
 #: shooting, the continued period-1 branch, the sweep's readings per point and the slider-crank validation.
 EVIDENCE_FIGURES = ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
+#: The figures of chapter 6 (``book/studies/clearance_orbits.md``, the second lecture on this run): glued like the
+#: evidence page's (``clearance_ev_<name>``) and shown there, not in chapter 5: the bifurcation diagram and the
+#: approach to a stable periodic orbit.
+ORBITS_FIGURES = ("bifurcation", "approach")
 
 
 def _captioned(name: str, number: str, table: str) -> str:
@@ -170,7 +174,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
               "transient": verdicts.transient_table(v),
               "sweep_readings": bifurcation.sweep_readings_table(s, bif), "slider_crank": experiments.slider_table(sc)}
     lecture = [name for name in tables if name not in EVIDENCE_TABLES]
-    tables = {name: _captioned(name, f"{lecture.index(name) + 1}" if name in lecture
+    tables = {name: _captioned(name, f"5.{lecture.index(name) + 1}" if name in lecture
                                else f"E{EVIDENCE_TABLES.index(name) + 1}", t) for name, t in tables.items()}
     figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
@@ -198,7 +202,8 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
             "clearance_ladder_fit": str(N.LADDER_FIT), "clearance_replicate_atol": f"{verdicts.REPLICATE_ATOL:g}",
             "clearance_ladder_gap": f"{N.LADDER_GAP:g}", "clearance_near_period": f"{bifurcation.NEAR_PERIOD:g}",
             "clearance_fsweep_c": f"{s.freq_sweep_clearance_mm:g}",
-            "clearance_detail_f": f"{s.detail_frequency:g}",
+            "clearance_detail_f": f"{s.detail_frequency:g}", "clearance_detail_c": f"{detail.c * 1e3:g}",
+            "clearance_detail_T": f"{s.detail_duration:g}",
             "clearance_conv_rt_hi": f"{max(s.convergence_rtols):g}",
             "clearance_conv_rt_lo": f"{min(s.convergence_rtols):g}",
             "clearance_case_rt_lo": f"{min(min(r) for r in s.rtols.values()):g}",
@@ -258,9 +263,11 @@ def criteria_rows() -> list:
     C, V, S = experiments, verdicts, bifurcation
     return [
         ("TAU_AGREE, DAE_AGREE", f"{C.TAU_AGREE:g} N m, {C.DAE_AGREE:g}", "torque and DAE checks"),
-        ("LIN_TOL", ", ".join(f"{k}: {x:g}" for k, x in C.LIN_TOL.items()), "Eqs. 21–22 vs direct (relative)"),
+        ("LIN_TOL", ", ".join(f"{k}: {x:g}" for k, x in C.LIN_TOL.items()), "linearised error formula vs direct (relative)"),
         ("DRIFT_GROWTH, DRIFT_FACTOR", f"{C.DRIFT_GROWTH:g}, {C.DRIFT_FACTOR:g}", "Baumgarte stabilisation"),
         ("DP_BAND", f"{C.DP_BAND[0]:g}–{C.DP_BAND[1]:g} c", "end-point wander of the detailed run"),
+        ("JOLT_V, JOLT_A", f"{C.JOLT_V:g}, {C.JOLT_A:g}", "impact peaks of the velocity and acceleration errors "
+         "over their median in continuous contact"),
         ("CONV_REL, CONV_EPISODES", f"{C.CONV_REL:g}, {C.CONV_EPISODES}", "convergence of the detailed run"),
         ("REPLICATE_ATOL, STEPWISE_FALL", f"{V.REPLICATE_ATOL:g}, {V.STEPWISE_FALL:g}",
          "replicate of a 'limit' verdict; the step-by-step rule it is compared with"),
@@ -321,5 +328,5 @@ def explore_panel(res: StudyResult):
 
 
 # --------------------------------------------------------------------------- exercises
-__all__ = ["TABLE_CAPTIONS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "PARAMETERS", "run", "glue_values", "key_parameter_rows", "parameter_rows",
+__all__ = ["TABLE_CAPTIONS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "ORBITS_FIGURES", "PARAMETERS", "run", "glue_values", "key_parameter_rows", "parameter_rows",
            "criteria_rows", "detail_animation", "explore_panel"]

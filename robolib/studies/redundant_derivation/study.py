@@ -30,6 +30,7 @@ The criteria of the claims are the named tolerances below, fixed before the resu
 from __future__ import annotations
 
 import math
+import textwrap
 from functools import partial
 
 import numpy as np
@@ -242,7 +243,8 @@ def claim_pendulum(claims: ClaimsRegister, ex: dict) -> None:
     claims.claim("rd_pendulum", "for a point held on a circle (a pendulum in x, y) the Udwadia–Kalaba equation gives the "
                  "textbook angular acceleration -(g/l) sin theta and a constraint force along the rod of magnitude "
                  "m (g cos theta + l omega^2)", value=e,
-                 criterion=f"largest difference < {ROUNDOFF:g} (rad/s², N)", holds=e < ROUNDOFF, text=f"{e:.1e}")
+                 criterion=f"largest difference < {ROUNDOFF:g} (rad/s², N)", holds=e < ROUNDOFF,
+                 text=f"to round-off (largest difference {e:.1e} rad/s², N)")
 
 
 def claim_derivation(claims: ClaimsRegister, me_ok: bool, err: dict, layers: dict) -> None:
@@ -299,7 +301,7 @@ def claim_redundancy(claims: ClaimsRegister, null_ok: bool, lami_ok: bool, red: 
                  holds=red["tau_min_perp"] < AGREE, text=f"{red['tau_min_perp']:.1e} N m")
     claims.claim("rd_preload_reactions", "the bearing reactions per unit preload are the passive links' axial forces "
                  "n_i / (l sin b_i) e(phi_i)", value=red["F"], criterion=f"largest difference < {AGREE:g} N",
-                 holds=red["F"] < AGREE, text=f"{red['F']:.1e} N")
+                 holds=red["F"] < AGREE, text=f"to round-off (largest difference from the closed form {red['F']:.1e} N)")
 
 
 def claim_integration(claims: ClaimsRegister, runs: dict) -> None:
@@ -421,7 +423,7 @@ def energy_figure(runs: dict) -> Figure:
     """Free-motion kinetic-energy error (left) and driven-motion constraint drift (right), both gains.
 
     robolib.core.drawing.FIGURE_WIDTH (6.7 in, the book's column) wide; titles and labels at >= 8 pt, one
-    legend for both panels below them, so that nothing is clipped or hides a curve.
+    legend (9 pt) for both panels below them, so that nothing is clipped or hides a curve.
     """
     fig = Figure(figsize=(FIGURE_WIDTH, 3.9), layout="constrained")
     axs = fig.subplots(1, 2)
@@ -437,7 +439,7 @@ def energy_figure(runs: dict) -> Figure:
         ax.set_xlabel("t [s]")
     axs[0].set_title("free motion: energy error", fontsize=10)
     axs[1].set_title("driven on the circle: drift", fontsize=10)
-    fig.legend(*axs[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8, frameon=False)
+    fig.legend(*axs[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=9, frameon=False)
     return fig
 
 
@@ -501,7 +503,10 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
               "rd_t_drift": f"{td:g}", "rd_drift_bound": f"{DRIFT_BOUND:.0e}", "rd_n_circle": f"{red['n_states']}",
               "rd_load_range": f"{red['load_min']:.2f}–{red['load_max']:.2f}", "rd_force_scale": f"{FORCE_SCALE:g}",
               "rd_ex2_change": f"{ex2['change'].min():.0f}–{ex2['change'].max():.0f}",
-              "rd_reaction_max": f"{dev['reaction_max']:.2g}"}
+              "rd_reaction_max": f"{dev['reaction_max']:.2g}",
+              # exercise 1: the translational mass of chain 1 (with the end-effector) and of chains 2, 3
+              "rd_ex1_chain1": f"{robot.active_mass + robot.passive_mass + robot.end_effector_mass:.4g}",
+              "rd_ex1_chain2": f"{robot.active_mass + robot.passive_mass:.4g}", "rd_me": f"{robot.end_effector_mass:.4g}"}
     return StudyResult(STUDY, params, claims, tables=tables, figures=figures, data=data, values=values,
                        wall_s=stage.elapsed())
 
@@ -528,6 +533,10 @@ def explore_limits(robot, grid: dict, force_scale: float = FORCE_SCALE, margin: 
     return (lo[0], hi[0]), (lo[1], hi[1])
 
 
+#: Text of the Explore panel's figures (tick labels and title) [pt].
+EXPLORE_TICK_PT = 9.0
+
+
 def preload_figure(robot, dx_mm: float, dy_mm: float, preload: float, *, limits=None,
                    force_scale: float = FORCE_SCALE) -> Figure:
     """The robot at rest at ``centroid + (dx_mm, dy_mm)`` mm under motor torques ``preload * n`` (N m).
@@ -550,13 +559,13 @@ def preload_figure(robot, dx_mm: float, dy_mm: float, preload: float, *, limits=
         ddq, F = forward_dynamics(robot, q, dq, preload * n)
         draw_robot(ax, robot, q, reactions=F, force_scale=force_scale)
         ax.set_title(f"n = ({n[0]:.2f}, {n[1]:.2f}, {n[2]:.2f}), max |ddq| = {np.abs(ddq).max():.0e}\n"
-                     f"|F_i| = " + ", ".join(f"{v:.2f}" for v in np.linalg.norm(F, axis=1)) + " N", fontsize=8)
+                     f"|F_i| = " + ", ".join(f"{v:.2f}" for v in np.linalg.norm(F, axis=1)) + " N", fontsize=EXPLORE_TICK_PT)
     except ValueError as exc:  # robolib's UnreachableError / SingularityError
-        ax.set_title(str(exc)[:90], fontsize=8, color="red")
+        ax.set_title("\n".join(textwrap.wrap(textwrap.shorten(str(exc), 118, placeholder=" …"), 64)), fontsize=EXPLORE_TICK_PT, color="red")
     if limits is not None:
         ax.set_xlim(*limits[0])
         ax.set_ylim(*limits[1])
-    ax.tick_params(labelsize=7)
+    ax.tick_params(labelsize=EXPLORE_TICK_PT)
     return fig
 
 

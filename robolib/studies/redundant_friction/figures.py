@@ -104,14 +104,15 @@ def _sweep_legend(fig: Figure) -> None:
     fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8)
 
 
-def sweep_figure(d: dict, name: str) -> Figure:
-    """RMS friction torque, energy per period and uncompensated deviation of both laws along sweep ``name``."""
+def sweep_figure(d: dict, name: str, metrics=METRICS) -> Figure:
+    """RMS friction torque, energy per period and uncompensated deviation of both laws along sweep ``name``
+    (``metrics``: the panels, a part of :data:`METRICS`)."""
 
     values, sw, xlabel = d["sweeps"][name]
     fig = Figure(figsize=(FULL_WIDTH, 3.6), layout="constrained")
-    axs = fig.subplots(1, 3)
+    axs = fig.subplots(1, len(metrics))
     x = np.asarray(values)
-    for ax, (metric, ylabel, scale) in zip(axs, METRICS):
+    for ax, (metric, ylabel, scale) in zip(axs, metrics):
         marked = sweep_difference(sw, metric) > DIFF
         for law in COMPARED_LAWS:
             y = sw[law][metric] * scale
@@ -129,7 +130,11 @@ def sweep_figure(d: dict, name: str) -> Figure:
             ax.axvline(CIRCLE_PERIOD, color="0.6", ls=":", lw=1)
         else:
             ax.axvline({"end_effector_mass": d["robot"].end_effector_mass, "preload": 0.0}[name], color="0.6", ls=":", lw=1)
-    axs[1].set_xlabel(xlabel)  # one x label for the three panels (they share the quantity)
+    if len(metrics) == 3:
+        axs[1].set_xlabel(xlabel)  # one x label for the three panels (they share the quantity)
+    else:
+        for ax in axs:
+            ax.set_xlabel(xlabel)
     _sweep_legend(fig)
     return fig
 
@@ -263,7 +268,8 @@ def energy_geared_figure(d: dict) -> Figure:
 def figures(d: dict) -> dict:
     """Every figure of the chapter by name (the names of :func:`~robolib.studies.redundant_friction.study.run`)."""
     return {"laws": laws_figure(d), "waveforms": waveforms_figure(d),
-            "sweep_speed": sweep_figure(d, "period"), "slow": slow_figure(d),
+            "sweep_speed": sweep_figure(d, "period", METRICS[:2]), "sweep_speed_all": sweep_figure(d, "period"),
+            "slow": slow_figure(d),
             "sweep_payload": sweep_figure(d, "end_effector_mass"), "sweep_preload": sweep_figure(d, "preload"),
             "decoupling": decoupling_figure(d), "preload": preload_figure(d), "paths": paths_figure(d),
             "energy_geared": energy_geared_figure(d)}
@@ -308,9 +314,9 @@ def explore_draw(robot, period_s: float, payload: float, preload_Nm: float, samp
         ax.set_title(str(exc)[:90], fontsize=8, color="red")
     ax.set_xlabel("t / T", fontsize=8)
     ax.set_ylabel("τ_f,1 [mN m]", fontsize=8)
-    ax.tick_params(labelsize=7)
+    ax.tick_params(labelsize=8)
     if ax.get_lines():  # below the plot, clear of the curves
-        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=7)
+        fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=8)
     return fig
 
 

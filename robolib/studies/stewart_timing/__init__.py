@@ -1,4 +1,4 @@
-"""Chapter *Stewart vs virtual-work timing* (notebook ``notebooks/stewart_timing.md``, study ``stewart_timing``).
+"""Chapter *Stewart platform: U-joint Newton–Euler vs virtual work* (notebook ``notebooks/stewart_timing.md``, study ``stewart_timing``).
 
 The chapter's experiments over the library :mod:`robolib.stewart`; ``run(**params)`` is the whole chapter
 (``robolib.study.run("stewart_timing", ...)``, ``python -m robolib.study stewart_timing``).

@@ -14,8 +14,9 @@ import textwrap
 
 import matplotlib
 import numpy as np
+from matplotlib import patheffects
 from matplotlib.animation import FuncAnimation
-from matplotlib.colors import ListedColormap
+from matplotlib.colors import ListedColormap, to_hex
 from matplotlib.figure import Figure
 from scipy.optimize import brentq
 
@@ -138,16 +139,59 @@ def ratios_figure(ratio: dict) -> Figure:
     return fig
 
 
+#: pt, the smallest text of every figure of the chapter (tick labels of the 3-D view included).
+MIN_FONT_PT = 8.0
+
+
+def legible(fig: Figure, pt: float = MIN_FONT_PT) -> Figure:
+    """``fig`` with every text smaller than ``pt`` points (tick labels, legends, annotations) raised to ``pt``,
+    and the tick labels of a 3-D view to ``pt + 1``.
+
+    >>> fig = Figure(figsize=(4, 3)); ax = fig.add_subplot(projection="3d"); ax.tick_params(labelsize=6)
+    >>> note = fig.text(0.0, 0.0, "a note", fontsize=6)
+    >>> from robolib.book.notebook import smallest_font_px
+    >>> round(smallest_font_px(legible(fig), 72), 6), fig.axes[0].xaxis.get_major_ticks()[0].label1.get_fontsize()
+    (8.0, 9.0)
+    """
+    for ax in fig.axes:
+        least = pt + 1 if hasattr(ax, "zaxis") else pt  # a 3-D box foreshortens its tick labels: one point more
+        for axis in [getattr(ax, f"{k}axis") for k in "xyz" if hasattr(ax, f"{k}axis")]:
+            sizes = [t.label1.get_fontsize() for t in axis.get_major_ticks()] or [0.0]
+            if min(sizes) < least:
+                axis.set_tick_params(labelsize=least)
+    fig.draw_without_rendering()
+    for t in fig.findobj(matplotlib.text.Text):
+        if t.get_fontsize() < pt:
+            t.set_fontsize(pt)
+    return fig
+
+
+def _readable_labels(fig: Figure) -> Figure:
+    """The joint labels of the mechanism figure (``$P_i$``, ``$b_i$``) in near-black, the platform frame's in dark
+    brown, all with a white outline, so that they read on the coloured platform and legs."""
+    for ax in fig.axes:
+        for text in ax.texts:
+            if text.get_text().startswith(("$P_", "$b_")):
+                text.set_color("0.1")
+            elif to_hex(text.get_color()) == to_hex("tab:brown"):
+                text.set_color("#4a2410")
+            else:
+                continue
+            text.set_path_effects([patheffects.withStroke(linewidth=2.5, foreground="white")])
+    return fig
+
+
 def chapter_figures(res) -> dict:
-    """The six figures of the chapter, by name, from the study's data."""
+    """The six figures of the chapter, by name, from the study's data; every text at least :data:`MIN_FONT_PT`."""
     d = res.data
     name = d["model"].name
-    return {"mechanism": drawing.stewart_mechanism(d["model"]),
+    figs = {"mechanism": _readable_labels(drawing.stewart_mechanism(d["model"])),
             "spin": spin_figure(d["spins"], d["t_ref"]),
             "forces": forces_figure(d["force_stats"][name], d["t_ref"], name),
             "reach": reach_figure(d["model"], d["reach"], d["traj"](d["t_ref"])[0]),
             "tracking": tracking_figure(d["runs"], name),
             "ratios": ratios_figure(d["ratio"])}
+    return {k: legible(fig) for k, fig in figs.items()}
 
 
 def animation_panel(res):
@@ -232,7 +276,7 @@ def pose_forces(model, dz: float, yaw_deg: float) -> Figure:
                  fontsize=9, pad=24)
     # the legend above the axes, under the title: never over a bar
     ax.legend(fontsize=8, ncol=2, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
-    return fig
+    return legible(fig)
 
 
 def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, duration: float) -> Figure:
@@ -251,10 +295,10 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
                      f"{'stable' if rho < 1 else 'UNSTABLE'}", fontsize=9)
         ax.legend(fontsize=8)
     except ValueError as exc:  # e.g. the plant left its limits under unstable gains
-        ax.set_title(str(exc)[:90], fontsize=7, color="tab:red")
+        ax.set_title(str(exc)[:90], fontsize=8, color="tab:red")
     ax.set_xlabel("t [s]")
     ax.set_ylabel("max_i |e_i| [m]")
-    return fig
+    return legible(fig)
 
 
 def _inward(lo: float, hi: float, step: float) -> tuple[float, float, float]:
@@ -279,6 +323,24 @@ def gain_ranges(kp: float, kd: float, step: float) -> dict:
     return {"kp": (10.0, 0.999 * 10 ** kp_max, "log"), "ki": _inward(0.0, 0.999 * ki_max, 100.0)}
 
 
+def _pose_forces_both(model, dz: float, yaw_deg: float):
+    """Actuator forces (N) of both models at the explore panel's pose and twist: ``(f_NE, f_VW)``."""
+    X = model.home_pose + np.r_[0.0, 0.0, dz, 0.0, 0.0, np.radians(yaw_deg)]
+    V, z = np.r_[0, 0, 0, 0, 0, EXPLORE_WZ], np.zeros(6)
+    return inverse_dynamics(model, X, V, z), inverse_dynamics(model, X, V, z, method="virtual_work")
+
+
+def _pose_gap(model, dz: float, yaw_deg: float) -> float:
+    """Largest |f_VW − f_NE| (N) at the explore panel's pose."""
+    fn, fv = _pose_forces_both(model, dz, yaw_deg)
+    return float(np.abs(fv - fn).max())
+
+
+def _pose_force(model, dz: float, yaw_deg: float) -> float:
+    """Largest |f_NE| (N) at the explore panel's pose."""
+    return float(np.abs(_pose_forces_both(model, dz, yaw_deg)[0]).max())
+
+
 def explore_pose(res):
     """Explore panel 1: forces of both models at a pose (height offset, yaw) while turning about the vertical.
 
@@ -287,14 +349,17 @@ def explore_pose(res):
     model, quick = res.data["model"], res.params["quick"]
     grid = ({"dz": [-0.45, -0.3, -0.15, 0.0, 0.15, 0.3, 0.6], "yaw_deg": [-30, -15, 0, 15, 30]}
             if not quick else {"dz": [0.0, 0.6], "yaw_deg": [0, 30]})
+    start = (0.15, 15) if not quick else (0.0, 0)  # the first pose shown: height offset [m], yaw [deg]
     box = explore(lambda dz, yaw_deg: pose_forces(model, dz, yaw_deg), grid,
                    labels={"dz": "height offset dz [m]", "yaw_deg": "yaw [deg]"},
-                   initial={"dz": 0.15 if not quick else 0.0, "yaw_deg": 15 if not quick else 0},
+                   initial={"dz": start[0], "yaw_deg": start[1]},
                    fmt={"dz": "{:+g}", "yaw_deg": "{:+g}"}, ranges=pose_ranges(model),
                    caption=f"The six actuator forces of the Newton–Euler (filled) and virtual-work (hatched) models on "
                            f"{model.name} at the chosen height and yaw from home, turning about the vertical at "
                            f"{EXPLORE_WZ:g} rad/s; the title gives the largest difference, or the limit that refuses "
-                           "the pose.",
+                           "the pose. What to see: the two models' bars look equal because they differ by far less than "
+                           f"a bar's line width ({_pose_gap(model, *start):.1e} N at the first pose shown, against "
+                           f"forces of about {_pose_force(model, *start):.0f} N); the title gives the difference.",
                    alt=f"Bar chart of the six actuator forces of {model.name}, a filled Newton–Euler bar and a hatched "
                        "virtual-work bar side by side for each leg, nearly equal, at one pose")
     return number_caption(box, "Explore panel", "4.1")
