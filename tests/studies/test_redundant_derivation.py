@@ -25,8 +25,8 @@ NAME = "redundant_derivation"
 IDS = ["rd_pendulum", "rd_me_identity", "rd_err_M", "rd_err_C", "rd_err_h", "rd_err_le", "rd_err_layers", "rd_dev_sequential",
        "rd_dev_multipliers", "rd_dev_kkt", "rd_dev_fast", "rd_dev_reactions", "rd_layer2_split", "rd_layer2_not_reaction",
        "rd_null_symbolic", "rd_n_routes", "rd_tau_routes", "rd_tau_min_perp", "rd_preload_reactions", "rd_travel",
-       "rd_ke_stab", "rd_ke_raw", "rd_ke_order", "rd_ke_step", "rd_drift_stab", "rd_drift_raw", "rd_drift_raw_grows",
-       "rd_drift_stab_level", "rd_track", "rd_ex2_preload", "rd_ex4_gauss"]
+       "rd_ke_stab", "rd_ke_raw", "rd_ke_order", "rd_ke_step", "rd_ke_stretch", "rd_drift_stab", "rd_drift_raw",
+       "rd_drift_raw_grows", "rd_drift_stab_level", "rd_track", "rd_ex2_preload", "rd_ex4_gauss"]
 ROBOT = redundant.load()
 
 
@@ -118,6 +118,9 @@ def test_integration_claims_against_their_runs(res):
     assert 12 < _value(res, "rd_ke_step") < 20
     assert _value(res, "rd_ke_stab") > _value(res, "rd_ke_raw") > 0
     assert _value(res, "rd_ke_order") == pytest.approx(_value(res, "rd_ke_stab") / _value(res, "rd_ke_raw"))
+    # the energy errors rise where the free motion passes chain 1's stretched pose (the quick run reaches it)
+    assert 0 < _value(res, "rd_ke_stretch") < 1 / sd.STRETCH_GROWTH
+    assert "chain 1 comes within" in next(r["text"] for r in res.records() if r["id"] == "rd_ke_stretch")
 
 
 def test_tables_values_and_figures(res):
@@ -322,6 +325,7 @@ def test_explore_panel_opens_at_the_centroid_with_a_preload_that_loads_the_beari
     box = sd.explore_panel(Small, mode="static")
     sliders = [w for w in box.children if hasattr(w, "options")]
     assert [s.value for s in sliders] == [0.0, 0.0, sd.EXPLORE_INITIAL_PRELOAD]
+    assert '<span class="caption-number">Explore panel 1.1.</span>' in box.children[-1].value
     assert sd.EXPLORE_INITIAL_PRELOAD > 0
     for grid in (sd.EXPLORE_GRID, sd.QUICK_EXPLORE_GRID):
         assert sd.EXPLORE_INITIAL_PRELOAD in grid["preload"]
@@ -330,7 +334,7 @@ def test_explore_panel_opens_at_the_centroid_with_a_preload_that_loads_the_beari
 def test_preload_figure_at_the_centroid():
     fig = sd.preload_figure(ROBOT, 0.0, 0.0, 2.0)
     title = fig.axes[0].get_title()
-    loads = [float(v) for v in title.split("|F_i| = ")[1].removesuffix(" N").split(", ")]
+    loads = [float(v) for v in title.split("$|F_i|$ = ")[1].removesuffix(" N").split(", ")]
     q = redundant.inverse_kinematics(ROBOT, ROBOT.centroid)
     expected = 2.0 * np.linalg.norm(redundant.preload_reactions(ROBOT, q), axis=-1)
     assert loads == pytest.approx(expected, abs=0.01)

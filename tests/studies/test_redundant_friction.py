@@ -150,6 +150,14 @@ def test_the_lecture_leaves_the_geared_experiment_and_the_sweeps_to_the_evidence
     assert ":::{dropdown} For reference: the estimate step by step" in nb and "{glue:text}`rf_contraction`" in nb
     assert "also lets the consistent model's iteration converge" not in nb
     assert ":tags: [parameters, hide-input]" in nb
+    # what the calibration imposes is said, and not tested as a finding: its two checks are method claims
+    assert "**What the calibration imposes, and what is left to find.**" in nb
+    assert "{glue:md}`rf_cal_rms`" not in nb and "{glue:md}`rf_cal_rms`" in ev
+    # the payload and preload rows folded for reference; exercise 2 says what its preload means; exercise 3's
+    # words no stronger than its criterion
+    assert ":::{dropdown} For reference: the payload and preload rows of Table 2.1" in nb
+    assert "preload is not a way to give the bearings friction of geared-joint magnitude" in nb
+    assert "the result converges" not in nb and "the changes shrink as $\\varepsilon$ decreases" in nb
 
 
 def test_every_glued_key_of_the_lecture_and_the_evidence_page_is_made_by_the_run(res):
@@ -170,6 +178,14 @@ def test_the_animation_and_the_explore_panel_are_numbered(res):
     panel = explore_panel(res)
     assert '<span class="caption-number">Explore panel 2.1.</span>' in panel.children[-1].value
     assert res.values["rf_t_sim"] == "1"                                     # a quick run simulates 1 s
+
+
+def test_the_calibration_checks_are_method_claims_not_findings(res):
+    assert {"rf_cal_tc", "rf_cal_rms"} <= res.claims.methods
+    assert res["rf_cal_rms"].answers is None and res["rf_cal_rms"].holds
+    found = res.claims.table_markdown().partition("Checks of the run's method")
+    assert "rf_cal_rms" not in found[0] and "true by construction" in found[2]
+    assert "rf_energy_ratio" not in res.claims.methods                        # the energy at equal RMS is a finding
 
 
 # ---- the two laws at equal level ------------------------------------------------------------------------

@@ -338,7 +338,32 @@ def integration_runs(robot, t_free: float, t_drift: float, free_start, free_velo
     ke_step = ke_rel[UNSTABILISED] / ke_half if ke_half > 0 else float("inf")
     growth = {k: _growth(s.t, s.drift) for k, s in driven.items()}
     return {"free": free, "driven": driven, "ke_rel": ke_rel, "travel": travel, "track": track, "drift": drift,
-            "ke_step": float(ke_step), "drift_growth": growth}
+            "ke_step": float(ke_step), "drift_growth": growth, "stretch": stretch_passage(robot, free)}
+
+
+#: s, the energy error "before the stretched pose" is taken up to this long before the closest approach.
+STRETCH_LEAD = 0.3
+
+
+def stretch_passage(robot, free: dict) -> dict:
+    """Where the free motion comes closest to a stretched chain (|p - O_i| = 2 l: the chain's links aligned, the
+    edge of its workspace and a singular pose of the chain).
+
+    Returns ``t`` (s, time of the closest approach), ``chain`` (1-based), ``gap`` (m, 2 l - |p - O_i| there),
+    ``t_end`` (s, end of the run) and ``before`` (label -> largest energy error over ``t < t - STRETCH_LEAD``
+    over the largest over the whole run; nan if that window is empty).
+    """
+    s = next(iter(free.values()))
+    gap = 2 * robot.link_length - np.linalg.norm(s.end_effector[:, None, :] - np.asarray(robot.base)[None], axis=-1)
+    k = int(np.argmin(gap.min(axis=1)))
+    chain = int(np.argmin(gap[k]))
+    t_star = float(s.t[k])
+    before = {}
+    for label, run in free.items():
+        e = np.abs(run.kinetic_energy / run.kinetic_energy[0] - 1)
+        early = run.t < t_star - STRETCH_LEAD
+        before[label] = float(e[early].max() / e.max()) if early.any() and e.max() > 0 else float("nan")
+    return {"t": t_star, "chain": chain + 1, "gap": float(gap[k, chain]), "t_end": float(s.t[-1]), "before": before}
 
 
 def _growth(t, x) -> float:

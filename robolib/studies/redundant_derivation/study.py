@@ -37,7 +37,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from robolib.book.claims import ClaimsRegister
-from robolib.book.notebook import explore, markdown_table, parameter_table, yaml_parameter_rows
+from robolib.book.notebook import explore, markdown_table, number_caption, parameter_table, yaml_parameter_rows
 from robolib.book.result import Stages, StudyResult
 from robolib.core import constraints
 from robolib.core.drawing import FIGURE_WIDTH
@@ -81,6 +81,10 @@ KE_TOL = 1e-6
 TRACK_TOL = 1e-8
 #: m, the free-motion run must travel at least this far to test anything.
 MIN_TRAVEL = 0.05
+#: m, the free motion "passes a stretched chain" if it comes this close to |p - O_i| = 2 l; the energy errors must
+#: grow by at least STRETCH_GROWTH across that passage.
+STRETCH_GAP = 1e-3
+STRETCH_GROWTH = 10.0
 #: Band of the energy-error ratio (default step / half step) of fourth-order RK4 (ideal 16).
 STEP_RATIO_BAND = (8.0, 32.0)
 #: Smallest ratio of the unstabilised drift's maximum over the second half of the driven run to
@@ -98,9 +102,10 @@ FREE_VELOCITY = (0.15, 0.1)
 TAU_RANGE = 0.5
 #: Caps of a quick run: random states, free-motion and driven-motion durations (s). The driven
 #: run stays long enough (5 s) for the unstabilised drift to outgrow the stabilised one
-#: (they cross near 3 s at the default step), so the quick run tests what the chapter says.
+#: (they cross near 3 s at the default step), so the quick run tests what the chapter says; the free run
+#: (1.5 s) passes the stretched pose of chain 1 (near 1.3 s), so it tests ``rd_ke_stretch`` too.
 QUICK_N_CHECKS = 30
-QUICK_T_FREE = 1.0
+QUICK_T_FREE = 1.5
 QUICK_T_DRIFT = 5.0
 #: Times along one period of the reference circle at which :func:`check_model` solves the inverse kinematics.
 MODEL_CHECK_TIMES = 64
@@ -325,6 +330,22 @@ def claim_integration(claims: ClaimsRegister, runs: dict) -> None:
     claims.claim("rd_ke_step", "the unstabilised energy error is the RK4 error: halving the step divides it by about 16 "
                  "(fourth order)", value=step, criterion=f"{lo:g} < error(dt) / error(dt/2) < {hi:g}",
                  holds=lo < step < hi, text=f"{step:.3g}")
+    st = runs["stretch"]
+    statement = ("the energy errors of both free runs stay well below their largest values until the end-effector "
+                 "nears a stretched chain (|p - O_i| = 2 l, the links of chain i aligned: a singular pose of the chain)")
+    criterion = (f"the free motion comes within {STRETCH_GAP * 1e3:g} mm of a stretched chain, and in both runs the "
+                 f"largest energy error more than {checks.STRETCH_LEAD:g} s before that is at least "
+                 f"{STRETCH_GROWTH:g} times below the run's largest")
+    if st["gap"] > STRETCH_GAP or st["t"] > st["t_end"] - 0.1:
+        claims.claim_not_computed("rd_ke_stretch", statement, criterion=criterion,
+                                  reason=f"the {st['t_end']:g} s free run does not pass a stretched chain")
+    else:
+        worst = max(st["before"].values())
+        claims.claim("rd_ke_stretch", statement, value=worst, criterion=criterion,
+                     holds=worst < 1 / STRETCH_GROWTH,
+                     text=f"chain {st['chain']} comes within {st['gap'] * 1e3:.1g} mm of full stretch at "
+                          f"t = {st['t']:.2f} s, and until t = {st['t'] - checks.STRETCH_LEAD:.2f} s both energy "
+                          f"errors stay at least {1 / worst:.0f} times below their largest values")
     d_stab, d_raw = runs["drift"][stab], runs["drift"][raw]
     claims.claim("rd_drift_stab", "driven along the circle with Baumgarte stabilisation, the constraint drift stays below "
                  "redundant.DRIFT_BOUND", value=d_stab, criterion=f"max |Phi| < {DRIFT_BOUND:g} m",
@@ -431,12 +452,12 @@ def energy_figure(runs: dict) -> Figure:
         f, d = runs["free"][label], runs["driven"][label]
         axs[0].semilogy(f.t, np.abs(f.kinetic_energy / f.kinetic_energy[0] - 1) + 1e-17, ls=ls, label=label)
         axs[1].semilogy(d.t, d.drift + 1e-17, ls=ls)
-    axs[0].set_ylabel("|T(t)/T(0) - 1|")
-    axs[1].set_ylabel("constraint error max |Φ| [m]")
+    axs[0].set_ylabel(r"$|T(t)/T(0) - 1|$")
+    axs[1].set_ylabel(r"constraint error $\max|\Phi|$ [m]")
     axs[1].axhline(DRIFT_BOUND, color="0.5", ls=":")
     axs[0].plot([], [], color="0.5", ls=":", label="stated bound (right)")
     for ax in axs:
-        ax.set_xlabel("t [s]")
+        ax.set_xlabel(r"$t$ [s]")
     axs[0].set_title("free motion: energy error", fontsize=10)
     axs[1].set_title("driven on the circle: drift", fontsize=10)
     fig.legend(*axs[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=9, frameon=False)
@@ -558,8 +579,9 @@ def preload_figure(robot, dx_mm: float, dy_mm: float, preload: float, *, limits=
         n = preload_direction(robot, q)
         ddq, F = forward_dynamics(robot, q, dq, preload * n)
         draw_robot(ax, robot, q, reactions=F, force_scale=force_scale)
-        ax.set_title(f"n = ({n[0]:.2f}, {n[1]:.2f}, {n[2]:.2f}), max |ddq| = {np.abs(ddq).max():.0e}\n"
-                     f"|F_i| = " + ", ".join(f"{v:.2f}" for v in np.linalg.norm(F, axis=1)) + " N", fontsize=EXPLORE_TICK_PT)
+        ax.set_title(f"n = ({n[0]:.2f}, {n[1]:.2f}, {n[2]:.2f}), " + r"$\max|\ddot q|$" + f" = {np.abs(ddq).max():.0e}\n"
+                     + r"$|F_i|$ = " + ", ".join(f"{v:.2f}" for v in np.linalg.norm(F, axis=1)) + " N",
+                     fontsize=EXPLORE_TICK_PT)
     except ValueError as exc:  # robolib's UnreachableError / SingularityError
         ax.set_title("\n".join(textwrap.wrap(textwrap.shorten(str(exc), 118, placeholder=" …"), 64)), fontsize=EXPLORE_TICK_PT, color="red")
     if limits is not None:
@@ -597,16 +619,18 @@ def explore_panel(res, mode: str = "auto"):
 
     robot, grid = res.data["robot"], res.data["explore_grid"]
     draw = partial(preload_figure, robot, limits=explore_limits(robot, grid))
-    return explore(draw, grid, labels=EXPLORE_LABELS, initial={"dx_mm": 0.0, "dy_mm": 0.0, "preload": EXPLORE_INITIAL_PRELOAD},
+    box = explore(draw, grid, labels=EXPLORE_LABELS, initial={"dx_mm": 0.0, "dy_mm": 0.0, "preload": EXPLORE_INITIAL_PRELOAD},
                    fmt={"dx_mm": "{:+g}", "dy_mm": "{:+g}", "preload": "{:+g}"}, mode=mode,
                    ranges={**offset_ranges(robot), "preload": (-EXPLORE_PRELOAD_MAX, EXPLORE_PRELOAD_MAX, 0.1)},
                    live_draw=partial(preload_figure, robot),
-                   caption="The robot at rest at the chosen end-effector offset under the motor torques p n of the "
-                           "chosen preload p: the bearing reactions (green arrows), and in the title the preload "
+                   caption="The robot at rest at the chosen end-effector offset under the motor torques τ = p n of "
+                           "the chosen preload p: the bearing reactions (green arrows), and in the title the preload "
                            "direction n, the largest acceleration (round-off: the preload moves nothing) and the "
-                           "bearing loads |F_i|.",
-                   alt="drawing of the redundant robot at an offset pose with green arrows for the bearing reactions "
-                       "that the preload torques produce")
+                           "bearing loads |Fᵢ|.",
+                   alt="Drawing of the three-chain robot at rest at the chosen end-effector offset, with green arrows "
+                       "at the three motor joints for the bearing reactions that the preload torques produce; the "
+                       "title gives the preload direction, the largest acceleration and the three bearing loads.")
+    return number_caption(box, "Explore panel", "1.1")
 
 
 # ---- exercises ------------------------------------------------------------------------------------

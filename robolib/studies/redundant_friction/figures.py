@@ -51,21 +51,21 @@ def laws_figure(d: dict) -> Figure:
     F_rms = float(np.sqrt(np.mean(np.sum(ids["Coulomb consistent"].reactions ** 2, axis=-1))))
     args = (robot.coulomb_torque, robot.static_torque, robot.stribeck_velocity, robot.viscous)
     axs[0].plot(wgrid, _fr.stribeck(wgrid, *args, robot.smooth_eps) * 1e3, color=COLORS["Stribeck"],
-                label=f"Stribeck, smooth sign (ε = {robot.smooth_eps:g} rad/s)")
+                label=rf"Stribeck, smooth sign ($\varepsilon$ = {robot.smooth_eps:g} rad/s)")
     axs[0].plot(wgrid, _fr.stribeck(wgrid, *args, 0.0) * 1e3, color=COLORS["Stribeck"], ls=":", lw=1,
                 label="Stribeck, exact sign")
     axs[0].plot(wgrid, _fr.coulomb_load(wgrid, [F_rms, 0.0], robot.mu, robot.journal_radius, robot.smooth_eps) * 1e3,
-                color=COLORS["Coulomb consistent"], label=f"Coulomb at the RMS load |F| = {F_rms:.2f} N")
+                color=COLORS["Coulomb consistent"], label=rf"Coulomb at the RMS load $|F|$ = {F_rms:.2f} N")
     axs[0].axvspan(-d["wmax"], d["wmax"], color="0.9", zorder=0, label="joint rates on the circle")
-    axs[0].set_xlabel("active-joint rate w [rad/s]")
-    axs[0].set_ylabel("friction torque τ_f [mN m]")
+    axs[0].set_xlabel(r"active-joint rate $w$ [rad/s]")
+    axs[0].set_ylabel(r"friction torque $\tau_f$ [mN m]")
     axs[0].legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), borderaxespad=0)
     axs[0].set_title("the two laws at equal level", fontsize=10)
     for i in range(3):
-        axs[1].plot(t, w[:, i], label=f"w_{i + 1}")
+        axs[1].plot(t, w[:, i], label=rf"$w_{i + 1}$")
     axs[1].axhspan(-robot.stribeck_velocity, robot.stribeck_velocity, color="tab:red", alpha=0.1,
-                   label="Stribeck region |w| < w_s")
-    axs[1].set_xlabel("t [s]")
+                   label=r"Stribeck region $|w| < w_s$")
+    axs[1].set_xlabel(r"$t$ [s]")
     axs[1].set_ylabel("active-joint rate [rad/s]")
     axs[1].legend(fontsize=8, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.2), borderaxespad=0)
     axs[1].set_title("active-joint rates over one period", fontsize=10)
@@ -85,9 +85,9 @@ def waveforms_figure(d: dict) -> Figure:
                     lw=0.8, label="Coulomb (decoupled)")
         axs[i].plot(t, ids["Stribeck"].friction_torque[:, i] * 1e3, color=LAW_COLOR["stribeck"], label=LAW["stribeck"])
         axs[i].set_title(f"joint {i + 1}: friction torque", fontsize=10)
-        axs[i].set_ylabel("τ_f [mN m]")
+        axs[i].set_ylabel(r"$\tau_f$ [mN m]")
     for ax in axs[2:]:
-        ax.set_xlabel("t [s]")
+        ax.set_xlabel(r"$t$ [s]")
     for law, e in d["e_cum"].items():
         axs[3].plot(t, e * 1e3, color=LAW_COLOR[law], label=LAW[law])
     axs[3].set_ylabel("dissipated energy [mJ]")
@@ -149,13 +149,13 @@ def slow_figure(d: dict) -> Figure:
             ax.plot(slow[P]["t"] / P, slow[P][law][:, 0] / robot.coulomb_torque, color=LAW_COLOR[law], label=LAW[law])
         mask = np.abs(slow[P]["w"][:, 0]) < robot.stribeck_velocity
         ax.fill_between(slow[P]["t"] / P, -r, r, where=mask, color="tab:red", alpha=0.08,
-                        label="Stribeck region |w_1| < w_s")
+                        label=r"Stribeck region $|w_1| < w_s$")
         for lvl in (1.0, r):
             ax.axhline(lvl, color="0.7", lw=0.6, ls=":")
             ax.axhline(-lvl, color="0.7", lw=0.6, ls=":")
         ax.set_title(f"circle period {P:g} s" + (" (reference)" if P == CIRCLE_PERIOD else " (slowest)"), fontsize=10)
-        ax.set_xlabel("t / T")
-    axs[0].set_ylabel("τ_f,1 / T_c")
+        ax.set_xlabel(r"$t/T$")
+    axs[0].set_ylabel(r"$\tau_{f,1}/T_c$")
     fig.legend(*axs[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8)
     return fig
 
@@ -167,7 +167,7 @@ def decoupling_figure(d: dict) -> Figure:
     mu_r = np.asarray(s["mu_r"])
     fig = Figure(figsize=(FULL_WIDTH, 3.6), layout="constrained")
     axs = fig.subplots(1, 2)
-    for ax, (err, est), yv, ylabel in ((axs[0], maps["preload"], s["map_preloads"], "preload p [N m]"),
+    for ax, (err, est), yv, ylabel in ((axs[0], maps["preload"], s["map_preloads"], r"preload $p$ [N m]"),
                                        (axs[1], maps["period"], s["map_periods"], "circle period [s]")):
         X, Y = np.meshgrid(mu_r * 1e3, yv, indexing="ij")
         pc = ax.pcolormesh(X, Y, np.log10(err), shading="nearest", cmap="viridis")
@@ -176,9 +176,9 @@ def decoupling_figure(d: dict) -> Figure:
             ax.contour(X, Y, est, levels=[DEC_LIMIT], colors="w", linewidths=1.2, linestyles="--")
         ax.axvline(robot.mu * robot.journal_radius * 1e3, color="w", ls=":", lw=1)
         ax.set_xscale("log")
-        ax.set_xlabel("μR [mm]")
+        ax.set_xlabel(r"$\mu R$ [mm]")
         ax.set_ylabel(ylabel)
-        fig.colorbar(pc, ax=ax, label="log10 relative error")
+        fig.colorbar(pc, ax=ax, label=r"$\log_{10} e$ (relative error)")
     axs[1].set_yscale("log")
     axs[1].yaxis.set_minor_formatter(NullFormatter())
     periods = s["map_periods"]
@@ -204,7 +204,7 @@ def preload_figure(d: dict) -> Figure:
     axs[2].plot(p, rows["tau_rms_stribeck"] * 1e3, "--", color=COLORS["Stribeck"], label="Stribeck")
     axs[2].set_ylabel("RMS motor torque [mN m]")
     axs[2].set_title("motor torques", fontsize=10)
-    axs[1].set_xlabel("preload p [N m]")
+    axs[1].set_xlabel(r"preload $p$ [N m]")
     fig.legend(*axs[2].get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=8)
     return fig
 
@@ -243,7 +243,7 @@ def paths_figure(d: dict) -> Figure:
     axs[0].set_ylabel("y [m]")
     axs[0].set_title("end-effector paths\n(dots: end points; x: stopped)" if g.get("stopped") else
                      "end-effector paths (dots: end points)", fontsize=10)
-    axs[1].set_xlabel("t [s]")
+    axs[1].set_xlabel(r"$t$ [s]")
     axs[1].set_ylabel("deviation [mm]")
     axs[1].set_title("tracking error (solid),\ndistance from the circle line (dotted)", fontsize=10)
     fig.legend(*axs[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=8)
@@ -258,7 +258,7 @@ def energy_geared_figure(d: dict) -> Figure:
         ax.plot(sim.t, sim.dissipated_energy * 1e3, color=COLORS[name], ls="--" if name == "Coulomb decoupled" else "-",
                 label=("no friction" if name == "none" else name) + _stop_note(sim))
     ax.set_yscale("symlog", linthresh=1e-3)
-    ax.set_xlabel("t [s]")
+    ax.set_xlabel(r"$t$ [s]")
     ax.set_ylabel("dissipated energy [mJ]")
     ax.legend(fontsize=8)
     ax.set_title("friction losses under the friction-free torques (geared set)", fontsize=10)
@@ -286,7 +286,7 @@ def motion_animation(res):
                           dpi=80)  # 9-pt title at 10 px
     shown = animation_html(anim, default_mode="loop",
                            caption="One period of the reference circle (ideal motion): the three chains and the "
-                                   "friction-free bearing reactions F_i of the active joints (green, 0.25 m per newton).",
+                                   "friction-free bearing reactions Fᵢ of the active joints (green, 0.25 m per newton).",
                            alt="Animation: the three-chain planar robot moves its end-effector once round a small "
                                "circle; green arrows at the three motor joints, the bearing reactions, grow and "
                                "shrink and turn as the robot accelerates.")
@@ -312,8 +312,8 @@ def explore_draw(robot, period_s: float, payload: float, preload_Nm: float, samp
                      fontsize=8)
     except RobolibError as exc:
         ax.set_title(str(exc)[:90], fontsize=8, color="red")
-    ax.set_xlabel("t / T", fontsize=8)
-    ax.set_ylabel("τ_f,1 [mN m]", fontsize=8)
+    ax.set_xlabel(r"$t/T$", fontsize=8)
+    ax.set_ylabel(r"$\tau_{f,1}$ [mN m]", fontsize=8)
     ax.tick_params(labelsize=8)
     if ax.get_lines():  # below the plot, clear of the curves
         fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=2, fontsize=8)
