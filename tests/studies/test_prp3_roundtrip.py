@@ -187,8 +187,13 @@ def test_explore_panel_draws_the_robot(res, capsys):
 
     grid = {"lx": [200.0], "ly": [200.0, 300.0], "theta_deg": [0.0]}
     small = types.SimpleNamespace(data={**res.data, "explore_grid": grid})
-    images = [h for h in _html_values(s3.explore_panel(small)) if h.startswith("<img")]
+    values = _html_values(s3.explore_panel(small))
+    images = [h for h in values if h.startswith("<img")]
     assert len(images) == 2
+    # the panel is numbered and captioned like the figures, with the text's symbols
+    assert any('<span class="caption-number">Explore panel 3.1.</span>' in h and "<i>l</i><sub>x</sub>" in h
+               for h in values)
+    assert all("condition number" in img for img in images)  # the alt text names what κ in the title is
     assert images[0].startswith('<img alt="3-PRP robot at lx = 200 mm, ly = 200 mm, theta = 0 deg; J = (262.6, 0.0, -463.6) mm')
     # its text is readable as the browser shows the SVG (natural size, at most the 672-px column): >= 9 px
     for img in images:
@@ -506,3 +511,19 @@ def test_the_figures_fit_the_column_with_readable_text(res):
         width = struct.unpack(">I", png[16:20])[0]  # the IHDR chunk
         assert width <= 672, (name, width)
         assert smallest_font_px(fig, 100) * min(1, 672 / width) >= 9, name
+
+
+def test_glued_texts_read_as_prose(res):
+    """Numbers glued into the running text are written as a reader writes them (no ``9.4e-11``), counts agree with
+    their verb, and no claim text opens a parenthesis that a sentence around it would nest."""
+    prose = ["prp3_table_error", "prp3_rt_far", "prp3_rt_all", "prp3_z_up", "prp3_z_ambiguous", "prp3_error_exponent",
+             "prp3_error_prefactor", "prp3_symmetry", "prp3_voxel_none"]
+    for cid in prose:
+        assert not re.search(r"\de[-+]\d", res[cid].text), (cid, res[cid].text)
+        assert "eps" not in res[cid].text and "l2" not in res[cid].text
+    for cid in ("prp3_rt_all", "prp3_error_exponent"):  # cited inside parentheses or after "is"
+        assert "(" not in res[cid].text
+    n = int(res.values["prp3_n_flag10"])
+    assert res.values["prp3_flag10_text"] == s3.count_phrase(n, "ten")
+    assert res.values["prp3_flag10_text"].endswith(" is" if n <= 1 else " are")
+    assert s3.sci_text(9.4e-11) == "9.4 × 10⁻¹¹" and s3.far_text() == "1 mm for a slider and 10⁻³ rad for the crank"

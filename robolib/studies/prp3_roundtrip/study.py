@@ -22,10 +22,11 @@ import inspect
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.text import Text
 from scipy.optimize import brentq
 
 from robolib.book.claims import ClaimsRegister
-from robolib.book.notebook import explore, markdown_table, parameter_table, yaml_parameter_rows
+from robolib.book.notebook import explore, markdown_table, number_caption, parameter_table, yaml_parameter_rows
 from robolib.book.result import Stages, StudyResult
 from robolib.core.errors import ParameterError
 from robolib.core.params import Parameter, declare_parameters
@@ -189,9 +190,38 @@ def power_text(x: float) -> str:
     return "10" + str(int(e)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
+def sci_text(x: float, digits: int = 1) -> str:
+    """``x`` in scientific notation as a reader writes it (``9.4 × 10⁻¹¹``), not as a machine prints it (``9.4e-11``).
+
+    >>> sci_text(9.4e-11), sci_text(8.04e-8), sci_text(0.0), sci_text(2.5)
+    ('9.4 × 10⁻¹¹', '8.0 × 10⁻⁸', '0', '2.5')
+    """
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{x:.{digits}e}".split("e")
+    if int(exponent) == 0:
+        return mantissa
+    return f"{mantissa} × {power_text(10.0 ** int(exponent))}".replace("-", "−")
+
+
 def far_text() -> str:
-    """The distances counted as far from a mode boundary, as text (``1 mm / 10⁻³ rad``)."""
-    return f"{FAR_LEN:g} mm / {power_text(FAR_ANG)} rad"
+    """The distances counted as far from a mode boundary, as text (``1 mm for a slider, 10⁻³ rad for the crank``)."""
+    return f"{FAR_LEN:g} mm for a slider and {power_text(FAR_ANG)} rad for the crank"
+
+
+def count_phrase(n: int, total_words: str, noun: str = "row") -> str:
+    """``"one of the ten rows is"``, ``"3 of the ten rows are"``, ``"none of the ten rows is"``: a count as the subject
+    of a sentence, its verb agreeing with it.
+
+    >>> count_phrase(1, "ten"), count_phrase(3, "ten"), count_phrase(0, "ten")
+    ('one of the ten rows is', '3 of the ten rows are', 'none of the ten rows is')
+    """
+    nouns = noun.format(s="s") if "{s}" in noun else noun + "s"  # "voxel edge{s} from ...": the plural inside
+    if n == 0:
+        return f"none of the {total_words} {nouns} is"
+    if n == 1:
+        return f"one of the {total_words} {nouns} is"
+    return f"{n} of the {total_words} {nouns} are"
 
 
 def _mode_text(m) -> str:
@@ -310,8 +340,8 @@ def table_modes(rt: sampling.RoundTrip) -> tuple[str, int]:
         rows.append([_mode_text(m), f"{c / len(rt.q):.1%}", f"{rt.error[f, :2].max():.1e}" if f.any() else "-",
                      f"{rt.error[f, 2].max():.1e}" if f.any() else "-"])
     text = (f"**Table {table_label('table2')}** — share of the reachable inputs of the round-trip sample "
-            f"({len(rt.q):,}) in each working mode, and the largest round-trip error at least {far_text()} from a "
-            "mode boundary\n\n"
+            f"({len(rt.q):,}) in each working mode, and the largest round-trip error of its inputs far from every mode "
+            f"boundary (at least {far_text()})\n\n"
             + markdown_table(["mode (σ1, σ2, σ3)", "share", "max error [mm]", "max error [rad]"], rows))
     return text, len(modes)
 
@@ -458,6 +488,30 @@ def larger_3d_ticks(fig, size: float = TICK_3D_PT):
     return fig
 
 
+#: The figures' ASCII stand-ins and the text's symbols (matplotlib mathtext) that replace them.
+SYMBOLS = {"lx [mm]": "$l_x$ [mm]", "ly [mm]": "$l_y$ [mm]", "log10 ": r"$\log_{10}$ ", "√D [mm]": r"$\sqrt{D}$ [mm]",
+           "cond = ": r"$\kappa$ = ", "θ = -": "θ = −"}
+
+
+def text_symbols(fig, symbols: dict = SYMBOLS):
+    """``fig`` with the ASCII stand-ins of its labels, legends and titles (``lx [mm]``, ``log10``) written in the text's
+    symbols (``$l_x$ [mm]``, ``$\\log_{10}$``), the figure returned.
+
+    >>> from matplotlib.figure import Figure
+    >>> fig = Figure(); ax = fig.add_subplot(); _ = ax.set_xlabel("lx [mm]")
+    >>> text_symbols(fig).axes[0].get_xlabel()
+    '$l_x$ [mm]'
+    """
+    for t in fig.findobj(Text):
+        old = t.get_text()
+        new = old
+        for a, b in symbols.items():
+            new = new.replace(a, b)
+        if new != old:
+            t.set_text(new)
+    return fig
+
+
 def exercise_1(geom: kin.Geometry) -> dict:
     """Every IK solution of the home pose: counts of real ones and of those inside the actuator ranges, a report."""
     sol = kin.inverse_all(geom, kin.forward(geom, *HOME))
@@ -592,7 +646,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     reg.claim("prp3_table_error", "the ten-row FK→IK round trip (Table 3.1), each row solved in its own working mode, "
               "recovers every input",
               value=[e_len, e_ang], criterion=f"max slider error < {TOL_LEN:g} mm and max crank error < {TOL_ANG:g} rad",
-              holds=e_len < TOL_LEN and e_ang < TOL_ANG, text=f"{e_len:.1e} mm and {e_ang:.1e} rad", answers="003.c1")
+              holds=e_len < TOL_LEN and e_ang < TOL_ANG, text=f"{sci_text(e_len)} mm and {sci_text(e_ang)} rad", answers="003.c1")
     in_default = np.all(ten.modes == kin.DEFAULT_MODE, axis=1)
     n_default10 = int(in_default.sum())
     back_default = np.array([np.array(kin.inverse(geom, p, mode=kin.DEFAULT_MODE, errors="mask"), dtype=float)
@@ -607,6 +661,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
               holds=n_default10 < TABLE_ROWS and bool(np.array_equal(recovered, in_default)),
               text=f"{n_default10} of {TABLE_ROWS}")
     values["prp3_n_flag10"] = f"{int(ten.z_up.sum())}"
+    values["prp3_flag10_text"] = count_phrase(int(ten.z_up.sum()), "ten")
     data["ten"] = ten
 
     # -- the large round trip
@@ -617,14 +672,17 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     max_len, max_ang = float(rt.error[sel, :2].max()), float(rt.error[sel, 2].max())
     max_len_all, max_ang_all = float(rt.error[:, :2].max()), float(rt.error[:, 2].max())
     values.update(prp3_rt_n=f"{len(rt.q):,}", prp3_rt_unreachable=f"{rt.n_unreachable:,}",
-                  prp3_rt_far_share=f"{sel.sum() / default.sum():.1%}", prp3_far=far_text())
+                  prp3_rt_far_share=f"{sel.sum() / default.sum():.1%}", prp3_far=far_text(),
+                  prp3_all_tol=power_text(ALL_SLIDER_TOL))
     reg.claim("prp3_rt_far", "far from every mode boundary the default-mode round trip meets the targets",
               value=[max_len, max_ang],
               criterion=f"max error < {TOL_LEN:g} mm and < {TOL_ANG:g} rad at ≥ {FAR_LEN:g} mm / {FAR_ANG:g} rad from a boundary",
-              holds=max_len < TOL_LEN and max_ang < TOL_ANG, text=f"{max_len:.1e} mm and {max_ang:.1e} rad", answers="003.c1")
+              holds=max_len < TOL_LEN and max_ang < TOL_ANG, text=f"{sci_text(max_len)} mm and {sci_text(max_ang)} rad",
+              answers="003.c1")
     reg.claim("prp3_rt_all", f"over the whole sample, all modes, even next to a boundary, the slider error stays below {ALL_SLIDER_TOL:g} mm",
               value=[max_len_all, max_ang_all], criterion=f"max slider error < {ALL_SLIDER_TOL:g} mm",
-              holds=max_len_all < ALL_SLIDER_TOL, text=f"{max_len_all:.1e} mm ({max_ang_all:.1e} rad)", answers="003.c1")
+              holds=max_len_all < ALL_SLIDER_TOL, text=f"{sci_text(max_len_all)} mm and {sci_text(max_ang_all)} rad",
+              answers="003.c1")
     z = root_heights(geom, rt)
     reg.claim("prp3_z_up", "some reachable inputs have their forward-kinematics point at z ≥ 0; there the mirror root "
               "lies at z ≥ 0 too, so the paper's z < 0 rule keeps neither root",
@@ -632,11 +690,11 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
               criterion="at least one point with z ≥ 0 in the large sample, and at every one of them the mirror root "
                         "(reflected through the plane of the sphere centres) also at z ≥ 0 (counted)",
               holds=z["n_up"] > 0 and z["n_up_mirror_up"] == z["n_up"],
-              text=f"{z['n_up']:,} of {z['n']:,} ({z['n_up'] / z['n']:.1%}; mirror root at z ≥ 0 for "
-                   f"{z['n_up_mirror_up']:,} of them)", answers="003.c2")
+              text=f"{z['n_up']:,} of the {z['n']:,} reachable inputs ({z['n_up'] / z['n']:.1%})", answers="003.c2")
     reg.claim("prp3_z_ambiguous", "for some reachable inputs both roots lie at z < 0, where the paper's z < 0 rule does not decide",
               value=[z["n_both_down"], z["n"]], criterion="at least one point of the large sample with both roots at z < 0 (counted)",
-              holds=z["n_both_down"] > 0, text=f"{z['n_both_down']:,} of {z['n']:,} ({z['n_both_down'] / z['n']:.1%})",
+              holds=z["n_both_down"] > 0,
+              text=f"{z['n_both_down']:,} of the {z['n']:,} reachable inputs ({z['n_both_down'] / z['n']:.1%})",
               answers="003.c2")
     report = [f"reachable inputs: {len(rt.q)}, unreachable: {rt.n_unreachable}",
               f"default mode, >= {FAR_LEN:g} mm / {FAR_ANG:g} rad from a mode boundary: {sel.sum()} inputs, "
@@ -654,16 +712,17 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     reg.claim("prp3_error_exponent", "the largest slider round-trip error grows like distance⁻¹ from the mode boundary (δD / (2√D), √D = distance)",
               value=law.exponent, criterion=f"fitted exponent within {PREDICTED_EXPONENT:g} ± {EXPONENT_TOL:g}",
               holds=abs(law.exponent - PREDICTED_EXPONENT) <= EXPONENT_TOL,
-              text=f"{law.exponent:.2f} (fit over {law.fit_range[0]:.2g}–{law.fit_range[1]:.3g} mm, {len(law.centres)} bins)")
+              text=f"{law.exponent:.2f}".replace("-", "−") + f", fitted over distances from {law.fit_range[0]:.2g} "
+                   f"to {law.fit_range[1]:.3g} mm in {len(law.centres)} bins")
     reg.claim("prp3_error_raw_exponent", "the plain per-bin maxima, biased by the bins' counts, fall more slowly than the "
               "equal-count maxima, yet still clearly faster than distance^-1/2",
               value=law.raw_exponent, criterion=f"fitted exponent < exponent of the plain per-bin maxima < {RAW_EXPONENT_MAX:g}",
-              holds=law.exponent < law.raw_exponent < RAW_EXPONENT_MAX, text=f"{law.raw_exponent:.2f}")
+              holds=law.exponent < law.raw_exponent < RAW_EXPONENT_MAX, text=f"{law.raw_exponent:.2f}".replace("-", "−"))
     reg.claim("prp3_error_prefactor", "the error law's prefactor C is that of a few roundings of D: the rounding "
               "δD = 2C it implies is a few times eps·l2²",
               value=pref, criterion=f"{ROUNDINGS_MIN:g} eps·l2² ≤ 2C ≤ {ROUNDINGS_MAX:g} eps·l2²",
               holds=ROUNDINGS_MIN <= 2 * pref <= ROUNDINGS_MAX,
-              text=f"C = {pref:.1f} eps·l2², so δD ≈ {2 * pref:.1f} eps·l2²")
+              text=f"C = {pref:.1f} ε·l₂², so δD ≈ {2 * pref:.1f} ε·l₂²")
     data.update(error_law=law)
     data["reports"]["error_law"] = "\n".join(report)
 
@@ -729,7 +788,8 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
               value=[sym, float(ext[1, 0]), float(ext[1, 1])],
               criterion=f"max |mirror(FK(lx, ly, θ)) − FK(ly, lx, θ)| < {SYMMETRY_TOL:g} mm and same reachability",
               holds=sym < SYMMETRY_TOL and same_reach,
-              text=f"{sym:.1e} mm (y from {ext[1, 0]:.0f} to {ext[1, 1]:.0f} mm)", answers="003.c4")
+              text=f"{sci_text(sym)} mm (y from {ext[1, 0]:.0f} to {ext[1, 1]:.0f} mm)".replace("from -", "from −"),
+              answers="003.c4")
     tables["table3"] = table_workspace(ws, sizes["n_workspace"])
     vox = voxel_counts(w0.points)
     tables["table_e2"] = table_voxels(vox, len(w0.points), vol_hm)
@@ -754,8 +814,9 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
               criterion=f"for every edge: voxel volume > hit-or-miss volume + {N_SIGMA:g} standard errors, or > "
                         f"{FINE_GROWTH_MIN:.0%} growth from half to all samples",
               holds=all(over or grows for over, grows in verdicts.values()),
-              text=f"{sum(not (over or grows) for over, grows in verdicts.values())} of {len(VOXELS)} voxel edges "
-                   f"from {min(VOXELS):g} to {max(VOXELS):g} mm give it")
+              text=count_phrase(sum(not (over or grows) for over, grows in verdicts.values()), f"{len(VOXELS)}",
+                                f"voxel edge{{s}} from {min(VOXELS):g} to {max(VOXELS):g} mm")
+                   .replace(" is", " gives it").replace(" are", " give it"))
     data.update(workspace=ws, volume_hit_or_miss=(vol_hm, se_hm), voxels=vox, symmetry=sym)
 
     # -- exercises
@@ -776,9 +837,10 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     stage("exercises and condition maps")
     LX, LY, maps = condition_maps(geom, CONDITION_GRID_QUICK if quick else CONDITION_GRID)
     figures = {"mechanism": drawing.prp3_mechanism(geom),
-               "errors": drawing.errors_figure(rt, law, far_len=FAR_LEN, predicted_exponent=PREDICTED_EXPONENT),
+               "errors": text_symbols(drawing.errors_figure(rt, law, far_len=FAR_LEN,
+                                                            predicted_exponent=PREDICTED_EXPONENT)),
                "workspace": larger_3d_ticks(drawing.workspace_figure(wall.points, w0.points)),
-               "condition": drawing.condition_figure(LX, LY, maps, inverse_level=INVERSE_LEVEL)}
+               "condition": text_symbols(drawing.condition_figure(LX, LY, maps, inverse_level=INVERSE_LEVEL))}
     data["explore_grid"] = EXPLORE_GRID_QUICK if quick else EXPLORE_GRID
     extra = geometry_rows(geometry) + parameter_rows(sizes, quick, data["explore_grid"])
     tables["parameters"] = parameter_table(run=params, extra=extra, spec=PARAMETERS)  # the evidence page's
@@ -820,6 +882,8 @@ def explore_figure(geom: kin.Geometry, lx: float, ly: float, theta: float):
     """
     fig = drawing.prp3_explore_figure(geom, lx, ly, theta, size=EXPLORE_SIZE)
     ax = fig.axes[0]
+    if ax.title.get_color() != "red":  # the condition number as the caption names it, κ
+        ax.set_title(ax.get_title().replace("cond = ", "κ = "))
     ax.tick_params(labelsize=EXPLORE_TICK_PT)
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.label.set_size(EXPLORE_LABEL_PT)
@@ -837,13 +901,18 @@ def explore_panel(res):
         """One figure of the panel: SVG (about 12 kB, smaller than its PNG) in an <img> with alt text."""
         fig = explore_figure(geom, lx, ly, np.radians(theta_deg))
         return drawing.svg_img_html(fig, alt=f"3-PRP robot at lx = {lx:g} mm, ly = {ly:g} mm, theta = {theta_deg:g} deg; "
-                                             + fig.axes[0].get_title().replace("\n", "; "))
+                                             + fig.axes[0].get_title().replace("\n", "; ").replace("κ", "condition number"))
 
-    return explore(draw, res.data["explore_grid"], labels={"lx": "lx [mm]", "ly": "ly [mm]", "theta_deg": "θ [deg]"},
+    box = explore(draw, res.data["explore_grid"], labels={"lx": "lx [mm]", "ly": "ly [mm]", "theta_deg": "θ [deg]"},
                    initial={"lx": 200.0, "ly": 200.0, "theta_deg": 0.0},
                    ranges={"lx": (*geom.lx_range, 1.0), "ly": (*geom.ly_range, 1.0),
                            "theta_deg": (*np.degrees(geom.theta_range), 0.5)},
-                   caption="The 3-PRP robot at the chosen slider positions lx, ly and crank angle θ (forward kinematics), "
-                           "titled with the platform centre J, the working mode and the condition number of ∂J/∂q; "
-                           "an unreachable input is titled with the reason.",
-                   alt="3-D drawing of the 3-PRP robot (rails, sliders, crank, rods and platform) at the chosen inputs")
+                   caption="The 3-PRP robot drawn by the forward kinematics at the chosen slider positions "
+                           "<i>l</i><sub>x</sub>, <i>l</i><sub>y</sub> and crank angle <i>θ</i>. The title gives the "
+                           "platform centre <i>J</i>, the working mode (<i>σ</i><sub>1</sub>, <i>σ</i><sub>2</sub>, "
+                           "<i>σ</i><sub>3</sub>) and <i>κ</i>, the condition number of ∂<i>J</i>/∂<i>q</i>; an "
+                           "unreachable input is titled, in red, with the reason.",
+                   alt="3-D drawing of the 3-PRP robot (grey rails, black sliders and crank, blue rods, orange "
+                       "platform) at the chosen slider positions and crank angle, titled with the platform centre, "
+                       "the working mode and the condition number")
+    return number_caption(box, "Explore panel", "3.1")

@@ -39,6 +39,21 @@ CONTROLLERS = (("newton_euler", "NE", "tab:blue"), ("virtual_work", "VW", "tab:o
 FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
 
 
+
+def sci_text(x: float, digits: int = 1) -> str:
+    """``x`` in scientific notation as a reader writes it (``2.3 × 10⁻⁴``), not as a machine prints it (``2.3e-04``).
+
+    >>> sci_text(2.3e-4), sci_text(5e-16, 0), sci_text(0.0), sci_text(3.1)
+    ('2.3 × 10⁻⁴', '5 × 10⁻¹⁶', '0', '3.1')
+    """
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{x:.{digits}e}".split("e")
+    e = int(exponent)
+    if e == 0:
+        return mantissa
+    return f"{mantissa} × 10" + str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
 def spin_figure(spins: dict, t) -> Figure:
     """Leg spin rate ``omega_i . s_i`` (rad/s) against ``t`` (s), one panel per parameter set."""
     fig = Figure(figsize=(FULL_WIDTH, 3.4), layout="tight")
@@ -46,7 +61,7 @@ def spin_figure(spins: dict, t) -> Figure:
     for ax, (name, sp) in zip(axs, spins.items()):
         for i in range(6):
             ax.plot(t, sp["spin"][:, i], lw=1, label=f"leg {i + 1}")
-        ax.set_title(f"{name}: leg spin ω·s (U joint)", fontsize=10)
+        ax.set_title(f"{name}: leg spin " + r"$\omega_i \cdot s_i$ (U joint)", fontsize=10)
         ax.set_xlabel("t [s]")
     axs[0].set_ylabel("spin rate [rad/s]")
     axs[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)  # beside, not on, the lines
@@ -62,11 +77,11 @@ def forces_figure(fs: dict, t, name: str) -> Figure:
         line, = axs[0].plot(t, f_ne[:, i], lw=1.2, label=f"leg {i + 1}")
         axs[0].plot(t, f_vw[:, i], "--", lw=1, color=line.get_color())
         axs[1].plot(t, f_vw[:, i] - f_ne[:, i], lw=1, color=line.get_color())
-    axs[0].set_ylabel("actuator force f [N]")
+    axs[0].set_ylabel("actuator force $f_i$ [N]")
     axs[0].set_title(f"{name}: Newton–Euler with U joints (solid) and virtual work (dashed)", fontsize=10)
     # the legend between the panels (in the room of the shared axis's hidden tick labels), not over the forces
     axs[0].legend(ncol=6, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.02), frameon=False)
-    axs[1].set_ylabel("f_VW − f_NE [N]")
+    axs[1].set_ylabel(r"$f_{\mathrm{VW}} - f_{\mathrm{NE}}$ [N]")
     axs[1].set_xlabel("t [s]")
     axs[1].set_title("their difference", fontsize=10)
     return fig
@@ -108,8 +123,9 @@ def tracking_figure(runs: dict, name: str) -> Figure:
                         ls="-" if pid else ":", label=f"{'PID' if pid else 'PD'}")
         dmax = max(dmax, float(np.abs(d).max()))
     axs[1].set_ylim(bottom=1e-4 * dmax if dmax > 0 else None)
-    axs[0].set_title(f"{name}: largest leg tracking error\nmax_i |e_i|", fontsize=10)  # two lines: one overhangs
-    axs[1].set_title("what the controller model changes:\nmax_i |e_VW,i − e_NE,i|", fontsize=10)
+    axs[0].set_title(f"{name}: largest leg tracking error\n" + r"$\max_i |e_i|$", fontsize=10)  # two lines: one overhangs
+    axs[1].set_title("what the controller model changes:\n" + r"$\max_i |e_{\mathrm{VW},i} - e_{\mathrm{NE},i}|$",
+                     fontsize=10)
     for ax in axs:
         ax.set_ylabel("[m]")
         ax.legend(fontsize=8)
@@ -214,7 +230,7 @@ def animation_panel(res):
         ax2.plot(sa["t"], sa["angle"][:, i], lw=1, label=f"leg {i + 1}")
     ax2.set_xlabel("t [s]", fontsize=9)
     ax2.set_ylabel("spin angle [deg]", fontsize=9)
-    ax2.set_title("accumulated spin\n∫ω·s dt of each leg", fontsize=9)
+    ax2.set_title("accumulated spin\n" + r"$\int \omega_i \cdot s_i\,dt$ of each leg", fontsize=9)
     ax2.tick_params(labelsize=8)
     cursor = ax2.axvline(0.0, color="k", lw=1)
     stamp = fig.text(0.02, 0.95, "", fontsize=9)
@@ -233,7 +249,8 @@ def animation_panel(res):
         html = animation_html(
             FuncAnimation(fig, frame, frames=len(t_anim), interval=150, blit=False),
             caption=f"One period ({sa['t'][-1]:.3g} s) of the reference trajectory's slowest term on {model.name}: "
-                    "Newton–Euler forces (red push, purple pull) and a black arm along each cylinder's axis c_i "
+                    "Newton–Euler forces (red push, purple pull) and a black arm along each cylinder's axis "
+                    "<i>c</i><sub>i</sub> "
                     "(left); each leg's accumulated spin angle, with a time cursor (right).",
             alt=f"Animation: the six-legged {model.name} platform moving through one period of its trajectory, force "
                 "arrows at the platform joints growing and shrinking and black arms on the cylinders swinging; "
@@ -272,7 +289,8 @@ def pose_forces(model, dz: float, yaw_deg: float) -> Figure:
     ax.set_xlabel("leg")
     ax.set_ylabel("actuator force [N]")
     ll = inverse_kinematics(model, X)
-    ax.set_title(f"legs {ll.min():.3f}…{ll.max():.3f} m; max |f_VW − f_NE| = {np.abs(fv - fn).max():.2e} N",
+    gap = r"$\max |f_{\mathrm{VW}} - f_{\mathrm{NE}}|$"
+    ax.set_title(f"legs {ll.min():.3f}…{ll.max():.3f} m; {gap} = {np.abs(fv - fn).max():.2e} N",
                  fontsize=9, pad=24)
     # the legend above the axes, under the title: never over a bar
     ax.legend(fontsize=8, ncol=2, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
@@ -291,13 +309,13 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
             ax.semilogy(r.t, np.abs(r.error).max(axis=1) + 1e-15, color=color, lw=1.2,
                         label=f"{ab}: static {mt['static'] * 1e6:.3g} µm")
         rho = sampled_loop_radius(kp, kd, ki, step)
-        ax.set_title(f"K_d = {kd:g} 1/s; exact-model loop sampled at {step * 1e3:g} ms: radius {rho:.4f}, "
+        ax.set_title(f"$K_d$ = {kd:g} 1/s; exact-model loop sampled at {step * 1e3:g} ms: radius {rho:.4f}, "
                      f"{'stable' if rho < 1 else 'UNSTABLE'}", fontsize=9)
         ax.legend(fontsize=8)
     except ValueError as exc:  # e.g. the plant left its limits under unstable gains
         ax.set_title(str(exc)[:90], fontsize=8, color="tab:red")
     ax.set_xlabel("t [s]")
-    ax.set_ylabel("max_i |e_i| [m]")
+    ax.set_ylabel(r"$\max_i |e_i|$ [m]")
     return legible(fig)
 
 
@@ -358,7 +376,7 @@ def explore_pose(res):
                            f"{model.name} at the chosen height and yaw from home, turning about the vertical at "
                            f"{EXPLORE_WZ:g} rad/s; the title gives the largest difference, or the limit that refuses "
                            "the pose. What to see: the two models' bars look equal because they differ by far less than "
-                           f"a bar's line width ({_pose_gap(model, *start):.1e} N at the first pose shown, against "
+                           f"a bar's line width ({sci_text(_pose_gap(model, *start))} N at the first pose shown, against "
                            f"forces of about {_pose_force(model, *start):.0f} N); the title gives the difference.",
                    alt=f"Bar chart of the six actuator forces of {model.name}, a filled Newton–Euler bar and a hatched "
                        "virtual-work bar side by side for each leg, nearly equal, at one pose")
@@ -380,8 +398,8 @@ def explore_gains(res):
                    initial={"kp": 1200.0, "ki": 8000.0 if not quick else 0.0},
                    ranges=gain_ranges(kp, kd, step),
                    caption=f"Largest leg tracking error of a {T:g}-s closed loop on the U-joint plant under the "
-                           "Newton–Euler (blue) and virtual-work (orange) ID-PID controllers, for the chosen K_p and "
-                           "K_i; the legend gives each static error, the title whether the loop is stable.",
+                           "Newton–Euler (blue) and virtual-work (orange) ID-PID controllers, for the chosen "
+                           "<i>K</i><sub>p</sub> and <i>K</i><sub>i</sub>; the legend gives each static error, the title whether the loop is stable.",
                    alt="Log-scale plot of the largest leg tracking error against time for the two controllers, "
                        "two nearly coincident curves falling from the initial error")
     return number_caption(box, "Explore panel", "4.2")

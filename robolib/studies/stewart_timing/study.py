@@ -557,14 +557,14 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
     claims.claim("stewart_ex1_pointmass", "exercise 1: with point-mass legs and no friction on the legs' rotation "
                  "the virtual-work forces equal the Newton–Euler forces to round-off on both sets", value=worst1,
                  criterion=f"max |f_VW − f_NE| / max |f_NE| < {ROUNDOFF:g} on both sets", holds=worst1 < ROUNDOFF,
-                 text=f"{worst1:.0e} of the largest force at most")
+                 text=f"{figs.sci_text(worst1, 0)} of the largest force at most")
     ex2 = exercise_2(models, rng)
     worst2 = max(max(v) for v in ex2.values())
     claims.claim("stewart_ex2_home", "exercise 2: at the home pose n_i = s_i, the U-joint legs do not spin and the "
                  "two models' forces at rest agree, to round-off, on both sets", value=worst2,
                  criterion=f"max |n_i − s_i|, max |ω_i·s_i| (rad/s) and the relative gap at rest < {ROUNDOFF:g} on "
                            "both sets", holds=worst2 < ROUNDOFF,
-                 text=f"{worst2:.0e} at most (round-off)")
+                 text=f"{figs.sci_text(worst2, 0)} at most (round-off)")
     data.update(spins=spins, force_stats=force_stats, rand_stats=rand_stats, have_pin=have_pin, reach=reach,
                 runs=runs, metrics=metrics, hold=hold, evaluations=ev, wall=wall, ratio=ratio, spin_angle=sa,
                 exercise_3=ex3, exercise_1=ex1, exercise_2=ex2)
@@ -605,8 +605,8 @@ def force_claims(claims: ClaimsRegister, name: str, other: str, models: dict, fo
                  value=[fs["rel"], fo["rel"]],
                  criterion=f"{VW_GAP[0]:g} < max|f_VW − f_NE| / max|f_NE| < {VW_GAP[1]:g}",
                  holds=VW_GAP[0] < fs["rel"] < VW_GAP[1],
-                 text=f"{fs['dmax']:.3g} N, i.e. {fs['rel']:.1e} of the largest force "
-                      f"({fo['rel']:.1e} on {other})")
+                 text=f"{fs['dmax']:.3g} N, i.e. {figs.sci_text(fs['rel'])} of the largest force "
+                      f"({figs.sci_text(fo['rel'])} on {other})")
     ro, rh = rand_stats[name], rand_stats[other]
     n = ro["n"]
     claims.claim("stewart_vw_random", f"on the largest of {n} random states per set (faster, more twisted motions) "
@@ -614,20 +614,20 @@ def force_claims(claims: ClaimsRegister, name: str, other: str, models: dict, fo
                  value=[ro["vw"], rh["vw"]],
                  criterion=f"largest relative gap over {n} random states < {VW_GAP[1]:g} on both sets",
                  holds=max(ro["vw"], rh["vw"]) < VW_GAP[1],
-                 text=f"{ro['vw']:.1e} and {rh['vw']:.1e} (the largest of {n} random states on each set)")
+                 text=f"{figs.sci_text(ro['vw'])} and {figs.sci_text(rh['vw'])} (the largest of {n} random states on each set)")
     on_axis = [n for n, m in models.items() if leg_coms_on_axis(m)]
     off_axis = [n for n in models if n not in on_axis]
     claims.claim("stewart_rest_onaxis", "at rest the no-spin model is exact (to round-off) when the leg bodies' "
                  "centres of mass lie on the leg axis", value=[rand_stats[n]["rest"] for n in on_axis],
                  criterion=f"relative gap at rest < {ROUNDOFF:g} on every set with on-axis leg CoMs",
                  holds=bool(on_axis) and all(rand_stats[n]["rest"] < ROUNDOFF for n in on_axis),
-                 text=("to round-off: a relative gap of " + ", ".join(f"{rand_stats[n]['rest']:.1e} on {n}" for n in on_axis))
+                 text=("to round-off: a relative gap of " + ", ".join(f"{figs.sci_text(rand_stats[n]['rest'])} on {n}" for n in on_axis))
                  if on_axis else "no such set")
     claims.claim("stewart_rest_offaxis", "with an off-axis cylinder centre of mass the no-spin model is wrong even at "
                  f"rest, by less than {VW_GAP[1]:.0%} of the largest force", value=[rand_stats[n]["rest"] for n in off_axis],
                  criterion=f"{REAL:g} < relative gap at rest < {VW_GAP[1]:g} on every set with an off-axis leg CoM",
                  holds=bool(off_axis) and all(REAL < rand_stats[n]["rest"] < VW_GAP[1] for n in off_axis),
-                 text=", ".join(f"{rand_stats[n]['rest']:.1e} on {n}" for n in off_axis) or "no such set")
+                 text=", ".join(f"{figs.sci_text(rand_stats[n]['rest'])} on {n}" for n in off_axis) or "no such set")
     pin_worst = max(st["pin"] for st in rand_stats.values())
     n_pin = min(st.get("n_pin", 0) for st in rand_stats.values())
     claims.claim("stewart_pin", "the compiled U-joint Newton–Euler kernel agrees with the independent pinocchio "
@@ -662,6 +662,15 @@ def tracking_claims(claims: ClaimsRegister, name: str, models: dict, metrics: di
                  f"larger than the NE controller's (less than {MUCH_LARGER:g} times)", value=float(static_ratio),
                  criterion=f"static(VW) / static(NE) < {MUCH_LARGER:g}", holds=static_ratio < MUCH_LARGER,
                  text=f"{mV['static'] * 1e6:.3g} µm against {mN['static'] * 1e6:.3g} µm, a ratio of {static_ratio:.3f}",
+                 answers="004.c1")
+    other = next(n for n in models if n != name)
+    oN, oV = metrics[other, "newton_euler", True], metrics[other, "virtual_work", True]
+    other_ratio = oV["static"] / oN["static"]
+    claims.claim("stewart_c1_static_other", f"on the second set ({other}) too, under ID-PID on the U-joint plant, the "
+                 f"VW controller's static error is not much larger than the NE controller's (less than {MUCH_LARGER:g} "
+                 "times)", value=float(other_ratio),
+                 criterion=f"static(VW) / static(NE) < {MUCH_LARGER:g} on {other}", holds=other_ratio < MUCH_LARGER,
+                 text=f"{oV['static'] * 1e6:.3g} µm against {oN['static'] * 1e6:.3g} µm, a ratio of {other_ratio:.3f}",
                  answers="004.c1")
     claims.claim("stewart_c1_fluct", "the error fluctuation of the two controllers differs by less than 10 %",
                  value=float(fluct_ratio), criterion=f"|fluct(VW) / fluct(NE) − 1| < {BETTER:g}",
@@ -711,7 +720,7 @@ def exercise_3_claims(claims: ClaimsRegister, ex3: dict, step: float) -> None:
     claims.claim("stewart_ex3_resid", "exercise 3: the closed-form PD error and the simulated one agree to a small "
                  "fraction of the initial error", value=float(resid),
                  criterion=f"max |e_pred − e_sim| / max |e0| < {EX3_RESID:g}", holds=resid < EX3_RESID,
-                 text=f"{resid:.1e}")
+                 text=figs.sci_text(resid))
     claims.claim("stewart_ex3_late", "exercise 3: at 0.3 s the difference is a sizeable part of the error left on "
                  "one leg", value=float(late[worst]),
                  criterion=f"|e_pred − e_sim| / |e_pred| at 0.3 s > {EX3_LATE:g} on the worst leg",
