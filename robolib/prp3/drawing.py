@@ -75,7 +75,7 @@ def prp3_explore_figure(geom: Geometry, lx: float, ly: float, theta: float, *, s
         J = draw_prp3(ax, geom, lx, ly, theta)
         mode = tuple(int(v) for v in working_mode(geom, lx, ly, theta))
         cond = float(singularity_measures(geom, lx, ly, theta).condition)
-        ax.set_title(f"J = ({J[0]:.1f}, {J[1]:.1f}, {J[2]:.1f}) {geom.unit}\nmode {mode}, cond = {cond:.0f}", fontsize=9)
+        ax.set_title(f"J = ({J[0]:.1f}, {J[1]:.1f}, {J[2]:.1f}) {geom.unit}\nmode {mode}, κ = {cond:.0f}", fontsize=9)
     except ValueError as exc:  # UnreachableError / SingularityError derive from ValueError
         msg = str(exc)
         ax.set_title(msg[:60] + ("\n" + msg[60:120] if len(msg) > 60 else ""), fontsize=8, color="red")
@@ -315,11 +315,11 @@ def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = 
     axs = fig.subplots(2, 1, height_ratios=[1, 1.55])
     bins = np.linspace(-17, -5, 61)
     # lx and ly have the same distribution (the mirror symmetry): lx wide and pale, ly dashed on top of it
-    styles = {"lx [mm]": dict(lw=3.5, color="tab:blue", alpha=0.45), "ly [mm]": dict(lw=1.3, color="tab:orange", ls="--"),
+    styles = {"$l_x$ [mm]": dict(lw=3.5, color="tab:blue", alpha=0.45), "$l_y$ [mm]": dict(lw=1.3, color="tab:orange", ls="--"),
               "θ [rad]": dict(lw=1.5, color="tab:green")}
     for k, (name, style) in enumerate(styles.items()):
         axs[0].hist(np.log10(rt.error[:, k] + LOG_FLOOR), bins=bins, histtype="step", label=name, **style)
-    axs[0].set_xlabel("log10 round-trip error (10⁻¹⁷ added to show zeros)")
+    axs[0].set_xlabel(r"$\log_{10}$ round-trip error (10⁻¹⁷ added to show zeros)")
     axs[0].set_ylabel("count")
     axs[0].set_yscale("log")
     axs[0].legend(loc="upper right")
@@ -340,7 +340,7 @@ def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = 
               label=f"predicted: exponent {predicted_exponent:g}".replace("-", "−"))
     ax.loglog(xs, ym * (xs / xm) ** -0.5, ":", color="0.2", lw=1.5, label="exponent −1/2 (for comparison)")
     ax.axvline(far_len, color="0.5", ls=":")
-    ax.set_xlabel("slider distance from its mode boundary √D [mm]")
+    ax.set_xlabel(r"slider distance from its mode boundary $\sqrt{D}$ [mm]")
     ax.set_ylabel("slider round-trip error [mm]")
     ax.legend(loc="lower left", fontsize=8, ncols=2, framealpha=0.9)
     ax.set_ylim(1e-21, None)  # room below the samples (errors of 0 sit at 10⁻¹⁷) for the legend
@@ -393,10 +393,10 @@ def condition_figure(LX, LY, maps, *, inverse_level: float = 0.02) -> Figure:
     for ax, (th_deg, s) in zip(axs, maps):
         im = ax.pcolormesh(LX, LY, np.log10(s.condition), vmin=0, vmax=4, shading="auto", cmap="magma_r")
         ax.contour(LX, LY, s.inverse, levels=[inverse_level], colors="tab:cyan", linewidths=1)
-        ax.set_title(f"θ = {th_deg:g}°")
-        ax.set_xlabel("lx [mm]")
+        ax.set_title(f"θ = {th_deg:g}°".replace("-", "−"))
+        ax.set_xlabel("$l_x$ [mm]")
         ax.set_aspect("equal")
-    axs[0].set_ylabel("ly [mm]")
+    axs[0].set_ylabel("$l_y$ [mm]")
     fig.colorbar(im, ax=axs, location="bottom", shrink=0.6, aspect=40,
-                 label="log10 condition number of ∂J/∂q (white: unreachable)")
+                 label=r"$\log_{10}$ condition number of ∂J/∂q (white: unreachable)")
     return fig

@@ -22,7 +22,6 @@ import inspect
 from dataclasses import dataclass
 
 import numpy as np
-from matplotlib.text import Text
 from scipy.optimize import brentq
 
 from robolib.book.claims import ClaimsRegister
@@ -488,30 +487,6 @@ def larger_3d_ticks(fig, size: float = TICK_3D_PT):
     return fig
 
 
-#: The figures' ASCII stand-ins and the text's symbols (matplotlib mathtext) that replace them.
-SYMBOLS = {"lx [mm]": "$l_x$ [mm]", "ly [mm]": "$l_y$ [mm]", "log10 ": r"$\log_{10}$ ", "√D [mm]": r"$\sqrt{D}$ [mm]",
-           "cond = ": r"$\kappa$ = ", "θ = -": "θ = −"}
-
-
-def text_symbols(fig, symbols: dict = SYMBOLS):
-    """``fig`` with the ASCII stand-ins of its labels, legends and titles (``lx [mm]``, ``log10``) written in the text's
-    symbols (``$l_x$ [mm]``, ``$\\log_{10}$``), the figure returned.
-
-    >>> from matplotlib.figure import Figure
-    >>> fig = Figure(); ax = fig.add_subplot(); _ = ax.set_xlabel("lx [mm]")
-    >>> text_symbols(fig).axes[0].get_xlabel()
-    '$l_x$ [mm]'
-    """
-    for t in fig.findobj(Text):
-        old = t.get_text()
-        new = old
-        for a, b in symbols.items():
-            new = new.replace(a, b)
-        if new != old:
-            t.set_text(new)
-    return fig
-
-
 def exercise_1(geom: kin.Geometry) -> dict:
     """Every IK solution of the home pose: counts of real ones and of those inside the actuator ranges, a report."""
     sol = kin.inverse_all(geom, kin.forward(geom, *HOME))
@@ -837,10 +812,9 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     stage("exercises and condition maps")
     LX, LY, maps = condition_maps(geom, CONDITION_GRID_QUICK if quick else CONDITION_GRID)
     figures = {"mechanism": drawing.prp3_mechanism(geom),
-               "errors": text_symbols(drawing.errors_figure(rt, law, far_len=FAR_LEN,
-                                                            predicted_exponent=PREDICTED_EXPONENT)),
+               "errors": drawing.errors_figure(rt, law, far_len=FAR_LEN, predicted_exponent=PREDICTED_EXPONENT),
                "workspace": larger_3d_ticks(drawing.workspace_figure(wall.points, w0.points)),
-               "condition": text_symbols(drawing.condition_figure(LX, LY, maps, inverse_level=INVERSE_LEVEL))}
+               "condition": drawing.condition_figure(LX, LY, maps, inverse_level=INVERSE_LEVEL)}
     data["explore_grid"] = EXPLORE_GRID_QUICK if quick else EXPLORE_GRID
     extra = geometry_rows(geometry) + parameter_rows(sizes, quick, data["explore_grid"])
     tables["parameters"] = parameter_table(run=params, extra=extra, spec=PARAMETERS)  # the evidence page's
@@ -882,8 +856,6 @@ def explore_figure(geom: kin.Geometry, lx: float, ly: float, theta: float):
     """
     fig = drawing.prp3_explore_figure(geom, lx, ly, theta, size=EXPLORE_SIZE)
     ax = fig.axes[0]
-    if ax.title.get_color() != "red":  # the condition number as the caption names it, κ
-        ax.set_title(ax.get_title().replace("cond = ", "κ = "))
     ax.tick_params(labelsize=EXPLORE_TICK_PT)
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.label.set_size(EXPLORE_LABEL_PT)
