@@ -304,6 +304,51 @@ def detail_run(s: StudySettings, reg) -> DetailRun:
                      err, c, rel, dp_c, float(cm.K[0]))
 
 
+#: Exercise 2 of chapter 5: "about the same" = the two placements' largest errors differ by at most this (relative).
+EX2_SAME = 0.05
+#: s: Exercise 3 of chapter 5 compares the contact laws over the first this many seconds of the detailed run.
+EX3_SPAN = 0.3
+
+
+def exercise_checks(s: StudySettings, reg) -> dict:
+    """The answers of chapter 5's exercises 2 and 3, as claims (about 2 s): ``clearance_ex2_placement`` (the clearance
+    at the ground pin A1 instead of the elbow B1 gives about the same largest end-point position error over the first
+    drive period, within :data:`EX2_SAME`) and ``clearance_ex3_flores`` (over the first :data:`EX3_SPAN` s, Flores'
+    law gives fewer impacts and a larger share of continuous contact than Lankarani–Nikravesh). Both from the
+    detailed run's parameters and the ideal state; returns the numbers by name."""
+    gs = build_gearshift(s.p_detail)
+    period = 1.0 / s.detail_frequency
+    ts = np.linspace(0.0, period, 1001)
+    ideal = gs.end_point(np.array([gs.ideal_state(t)[0] for t in ts]))
+    c = float(s.p_detail["clearance"]["radial_clearance"])
+    err = {}
+    for joint in ("B1", "A1"):
+        _, run = simulate_clearance(gs, period, t_eval=ts, cmodel=clearance_model(gs, joints=joint))
+        err[joint] = float(np.abs(gs.end_point(run.q) - ideal).max() / c)
+    gap = abs(err["A1"] / err["B1"] - 1.0)
+    reg.claim("clearance_ex2_placement", "the clearance at the ground pin A1 instead of the elbow B1 gives about the "
+              "same largest end-point position error over the first drive period", value=[err["B1"], err["A1"], gap],
+              criterion=f"|max|Δp|_A1 / max|Δp|_B1 − 1| <= {EX2_SAME:g} (same clearance and drive, from the ideal "
+                        f"state)", holds=gap <= EX2_SAME,
+              text=f"{err['B1']:.2f} c at B1 and {err['A1']:.2f} c at A1, {gap:.1%} apart")
+    out = {}
+    for law in ("lankarani_nikravesh", "flores"):
+        g = build_gearshift(with_changes(s.p_detail, **{"clearance.law": law}))
+        cm, run = simulate_clearance(g, EX3_SPAN, t_eval=np.linspace(0.0, EX3_SPAN, 301))
+        sh = C.mode_shares(run.episodes[0], 0.0, EX3_SPAN, cm.impact_max_duration)
+        out[law] = (int(sh["n_impacts"]), float(sh["continuous contact"]))
+    (n_ln, cc_ln), (n_f, cc_f) = out["lankarani_nikravesh"], out["flores"]
+    reg.claim("clearance_ex3_flores", f"over the first {EX3_SPAN:g} s of the detailed run, Flores' contact law gives "
+              "fewer impacts and a larger share of continuous contact than Lankarani–Nikravesh's",
+              value={"impacts": [n_ln, n_f], "continuous": [cc_ln, cc_f]},
+              criterion=f"impacts (Flores) < impacts (Lankarani–Nikravesh) and continuous-contact share (Flores) > "
+                        f"share (Lankarani–Nikravesh), over 0–{EX3_SPAN:g} s from the ideal state",
+              holds=bool(n_f < n_ln and cc_f > cc_ln),
+              text=f"{n_f} impacts instead of {n_ln}, and {cc_f:.1%} of the time in continuous contact instead of "
+                   f"{cc_ln:.1%}")
+    return {"ex2": err, "ex3": out}
+
+
 def impact_jolt(ts: np.ndarray, err: dict, episodes, impact_max_duration: float) -> list[float]:
     """``[v, a]``: the largest end-point velocity and acceleration error (norm of x, y) at the samples ``ts`` within
     impacts, over its median at the samples in continuous contact (nan when either set is empty)."""
@@ -434,4 +479,4 @@ __all__ = ["explore_run", "TAU_AGREE", "DAE_AGREE", "LIN_TOL", "DRIFT_FACTOR", "
            "DP_BAND", "JOLT_V", "JOLT_A", "SC_ACC_REL", "SC_RATIO", "SC_SLOPE_VEL", "SC_SLOPE_POS", "Topology", "IdealCheck", "DriftCheck", "DetailRun",
            "DetailConvergence", "SliderCrankCheck", "topology_check", "ideal_check", "drift_check",
            "detail_run", "impact_jolt", "modes_table", "detail_convergence", "convergence_table", "slider_crank_check",
-           "slider_table"]
+           "slider_table", "EX2_SAME", "EX3_SPAN", "exercise_checks"]

@@ -54,7 +54,7 @@ def ideal_figure(d: IdealCheck) -> Figure:
     axs[2].plot(t, (gs.end_point(im["q"])[:, 1] - gs.stroke.E0[1]) * 1e3, "k")
     axs[0].set_ylabel("driven angle [deg]")
     axs[1].set_ylabel("motor torque [N m]")
-    axs[2].set_ylabel("E_y − E0_y [mm]")
+    axs[2].set_ylabel(r"$E_y - E_{0,y}$ [mm]")
     for ax in axs:
         ax.set_xlabel("t [s]")
     fig.legend(*axs[0].get_legend_handles_labels(), loc="outside upper center", ncol=3, fontsize=8, frameon=False)
@@ -69,12 +69,12 @@ def orbit_figure(d: DetailRun) -> Figure:
     fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.3), layout="constrained")
     ax0, cax, ax1 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.0, 0.05, 1.55]})
     art = draw_orbit(ax0, d.orbit.e_local, d.c, c_values=np.log10(1.0 + d.F_n))
-    ax0.set_xlabel("e_x / c (bearing frame)", fontsize=9)
-    fig.colorbar(art, cax=cax, label="log10(1 + F_n / N)")
+    ax0.set_xlabel(r"$e_x/c$ (bearing frame)", fontsize=9)
+    fig.colorbar(art, cax=cax, label=r"$\log_{10}(1 + F_n/\mathrm{N})$")
     mode_bands(ax1, d.run.t, d.modes)
     ax1.plot(d.run.t, d.F_n, "k", lw=0.6)
     ax1.set_xlabel("t [s]")
-    ax1.set_ylabel("normal contact force F_n [N]")
+    ax1.set_ylabel(r"normal contact force $F_n$ [N]")
     ax1.set_yscale("symlog", linthresh=1.0)
     ax1.legend(handles=[Patch(color=MODE_COLORS[m], alpha=0.5, label=C.MODE_NAMES[m]) for m in (1, 2)] +
                [Patch(color="w", ec="0.5", label="free flight")], loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3,
@@ -152,13 +152,13 @@ def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
     zoom = fig.add_subplot(grid[2, :])
     on_f = [f for f, c in s.cases if c == s.freq_sweep_clearance_mm]
     on_c = [c for f, c in s.cases if f == s.clearance_sweep_frequency]
-    first_pd = [b for b in (branch.bifurcations if branch is not None else []) if b[0] == "period-doubling"][:1]
-    window = _zoom_window(s.freqs, first_pd)
+    pds = [b for b in (branch.bifurcations if branch is not None else []) if b[0] == "period-doubling"]
+    window = _zoom_window(s.freqs, pds, branch)
     for col, (runs, vals, xlabel, marks, unit) in enumerate((
-            (d.f_runs, s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)", on_f, "Hz"),
-            (d.c_runs, s.clearances_mm, f"radial clearance c [mm] (f = {s.clearance_sweep_frequency:g} Hz)", on_c,
+            (d.f_runs, s.freqs, f"drive frequency $f$ [Hz] ($c$ = {s.freq_sweep_clearance_mm:g} mm)", on_f, "Hz"),
+            (d.c_runs, s.clearances_mm, f"radial clearance $c$ [mm] ($f$ = {s.clearance_sweep_frequency:g} Hz)", on_c,
              "mm"))):
-        for row, (j, lab) in enumerate(((0, "e_x / c"), (2, "ė_x / (c ω)"))):
+        for row, (j, lab) in enumerate(((0, r"$e_x/c$"), (2, r"$\dot e_x/(c\omega)$"))):
             ax = axs[row, col]
             pv, sv = N.bifurcation_points(vals, [r.samples[:, j] for r in runs])
             ax.plot(pv, sv, "k.", ms=2)
@@ -168,30 +168,33 @@ def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
                 if row == 0:
                     ax.text(x, 1.01, f"{x:g} {unit}", transform=ax.get_xaxis_transform(), ha="center",
                             va="bottom", fontsize=9, color="tab:green")
-            for _, _, (lo, hi), _ in (first_pd if col == 0 else []):   # a bracket of ~0.01 Hz: drawn as a line
-                ax.axvline(0.5 * (lo + hi), color="tab:orange", lw=2.5, alpha=0.7)
+            for _, p, _, _ in (pds if col == 0 else []):   # each crossing of -1 (a bracket of ~0.01 Hz): a line
+                ax.axvline(p, color="tab:orange", lw=2.5, alpha=0.7)
             if col == 0 and window is not None:
                 ax.axvspan(*window, color="0.5", alpha=0.18, lw=0)
         axs[1, col].set_xlabel(xlabel)
-    _pd_zoom(zoom, s, d, branch, first_pd, window)
+    _pd_zoom(zoom, s, d, branch, pds, window)
     return fig
 
 
-def _zoom_window(freqs, first_pd) -> tuple[float, float] | None:
-    """The frequency band of the zoom: four sweep steps (at least 0.5 Hz) below and above the first period doubling."""
-    if not first_pd or len(freqs) < 2:
+def _zoom_window(freqs, pds, branch) -> tuple[float, float] | None:
+    """The frequency band of the zoom: from four sweep steps (at least 0.5 Hz) below the first crossing of -1 to one
+    step above the last (at least four steps above the first), within the sweep and the branch."""
+    if not pds or len(freqs) < 2:
         return None
-    p = 0.5 * sum(first_pd[0][2])
-    w = max(4 * float(np.median(np.diff(freqs))), 0.5)
-    return max(p - w, float(freqs[0])), min(p + w, float(freqs[-1]))
+    step = float(np.median(np.diff(freqs)))
+    w = max(4 * step, 0.5)
+    hi = max(pds[0][1] + w, pds[-1][1] + step)
+    return max(pds[0][1] - w, float(freqs[0])), min(hi, float(freqs[-1]), float(branch.f[-1]))
 
 
-def _pd_zoom(ax, s, d: BifurcationSweeps, branch, first_pd, window) -> None:
+def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
     """The zoom panel of :func:`bifurcation_figure`: inside ``window``, the e_x/c samples of the frequency sweep minus
     the continued period-1 orbit's e_x/c at the same frequency (so the orbit is the zero line: solid where stable,
-    dashed where unstable), and the first period doubling (orange); a note when there is no branch."""
+    dashed where unstable, a segment split at the crossing of -1 located inside it), and every crossing (orange); a
+    note when there is no branch."""
     if window is None:
-        ax.text(0.5, 0.5, "the first period doubling is located on the continued period-1 branch,\n"
+        ax.text(0.5, 0.5, "the crossings of −1 are located on the continued period-1 branch,\n"
                 "which this run did not compute (quick runs, or several clearance joints)", ha="center", va="center",
                 fontsize=9, transform=ax.transAxes)
         ax.set_axis_off()
@@ -205,19 +208,27 @@ def _pd_zoom(ax, s, d: BifurcationSweeps, branch, first_pd, window) -> None:
             ax.plot(np.full(len(dev), f), dev, "k.", ms=4, zorder=3)
             ys.extend(dev)
     inside = (f_b >= lo - 1e-9) & (f_b <= hi + 1e-9)
+    style = {True: ("-", "tab:blue"), False: ("--", "tab:red")}
     for k in np.flatnonzero(inside[:-1] & inside[1:]):     # the orbit itself: the zero line, segment by segment
-        both = bool(st[k] and st[k + 1])
-        ax.plot(f_b[k:k + 2], [0.0, 0.0], "-" if both else "--", color="tab:blue" if both else "tab:red", lw=1.2)
+        a, b = f_b[k], f_b[k + 1]
+        cut = [p for _, p, _, _ in pds if a < p < b] if st[k] != st[k + 1] else []
+        m = cut[0] if cut else 0.5 * (a + b)
+        parts = [(a, m, st[k]), (m, b, st[k + 1])] if st[k] != st[k + 1] else [(a, b, st[k])]
+        for x0, x1, stab in parts:
+            ls, col = style[bool(stab)]
+            ax.plot([x0, x1], [0.0, 0.0], ls, color=col, lw=1.2)
     ax.plot([], [], "-", color="tab:blue", lw=1.2, label="period-1 orbit, stable")
     ax.plot([], [], "--", color="tab:red", lw=1.2, label="period-1 orbit, unstable")
-    p = 0.5 * sum(first_pd[0][2])
-    ax.axvline(p, color="tab:orange", lw=2.5, alpha=0.7, label=f"period doubling ({p:.2f} Hz)")
+    shown = [p for _, p, _, _ in pds if lo - 1e-9 <= p <= hi + 1e-9]
+    for j, p in enumerate(shown):
+        ax.axvline(p, color="tab:orange", lw=2.5, alpha=0.7,
+                   label="multiplier through −1 (" + ", ".join(f"{q:.2f}" for q in shown) + " Hz)" if j == 0 else None)
     y0, y1 = float(np.min(ys)), float(np.max(ys))
     pad = 0.1 * (y1 - y0) if y1 > y0 else 1e-3
     ax.set_ylim(y0 - pad, y1 + pad)
     ax.set_xlim(lo - 0.05, hi + 0.05)
-    ax.set_xlabel(f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm): zoom on the grey band")
-    ax.set_ylabel("e_x / c minus the\nperiod-1 orbit's")
+    ax.set_xlabel(f"drive frequency $f$ [Hz] ($c$ = {s.freq_sweep_clearance_mm:g} mm): zoom on the grey band")
+    ax.set_ylabel("$e_x/c$ minus the\nperiod-1 orbit's")
     ax.legend(fontsize=9, loc="lower left", frameon=False)
 
 
@@ -229,7 +240,7 @@ def readings_figure(s, d: BifurcationSweeps) -> Figure:
     axs = fig.subplots(1, 2)
     for ax, runs, vals, xlabel in ((axs[0], d.f_runs, s.freqs, f"drive frequency f [Hz] (c = {s.freq_sweep_clearance_mm:g} mm)"),
                                    (axs[1], d.c_runs, s.clearances_mm,
-                                    f"radial clearance c [mm] (f = {s.clearance_sweep_frequency:g} Hz)")):
+                                    f"radial clearance $c$ [mm] ($f$ = {s.clearance_sweep_frequency:g} Hz)")):
         width = 0.7 * float(np.min(np.diff(vals))) if len(vals) > 1 else 0.3
         for x, (k, near) in zip(vals, [reading_bar(r) for r in runs]):
             ax.bar([x], [k], width=width, color="white" if near else "tab:blue", edgecolor="tab:blue",
@@ -275,11 +286,11 @@ def explore_figure(r: OrbitRun, clearance_mm: float, frequency: float) -> Figure
     fig = Figure(figsize=(5.5, 3.0), layout="tight")
     a0, a1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.6]})
     draw_orbit(a0, r.e_local, clearance_mm * 1e-3, lw=0.5)
-    a0.set_title(f"c = {clearance_mm:g} mm, f = {frequency:g} Hz", fontsize=8)
+    a0.set_title(f"$c$ = {clearance_mm:g} mm, $f$ = {frequency:g} Hz", fontsize=8)
     a1.plot(r.t, r.F_n, "k", lw=0.5)
     a1.set_yscale("symlog", linthresh=1.0)
     a1.set_xlabel("t [s]", fontsize=8)
-    a1.set_ylabel("F_n [N]", fontsize=8)
+    a1.set_ylabel(r"$F_n$ [N]", fontsize=8)
     sh = r.shares
     a1.set_title(f"free {sh['free flight']:.0%}, impacts {sh['n_impacts']}", fontsize=8)
     a1.tick_params(labelsize=8)
@@ -326,8 +337,8 @@ def approach_figure(cases: dict) -> Figure:
                 label=f"the {k} points of the period-{k} orbit")
         a0.annotate("n = 0: journal centred", h[0, [0, 2]], xytext=(8, 8), textcoords="offset points", fontsize=9)
         a0.set_title(f"samples at {pick.case[0]:g} Hz, {pick.case[1]:g} mm", fontsize=9)
-        a0.set_xlabel("e_x / c")
-        a0.set_ylabel("ė_x / (c ω)")
+        a0.set_xlabel(r"$e_x/c$")
+        a0.set_ylabel(r"$\dot e_x/(c\omega)$")
         a0.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.22), frameon=False)
     low = np.inf
     for (f, c), d in cases.items():
@@ -340,7 +351,7 @@ def approach_figure(cases: dict) -> Figure:
         a = d.attractor
         if a is not None and a.resolved and len(dist) > 2 + a.k:
             ref = np.max(dist[2:2 + a.k]) * (a.max_mu ** (1.0 / a.k)) ** (n[2:] - 2)
-            a1.semilogy(n[2:], ref, "--", color=line.get_color(), lw=1.2, label=f"max|μ|^(n/{a.k}) at {f:g} Hz")
+            a1.semilogy(n[2:], ref, "--", color=line.get_color(), lw=1.2, label=rf"$\max|\mu|^{{n/{a.k}}}$ at {f:g} Hz")
     if np.isfinite(low):
         a1.set_ylim(bottom=max(low / 3, 1e-12))
     a1.set_xlabel("drive period n")

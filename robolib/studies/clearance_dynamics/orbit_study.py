@@ -739,7 +739,7 @@ def branch_figure(d: BranchStudy | None, f_runs, freqs) -> Figure:
             if kind == "period-doubling":
                 ax.axvspan(lo, hi, color="tab:orange", alpha=0.35)
         ax.set_xlabel(f"drive frequency f [Hz] at c = {d.clearance_mm:g} mm")
-    a0.set_ylabel("e_x / c at phase 0")
+    a0.set_ylabel(r"$e_x/c$ at phase 0")
     a0.legend(fontsize=8)
     a1.set_ylabel("largest |Floquet multiplier|")
     return fig
@@ -809,7 +809,7 @@ def orbits_figure(cases: dict) -> Figure:
             ax.plot(pts[:, 0], pts[:, 2], "o" if st else "s", ms=8 if st else 7, mfc="tab:blue" if st else "none",
                     mec="tab:blue" if st else "tab:red", label="stable orbit" if st else "unstable orbit")
         ax.set_title(f"{f:g} Hz, {c:g} mm", fontsize=10)
-        ax.set_xlabel("e_x / c")
+        ax.set_xlabel(r"$e_x/c$")
         dist = orbit_distance(d)  # of each sample to the nearest point of the orbits found, at the shooting's rtol
         if dist is not None:
             ax2.semilogy(np.arange(len(dist)), np.maximum(dist, 1e-12), ".-", color="k", lw=0.8, ms=3)
@@ -821,7 +821,7 @@ def orbits_figure(cases: dict) -> Figure:
             put(mid - half, mid + half)
         for axis in (ax.xaxis, ax.yaxis):           # few ticks, no offset (a 0.1-wide window far from 0)
             axis.set_major_locator(MaxNLocator(3)), axis.get_major_formatter().set_useOffset(False)
-    axs[0, 0].set_ylabel("ė_x / (c ω)")           # one y label per row: the panels of a row show the same quantities
+    axs[0, 0].set_ylabel(r"$\dot e_x/(c\omega)$")           # one y label per row: the panels of a row show the same quantities
     axs[1, 0].set_ylabel("distance to the orbit")
     handles = {h.get_label(): h for ax in axs[0] for h in ax.get_legend_handles_labels()[0]}
     fig.legend(list(handles.values()), list(handles), loc="outside upper center", ncol=3, fontsize=8, frameon=False)

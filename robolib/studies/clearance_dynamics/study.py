@@ -34,8 +34,10 @@ import copy
 import functools
 import time
 
+import numpy as np
+
 from robolib.book.claims import ClaimsRegister
-from robolib.book.notebook import explore
+from robolib.book.notebook import explore, number_caption
 from robolib.book.result import Stages, StudyResult
 from robolib.core import nonlinear as N
 from robolib.core.params import declare_parameters
@@ -146,6 +148,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
     stage(f"detailed run ({s.detail_frequency:g} Hz) and its tolerance convergence")
     detail = experiments.detail_run(s, reg)
     conv = experiments.detail_convergence(s, reg)
+    exercises = experiments.exercise_checks(s, reg)
     stage(f"verdicts (tolerance ladders, replicates); cases: {len(s.cases)}")
     v = verdicts.run_verdict_study(s, reg)
     stage("periodic orbits, Floquet multipliers, Lyapunov exponents on both models and the continued branch")
@@ -181,11 +184,12 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
             "orbit_points": orbit_study.orbits_figure(orb), "approach": figures.approach_figure(orb), "bifurcation": figures.bifurcation_figure(s, bif, branch),
             "sweep_reading_bars": figures.readings_figure(s, bif), "slider": figures.slider_figure(sc)}
     figs["branch"] = orbit_study.branch_figure(branch, bif.f_runs, s.freqs)
-    data = {"settings": s, "ideal": ideal, "drift": drift, "detail": detail, "convergence": conv, "verdicts": v,
+    data = {"settings": s, "ideal": ideal, "drift": drift, "detail": detail, "convergence": conv, "exercises": exercises, "verdicts": v,
             "orbits": orb, "branch": branch, "bifurcation": bif, "slider_crank": sc, "explore_runs": dict(zip(grid, ex_out)),
             "wall_s": time.perf_counter() - t_start}
     return StudyResult("clearance_dynamics", params, reg, tables=tables, figures=figs, data=data,
-                       values=glue_values(s, ideal, detail, conv, v, bif), wall_s=stage.elapsed())
+                       values={**glue_values(s, ideal, detail, conv, v, bif), **reading_values(s, reg, bif, branch)},
+                       wall_s=stage.elapsed())
 
 
 def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experiments.DetailRun,
@@ -198,7 +202,7 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
             "clearance_period_factor": f"{PERIOD_TOL_FACTOR:g}", "clearance_noise_div": f"{NOISE_RTOL_DIVISOR:g}",
             "clearance_rtol": f"{s.rtol:g}", "clearance_ntr": str(s.n_transient), "clearance_nsamp": str(s.n_poincare),
             "clearance_lyap_span": f"{s.lyapunov_span:g}", "clearance_lyap_batches": str(LY.BATCHES),
-            "clearance_alpha": f"{s.alpha:g}", "clearance_ladder_slope": f"{N.LADDER_MIN_SLOPE:g}",
+            "clearance_alpha": f"{s.alpha:g}", "clearance_beta": f"{s.base['solver']['baumgarte_beta']:g}", "clearance_ladder_slope": f"{N.LADDER_MIN_SLOPE:g}",
             "clearance_ladder_fit": str(N.LADDER_FIT), "clearance_replicate_atol": f"{verdicts.REPLICATE_ATOL:g}",
             "clearance_ladder_gap": f"{N.LADDER_GAP:g}", "clearance_near_period": f"{bifurcation.NEAR_PERIOD:g}",
             "clearance_fsweep_c": f"{s.freq_sweep_clearance_mm:g}",
@@ -214,7 +218,35 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
             "clearance_lyap_per_period": str(LY.PER_PERIOD), "clearance_lyap_align": str(LY.N_ALIGN),
             "clearance_lyap_eps_factor": f"{LY.EPS_FACTOR:g}",
             "clearance_orbit_transient": str(orbit_study.O.ORBIT_TRANSIENT),
-            "clearance_fast_div": f"{FAST_TOLERANCE_DIVISOR:g}"}
+            "clearance_fast_div": f"{FAST_TOLERANCE_DIVISOR:g}", "clearance_ex2_same": f"{experiments.EX2_SAME:.0%}"}
+
+
+def _power_text(x: float) -> str:
+    """``x`` to one digit as prose: "2 × 10⁻⁴"."""
+    m, e = f"{x:.0e}".split("e")
+    return f"{m} × 10" + str(int(e)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+def reading_values(s: StudySettings, reg: ClaimsRegister, bif: bifurcation.BifurcationSweeps, branch) -> dict:
+    """Chapter 6's numbers on how the diagram reads, as text by glue name: the crossings of -1 along the period-1
+    branch (where it loses and regains stability) and its largest |multiplier| at its end; the spread of e_x/c within
+    each sweep column below the first crossing; how often the first verdict case's tolerance ladder reads irregular."""
+    pds = [z for z in (branch.bifurcations if branch is not None else []) if z[0] == "period-doubling"]
+    none = "(not computed in this run)"
+    out = {"clearance_pd_loss": f"{pds[0][1]:.2f}" if pds else none,
+           "clearance_pd_regain": f"{pds[1][1]:.2f}" if len(pds) > 1 else none,
+           "clearance_branch_end": f"{branch.f[-1]:g}" if branch is not None else none,
+           "clearance_branch_end_mu": f"{branch.mu[-1]:.2f}" if branch is not None else none}
+    top = pds[0][2][0] if pds else float("nan")
+    low = [float(np.ptp(r.samples[:, 0])) for f, r in zip(s.freqs, bif.f_runs) if f < top]  # none without a branch
+    out["clearance_low_spread"] = _power_text(max(low)) if low else none
+    out["clearance_low_top"] = f"{top:.2f}" if pds else none
+    c0 = f"clearance_verdict_{s.cases[0][0]:g}_{s.cases[0][1]:g}".replace(".", "p")
+    reads = (reg.claims[c0].value or {}).get("readings", []) if c0 in reg.claims else []
+    n_irr = sum(1 for k in reads if k == 0)
+    out["clearance_ladder_irregular"] = (f"{n_irr} of its {len(reads)} tolerances" if reads else none)
+    out["clearance_ladder_case"] = f"{s.cases[0][0]:g} Hz / {s.cases[0][1]:g} mm"
+    return out
 
 
 # --------------------------------------------------------------------------- the parameter tables
@@ -268,6 +300,8 @@ def criteria_rows() -> list:
         ("DP_BAND", f"{C.DP_BAND[0]:g}–{C.DP_BAND[1]:g} c", "end-point wander of the detailed run"),
         ("JOLT_V, JOLT_A", f"{C.JOLT_V:g}, {C.JOLT_A:g}", "impact peaks of the velocity and acceleration errors "
          "over their median in continuous contact"),
+        ("EX2_SAME, EX3_SPAN", f"{C.EX2_SAME:g}, {C.EX3_SPAN:g} s", "chapter 5's exercises: \"about the same\" "
+         "error of the two placements (relative); the span of the contact-law comparison"),
         ("CONV_REL, CONV_EPISODES", f"{C.CONV_REL:g}, {C.CONV_EPISODES}", "convergence of the detailed run"),
         ("REPLICATE_ATOL, STEPWISE_FALL", f"{V.REPLICATE_ATOL:g}, {V.STEPWISE_FALL:g}",
          "replicate of a 'limit' verdict; the step-by-step rule it is compared with"),
@@ -316,7 +350,7 @@ def explore_panel(res: StudyResult):
         return figures.explore_figure(r, clearance_mm, frequency)
 
     radius_mm = s.base["clearance"]["journal_radius"] * 1e3
-    return explore(draw, {"clearance_mm": s.explore_c, "frequency": s.explore_f},
+    box = explore(draw, {"clearance_mm": s.explore_c, "frequency": s.explore_f},
                    labels={"clearance_mm": "c [mm]", "frequency": "f [Hz]"},
                    initial={"clearance_mm": s.explore_c[len(s.explore_c) // 2], "frequency": s.explore_f[0]},
                    ranges={"clearance_mm": (0.01, 0.99 * radius_mm, "log"), "frequency": (1.0, 12.0, 0.1)},
@@ -324,9 +358,12 @@ def explore_panel(res: StudyResult):
                            "frequency: the journal's path in its bearing, in units of the clearance (left), and the "
                            "normal contact force (right, symmetric-log axis), with the shares of free flight and the "
                            "number of impacts in the title.",
-                   alt="journal path inside the clearance circle and the contact force against time for a short run")
+                   alt="Two panels: left, the journal centre's path inside the clearance circle, scaled by the clearance; "
+                       "right, the normal contact force against time on a symmetric-log axis, spikes at impacts and "
+                       "plateaus in continuous contact, for the chosen clearance and drive frequency")
+    return number_caption(box, "Explore panel", "5.1")
 
 
 # --------------------------------------------------------------------------- exercises
-__all__ = ["TABLE_CAPTIONS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "ORBITS_FIGURES", "PARAMETERS", "run", "glue_values", "key_parameter_rows", "parameter_rows",
+__all__ = ["TABLE_CAPTIONS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "ORBITS_FIGURES", "PARAMETERS", "run", "glue_values", "reading_values", "key_parameter_rows", "parameter_rows",
            "criteria_rows", "detail_animation", "explore_panel"]
