@@ -300,7 +300,8 @@ def prp3_mechanism(geom: Geometry, lx: float | None = None, ly: float | None = N
 LOG_FLOOR = 1e-17
 
 
-def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = -1.0, max_dots: int = 20_000) -> Figure:
+def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = -1.0, comparison_exponent: float = 0.0,
+                  max_dots: int = 20_000) -> Figure:
     """Round-trip errors of a large sample: histograms (top), and slider error against the distance from the
     boundary (bottom).
 
@@ -308,7 +309,8 @@ def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = 
     ``law`` the :class:`robolib.prp3.ErrorLaw` fitted to its slider columns;
     ``far_len`` [mm] the distance marked by a vertical line; ``predicted_exponent``
     the slope drawn through the fitted line at the middle of the fit range (a dashed line over
-    the wide pale fitted line, so that both show where they coincide);
+    the wide pale fitted line, so that both show where they coincide); ``comparison_exponent`` the slope of a
+    dotted comparison line through the same point (0: an error that does not grow toward the boundary);
     ``max_dots`` about how many samples are drawn as dots. Made without pyplot.
     """
     fig = Figure(figsize=(FULL_WIDTH, 7.4), layout="constrained")
@@ -338,7 +340,9 @@ def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = 
     ym = c_fit * xm ** law.exponent
     ax.loglog(xs, ym * (xs / xm) ** predicted_exponent, "--", color="navy", lw=1.3,
               label=f"predicted: exponent {predicted_exponent:g}".replace("-", "−"))
-    ax.loglog(xs, ym * (xs / xm) ** -0.5, ":", color="0.2", lw=1.5, label="exponent −1/2 (for comparison)")
+    flat = ": no growth" if comparison_exponent == 0 else ""
+    ax.loglog(xs, ym * (xs / xm) ** comparison_exponent, ":", color="0.2", lw=1.5,
+              label=f"exponent {comparison_exponent:g}{flat} (for comparison)".replace("-", "−"))
     ax.axvline(far_len, color="0.5", ls=":")
     ax.set_xlabel(r"slider distance from its mode boundary $\sqrt{D}$ [mm]")
     ax.set_ylabel("slider round-trip error [mm]")

@@ -283,6 +283,12 @@ def test_error_law(res):
     assert s3.ROUNDINGS_MIN <= 2 * pref <= s3.ROUNDINGS_MAX and s3.ROUNDINGS_MAX / s3.ROUNDINGS_MIN <= 10
     assert pref == pytest.approx(10 ** law.log10_prefactor / (np.finfo(float).eps * res.data["geometry"].l2 ** 2))
     assert len(law.centres) >= 10 and law.fit_range[1] / law.fit_range[0] > 100
+    # Fig 3.2's comparison line is the flat exponent 0 (no growth toward the boundary), through the fitted line's middle
+    lines = {ln.get_label(): ln for ln in res.figures["errors"].axes[1].get_lines()}
+    flat = lines["exponent 0: no growth (for comparison)"]
+    xm = np.sqrt(law.fit_range[0] * law.fit_range[1])
+    np.testing.assert_allclose(flat.get_ydata(), 10 ** law.log10_prefactor * xm ** law.exponent)
+    assert not any("1/2" in label for label in lines)
 
 
 def test_modes_and_the_papers_rules(res):

@@ -124,8 +124,8 @@ def test_claim_texts_are_written_for_a_reader(res):
     share = value(res, "rf_energy_fast_share")
     assert res["rf_energy_fast_share"].text.startswith(f"{share:.0%}") and ("more than all of it" in
                                                                            res["rf_energy_fast_share"].text) == (share > 1)
-    assert res["rf_speed_stribeck"].text.startswith(f"by less than {(sf.SPEED_FLAT - 1) * 100:.0f} % (largest over smallest: ")
-    assert res["rf_speed_dev_coulomb"].text.startswith(f"by less than {(sf.DEV_FLAT - 1) * 100:.0f} % (largest over smallest: ")
+    assert res["rf_speed_stribeck"].text.startswith(f"by less than {(sf.SPEED_FLAT - 1) * 100:.0f} %: its largest value is ")
+    assert res["rf_speed_dev_coulomb"].text.startswith(f"by less than {(sf.DEV_FLAT - 1) * 100:.0f} %: its largest value is ")
     assert res["rf_dec_ref"].text == f"{value(res, 'rf_dec_ref') * 100:.2f} %" and f"within {sf.DEC_LIMIT:.0%} of" in res["rf_dec_ref"].statement
     assert res["rf_geared_free"].text.endswith(" nm") and res["rf_balance"].text.endswith(" µJ")
     assert sf._length(2.9e-6) == "2.9 µm" and sf._length(5.29e-4) == "0.53 mm" and sf._length(0.0953) == "95 mm"

@@ -47,7 +47,8 @@ ALL_SLIDER_TOL = 1e-6
 LAW_BINS, LAW_DRAWS, LAW_LO = 40, 20, 1e-4
 #: The predicted exponent of the largest slider error against the distance, and its tolerance.
 PREDICTED_EXPONENT, EXPONENT_TOL = -1.0, 0.1
-#: The exponent of the plain per-bin maxima must be below this (steeper than -1/2).
+#: The exponent of the plain per-bin maxima must be below this (clearly growing toward the boundary, far from the
+#: exponent 0 of an error that does not grow there).
 RAW_EXPONENT_MAX = -0.6
 #: "A few roundings of D": the fitted prefactor C of error = C / distance is dD / 2 (the propagation), so the
 #: rounding dD = 2 C it implies must lie between these multiples of eps*l2**2.
@@ -690,7 +691,8 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
               text=f"{law.exponent:.2f}".replace("-", "−") + f", fitted over distances from {law.fit_range[0]:.2g} "
                    f"to {law.fit_range[1]:.3g} mm in {len(law.centres)} bins")
     reg.claim("prp3_error_raw_exponent", "the plain per-bin maxima, biased by the bins' counts, fall more slowly than the "
-              "equal-count maxima, yet still clearly faster than distance^-1/2",
+              "equal-count maxima, yet still grow steeply toward the boundary, far from the flat exponent 0 of an error "
+              "that does not grow there",
               value=law.raw_exponent, criterion=f"fitted exponent < exponent of the plain per-bin maxima < {RAW_EXPONENT_MAX:g}",
               holds=law.exponent < law.raw_exponent < RAW_EXPONENT_MAX, text=f"{law.raw_exponent:.2f}".replace("-", "−"))
     reg.claim("prp3_error_prefactor", "the error law's prefactor C is that of a few roundings of D: the rounding "

@@ -321,8 +321,8 @@ def claim_integration(claims: ClaimsRegister, runs: dict) -> None:
                  value=ke[raw], criterion=f"max |T/T0 - 1| < {KE_TOL:g}", holds=ke[raw] < KE_TOL, text=f"{ke[raw]:.1e}")
     above = ke[stab] > ke[raw]
     ratio = ke[stab] / ke[raw] if ke[raw] > 0 else math.inf
-    claims.claim("rd_ke_order", "the stabilised run's energy error lies above the unstabilised one",
-                 value=ratio, criterion="ratio stabilised / unstabilised > 1", holds=above,
+    claims.claim("rd_ke_order", "the stabilised run's largest energy error lies above the unstabilised run's largest",
+                 value=ratio, criterion="ratio of the largest relative energy errors, stabilised / unstabilised > 1", holds=above,
                  text=(f"above it, by a factor {ratio:.2g}" if above
                        else f"below it, by a factor {ke[raw] / ke[stab] if ke[stab] > 0 else math.inf:.2g}"))
     lo, hi = STEP_RATIO_BAND

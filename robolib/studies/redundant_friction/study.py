@@ -224,11 +224,11 @@ def speed_claims(reg: ClaimsRegister, d: dict) -> None:
     reg.claim("rf_speed_stribeck", f"the Stribeck RMS friction torque changes by less than {SPEED_FLAT - 1:.0%} over the "
               "speed sweep", value=flat,
               criterion=f"largest over smallest Stribeck RMS friction torque of the sweep < {SPEED_FLAT:g}", holds=flat < SPEED_FLAT,
-              text=f"by less than {(SPEED_FLAT - 1) * 100:.0f} % (largest over smallest: {flat:.2f})")
+              text=f"by less than {(SPEED_FLAT - 1) * 100:.0f} %: its largest value is {flat:.2f} times its smallest")
     def spread_C():
         dev_C = sw["coulomb_consistent"]["deviation"]
         spread = dev_C.max() / dev_C.min()
-        return spread, spread < DEV_FLAT, f"by less than {(DEV_FLAT - 1) * 100:.0f} % (largest over smallest: {spread:.3f})"
+        return spread, spread < DEV_FLAT, f"by less than {(DEV_FLAT - 1) * 100:.0f} %: its largest value is {spread:.3f} times its smallest"
 
     claim_of_runs(reg, sweep_stops(periods, sw, ["coulomb_consistent"], " s"), "rf_speed_dev_coulomb",
                   f"the uncompensated Coulomb deviation changes by less than {DEV_FLAT - 1:.0%} over the speed sweep "
