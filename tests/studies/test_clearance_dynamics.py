@@ -590,8 +590,9 @@ def test_tables_figures_and_explore_data(quick_study):
     assert set(res.values) >= {"clearance_rtol", "clearance_K", "clearance_tau_max", "clearance_near_period"}
 
 
-def test_bifurcation_zoom_shows_the_first_period_doubling_from_the_run_data():
-    """Fig. 6.1's bottom panel zooms on the frequency band around the first period doubling of the branch: the sweep's
+def test_bifurcation_zoom_shows_the_first_loss_of_stability_from_the_run_data():
+    """Fig. 6.1's bottom panel zooms on the frequency band around the branch's first loss of stability (a multiplier
+    past -1, labelled so, not "period doubling"): the sweep's
     own samples minus the branch's orbit point at each frequency (no new computation; the orbit is the zero line),
     the band shaded in the top-left panels, text >= 8 pt at the column's width."""
     from robolib.studies.clearance_dynamics.figures import bifurcation_figure
@@ -617,6 +618,8 @@ def test_bifurcation_zoom_shows_the_first_period_doubling_from_the_run_data():
     y = np.concatenate([ln.get_ydata() for ln in dots])
     assert np.all(np.abs(y[x < 3.216]) < 1e-12) and np.allclose(np.abs(y[x > 3.216]), 2e-3)   # on the orbit, then not
     assert any(p.get_x() < 3.216 for p in fig.axes[0].patches)           # the zoomed band shaded above
+    labels = zoom.get_legend_handles_labels()[1]                          # the loss of stability, not "period doubling"
+    assert "loss of stability (multiplier past −1): 3.22 Hz" in labels and not any("doubling" in x for x in labels)
     assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 8 * 100 / 72
 
 
@@ -645,9 +648,12 @@ def test_lecture_and_evidence_page_split():
     for name in ORBITS_FIGURES:
         assert f"```{{glue:figure}} clearance_ev_{name}\n:name: fig-clearance_dynamics-{name}" in orbits, name
     assert len(re.findall(r"^```\{glue:figure\}", orbits, re.M)) <= 8 and "{glue:md} clearance_ev_" not in orbits
-    # chapter 6 cites three of the evidence page's claims on purpose: the ladder of the 10 Hz case (a diagram's
-    # reading depends on the tolerance), the DAE's exponent beside the fast model's at 6 Hz, the branch's crossings
-    allowed = {"orbits": {"clearance_verdict_10_0p5", "clearance_exponent_models_6_0p5", "clearance_orbit_crossings"},
+    # chapter 6 cites four of the evidence page's claims on purpose: the ladder of the 10 Hz case (a diagram's
+    # reading depends on the tolerance), the DAE's exponent beside the fast model's at 6 Hz, the branch's crossings,
+    # and the change of the contact sequence where the period-1 orbit loses stability (why it is not called a smooth
+    # period doubling)
+    allowed = {"orbits": {"clearance_verdict_10_0p5", "clearance_exponent_models_6_0p5", "clearance_orbit_crossings",
+                          "clearance_orbit_onsets"},
                "lecture": set()}
     for key, page in (("lecture", lecture), ("orbits", orbits)):
         cited = set(re.findall(r"\{glue:md\}`(clearance_[a-z0-9_]+)`", page))
@@ -660,7 +666,8 @@ def test_lecture_and_evidence_page_split():
                   "clearance_orbit_crossings", "clearance_orbit_ladder", "clearance_conv_detail", "(cl-fast)",
                   "secant predictor", "saltation", "several times faster"):   # the monodromy matrix is taught
         assert moved not in lecture, moved
-        assert moved not in orbits or moved in ("clearance_exponent_models_", "clearance_orbit_crossings"), moved
+        assert moved not in orbits or moved in ("clearance_exponent_models_", "clearance_orbit_crossings",
+                                                "clearance_orbit_onsets"), moved
         assert moved == "several times faster" or moved.strip("()") in evidence, moved
     assert "figures=clearance_dynamics.study.EVIDENCE_FIGURES" in lecture
     assert "tables=clearance_dynamics.study.EVIDENCE_TABLES" in lecture
@@ -918,3 +925,19 @@ def test_explore_run_needs_a_pair(case):
 def test_explore_run_takes_the_clearance_in_mm():
     r = checks.explore_run(load_parameters(), (10.0, 0.1), seconds=0.1, samples_per_second=200.0)
     assert r.clearance == pytest.approx(1e-4)
+
+
+def test_reading_values_say_what_the_sweep_reads_past_the_loss_of_stability():
+    """Chapter 6 glues the sweep's reading at its first frequency above the bracket of the branch's first crossing of
+    -1 (``clearance_pd_after``): what the samples do past the loss of stability, read from the sweep, not assumed."""
+    from robolib.studies.clearance_dynamics.study import reading_values
+
+    freqs = np.arange(2.5, 4.01, 0.25)
+    f_runs = [SimpleNamespace(samples=np.zeros((4, 4)), period=1 if f < 3.2 else 0) for f in freqs]
+    s = SimpleNamespace(freqs=freqs, cases=[(10.0, 0.5)])
+    branch = SimpleNamespace(bifurcations=[("period-doubling", 3.216, (3.206, 3.226), "")], f=freqs,
+                             mu=np.full(len(freqs), 0.5))
+    out = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), branch)
+    assert out["clearance_pd_after"] == "irregular at 3.25 Hz" and out["clearance_pd_loss"] == "3.22"
+    none = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), None)
+    assert none["clearance_pd_after"] == "(not computed in this run)"

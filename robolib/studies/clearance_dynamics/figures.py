@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.animation import FuncAnimation
+from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -62,23 +63,51 @@ def ideal_figure(d: IdealCheck) -> Figure:
 
 
 def orbit_figure(d: DetailRun) -> Figure:
-    """Journal orbit coloured by the normal force, and the force history with the motion modes shaded.
+    """Journal orbit (grey path; the points in contact coloured by the normal force, colour bar below it), and the
+    force history with the motion modes shaded: the whole run (top right) and a zoom on its first impact burst
+    (bottom right, the band marked on the top panel), where the single impacts can be seen.
 
     ``d``: :func:`robolib.studies.clearance_dynamics.experiments.detail_run`'s data.
     """
-    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.3), layout="constrained")
-    ax0, cax, ax1 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.0, 0.05, 1.55]})
-    art = draw_orbit(ax0, d.orbit.e_local, d.c, c_values=np.log10(1.0 + d.F_n))
-    ax0.set_xlabel(r"$e_x/c$ (bearing frame)", fontsize=9)
-    fig.colorbar(art, cax=cax, label=r"$\log_{10}(1 + F_n/\mathrm{N})$")
-    mode_bands(ax1, d.run.t, d.modes)
-    ax1.plot(d.run.t, d.F_n, "k", lw=0.6)
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 4.0), layout="constrained")
+    left, right = fig.subfigures(1, 2, width_ratios=[1.2, 1.0], wspace=0.02)
+    ax0 = left.subplots()
+    ax1, ax2 = right.subplots(2, 1)
+    e = np.asarray(d.orbit.e_local, float) / d.c
+    draw_orbit(ax0, d.orbit.e_local, d.c, color="0.6", lw=0.6)
+    on = np.asarray(d.F_n) > 0.0
+    art = ax0.scatter(e[on, 0], e[on, 1], c=np.asarray(d.F_n)[on], s=4, cmap="plasma", zorder=3,
+                      norm=LogNorm(vmin=max(float(np.min(np.asarray(d.F_n)[on])), 1e-1), vmax=float(np.max(d.F_n))))
+    ax0.set_xlabel(r"$e_x/c$ (bearing frame)")
+    ax0.set_ylabel(r"$e_y/c$")
+    left.colorbar(art, ax=ax0, location="bottom", shrink=0.9, pad=0.02,
+                  label=r"normal force $F_n$ [N] (grey path: free flight)")
+    t, modes = np.asarray(d.run.t, float), np.asarray(d.modes, int)
+    hit = np.flatnonzero(modes == 1)
+    if len(hit):                                   # the first burst: its first impact to the next continuous contact
+        t0 = float(t[hit[0]])
+        after = np.flatnonzero((modes == 2) & (t > t0))
+        t1 = float(t[after[0]]) if len(after) else float(t[min(hit[-1], len(t) - 1)])
+        pad = 0.15 * (t1 - t0) + 1e-3
+        window = (max(t0 - pad, float(t[0])), min(t1 + 2 * pad, float(t[-1])))
+    else:
+        window = (float(t[0]), float(t[-1]))
+    for ax, (a, b) in ((ax1, (float(t[0]), float(t[-1]))), (ax2, window)):
+        k = (t >= a) & (t <= b)
+        mode_bands(ax, t[k], modes[k])
+        ax.plot(t[k], np.asarray(d.F_n)[k], "k", lw=0.6)
+        ki = k & (modes == 1)                      # the impacts' samples, drawn over the line (their bands are thin)
+        ax.plot(t[ki], np.asarray(d.F_n)[ki], ".", color="tab:orange", ms=3)
+        ax.set_yscale("symlog", linthresh=1.0)
+        ax.set_xlim(a, b)
+        ax.set_ylabel(r"$F_n$ [N]")
+    ax1.axvspan(*window, color="0.3", alpha=0.35, lw=0)
     ax1.set_xlabel("t [s]")
-    ax1.set_ylabel(r"normal contact force $F_n$ [N]")
-    ax1.set_yscale("symlog", linthresh=1.0)
-    ax1.legend(handles=[Patch(color=MODE_COLORS[m], alpha=0.5, label=C.MODE_NAMES[m]) for m in (1, 2)] +
-               [Patch(color="w", ec="0.5", label="free flight")], loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3,
-              fontsize=9, frameon=False)
+    ax2.set_xlabel("t [s]")
+    ax2.set_title("zoom: first impact burst (grey above)", fontsize=9)
+    right.legend(handles=[Patch(color=MODE_COLORS[m], alpha=0.5, label=C.MODE_NAMES[m]) for m in (1, 2)] +
+                 [Patch(color="w", ec="0.5", label="free flight")], loc="outside upper center", ncol=2, fontsize=8,
+                 frameon=False, handlelength=1.2, columnspacing=0.8)
     return fig
 
 
@@ -134,8 +163,9 @@ def detail_animation(d: DetailRun, joints, n_frames: int, period: float):
 
 def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
     """Poincaré samples e_x/c and rate against frequency (left) and clearance (right), the verdict cases that lie on a
-    sweep marked by dashed lines, and the first located period doubling of the continued period-1 branch (orange);
-    below, a zoom on the frequency band around that period doubling (shaded grey above): the sweep's e_x/c samples
+    sweep marked by dashed lines, and the located crossings of -1 of the continued period-1 branch (orange: the first
+    is its loss of stability, a multiplier past -1); below, a zoom on the frequency band around them (shaded grey
+    above): the sweep's e_x/c samples
     minus the continued period-1 orbit's (the orbit: the zero line, solid where stable, dashed where unstable),
     drawn from the same data.
 
@@ -222,7 +252,8 @@ def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
     shown = [p for _, p, _, _ in pds if lo - 1e-9 <= p <= hi + 1e-9]
     for j, p in enumerate(shown):
         ax.axvline(p, color="tab:orange", lw=2.5, alpha=0.7,
-                   label="multiplier through −1 (" + ", ".join(f"{q:.2f}" for q in shown) + " Hz)" if j == 0 else None)
+                   label=(("loss / regain" if len(shown) > 1 else "loss") + " of stability (multiplier past −1): "
+                          + ", ".join(f"{q:.2f}" for q in shown) + " Hz") if j == 0 else None)
     y0, y1 = float(np.min(ys)), float(np.max(ys))
     pad = 0.1 * (y1 - y0) if y1 > y0 else 1e-3
     ax.set_ylim(y0 - pad, y1 + pad)

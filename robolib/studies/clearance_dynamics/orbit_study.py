@@ -623,7 +623,7 @@ def register_branch(reg, d: BranchStudy, f_runs, freqs) -> None:
     read = (lambda j: N.period_name(f_runs[j].period) if j is not None else "not in the sweep")  # noqa: E731
     mu_a, mu_b = d.mu_real[i - 1], d.mu_real[i]
     reg.claim("clearance_orbit_first_pd", f"the period-1 branch at c = {d.clearance_mm:g} mm, continued from "
-              f"{d.f[0]:g} Hz, first loses stability by a multiplier through −1 between its points at {fa:g} and "
+              f"{d.f[0]:g} Hz, first loses stability with a multiplier past −1 between its points at {fa:g} and "
               f"{fb:g} Hz (the continuation locates the crossing between {lo:.3f} and {hi:.3f} Hz)",
               value={"bracket": [lo, hi], "mu": [float(mu_a), float(mu_b)], "direct": [ra, rb],
                      "brute": [read(jb), read(ja)]},

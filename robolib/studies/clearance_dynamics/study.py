@@ -229,7 +229,8 @@ def _power_text(x: float) -> str:
 
 def reading_values(s: StudySettings, reg: ClaimsRegister, bif: bifurcation.BifurcationSweeps, branch) -> dict:
     """Chapter 6's numbers on how the diagram reads, as text by glue name: the crossings of -1 along the period-1
-    branch (where it loses and regains stability) and its largest |multiplier| at its end; the spread of e_x/c within
+    branch (where it loses and regains stability), the sweep's reading at its first frequency past the loss, and the
+    branch's largest multiplier modulus at its end; the spread of e_x/c within
     each sweep column below the first crossing; how often the first verdict case's tolerance ladder reads irregular."""
     pds = [z for z in (branch.bifurcations if branch is not None else []) if z[0] == "period-doubling"]
     none = "(not computed in this run)"
@@ -241,6 +242,8 @@ def reading_values(s: StudySettings, reg: ClaimsRegister, bif: bifurcation.Bifur
     low = [float(np.ptp(r.samples[:, 0])) for f, r in zip(s.freqs, bif.f_runs) if f < top]  # none without a branch
     out["clearance_low_spread"] = _power_text(max(low)) if low else none
     out["clearance_low_top"] = f"{top:.2f}" if pds else none
+    above = [(f, r) for f, r in zip(s.freqs, bif.f_runs) if pds and f >= pds[0][2][1]]  # the sweep past the loss
+    out["clearance_pd_after"] = (f"{N.period_name(above[0][1].period)} at {above[0][0]:g} Hz" if above else none)
     c0 = f"clearance_verdict_{s.cases[0][0]:g}_{s.cases[0][1]:g}".replace(".", "p")
     reads = (reg.claims[c0].value or {}).get("readings", []) if c0 in reg.claims else []
     n_irr = sum(1 for k in reads if k == 0)

@@ -346,7 +346,7 @@ STRETCH_LEAD = 0.3
 
 
 def stretch_passage(robot, free: dict) -> dict:
-    """Where the free motion comes closest to a stretched chain (|p - O_i| = 2 l: the chain's links aligned, the
+    """Where the free motion comes closest to a stretched chain (``|p - O_i| = 2 l``: the chain's links aligned, the
     edge of its workspace and a singular pose of the chain).
 
     Returns ``t`` (s, time of the closest approach), ``chain`` (1-based), ``gap`` (m, 2 l - |p - O_i| there),

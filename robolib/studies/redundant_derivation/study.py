@@ -22,7 +22,7 @@ The criteria of the claims are the named tolerances below, fixed before the resu
 >>> list(inspect.signature(run).parameters)
 ['data_file', 'n_checks', 't_free', 't_drift', 'seed', 'quick']
 >>> effective_settings(300, 3.0, 10.0, quick=True)
-(30, 1.0, 5.0)
+(30, 1.5, 5.0)
 >>> PARAMETERS["t_drift"].valid_text(), PARAMETERS["n_checks"].valid_text()
 ('a number >= 0.004 s', 'an integer >= 1')
 """
@@ -81,7 +81,7 @@ KE_TOL = 1e-6
 TRACK_TOL = 1e-8
 #: m, the free-motion run must travel at least this far to test anything.
 MIN_TRAVEL = 0.05
-#: m, the free motion "passes a stretched chain" if it comes this close to |p - O_i| = 2 l; the energy errors must
+#: m, the free motion "passes a stretched chain" if it comes this close to ``|p - O_i| = 2 l``; the energy errors must
 #: grow by at least STRETCH_GROWTH across that passage.
 STRETCH_GAP = 1e-3
 STRETCH_GROWTH = 10.0

@@ -349,13 +349,13 @@ def _pose_forces_both(model, dz: float, yaw_deg: float):
 
 
 def _pose_gap(model, dz: float, yaw_deg: float) -> float:
-    """Largest |f_VW − f_NE| (N) at the explore panel's pose."""
+    """Largest ``|f_VW − f_NE|`` (N) at the explore panel's pose."""
     fn, fv = _pose_forces_both(model, dz, yaw_deg)
     return float(np.abs(fv - fn).max())
 
 
 def _pose_force(model, dz: float, yaw_deg: float) -> float:
-    """Largest |f_NE| (N) at the explore panel's pose."""
+    """Largest ``|f_NE|`` (N) at the explore panel's pose."""
     return float(np.abs(_pose_forces_both(model, dz, yaw_deg)[0]).max())
 
 
