@@ -39,6 +39,17 @@ def test_verdict_follows_the_findings():
     assert source_verdict(rule, ok | {"a": {"holds": False}})[:2] == ("undecided", "a fails")
 
 
+def test_a_method_or_a_property_by_construction_is_not_called_reproduced():
+    """A rule with ``holds_as`` names what holding findings mean for a method or a built-in property; its notes still
+    follow the findings, and a contradicting finding still gives "not reproduced"."""
+    rule = {"reproduced_if": ["a"], "contradicted_if": ["b"], "holds_as": "followed (a method, not a result)",
+            "notes": [{"text": "built this way"}]}
+    ok = {"a": {"holds": True}, "b": {"holds": False}}
+    assert source_verdict(rule, ok)[:2] == ("followed (a method, not a result)", "built this way")
+    assert source_verdict(rule, ok | {"b": {"holds": True}})[0] == "not reproduced"
+    assert source_verdict(rule, ok | {"a": {"holds": False}})[0] == "undecided"
+
+
 def test_a_deciding_finding_not_computed_leaves_the_verdict_undecided_without_failing():
     rule = {"reproduced_if": ["a", "b"]}
     skipped = {"a": {"holds": True}, "b": {"holds": False, "status": "not computed"}}
@@ -51,7 +62,7 @@ def test_summary_rows_and_bad_rules():
     rows = summary_rows(["003"], {"prp3_symmetry": {"holds": True}})
     assert [r[0] for r in rows][:2] == ["003.c1", "003.c2"] and rows[0][1] == "3-PRP paper"
     by = {r[0]: r for r in rows}
-    assert by["003.c4"][3] == "reproduced on our reconstruction" and by["003.c1"][3].startswith("undecided")
+    assert by["003.c4"][3].startswith("holds by construction") and by["003.c1"][3].startswith("undecided")
     assert by["003.c5"][3].startswith("not tested")
     with pytest.raises(ParameterError, match="reproduced_if"):
         source_verdict({"reproduced_if": "a"}, {})

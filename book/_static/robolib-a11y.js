@@ -30,6 +30,13 @@
       counts[kind] = (counts[kind] || 0) + 1;
       var text = kind + " " + (chapter ? chapter + "." : "") + counts[kind] + ".";
       if (el.textContent !== text) { el.textContent = text; }
+      // the output that holds the panel or animation is a figure captioned by this paragraph, as Sphinx's are
+      var cap = el.closest(".robolib-caption"), out = el.closest(".cell_output");
+      if (cap && out) {
+        if (!cap.id) { cap.id = "robolib-caption-" + kind.toLowerCase().replace(/\s+/g, "-") + "-" + counts[kind]; }
+        if (out.getAttribute("role") !== "figure") { out.setAttribute("role", "figure"); }
+        if (out.getAttribute("aria-labelledby") !== cap.id) { out.setAttribute("aria-labelledby", cap.id); }
+      }
     });
   }
   // The theme's navigation folds (a <summary> with only an icon) get a name: "pages of <section>".

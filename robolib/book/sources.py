@@ -6,6 +6,8 @@ how the registered findings decide it, before any run:
 - ``reproduced_if``: findings that must all hold for *reproduced*;
 - ``contradicted_if``: findings any of which, holding, makes it *not reproduced*;
 - neither: *not tested* (``untested`` says why);
+- ``holds_as``: the words that replace *reproduced* when the claim is a method the workbench followed or a property
+  its reconstruction has by construction, so that holding findings are not read as a reproduced result;
 - ``notes``: ``{text, verdict, if}`` items, each shown only with that verdict (default: reproduced if the rule
   has ``reproduced_if``, else not reproduced) and when every finding in ``if`` (default: the deciding ones) holds, so a rerun that changes a finding cannot leave a stale note.
 
@@ -22,6 +24,8 @@ Anything else (a deciding finding fails or is missing from the build) is *undeci
 'not reproduced'
 >>> source_verdict({"untested": "no data"}, {})[:2]
 ('not tested', 'no data')
+>>> source_verdict({"reproduced_if": ["a"], "holds_as": "holds by construction"}, {"a": {"holds": True}})[0]
+'holds by construction'
 """
 
 from __future__ import annotations
@@ -68,6 +72,8 @@ def source_verdict(rule: dict, findings: dict) -> tuple[str, str, list]:
         if n.get("verdict", default) == verdict and all(holds.get(i, bool(findings.get(i, {}).get("holds")))
                                                         for i in n.get("if", deciding)):
             notes.append(str(n["text"]))
+    if verdict == "reproduced" and rule.get("holds_as"):
+        verdict = str(rule["holds_as"])
     return verdict, "; ".join(notes), deciding
 
 

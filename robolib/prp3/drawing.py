@@ -14,8 +14,11 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
+from robolib.core import checks
 from robolib.core.drawing import _BOX, DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.core.errors import ParameterError
 from robolib.prp3.kinematics import U1, U2, Geometry, V, forward, singularity_measures, slider_points, working_mode
+from robolib.prp3.sampling import ErrorLaw, RoundTrip
 
 #: Width [in] of a full-width figure: the book's text width (robolib.core.drawing.FIGURE_WIDTH) less the 0.1-in pad
 #: that ``savefig(bbox_inches="tight")`` adds on each side, so that the PNG fits the 672-px column.
@@ -312,7 +315,20 @@ def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = 
     the wide pale fitted line, so that both show where they coincide); ``comparison_exponent`` the slope of a
     dotted comparison line through the same point (0: an error that does not grow toward the boundary);
     ``max_dots`` about how many samples are drawn as dots. Made without pyplot.
+
+    >>> errors_figure(None, None)
+    Traceback (most recent call last):
+    ...
+    robolib.ParameterError: rt must be a robolib.prp3.RoundTrip (from prp3.round_trip), got None
     """
+    if not isinstance(rt, RoundTrip):
+        raise ParameterError(f"rt must be a robolib.prp3.RoundTrip (from prp3.round_trip), got {rt!r:.60}")
+    if not isinstance(law, ErrorLaw):
+        raise ParameterError(f"law must be a robolib.prp3.ErrorLaw (from prp3.error_law), got {law!r:.60}")
+    checks.real("far_len", far_len, low=0.0, open_low=True, unit="mm")
+    checks.real("predicted_exponent", predicted_exponent)
+    checks.real("comparison_exponent", comparison_exponent)
+    checks.count("max_dots", max_dots)
     fig = Figure(figsize=(FULL_WIDTH, 7.4), layout="constrained")
     axs = fig.subplots(2, 1, height_ratios=[1, 1.55])
     bins = np.linspace(-17, -5, 61)

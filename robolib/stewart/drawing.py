@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from matplotlib import patheffects
 from matplotlib.figure import Figure
 
 from robolib.core.drawing import _BOX, DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
@@ -184,9 +185,10 @@ def _leg_schematic(ax):
     ax.set(aspect="equal", xlim=(-2.9, 3.0), ylim=(-1.0, 4.8))
     ax.axis("off")
     _finish(ax, "(b) leg $i$, U-P-S (not to scale)")
+    ax.tick_params(labelsize=FONTSIZE)  # hidden, but measured by the book's legibility check
 
 
-def stewart_mechanism(model, pose=None) -> Figure:
+def stewart_mechanism(model, pose=None, *, label_size: float = FONTSIZE + 1) -> Figure:
     """Labelled drawing of the 6-UPS Gough-Stewart platform and of one leg.
 
     Panel (a), on top, draws the platform (:func:`draw_stewart`) at ``pose``
@@ -204,11 +206,14 @@ def stewart_mechanism(model, pose=None) -> Figure:
         From ``robolib.stewart.load("stewart/tsai2000.yaml")`` (SI units).
     pose : array_like of shape (6,), optional
         ``[x, y, z, roll, pitch, yaw]`` in m and rad; default ``model.home_pose``.
+    label_size : float, optional
+        pt, the joint and frame labels of panel (a) (near-black and dark brown with a white outline); its tick
+        labels one point smaller.
 
     Returns
     -------
     matplotlib.figure.Figure
-        FIGURE_WIDTH x 8.4 inches, panel (a) above (b); labels at 8-11 pt.
+        FIGURE_WIDTH x 8.4 inches, panel (a) above (b); every text at least 10 pt (14 px at 100 dpi).
 
     Examples
     --------
@@ -225,10 +230,12 @@ def stewart_mechanism(model, pose=None) -> Figure:
     B, _ = _stewart_points(model, pose)
     g = _leg_geometry(model, pose)
     mean_leg = float(np.mean(g.length))
-    for pts, name, color, out, dz in ((B, "b", "k", 0.2, -0.05), (P, "P", "tab:brown", 0.17, 0.05)):
+    outline = [patheffects.withStroke(linewidth=2.5, foreground="white")]  # labels read on coloured bodies
+    for pts, name, out, dz in ((B, "b", 0.3, -0.08), (P, "P", 0.2, 0.06)):
         for i, d in enumerate(_label_directions(pts)):
             ax.text(*(pts[i] + out * mean_leg * d + np.array([0, 0, dz * mean_leg])), f"${name}_{i + 1}$",
-                    fontsize=FONTSIZE - 1, ha="center", va="center", color=color)
+                    fontsize=label_size, ha="center", va="center", color=LABEL_COLORS["joint"],
+                    path_effects=outline)
     L = 0.3 * mean_leg
     R = g.R
     t = pose[:3]
@@ -238,14 +245,18 @@ def stewart_mechanism(model, pose=None) -> Figure:
         ep = R[:, k] * 0.8 * L
         ax.quiver(*t, *ep, color="tab:brown", lw=1.3, arrow_length_ratio=0.2)
         if name == "z":
-            ax.text(*(t + 1.2 * ep), " z'", fontsize=FONTSIZE - 1, ha="left", va="bottom", color="tab:brown")
-    ax.text(*(t + np.array([0, 0, 0.62 * mean_leg])), "platform frame at $t$", fontsize=FONTSIZE - 1,
-            ha="center", color="tab:brown")
+            ax.text(*(t + 1.2 * ep), " z'", fontsize=label_size, ha="left", va="bottom",
+                    color=LABEL_COLORS["frame"], path_effects=outline)
+    ax.text(*(t + np.array([0, 0, 0.62 * mean_leg])), "platform frame at $t$", fontsize=label_size,
+            ha="center", color=LABEL_COLORS["frame"], path_effects=outline)
     hi = ax.get_zlim3d()
     ax.set_zlim(min(hi[0], -0.25 * mean_leg), hi[1])
-    ax.tick_params(labelsize=FONTSIZE - 1)
+    for get, put in ((ax.get_xlim3d, ax.set_xlim3d), (ax.get_ylim3d, ax.set_ylim3d)):  # room for the labels
+        lo, up = get()
+        put(lo - 0.35 * mean_leg, up + 0.35 * mean_leg)
+    ax.tick_params(labelsize=label_size - 1)
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
-        axis.label.set_size(FONTSIZE - 1)
+        axis.label.set_size(label_size - 1)
     ax.view_init(elev=VIEW[0], azim=VIEW[1])
     at_home = np.allclose(pose, model.home_pose)
     where = "its home pose" if at_home else (f"t = ({', '.join(f'{v:g}' for v in pose[:3])}) m, roll/pitch/yaw = "
@@ -255,6 +266,8 @@ def stewart_mechanism(model, pose=None) -> Figure:
     return fig
 
 
+#: Colours of the labels of panel (a) of :func:`stewart_mechanism`: joints near-black, platform frame dark brown.
+LABEL_COLORS = {"joint": "0.1", "frame": "#4a2410"}
 #: Elevation and azimuth (deg) of the 3-D view of :func:`stewart_mechanism`.
 VIEW = (45, -110)
 

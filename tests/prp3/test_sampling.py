@@ -65,17 +65,25 @@ PREDICTED_EXPONENT, EXPONENT_TOL = -1.0, 0.1
 
 
 def test_error_law_exponent_is_minus_one(big_round_trip):
-    """The fitted exponent of the largest-error curve is -1 within 0.1 (not -1/2, and not only a bound)."""
+    """The fitted exponent of the largest-error curve is -1 within 0.1 (chapter 3's claim ``prp3_error_exponent``),
+    and the error grows toward the boundary: the exponent differs from 0 (the chapter's alternative, an error that
+    does not grow there) by more than ten standard errors of the fitted slope."""
     rt = big_round_trip
     law = prp3.error_law(rt.distance[:, :2].ravel(), rt.error[:, :2].ravel(), draws=20, seed=1)
     assert abs(law.exponent - PREDICTED_EXPONENT) < EXPONENT_TOL, law.exponent
+    # standard error of the least-squares slope of log10 worst against log10 centre
+    x, y = np.log10(law.centres), np.log10(law.worst)
+    resid_fit = y - (law.log10_prefactor + law.exponent * x)
+    se_slope = np.sqrt(np.sum(resid_fit**2) / (len(x) - 2) / np.sum((x - x.mean()) ** 2))
+    assert abs(law.exponent - 0.0) > 10 * se_slope, (law.exponent, se_slope)
     assert law.fit_range[0] < 0.05 and law.fit_range[1] > 100.0  # the fit spans > 3 decades
     assert len(law.centres) >= 20
     # the residuals of the fitted line are small: one power law over the whole range
     resid = np.log10(law.worst) - (law.log10_prefactor + law.exponent * np.log10(law.centres))
     assert np.abs(resid).max() < 0.5
-    # the plain per-bin maxima (count-biased) give a shallower, but still not -1/2, slope
-    assert -1.0 < law.raw_exponent < -0.75
+    # the plain per-bin maxima (count-biased) give a shallower slope that still grows toward the boundary, far from
+    # the exponent 0 of no growth (the chapter's prp3_error_raw_exponent: exponent < raw exponent < -0.6)
+    assert law.exponent < law.raw_exponent < -0.75, (law.exponent, law.raw_exponent)
     # prefactor: some units of rounding of D ~ eps * l2^2 (within a factor 30)
     c = 10 ** law.log10_prefactor
     eps = np.finfo(float).eps

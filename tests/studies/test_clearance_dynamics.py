@@ -169,12 +169,13 @@ def test_irregular_case_claim_names_the_periods_its_shooting_tried():
     reg = ClaimsRegister("t", glue=False)
     S.register_case(reg, _case(None, [u1, u2], 11.3, 1.3, attempts=full))
     c = reg.claims["clearance_orbit_6_0p5"]
-    assert "no stable orbit of period 1, 2 or 4 attracts" in c.statement and c.value["periods_tried"] == [1, 2, 4]
+    assert "no stable orbit of period 1, 2 or 4 in its 3 attempts" in c.statement and c.value["periods_tried"] == [1, 2, 4]
+    assert c.text.startswith("no stable orbit of period 1, 2 or 4 in 3 attempts, only an unstable period-1")
     assert "for each period 1, 2 or 4" in c.criterion and c.text.endswith("and no orbit of period 4")
     reg = ClaimsRegister("t", glue=False)                              # quick runs shoot periods 1 and 2 only
     S.register_case(reg, _case(None, [u1], 11.3, 1.3, attempts=full[:2]))
     c = reg.claims["clearance_orbit_6_0p5"]
-    assert "period 1 or 2 attracts" in c.statement and c.value["periods_tried"] == [1, 2]
+    assert "period 1 or 2 in its 2 attempts" in c.statement and c.value["periods_tried"] == [1, 2]
     assert c.text.endswith("and no orbit of period 2")
     reg = ClaimsRegister("t", glue=False)
     S.register_case(reg, _case(None, [], -3.0, 1.0))                  # no stable orbit, but the exponent is negative
@@ -874,6 +875,10 @@ def test_a_limit_verdict_is_upheld_by_a_replicate_of_the_same_period(rep_periods
     verdicts.register_case_verdict(v, reg, 10.0, 0.5)
     assert v.status[(10.0, 0.5)] == verdict
     assert reg["clearance_verdict_10_0p5"].holds == (verdict != "not converged")
+    c = reg["clearance_verdict_10_0p5"]
+    if verdict != "not converged":          # the text reads in a sentence; the run's numbers are in the statement
+        assert c.text.startswith("the ladder's trend points to period-2 as the tolerance goes to zero"), c.text
+        assert "in the replicate" in c.statement and "slope" not in c.text, c.statement
 
 
 def test_the_step_by_step_claim_needs_a_realisation_it_misreads():

@@ -492,6 +492,13 @@ def test_the_lecture_shows_three_tables_and_the_evidence_page_the_checks(res):
     assert "res.data[\"reports\"]" not in text  # the run's reports are on the evidence page
     assert text.count("{doc}`evidence page </evidence/prp3_roundtrip>`") >= 3
     assert "Every finding is a registered claim" not in text
+    # the lecture starts with the question and the model; the run follows (the model's figure and table are glued)
+    assert text.index("## The model") < text.index("## The chapter's run") < text.index("## The paper's experiment")
+    assert "```{glue:figure} prp3_mechanism" in text and 'glue("prp3_mechanism", res.figure("mechanism")' in text
+    assert "Words with a dotted underline and a ✓ are results checked by a criterion in this run" in text
+    # no universal words from a sample; the Explore panel asks only what its grid can show
+    assert "always keeps" not in text and "{glue:text}`prp3_rt_n` reachable inputs" in text
+    assert "too coarse to locate a mode boundary" in text and "{glue:text}`prp3_explore_step`" in text
     # the summary stays the last cell, removed from the page (its claims table is on the evidence page)
     last = text.rstrip().rpartition("```{code-cell} ipython3")[2]
     assert ":tags: [remove-cell]" in last and "res.summary()" in last

@@ -58,7 +58,9 @@ def test_round_off_claims_are_round_off(res):
     # each claim's text is its value as the prose prints it
     assert res["rd_err_M"].text == f"{_value(res, 'rd_err_M'):.1e}"
     # a residual reads as a residual, never as a force or a motion
-    assert res["rd_pendulum"].text == f"to round-off (largest difference {_value(res, 'rd_pendulum'):.1e} rad/s², N)"
+    # ... and reads as prose in its sentence: the bound it is below, not a bracket restating the criterion
+    assert res["rd_pendulum"].text == "to round-off: the largest difference is below 10⁻¹⁰" == sd.pendulum_text(0.0)
+    assert sd.ROUNDOFF == 1e-10 and sd.pendulum_text(2 * sd.ROUNDOFF).startswith("only to 2.0e-10")
     assert res["rd_preload_reactions"].text.startswith("to round-off (largest difference from the closed form ")
     assert res["rd_err_layers"].value == max(res.data["layer_errors"].values())
 
@@ -141,7 +143,7 @@ def test_tables_values_and_figures(res):
     q = redundant.inverse_kinematics(ROBOT, ROBOT.centroid)
     at_centroid = np.linalg.norm(redundant.preload_reactions(ROBOT, q), axis=-1)
     assert np.allclose(at_centroid, at_centroid[0]) and red["load_min"] < at_centroid[0] < red["load_max"]
-    assert set(res.figures) == {"mechanism", "energy"}
+    assert set(res.figures) == {"mechanism", *sd.EVIDENCE_FIGURES} and sd.EVIDENCE_FIGURES == ("energy",)
     assert len(res.figures["energy"].axes) == 2
     assert all(k in res.data["latex"] for k in ("lagrangian", "mass_matrix", "coriolis", "tip_jacobian", "closure", "actuation"))
 
@@ -177,11 +179,23 @@ def test_lecture_shows_no_check_table_and_the_evidence_page_shows_them():
     evidence = (ROOT / "book" / "evidence" / f"{NAME}.md").read_text()
     assert re.findall(r'res\.table\("(\w+)"\)', lecture) == ["key_parameters"]
     assert 'tables=redundant_derivation.study.EVIDENCE_TABLES' in lecture
+    run = lecture[lecture.index("## The chapter's run"):lecture.index("res = redundant_derivation.run(")]
+    assert f"{{doc}}`evidence page </evidence/{NAME}>`" in run     # the run section links the moved checks, table by table
     for k in range(1, 5):
-        assert f"Table E{k} on the\n{{doc}}`evidence page </evidence/{NAME}>`" in lecture or \
-            f"Table E{k} on the {{doc}}`evidence page </evidence/{NAME}>`" in lecture, k
+        assert f"(Table E{k})" in run, k
     for name in (*sd.EVIDENCE_TABLES, "claims"):
         assert f"```{{glue:md}} rd_ev_{name}\n:format: myst\n```" in evidence, name
+    # the integration runs (energy, drift) are evidence: their figure and claims are on the evidence page only
+    assert "figures=redundant_derivation.study.EVIDENCE_FIGURES" in lecture
+    assert "```{glue:figure} rd_ev_energy\n:name: fig-redundant_derivation-energy" in evidence
+    assert "Energy and constraint drift" not in lecture and "## Energy and constraint drift" in evidence
+    for cid in ("rd_ke_", "rd_drift_", "rd_track", "rd_travel"):
+        assert cid not in lecture and cid in evidence, cid
+    # the lecture opens with the question and the mechanism; the run follows the mechanism, before any use of res
+    heads = re.findall(r"^## (.+)$", lecture, flags=re.M)
+    assert heads[:3] == ["The mechanism", "The chapter's run", "The idea of Udwadia–Kalaba: correct the free motion"]
+    assert lecture.index("res = redundant_derivation.run(") < re.search(r"\bres\.", lecture).start()
+    assert "a ✓ are results checked by a criterion in this run" in lecture
     summary = lecture.rpartition("```{code-cell} ipython3")[2]     # the last cell; its claims table is on the evidence page
     assert summary.startswith("\n:tags: [remove-cell]\n\nres.summary()")
 
@@ -327,8 +341,11 @@ def test_explore_panel_opens_at_the_centroid_with_a_preload_that_loads_the_beari
     assert [s.value for s in sliders] == [0.0, 0.0, sd.EXPLORE_INITIAL_PRELOAD]
     assert '<span class="caption-number">Explore panel 1.1.</span>' in box.children[-1].value
     assert sd.EXPLORE_INITIAL_PRELOAD > 0
+    # it opens inside the slider's range, not at an end, so the reader can move it both ways
+    assert -sd.EXPLORE_PRELOAD_MAX < sd.EXPLORE_INITIAL_PRELOAD < sd.EXPLORE_PRELOAD_MAX
     for grid in (sd.EXPLORE_GRID, sd.QUICK_EXPLORE_GRID):
         assert sd.EXPLORE_INITIAL_PRELOAD in grid["preload"]
+        assert min(grid["preload"]) < sd.EXPLORE_INITIAL_PRELOAD < max(grid["preload"])
 
 
 def test_preload_figure_at_the_centroid():

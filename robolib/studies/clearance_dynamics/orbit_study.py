@@ -345,8 +345,7 @@ def _mu_text(o: O.OrbitResult) -> str:
     """The largest multiplier in words (a bound when the computed value is below its numerical error)."""
     if o.resolved:
         return f"largest multiplier |μ| = {o.max_mu:.3g} ± {o.mu_error:.2g}"
-    return (f"largest multiplier |μ| at most {o.mu_upper:.2g}: the computed value lies below its numerical error "
-            f"{o.mu_error:.2g}, so only this upper bound is known")
+    return f"largest multiplier |μ| at most {o.mu_upper:.2g}, a bound, as the computed value is below its error"
 
 
 def floquet_exponent(o: O.OrbitResult) -> tuple[float, float]:
@@ -397,17 +396,20 @@ def register_case(reg, d: CaseOrbits) -> None:
             text = f"{L.text()} from the time series, at most {a.lyapunov_upper:+.1f} /s from the multipliers"
     else:
         unstable = [o for o in found if o.max_mu - o.mu_error > 1 + STABILITY_MARGIN]
-        reg.claim(case_id("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm no stable orbit of period {ks} "
-                  "attracts the motion from the chapter's initial state, and its time-series exponent is positive",
+        n_starts = len(d.attempts)
+        reg.claim(case_id("clearance_orbit", f, c_mm), f"at {f:g} Hz / {c_mm:g} mm shooting finds no stable orbit of "
+                  f"period {ks} in its {n_starts} attempts that the motion from the chapter's initial state converges "
+                  "to, and the time-series exponent is positive",
                   value={"periods_tried": tried, "found": [(o.k, o.max_mu) for o in found],
                          "lyapunov": [L.exponent, L.uncertainty]},
                   criterion=f"shooting for each period {ks} from the last transient sample and, for periods up to "
                             f"{CLOSE_RETURN_K_MAX}, also from the {CLOSE_RETURN_STARTS} closest returns finds no orbit "
                             f"with max|mu| + err < {1 - STABILITY_MARGIN:g} that the motion converges to, and "
                             "lambda_ts - u > 0",
-                  holds=bool(lo_ts > 0), text=f"no stable orbit of period {ks}" + (
-                      "; shooting finds " + ", ".join(f"an unstable period-{o.k} orbit ({_mu_text(o)})"
-                                                      for o in found) if found else ", and shooting finds no orbit")
+                  holds=bool(lo_ts > 0),
+                  text=f"no stable orbit of period {ks} in {n_starts} attempts" + (
+                      ", only " + " and ".join(f"an unstable period-{o.k} orbit ({_mu_text(o)})" for o in found)
+                      if found else " and no orbit at all")
                   + ("" if not found or not none_k else
                      f", and no orbit of period {' or '.join(str(k) for k in none_k)}"))
         ok = (bool(unstable) and lo_ts > 0 and L.relative <= LYAP_REL_IRREGULAR
@@ -416,8 +418,11 @@ def register_case(reg, d: CaseOrbits) -> None:
                 f"positive, the latter known to {LYAP_REL_IRREGULAR:.0%}")
         crit = (f"at least one orbit found with max|mu| - err > {1 + STABILITY_MARGIN:g}, lambda_ts - u > 0 and "
                 f"u <= {LYAP_REL_IRREGULAR:g} lambda_ts")
-        text = ("; ".join(f"{math.log(o.max_mu) / (o.k / f):+.1f} /s (period-{o.k})" for o in unstable)
-                + f" from the multipliers, {L.text()} from the time series (uncertainty {L.relative:.0%} of the value)"
+        text = (" and ".join(f"{math.log(o.max_mu) / (o.k / f):+.1f} /s" for o in unstable)
+                + " from the multipliers of the unstable period-"
+                + " and period-".join(str(o.k) for o in unstable)
+                + (" orbits" if len(unstable) > 1 else " orbit")
+                + f", {L.text()} from the time series (uncertainty {L.relative:.0%} of the value)"
                 if unstable else "no unstable orbit found to compare with")
     reg.claim(case_id("clearance_orbit_routes", f, c_mm), what,
               value={"time_series": [L.exponent, L.uncertainty],
@@ -624,7 +629,10 @@ def register_branch(reg, d: BranchStudy, f_runs, freqs) -> None:
     mu_a, mu_b = d.mu_real[i - 1], d.mu_real[i]
     reg.claim("clearance_orbit_first_pd", f"the period-1 branch at c = {d.clearance_mm:g} mm, continued from "
               f"{d.f[0]:g} Hz, first loses stability with a multiplier past −1 between its points at {fa:g} and "
-              f"{fb:g} Hz (the continuation locates the crossing between {lo:.3f} and {hi:.3f} Hz)",
+              f"{fb:g} Hz (the continuation locates the crossing between {lo:.3f} and {hi:.3f} Hz; a small disturbance "
+              f"of the orbit grows {rb[-1] / rb[0]:.0f}-fold in {DIRECT_RETURNS - 1} periods at {fb:g} Hz; the sweep "
+              f"reads {read(jb)} at {freqs[jb] if jb is not None else float('nan'):g} Hz and {read(ja)} at "
+              f"{freqs[ja] if ja is not None else float('nan'):g} Hz)",
               value={"bracket": [lo, hi], "mu": [float(mu_a), float(mu_b)], "direct": [ra, rb],
                      "brute": [read(jb), read(ja)]},
               criterion=f"the largest multiplier real, above -1 at the last stable point and below -1 at the first "
@@ -633,11 +641,8 @@ def register_branch(reg, d: BranchStudy, f_runs, freqs) -> None:
                         f"no differencing); the brute-force sweep reads period-1 at its last frequency below the "
                         f"bracket and not period-1 at its first above",
               holds=bool(-1 < mu_a and mu_b < -1 and grows and shrinks and brute_ok),
-              text=(f"between {fa:g} and {fb:g} Hz (located at {lo:.3f}–{hi:.3f} Hz): the largest multiplier goes from "
-                    f"{mu_a:+.2f} at {fa:g} Hz to {mu_b:+.2f} at {fb:g} Hz, a small disturbance of the orbit grows "
-                    f"{rb[-1] / rb[0]:.0f}-fold in {DIRECT_RETURNS - 1} periods at {fb:g} Hz, and the sweep reads {read(jb)} at "
-                    f"{freqs[jb] if jb is not None else float('nan'):g} Hz and {read(ja)} at "
-                    f"{freqs[ja] if ja is not None else float('nan'):g} Hz"))
+              text=(f"between {fa:g} and {fb:g} Hz, where its largest multiplier goes from {mu_a:+.2f} to "
+                    f"{mu_b:+.2f}").replace("-", "−"))
 
 
 def register_crossings(reg, d: BranchStudy) -> None:
@@ -647,11 +652,12 @@ def register_crossings(reg, d: BranchStudy) -> None:
     parts = [f"{p:.3f} Hz (bracket {lo:.3f}–{hi:.3f}" + ("; Newton fails inside it" if "Newton failed" in note else "")
              + ")" for _, p, (lo, hi), note in pds]
     reg.claim("clearance_orbit_crossings", f"the located crossings of −1 along the period-1 branch from {d.f[0]:g} "
-              f"to {d.f[-1]:g} Hz", value=[[p, list(b)] for _, p, b, _ in pds],
+              f"to {d.f[-1]:g} Hz" + (f": {'; '.join(parts)}" if parts else ""), value=[[p, list(b)] for _, p, b, _ in pds],
               criterion="a sign change of det(M + I) between consecutive branch points, located by regula falsi on f "
                         f"to a bracket of {BRANCH_P_TOL:g} Hz unless Newton fails inside it; at least one",
-              holds=bool(pds), text=("; ".join(parts) if pds else "none") +
-              (f"; the branch is {'stable' if d.stable[-1] else 'unstable'} at {d.f[-1]:g} Hz"))
+              holds=bool(pds), text=(("at " + " and ".join(f"{p:.2f} Hz" for _, p, _, _ in pds)) if pds else
+                                     "nowhere") +
+              (f", and the branch is {'stable' if d.stable[-1] else 'unstable'} at {d.f[-1]:g} Hz, where it ends"))
 
 
 def register_onsets(reg, d: BranchStudy) -> None:
@@ -665,7 +671,7 @@ def register_onsets(reg, d: BranchStudy) -> None:
               value=[n.get(i - 1), n.get(i)] if ok else None,
               criterion="onsets per period (contact episodes starting inside the period) differ at the two points",
               holds=bool(ok and n[i - 1] != n[i]),
-              text=(f"{n[i - 1]} onsets per period at {d.f[i - 1]:g} Hz, {n[i]} at {d.f[i]:g} Hz" if ok else
+              text=(f"from {n[i - 1]} contact onsets per period at {d.f[i - 1]:g} Hz to {n[i]} at {d.f[i]:g} Hz" if ok else
                     "the branch does not lose stability"))
 
 

@@ -818,6 +818,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
                "workspace": larger_3d_ticks(drawing.workspace_figure(wall.points, w0.points)),
                "condition": drawing.condition_figure(LX, LY, maps, inverse_level=INVERSE_LEVEL)}
     data["explore_grid"] = EXPLORE_GRID_QUICK if quick else EXPLORE_GRID
+    values["prp3_explore_step"] = f"{max(np.diff(data['explore_grid']['lx']).max(), np.diff(data['explore_grid']['ly']).max()):g}"
     extra = geometry_rows(geometry) + parameter_rows(sizes, quick, data["explore_grid"])
     tables["parameters"] = parameter_table(run=params, extra=extra, spec=PARAMETERS)  # the evidence page's
     tables["key_parameters"] = parameter_table(run=params, extra=extra, spec=PARAMETERS, key=KEY_ROWS,

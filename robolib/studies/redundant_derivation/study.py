@@ -114,12 +114,13 @@ MODEL_CHECK_TIMES = 64
 #: m per N, length of the bearing-reaction arrows.
 FORCE_SCALE = 0.02
 #: Precomputed grid of the panel (end-effector offset from the centroid in mm, preload in N m);
-#: it opens at zero offset and a preload of EXPLORE_INITIAL_PRELOAD (a preload of zero loads no bearing: nothing to see).
+#: it opens at zero offset and a preload of EXPLORE_INITIAL_PRELOAD (a preload of zero loads no bearing: nothing to see),
+#: a value inside the slider's range, not at its end, so that the reader can move it both ways.
 EXPLORE_GRID = {"dx_mm": [-90.0, -45.0, 0.0, 45.0, 90.0], "dy_mm": [-90.0, -45.0, 0.0, 45.0, 90.0],
-                "preload": [-2.0, 0.0, 2.0]}
-QUICK_EXPLORE_GRID = {"dx_mm": [-60.0, 0.0, 60.0], "dy_mm": [-60.0, 0.0, 60.0], "preload": [0.0, 2.0]}
-#: N m, the preload the panel opens at (a value of both grids).
-EXPLORE_INITIAL_PRELOAD = 2.0
+                "preload": [-2.0, 0.0, 1.0, 2.0]}
+QUICK_EXPLORE_GRID = {"dx_mm": [-60.0, 0.0, 60.0], "dy_mm": [-60.0, 0.0, 60.0], "preload": [0.0, 1.0, 2.0]}
+#: N m, the preload the panel opens at (a value of both grids, between their smallest and largest).
+EXPLORE_INITIAL_PRELOAD = 1.0
 EXPLORE_LABELS = {"dx_mm": "Δx [mm]", "dy_mm": "Δy [mm]", "preload": "preload p [N m]"}
 #: N m, the live panel's preload range (+-): the model sets no bound (see explore_panel).
 EXPLORE_PRELOAD_MAX = 5.0
@@ -223,12 +224,14 @@ def criteria_rows() -> list[tuple[str, str, str]]:
 
 
 #: Rows of the lecture's short table of key parameters (names of rows of the full table): the robot's sizes
-#: and the motion and integrator of its runs. Every parameter is on the evidence page.
-KEY_ROWS = ("link_length", "active.mass", "passive.mass", "end_effector_mass", "base", "reference circle",
-            "redundant.DT", "redundant.BAUMGARTE")
+#: and its reference motion. Every parameter is on the evidence page.
+KEY_ROWS = ("link_length", "active.mass", "passive.mass", "end_effector_mass", "base", "reference circle")
 #: Tables of the chapter's evidence page (numbered E1.. in this order where they carry a number): the checks of the
 #: derivation against robolib, the constants of the criteria and every parameter. The lecture shows ``key_parameters``.
 EVIDENCE_TABLES = ("kernels", "layers", "routes", "redundancy", "criteria", "parameters")
+#: Figures of the chapter's evidence page: the integration runs (energy error, constraint drift). The lecture shows
+#: ``mechanism``.
+EVIDENCE_FIGURES = ("energy",)
 
 
 def key_parameter_table(data_file: str) -> str:
@@ -242,6 +245,23 @@ def _holds_text(ok: bool) -> str:
     return "holds" if ok else "does not hold"
 
 
+def pendulum_text(e: float) -> str:
+    """The prose of claim ``rd_pendulum`` for the largest difference ``e`` (rad/s², N) from the textbook pendulum.
+
+    >>> pendulum_text(0.0)
+    'to round-off: the largest difference is below 10⁻¹⁰'
+    >>> pendulum_text(2e-6)
+    'only to 2.0e-06 (rad/s², N), more than round-off'
+    """
+    if e < ROUNDOFF:
+        return "to round-off: the largest difference is below 10" + _superscript(round(math.log10(ROUNDOFF)))
+    return f"only to {e:.1e} (rad/s², N), more than round-off"
+
+
+def _superscript(k: int) -> str:
+    return str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
 def claim_pendulum(claims: ClaimsRegister, ex: dict) -> None:
     """The worked example (``ex`` of :func:`~robolib.studies.redundant_derivation.experiments.pendulum_example`)."""
     e = max(ex["ddtheta"], ex["tension"], ex["across_rod"])
@@ -249,7 +269,7 @@ def claim_pendulum(claims: ClaimsRegister, ex: dict) -> None:
                  "textbook angular acceleration -(g/l) sin theta and a constraint force along the rod of magnitude "
                  "m (g cos theta + l omega^2)", value=e,
                  criterion=f"largest difference < {ROUNDOFF:g} (rad/s², N)", holds=e < ROUNDOFF,
-                 text=f"to round-off (largest difference {e:.1e} rad/s², N)")
+                 text=pendulum_text(e))
 
 
 def claim_derivation(claims: ClaimsRegister, me_ok: bool, err: dict, layers: dict) -> None:
@@ -473,9 +493,9 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
     states per check; ``t_free`` (s): free-motion run (energy); ``t_drift`` (s):
     driven run along the circle (drift); ``seed``: of every random draw;
     ``quick``: cap the checks and runs at the ``QUICK_*`` values. Returns a
-    :class:`robolib.book.result.StudyResult` with 31 claims, tables ``key_parameters`` (the lecture's) and
+    :class:`robolib.book.result.StudyResult` with 32 claims, tables ``key_parameters`` (the lecture's) and
     :data:`EVIDENCE_TABLES` (``kernels``, ``layers``, ``routes``, ``redundancy``, ``criteria``, ``parameters``, for the
-    evidence page), figures ``mechanism``, ``energy``,
+    evidence page), figures ``mechanism`` (the lecture's) and ``energy`` (:data:`EVIDENCE_FIGURES`),
     the LaTeX displays in ``data["latex"]`` and the glued settings in ``values``.
     The first call spends ~15 s in sympy (cached for later calls). Every call is
     checked against :data:`PARAMETERS` and the robot against :func:`check_model` first.
@@ -679,5 +699,5 @@ def gauss_exercise(robot) -> dict:
     return {"virtual_work": float(np.abs(N.T @ Qc).max()), "min_increase": float(min(inc))}
 
 
-__all__ = ["run", "gauss_exercise", "PARAMETERS", "EVIDENCE_TABLES", "KEY_ROWS", "key_parameter_table", "check_model", "effective_settings", "explore_panel", "preload_figure",
+__all__ = ["run", "gauss_exercise", "PARAMETERS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "KEY_ROWS", "pendulum_text", "key_parameter_table", "check_model", "effective_settings", "explore_panel", "preload_figure",
            "explore_limits", "preload_exercise", "energy_figure"]

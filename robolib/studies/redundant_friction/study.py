@@ -445,7 +445,7 @@ def geared_experiment(reg: ClaimsRegister, d: dict) -> None:
     tau_max = float(np.abs(d["ids"]["none"].tau).max())          # friction-free torques: the same robot masses
     d["tau_max_free"] = tau_max
     level = geared.coulomb_torque / d["rms_law"]["coulomb_consistent"]
-    reg.claim("rf_geared_level", "the geared joints' Stribeck level T_c is hundreds of times the RMS bearing Coulomb "
+    reg.claim("rf_geared_level", "the geared joints' Stribeck level T_c is more than a hundred times the RMS bearing Coulomb "
               "friction torque of the reference circle: the two laws are not at equal level in this experiment",
               value=level, criterion="the geared T_c is more than 100 times the RMS Coulomb friction torque on the reference circle", holds=level > 100,
               text=f"{level:.0f} times")
@@ -573,7 +573,7 @@ def exercises(reg: ClaimsRegister, d: dict) -> None:
               "level T_c is a few tens of N m", value=pre, criterion=f"the preload lies between {lo:g} and {hi:g} N m",
               holds=lo < pre < hi, text=f"{pre:.0f} N m")
     ratio = d["exercise_2"]["ratio"]
-    reg.claim("rf_ex2_ratio", "exercise 2: that preload is hundreds of times the largest motor torque of the "
+    reg.claim("rf_ex2_ratio", "exercise 2: that preload is more than a hundred times the largest motor torque of the "
               "friction-free motion", value=ratio, criterion="the preload is more than 100 times the largest motor torque of the friction-free motion on the reference "
                         "circle",
               holds=ratio > 100, text=f"{ratio:.0f} times")
@@ -765,7 +765,7 @@ def _values(d: dict) -> dict:
             "rf_muR_mm": f"{robot.mu * robot.journal_radius * 1e3:g}", "rf_preload_max": f"{p['preload_max']:g}", "rf_preload_sweep": f"{p['preload_sweep']:g}",
             "rf_geared_tc": f"{geared.coulomb_torque:g}", "rf_geared_ts": f"{geared.static_torque:g}",
             "rf_samples": f"{p['samples']}", "rf_sweep_samples": f"{s['sweep_samples']}", "rf_preload": f"{p['preload']:g}", "rf_dt_ms": f"{DT * 1e3:g}",
-            "rf_t_sim": f"{s['t_sim']:g}", "rf_ex2_load": f"{e2['load']:.0f}", "rf_mu": f"{robot.mu:g}",
+            "rf_t_sim": f"{s['t_sim']:g}", "rf_ex2_load": f"{e2['load']:.0f}", "rf_tau_max_free": f"{d['tau_max_free']:.2g}", "rf_mu": f"{robot.mu:g}",
             "rf_ex1_load": f"{d['exercise_1']['load']:.3g}", "rf_ex1_estimate": f"{d['exercise_1']['estimate'] * 1e3:.3g}",
             "rf_ex1_robolib": f"{d['exercise_1']['robolib'] * 1e3:.3g}",
             "rf_dec_1pct_bound": f"{d['dec']['mu_1pct_bound'] * 1e3:.2f}", "rf_followable_hi": f"{d['followable_preload'][1]:.0f}",

@@ -14,9 +14,8 @@ import textwrap
 
 import matplotlib
 import numpy as np
-from matplotlib import patheffects
 from matplotlib.animation import FuncAnimation
-from matplotlib.colors import ListedColormap, to_hex
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from scipy.optimize import brentq
 
@@ -182,26 +181,11 @@ def legible(fig: Figure, pt: float = MIN_FONT_PT) -> Figure:
     return fig
 
 
-def _readable_labels(fig: Figure) -> Figure:
-    """The joint labels of the mechanism figure (``$P_i$``, ``$b_i$``) in near-black, the platform frame's in dark
-    brown, all with a white outline, so that they read on the coloured platform and legs."""
-    for ax in fig.axes:
-        for text in ax.texts:
-            if text.get_text().startswith(("$P_", "$b_")):
-                text.set_color("0.1")
-            elif to_hex(text.get_color()) == to_hex("tab:brown"):
-                text.set_color("#4a2410")
-            else:
-                continue
-            text.set_path_effects([patheffects.withStroke(linewidth=2.5, foreground="white")])
-    return fig
-
-
 def chapter_figures(res) -> dict:
     """The six figures of the chapter, by name, from the study's data; every text at least :data:`MIN_FONT_PT`."""
     d = res.data
     name = d["model"].name
-    figs = {"mechanism": _readable_labels(drawing.stewart_mechanism(d["model"])),
+    figs = {"mechanism": drawing.stewart_mechanism(d["model"]),  # the library draws its texts at 10 pt or more
             "spin": spin_figure(d["spins"], d["t_ref"]),
             "forces": forces_figure(d["force_stats"][name], d["t_ref"], name),
             "reach": reach_figure(d["model"], d["reach"], d["traj"](d["t_ref"])[0]),
