@@ -240,7 +240,7 @@ def test_brute_agreement_claim():
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     c = reg.claims["clearance_orbit_brute"]
-    assert c.holds and "period test reads otherwise at 3.5 Hz (irregular, 0.0e+00 from the orbit)" in c.text
+    assert c.holds and "period test still reads irregular at 3.5 Hz" in c.text and "e+" not in c.text
     on[3] = _run(1, np.ones((3, 4)))        # unstable at 3.25 Hz, but the sweep reads period-1
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
@@ -732,14 +732,15 @@ def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
     assert "−0.90" in text1 and "−1.10" in text1
     (k35, l35), (k39, l39) = re.findall(r"read (\S+), Lyapunov exponent (\S+) per step", ex2)
     assert (k35, k39) == ("period-4", "irregular") and float(l35) < 0 < float(l39), ex2
-    assert "period-2 orbit" in ex3, ex3
+    assert "period-2 orbit" in ex3 and "; ladder " in ex3, ex3     # the summary the solution's text explains
     n_floquet, n_lyapunov = (float(x) for x in re.findall(r"([\d.]+) shifts", ex3))
     assert 5 < n_floquet < 20 and n_lyapunov == pytest.approx(n_floquet, rel=0.25), ex3   # "nearly the same"
     # the texts state what the code prints through glue keys the solution cells glue: no typed result numbers
     page = (ROOT / ORBITS_PAGE).read_text().split("## Exercises")[1]
     for text, keys in ((text2, ["clearance_ex6_2_lambda_3p5", "clearance_ex6_2_lambda_3p9", "clearance_ex6_2_n",
                                 "clearance_ex6_2_n_long", "clearance_ex6_2_long_3p9"]),
-                       (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov")])):
+                       (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov", "rungs",
+                                                                 "ladder", "tail")])):
         assert sorted(re.findall(r"\{glue:text\}`(clearance_ex6_\w+)`", text)) == sorted(keys), text
     assert 'glue(f"clearance_ex6_2_{key}_{r:g}"' in page and 'glue(f"clearance_ex6_3_{key}"' in page
     m = re.search(r"r = 3\.9: .*exponent ([+-][\d.]+) per step over (\d+) steps, ([+-][\d.]+) over ([\d,]+)", ex2)
@@ -934,7 +935,8 @@ def test_explore_run_takes_the_clearance_in_mm():
 
 def test_reading_values_say_what_the_sweep_reads_past_the_loss_of_stability():
     """Chapter 6 glues the sweep's reading at its first frequency above the bracket of the branch's first crossing of
-    -1 (``clearance_pd_after``): what the samples do past the loss of stability, read from the sweep, not assumed."""
+    -1 (``clearance_pd_after``): what the samples do past the loss of stability, read from the sweep, not assumed,
+    and only what the claim's criterion checks there (not period-1), not the one-tolerance test's "irregular"."""
     from robolib.studies.clearance_dynamics.study import reading_values
 
     freqs = np.arange(2.5, 4.01, 0.25)
@@ -943,6 +945,6 @@ def test_reading_values_say_what_the_sweep_reads_past_the_loss_of_stability():
     branch = SimpleNamespace(bifurcations=[("period-doubling", 3.216, (3.206, 3.226), "")], f=freqs,
                              mu=np.full(len(freqs), 0.5))
     out = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), branch)
-    assert out["clearance_pd_after"] == "irregular at 3.25 Hz" and out["clearance_pd_loss"] == "3.22"
+    assert out["clearance_pd_after"] == "not period-1 at 3.25 Hz" and out["clearance_pd_loss"] == "3.22"
     none = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), None)
     assert none["clearance_pd_after"] == "(not computed in this run)"

@@ -355,7 +355,7 @@ def test_workspace_volume_symmetry_and_voxels(res):
         assert r.volume_jacobian == pytest.approx(mine.volume_jacobian, rel=1e-12) and r.fraction == mine.fraction, m
     assert alpha == s3.tail_index(w, s3.TAIL_K) and s3.TAIL_INDEX_MIN < alpha < s3.TAIL_INDEX_MAX
     assert (s3.TAIL_INDEX_MIN, s3.TAIL_INDEX_MAX) == (1.0, 4.0)
-    assert res["prp3_volume_tail"].text == f"a tail index of {alpha:.2f} (between 1 and 4)"
+    assert res["prp3_volume_tail"].text == f"a tail index of {alpha:.2f}"  # the prose, not the text, says "between 1 and 4"
     assert res["prp3_n_modes"].text == "all 8"
     assert top == pytest.approx(w.max() / w.sum()) and 0 < top < 0.1
     sym, y_lo, y_hi = claim_value(res, "prp3_symmetry")
@@ -498,6 +498,8 @@ def test_the_lecture_shows_three_tables_and_the_evidence_page_the_checks(res):
     assert "Words with a dotted underline and a ✓ are results checked by a criterion in this run" in text
     # no universal words from a sample; the Explore panel asks only what its grid can show
     assert "always keeps" not in text and "{glue:text}`prp3_rt_n` reachable inputs" in text
+    # the rule "below the plane of the centres" keeps a root by construction (Eq. 3.4): said as a property, not a finding
+    assert "by construction, not as a finding" in text and "prp3_rt_n" not in text.split("## What this chapter found")[1]
     assert "too coarse to locate a mode boundary" in text and "{glue:text}`prp3_explore_step`" in text
     # the summary stays the last cell, removed from the page (its claims table is on the evidence page)
     last = text.rstrip().rpartition("```{code-cell} ipython3")[2]

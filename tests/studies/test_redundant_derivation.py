@@ -165,6 +165,10 @@ def test_the_exercise_solutions_compute_their_answers_with_the_library(res):
     # the prose's "11–15 N at this state" is the claim rd_ex2_preload: its text is that range, checked against p |dF/dp|
     claim = res["rd_ex2_preload"]
     assert claim.text == res.values["rd_ex2_change"] + " N" and claim.holds and 0.0 <= claim.value < sd.AGREE * 1e-3
+    # the exercise asks "by how much per N m?": the answer is the same change divided by the preload added
+    per_lo, per_hi = (float(v) for v in res.values["rd_ex2_per_nm"].split("–"))
+    assert (per_lo, per_hi) == pytest.approx((change.min() / sd.EXERCISE_PRELOAD, change.max() / sd.EXERCISE_PRELOAD),
+                                             abs=0.06)
     # exercise 4 (Gauss's principle): every other admissible acceleration raises Z; Q_c does no work on them
     increases = [float(x) for x in re.search(r"accelerations: \[([^\]]+)\]", ex4).group(1).split()]
     assert len(increases) == sd.EXERCISE_TRIALS and min(increases) > 0

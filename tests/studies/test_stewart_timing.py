@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NAME = "stewart_timing"
 IDS = ["stewart_spin", "stewart_vw_gap", "stewart_vw_random", "stewart_rest_onaxis", "stewart_rest_offaxis",
        "stewart_pin", "stewart_unreachable", "stewart_c1_static", "stewart_c1_static_other",
-       "stewart_c1_fluct", "stewart_c1_tconv",
-       "stewart_c1_verdict", "stewart_pid_gain", "stewart_c1_step", "stewart_c2_whole", "stewart_c2_mismatch",
+       "stewart_c1_fluct", "stewart_c1_tconv", "stewart_pid_gain", "stewart_c1_step", "stewart_c1_floor",
+       "stewart_c1_fine", "stewart_c1_verdict", "stewart_c2_whole", "stewart_c2_mismatch",
        "stewart_c2_aswritten", "stewart_c2_method", "stewart_c2_impl", "stewart_c2_target", "stewart_c2_verdict",
        "stewart_spin_angle", "stewart_ex3_resid", "stewart_ex3_late", "stewart_ex3_zoh", "stewart_ex1_pointmass",
        "stewart_ex2_home"]
@@ -216,7 +216,7 @@ def test_tracking_claims_against_the_runs(res):
     assert res["stewart_c1_static_other"].value == pytest.approx(ratio_other) and res["stewart_c1_static_other"].holds
     assert 0.8 < ratio_other < 1.2 and other in res["stewart_c1_static_other"].statement
     assert res["stewart_c1_tconv"].value[0] == pytest.approx(res["stewart_c1_tconv"].value[1], rel=0.05)
-    assert res["stewart_c1_verdict"].value is False and res["stewart_c1_verdict"].holds
+    assert res["stewart_c1_verdict"].value == [False, False] and res["stewart_c1_verdict"].holds
     # the integral term: PD / PID static error on both sets
     assert min(res["stewart_pid_gain"].value) >= st.PID_GAIN_MIN
     # the step: measured static error at step/10 over that at step; the exact-model (NE) controller's error is
@@ -228,6 +228,38 @@ def test_tracking_claims_against_the_runs(res):
     assert f"{left_ne:.0%} (NE controller)" in res["stewart_c1_step"].text
     r = res.data["runs"][name, "newton_euler", True]
     assert r.t[-1] == pytest.approx(res.data["settings"].duration) and np.all(np.isfinite(r.error))
+
+
+# ---- claim 1 as the step shrinks: the hold's error goes, the VW model's error stays ---------------------------------
+
+def test_step_refinement_separates_the_hold_error_from_the_model_error(res):
+    """At the chapter's step the two controllers' static errors are nearly equal; as the step (the controller
+    period) shrinks, the NE controller's falls in proportion to it (its model is the plant's), the VW controller's
+    levels off at its model's error, and at the finest step it is several times the NE controller's."""
+    ref = res.data["refined"]
+    assert sorted(ref) == sorted(st.STEP_DIVISORS) and ref[1]["newton_euler"] is res.data["metrics"][
+        res.data["model"].name, "newton_euler", True]
+    ne = [ref[d]["newton_euler"]["static"] for d in st.STEP_DIVISORS]
+    vw = [ref[d]["virtual_work"]["static"] for d in st.STEP_DIVISORS]
+    for d, e in zip(st.STEP_DIVISORS, ne):                     # first order: static(step/d) ~ static(step) / d
+        assert e * d / ne[0] == pytest.approx(1.0, rel=0.25)
+    assert vw[-1] / vw[-2] > st.LEVEL_MIN and vw[-1] / ne[-1] > 4 > 1.2 > vw[0] / ne[0]
+    first, level = res["stewart_c1_floor"].value
+    assert first == pytest.approx(ne[-1] / ne[0]) and level == pytest.approx(vw[-1] / vw[-2])
+    assert res["stewart_c1_floor"].holds and res["stewart_c1_fine"].holds
+    rs, rf, rt = res["stewart_c1_fine"].value
+    assert rs == pytest.approx(vw[-1] / ne[-1]) and rf > 1 + st.BETTER and abs(rt - 1) < st.BETTER
+    assert "Table 4.4" in res.tables["table4"] and f"{vw[-1] / ne[-1]:.2f}" in res.tables["table4"]
+
+
+def test_claim_1_parts_reads_all_three_criteria():
+    m = {"newton_euler": {"static": 1.0, "fluctuation": 1.0, "convergence_time": 1.0},
+         "virtual_work": {"static": st.MUCH_LARGER, "fluctuation": 1 + st.BETTER, "convergence_time": 1 + st.BETTER}}
+    assert st.claim_1_parts(m)[3] is True
+    for key in ("static", "fluctuation", "convergence_time"):
+        worse = {c: dict(v) for c, v in m.items()}
+        worse["virtual_work"][key] *= 0.99
+        assert st.claim_1_parts(worse)[3] is False, key
 
 
 def test_exercise_3_against_the_closed_form(res):
@@ -285,13 +317,13 @@ def test_another_seed_moves_only_the_random_states(quick_study, res):
 
 # ---------------------------------------------------------------------------------------- tables, figures, panels
 def test_tables_and_values(res):
-    # the lecture's tables 1-3; the timing tables are E1, E2 of the evidence page, with the parameter tables
-    for k in range(1, 4):
+    # the lecture's tables 1-4; the timing tables are E1, E2 of the evidence page, with the parameter tables
+    for k in range(1, 5):
         assert res.tables[f"table{k}"].startswith(f"**Table 4.{k}** — ")
     assert res.tables["evaluations"].startswith("**Table E1** — ")
     assert res.tables["run_ratios"].startswith("**Table E2** — ")
     assert set(st.EVIDENCE_TABLES) <= set(res.tables) and set(st.EVIDENCE_FIGURES) <= set(res.figures)
-    assert not {"table4", "table5"} & set(res.tables)
+    assert "table5" not in res.tables
     assert "unit / meaning" in res.tables["key_parameters"]
     assert res.tables["key_parameters"].count("\n| `") == 5
     for name in ("parameters_data", "parameters_other", "parameters_run"):
@@ -314,7 +346,7 @@ LECTURE = ROOT / "notebooks" / "stewart_timing.md"
 
 def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at_most_four_tables(res):
     """The timing tables, the ratio figure and the parameter and criteria tables are on the evidence page, glued
-    by the chapter's run; the lecture displays its key parameters and Tables 1-3 only, and the summary table folded
+    by the chapter's run; the lecture displays Tables 1-4 only (at most four), and the summary table folded
     as its last cell."""
     lecture, page = LECTURE.read_text(), EVIDENCE.read_text()
     assert 'res.glue_evidence(prefix="stewart", tables=stewart_timing.study.EVIDENCE_TABLES' in lecture
@@ -325,7 +357,7 @@ def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at
         assert f"```{{glue:figure}} stewart_ev_{name}" in page and f'res.figure("{name}")' not in lecture
     assert "```{glue:md} stewart_ev_claims" in page
     shown = re.findall(r'res\.table\("(\w+)"\)', lecture)
-    assert shown == ["table1", "table2", "table3"]   # the key parameters are on the evidence page
+    assert shown == ["table1", "table2", "table3", "table4"]   # at most four; the key parameters are on the evidence page
     assert "key_parameters" in st.EVIDENCE_TABLES
     # the parameters cell is folded (it stays the papermill parameters cell)
     assert ":tags: [parameters, hide-input]" in lecture
@@ -343,7 +375,8 @@ def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at
     # the timing factor is this machine's measurement: the claim text says so; the step effect is measured (no
     # extrapolation to a step of zero is reported)
     assert "on the machine that built this page" in res["stewart_c2_method"].text
-    assert "{glue:md}`stewart_c1_step`" in lecture and "extrapolat" not in lecture
+    assert "{glue:md}`stewart_c1_floor`" in lecture and "{glue:md}`stewart_c1_fine`" in lecture
+    assert "{glue:md}`stewart_c1_step`" in page and "extrapolat" not in lecture
     # the title says what the chapter teaches, not the timing it gives a paragraph
     assert lecture.count("# Stewart platform: U-joint Newton–Euler vs virtual work\n") == 1
     assert "virtual-work timing" not in lecture + page

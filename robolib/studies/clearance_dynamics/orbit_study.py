@@ -626,12 +626,14 @@ def register_branch(reg, d: BranchStudy, f_runs, freqs) -> None:
     jb, ja = (below[-1] if below else None), (above[0] if above else None)
     brute_ok = jb is not None and ja is not None and f_runs[jb].period == 1 and f_runs[ja].period != 1
     read = (lambda j: N.period_name(f_runs[j].period) if j is not None else "not in the sweep")  # noqa: E731
+    said = (lambda j: "period-1" if j is not None and f_runs[j].period == 1 else  # noqa: E731
+            "not period-1" if j is not None else "not in the sweep")
     mu_a, mu_b = d.mu_real[i - 1], d.mu_real[i]
     reg.claim("clearance_orbit_first_pd", f"the period-1 branch at c = {d.clearance_mm:g} mm, continued from "
               f"{d.f[0]:g} Hz, first loses stability with a multiplier past −1 between its points at {fa:g} and "
               f"{fb:g} Hz (the continuation locates the crossing between {lo:.3f} and {hi:.3f} Hz; a small disturbance "
               f"of the orbit grows {rb[-1] / rb[0]:.0f}-fold in {DIRECT_RETURNS - 1} periods at {fb:g} Hz; the sweep "
-              f"reads {read(jb)} at {freqs[jb] if jb is not None else float('nan'):g} Hz and {read(ja)} at "
+              f"reads {said(jb)} at {freqs[jb] if jb is not None else float('nan'):g} Hz and {said(ja)} at "
               f"{freqs[ja] if ja is not None else float('nan'):g} Hz)",
               value={"bracket": [lo, hi], "mu": [float(mu_a), float(mu_b)], "direct": [ra, rb],
                      "brute": [read(jb), read(ja)]},
@@ -655,7 +657,9 @@ def register_crossings(reg, d: BranchStudy) -> None:
               f"to {d.f[-1]:g} Hz" + (f": {'; '.join(parts)}" if parts else ""), value=[[p, list(b)] for _, p, b, _ in pds],
               criterion="a sign change of det(M + I) between consecutive branch points, located by regula falsi on f "
                         f"to a bracket of {BRANCH_P_TOL:g} Hz unless Newton fails inside it; at least one",
-              holds=bool(pds), text=(("at " + " and ".join(f"{p:.2f} Hz" for _, p, _, _ in pds)) if pds else
+              holds=bool(pds), text=(("at " + " and ".join(f"{p:.2f} Hz" + (" (Newton fails inside its bracket)"
+                                                               if "Newton failed" in note else "")
+                                                 for _, p, _, note in pds)) if pds else
                                      "nowhere") +
               (f", and the branch is {'stable' if d.stable[-1] else 'unstable'} at {d.f[-1]:g} Hz, where it ends"))
 
@@ -700,7 +704,7 @@ def register_brute_agreement(reg, d: BranchStudy, f_runs, freqs, n_transient: in
             bad.append(f"{f:g} Hz (branch {'stable' if st else 'unstable'}, sweep {N.period_name(r.period)}, "
                        f"distance {gap:.1e})")
         elif st and r.period != 1:
-            test_off.append(f"{f:g} Hz ({N.period_name(r.period)}, {gap:.1e} from the orbit)")
+            test_off.append((N.period_name(r.period), f"{f:g}"))
     n_st = sum(1 for _, st, _, _ in rows if st)
     reg.claim("clearance_orbit_brute", "where the continued branch is stable the brute-force sweep settles on its "
               "orbit, and where it is unstable the sweep reads another motion", value={"rows": rows, "slow": slow},
@@ -709,11 +713,14 @@ def register_brute_agreement(reg, d: BranchStudy, f_runs, freqs, n_transient: in
                         f"{BRUTE_AGREE:g} (normalised) of the orbit point; unstable -> the sweep does not read "
                         "period-1; at least one of each",
               holds=bool(rows) and not bad and 0 < n_st < len(rows),
-              text=(f"{len(rows)} sweep frequencies compared, {n_st} stable and {len(rows) - n_st} unstable"
-                    + ("; they disagree at " + ", ".join(bad) if bad else ", all as stated")
-                    + ("; on the orbit the sweep's period test reads otherwise at " + ", ".join(test_off)
-                       if test_off else "")
-                    + ("; not compared, the approach still slow after the sweep's transient: " + ", ".join(slow)
+              text=(f"of {len(rows)} sweep frequencies on the branch, {n_st} stable and {len(rows) - n_st} unstable, "
+                    + ("they disagree at " + ", ".join(bad) if bad else
+                       f"the sweep's last sample lies within {BRUTE_AGREE:g} (scaled) of the orbit point at every "
+                       "stable one and the sweep reads another motion at every unstable one")
+                    + ("; where it lies on the orbit, the sweep's period test still reads "
+                       + "; ".join(f"{name} at {' and '.join(f for n, f in test_off if n == name)} Hz"
+                                   for name in dict.fromkeys(n for n, _ in test_off)) if test_off else "")
+                    + ("; not compared, as the approach is still slow after the sweep's transient: " + ", ".join(slow)
                        if slow else "")))
 
 

@@ -544,6 +544,9 @@ def run(data_file="redundant/default.yaml", n_checks=300, t_free=3.0, t_drift=10
               "rd_t_drift": f"{td:g}", "rd_drift_bound": f"{DRIFT_BOUND:.0e}", "rd_n_circle": f"{red['n_states']}",
               "rd_load_range": f"{red['load_min']:.2f}–{red['load_max']:.2f}", "rd_force_scale": f"{FORCE_SCALE:g}",
               "rd_ex2_change": f"{ex2['change'].min():.0f}–{ex2['change'].max():.0f}",
+              # exercise 2 per N m of preload, as the exercise asks (the change is linear in the preload)
+              "rd_ex2_per_nm": f"{ex2['change'].min() / EXERCISE_PRELOAD:.1f}–{ex2['change'].max() / EXERCISE_PRELOAD:.1f}",
+              "rd_seed": f"{seed}",
               "rd_reaction_max": f"{dev['reaction_max']:.2g}",
               # exercise 1: the translational mass of chain 1 (with the end-effector) and of chains 2, 3
               "rd_ex1_chain1": f"{robot.active_mass + robot.passive_mass + robot.end_effector_mass:.4g}",

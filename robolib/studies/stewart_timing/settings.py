@@ -47,6 +47,9 @@ REAL = 1e-8             # relative difference that is clearly not round-off
 PIN_AGREE = 1e-9        # NE kernel vs pinocchio, relative
 PID_GAIN_MIN = 1.5      # the integral term must divide the static error by at least this
 STEP_SHRINK_MAX = 0.5   # "most" of the static error shrinks with the step: at step/10 at most this share of it is left
+STEP_DIVISORS = (1, 3, 10, 30)  # claim 1 is rerun at step / d for each d: the refinement of the control step
+FIRST_ORDER_MAX = 0.1   # the NE static error "falls in proportion to the step": static(step/30) / static(step) at most
+LEVEL_MIN = 0.7         # the VW static error "levels off": static(step/30) / static(step/10) at least
 IMPL_MIN = 100.0        # as written / compiled: "implementation matters more than the method" above this factor
 EX3_RESID = 1e-2        # exercise 3: prediction vs simulation, as a fraction of the initial error
 EX3_LATE = 0.05         # exercise 3: "a sizeable part" of the error left at 0.3 s
@@ -95,4 +98,4 @@ MIN_STEPS = 30
 STEP_MAX = EX3_T / MIN_STEPS
 
 
-__all__ = ["TRAJECTORIES", "PATENT_NE_S", "PATENT_VW_S", "PATENT_RATIO", "SPREAD", "TWIST_SCALE", "ACCEL_SCALE", "N_RANDOM", "WINDOW_MAX", "FAR_DZ", "MUCH_LARGER", "BETTER", "REPRODUCED", "SAME_COST", "RUN_TARGET_S", "SPIN_SHARE_MIN", "SPIN_ANGLE_DEG", "VW_GAP", "ROUNDOFF", "REAL", "PIN_AGREE", "PID_GAIN_MIN", "STEP_SHRINK_MAX", "IMPL_MIN", "EX3_RESID", "EX3_LATE", "ZOH_ORDER_MIN", "EX3_GAINS", "EX3_T", "LABEL", "Settings", "settings", "MIN_STEPS", "STEP_MAX"]
+__all__ = ["TRAJECTORIES", "PATENT_NE_S", "PATENT_VW_S", "PATENT_RATIO", "SPREAD", "TWIST_SCALE", "ACCEL_SCALE", "N_RANDOM", "WINDOW_MAX", "FAR_DZ", "MUCH_LARGER", "BETTER", "REPRODUCED", "SAME_COST", "RUN_TARGET_S", "SPIN_SHARE_MIN", "SPIN_ANGLE_DEG", "VW_GAP", "ROUNDOFF", "REAL", "PIN_AGREE", "PID_GAIN_MIN", "STEP_SHRINK_MAX", "STEP_DIVISORS", "FIRST_ORDER_MAX", "LEVEL_MIN", "IMPL_MIN", "EX3_RESID", "EX3_LATE", "ZOH_ORDER_MIN", "EX3_GAINS", "EX3_T", "LABEL", "Settings", "settings", "MIN_STEPS", "STEP_MAX"]
