@@ -713,15 +713,13 @@ def register_brute_agreement(reg, d: BranchStudy, f_runs, freqs, n_transient: in
                         f"{BRUTE_AGREE:g} (normalised) of the orbit point; unstable -> the sweep does not read "
                         "period-1; at least one of each",
               holds=bool(rows) and not bad and 0 < n_st < len(rows),
-              text=(f"of {len(rows)} sweep frequencies on the branch, {n_st} stable and {len(rows) - n_st} unstable, "
-                    + ("they disagree at " + ", ".join(bad) if bad else
-                       f"the sweep's last sample lies within {BRUTE_AGREE:g} (scaled) of the orbit point at every "
-                       "stable one and the sweep reads another motion at every unstable one")
-                    + ("; where it lies on the orbit, the sweep's period test still reads "
-                       + "; ".join(f"{name} at {' and '.join(f for n, f in test_off if n == name)} Hz"
-                                   for name in dict.fromkeys(n for n, _ in test_off)) if test_off else "")
-                    + ("; not compared, as the approach is still slow after the sweep's transient: " + ", ".join(slow)
-                       if slow else "")))
+              text=(("in disagreement with the orbit at " + ", ".join(bad)) if bad else
+                    (f"within {BRUTE_AGREE:g} of the orbit at each of the {n_st - len(slow)} stable frequencies "
+                     f"compared, and off it at each of the {len(rows) - n_st} unstable ones"))
+                   + (", though the period test reads " + " and ".join(
+                       f"{name} at {' and '.join(f for n, f in test_off if n == name)} Hz"
+                       for name in dict.fromkeys(n for n, _ in test_off)) if test_off else "")
+                   + (f" ({len(slow)} not compared: the approach is slow)" if slow else ""))
 
 
 def branch_figure(d: BranchStudy | None, f_runs, freqs) -> Figure:
