@@ -48,6 +48,8 @@ def test_a_method_or_a_property_by_construction_is_not_called_reproduced():
     assert source_verdict(rule, ok)[:2] == ("followed (a method, not a result)", "built this way")
     assert source_verdict(rule, ok | {"b": {"holds": True}})[0] == "not reproduced"
     assert source_verdict(rule, ok | {"a": {"holds": False}})[0] == "undecided"
+    with pytest.raises(ParameterError, match="holds_as"):
+        source_verdict(rule | {"holds_as": 5}, ok)
 
 
 def test_a_deciding_finding_not_computed_leaves_the_verdict_undecided_without_failing():

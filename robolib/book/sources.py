@@ -72,8 +72,10 @@ def source_verdict(rule: dict, findings: dict) -> tuple[str, str, list]:
         if n.get("verdict", default) == verdict and all(holds.get(i, bool(findings.get(i, {}).get("holds")))
                                                         for i in n.get("if", deciding)):
             notes.append(str(n["text"]))
-    if verdict == "reproduced" and rule.get("holds_as"):
-        verdict = str(rule["holds_as"])
+    if verdict == "reproduced" and "holds_as" in rule:
+        if not isinstance(rule["holds_as"], str) or not rule["holds_as"].strip():
+            raise ParameterError(f"holds_as must be the words of the verdict (a non-empty string), got {rule['holds_as']!r}")
+        verdict = rule["holds_as"]
     return verdict, "; ".join(notes), deciding
 
 

@@ -26,7 +26,9 @@ import numpy as np
 from matplotlib import patheffects
 from matplotlib.figure import Figure
 
+from robolib.core import checks
 from robolib.core.drawing import _BOX, DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.core.errors import ParameterError
 from robolib.stewart.kinematics import joint_points, leg_frames
 from robolib.stewart.kinematics import joint_points as _stewart_points
 from robolib.stewart.kinematics import leg_geometry as _leg_geometry
@@ -222,7 +224,10 @@ def stewart_mechanism(model, pose=None, *, label_size: float = FONTSIZE + 1) -> 
     >>> len(fig.axes)
     2
     """
-    pose = np.asarray(model.home_pose if pose is None else pose, dtype=float)
+    if not isinstance(model, StewartModel):
+        raise ParameterError(f"model must be a robolib.stewart.StewartModel (from stewart.load), got {model!r:.60}")
+    checks.real("label_size", label_size, low=6.0, high=30.0, unit="pt")
+    pose = checks.real_array("pose", model.home_pose if pose is None else pose, shape=(6,))
     fig = Figure(figsize=(FIGURE_WIDTH, 8.4), layout="constrained")
     gsp = fig.add_gridspec(2, 1, height_ratios=(1.15, 1.0))
     ax = fig.add_subplot(gsp[0, 0], projection="3d")
