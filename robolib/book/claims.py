@@ -39,7 +39,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +46,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from robolib.book.text import minus_signs
 from robolib.core.errors import ParameterError, ParameterFileError
 from robolib.core.files import atomic_write_text
 
@@ -225,16 +225,6 @@ def claim_link(claim_id: str, study: str | None, text: str, title: str) -> str:
     """
     href = f"../evidence/{study}.html#{claim_anchor(claim_id)}" if study else f"#{claim_anchor(claim_id)}"
     return f'<a class="robolib-claim" href="{href}" title="{html.escape(title, quote=True)}">{minus_signs(text)}</a>'
-
-
-def minus_signs(text: str) -> str:
-    """``text`` with the hyphen of each negative number set as a minus sign (as the prose and the figures set it);
-    hyphens inside words, exponents and ranges ("period-2", "1e-10", "2-3") stay.
-
-    >>> minus_signs("-4.54 ± 0.13 /s (from -2 to 3), period-2, 1e-10, [-1, 2]")
-    '−4.54 ± 0.13 /s (from −2 to 3), period-2, 1e-10, [−1, 2]'
-    """
-    return re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
 
 
 @dataclass

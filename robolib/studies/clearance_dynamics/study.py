@@ -39,6 +39,7 @@ import numpy as np
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import explore, number_caption
 from robolib.book.result import Stages, StudyResult
+from robolib.book.text import sci_text
 from robolib.core import nonlinear as N
 from robolib.core.params import declare_parameters
 from robolib.gearshift import lyapunov as LY
@@ -221,12 +222,6 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
             "clearance_fast_div": f"{FAST_TOLERANCE_DIVISOR:g}", "clearance_ex2_same": f"{experiments.EX2_SAME:.0%}"}
 
 
-def _power_text(x: float) -> str:
-    """``x`` to one digit as prose: "2 × 10⁻⁴"."""
-    m, e = f"{x:.0e}".split("e")
-    return f"{m} × 10" + str(int(e)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-
-
 def reading_values(s: StudySettings, reg: ClaimsRegister, bif: bifurcation.BifurcationSweeps, branch) -> dict:
     """Chapter 6's numbers on how the diagram reads, as text by glue name: the crossings of -1 along the period-1
     branch (where it loses and regains stability), the sweep's reading at its first frequency past the loss, and the
@@ -240,7 +235,7 @@ def reading_values(s: StudySettings, reg: ClaimsRegister, bif: bifurcation.Bifur
            "clearance_branch_end_mu": f"{branch.mu[-1]:.2f}" if branch is not None else none}
     top = pds[0][2][0] if pds else float("nan")
     low = [float(np.ptp(r.samples[:, 0])) for f, r in zip(s.freqs, bif.f_runs) if f < top]  # none without a branch
-    out["clearance_low_spread"] = _power_text(max(low)) if low else none
+    out["clearance_low_spread"] = sci_text(max(low), 0) if low else none
     out["clearance_low_top"] = f"{top:.2f}" if pds else none
     above = [(f, r) for f, r in zip(s.freqs, bif.f_runs) if pds and f >= pds[0][2][1]]  # the sweep past the loss
     out["clearance_pd_after"] = (f"{'' if above[0][1].period == 1 else 'not '}period-1 at {above[0][0]:g} Hz"

@@ -27,6 +27,7 @@ from scipy.optimize import brentq
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import explore, markdown_table, number_caption, parameter_table, yaml_parameter_rows
 from robolib.book.result import Stages, StudyResult
+from robolib.book.text import power_text, sci_text  # noqa: F401  (the chapter's names for them)
 from robolib.core.errors import ParameterError
 from robolib.core.params import Parameter, declare_parameters
 from robolib.prp3 import drawing, sampling
@@ -176,32 +177,6 @@ def far_from_boundary(distance) -> np.ndarray:
     """
     d = np.asarray(distance)
     return (d[..., 0] >= FAR_LEN) & (d[..., 1] >= FAR_LEN) & (d[..., 2] >= FAR_ANG)
-
-
-def power_text(x: float) -> str:
-    """``x`` as text, a power of ten as ``10⁻³``.
-
-    >>> power_text(1e-3), power_text(1e-12), power_text(2.5)
-    ('10⁻³', '10⁻¹²', '2.5')
-    """
-    e = np.log10(x) if x > 0 else 0.5
-    if e != int(e):
-        return f"{x:g}"
-    return "10" + str(int(e)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-
-
-def sci_text(x: float, digits: int = 1) -> str:
-    """``x`` in scientific notation as a reader writes it (``9.4 × 10⁻¹¹``), not as a machine prints it (``9.4e-11``).
-
-    >>> sci_text(9.4e-11), sci_text(8.04e-8), sci_text(0.0), sci_text(2.5)
-    ('9.4 × 10⁻¹¹', '8.0 × 10⁻⁸', '0', '2.5')
-    """
-    if x == 0:
-        return "0"
-    mantissa, exponent = f"{x:.{digits}e}".split("e")
-    if int(exponent) == 0:
-        return mantissa
-    return f"{mantissa} × {power_text(10.0 ** int(exponent))}".replace("-", "−")
 
 
 def far_text() -> str:

@@ -39,6 +39,7 @@ from matplotlib.figure import Figure
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import explore, markdown_table, number_caption, parameter_table, yaml_parameter_rows
 from robolib.book.result import Stages, StudyResult
+from robolib.book.text import superscript
 from robolib.core import constraints
 from robolib.core.drawing import FIGURE_WIDTH
 from robolib.core.errors import ParameterError
@@ -254,12 +255,8 @@ def pendulum_text(e: float) -> str:
     'only to 2.0e-06 (rad/s², N), more than round-off'
     """
     if e < ROUNDOFF:
-        return "to round-off: the largest difference is below 10" + _superscript(round(math.log10(ROUNDOFF)))
+        return "to round-off: the largest difference is below 10" + superscript(round(math.log10(ROUNDOFF)))
     return f"only to {e:.1e} (rad/s², N), more than round-off"
-
-
-def _superscript(k: int) -> str:
-    return str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
 def claim_pendulum(claims: ClaimsRegister, ex: dict) -> None:

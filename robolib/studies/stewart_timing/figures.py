@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from scipy.optimize import brentq
 
 from robolib.book.notebook import animation_html, explore, number_caption
+from robolib.book.text import sci_text  # noqa: F401  (study.py uses figs.sci_text)
 from robolib.core.drawing import FIGURE_WIDTH
 from robolib.core.errors import SingularityError, UnreachableError
 from robolib.stewart import drawing
@@ -38,20 +39,6 @@ CONTROLLERS = (("newton_euler", "NE", "tab:blue"), ("virtual_work", "VW", "tab:o
 FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
 
 
-
-def sci_text(x: float, digits: int = 1) -> str:
-    """``x`` in scientific notation as a reader writes it (``2.3 × 10⁻⁴``), not as a machine prints it (``2.3e-04``).
-
-    >>> sci_text(2.3e-4), sci_text(5e-16, 0), sci_text(0.0), sci_text(3.1)
-    ('2.3 × 10⁻⁴', '5 × 10⁻¹⁶', '0', '3.1')
-    """
-    if x == 0:
-        return "0"
-    mantissa, exponent = f"{x:.{digits}e}".split("e")
-    e = int(exponent)
-    if e == 0:
-        return mantissa
-    return f"{mantissa} × 10" + str(e).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 def spin_figure(spins: dict, t) -> Figure:
     """Leg spin rate ``omega_i . s_i`` (rad/s) against ``t`` (s), one panel per parameter set."""
