@@ -748,7 +748,7 @@ def refinement_claims(claims: ClaimsRegister, name: str, refined: dict, step: fl
                  "what is left of it is the error of its model", value=[first, level],
                  criterion=f"static_NE(step/{dmax}) / static_NE(step) ≤ {FIRST_ORDER_MAX:g} and static_VW(step/{dmax}) "
                            f"/ static_VW(step/10) ≥ {LEVEL_MIN:g}", holds=first <= FIRST_ORDER_MAX and level >= LEVEL_MIN,
-                 text=f"the NE controller's falls from {N[0] * 1e6:.3g} µm to {N[1] * 1e6:.3g} µm, the VW "
+                 text=f"the NE controller's static error falls from {N[0] * 1e6:.3g} µm to {N[1] * 1e6:.3g} µm, the VW "
                       f"controller's only from {refined[1]['virtual_work']['static'] * 1e6:.3g} µm to {V[1] * 1e6:.3g} µm")
     rs, rf, rt, rep_fine = claim_1_parts(refined[dmax])
     claims.claim("stewart_c1_fine", f"at the finest step ({fine}) the VW controller's static error is much larger than "
