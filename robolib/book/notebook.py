@@ -469,9 +469,8 @@ def explore(draw, grid: Mapping[str, Any], *, labels: Mapping[str, str] | None =
     view = build(0, {})
     grids = "; ".join(f"{labels[n]} ∈ {{{', '.join(show(n, v) for v in values[n])}}}" for n in names)
     note = widgets.HTML(
-        f'<p class="explore-note" style="font-size:90%">Precomputed for {grids} '
-        f"({n_out} figures, switched in the page with no kernel; the sliders also move with the arrow keys). "
-        f"Open the notebook in JupyterLab (<code>make lab</code>) to recompute for any value.</p>")
+        f'<p class="explore-note" style="font-size:90%">Precomputed for {grids}; '
+        f"the arrow keys also move the sliders.</p>")
     box = widgets.VBox([note, *sliders.values(), view] + ([widgets.HTML(caption_html)] if caption else []))
     box.add_class("robolib-explore")
     display(box)

@@ -299,6 +299,9 @@ def prp3_mechanism(geom: Geometry, lx: float | None = None, ly: float | None = N
 
 
 # --------------------------------------------------------------------------- the chapter's result figures
+#: Tick labels of the workspace figure's 3-D view [pt]: its axes are drawn foreshortened, so they get more than the
+#: 8 pt of the other panels.
+TICK_3D_PT = 9.0
 #: Added to an error before its logarithm, so that exact round trips (error 0) show in a histogram.
 LOG_FLOOR = 1e-17
 
@@ -368,13 +371,25 @@ def errors_figure(rt, law, *, far_len: float = 1.0, predicted_exponent: float = 
     return fig
 
 
-def workspace_figure(points_all, points_mode, *, max_all: int = 30_000, max_mode: int = 15_000) -> Figure:
+def workspace_figure(points_all, points_mode, *, max_all: int = 30_000, max_mode: int = 15_000,
+                     tick_size: float = TICK_3D_PT) -> Figure:
     """The reachable workspace: a 3-D view coloured by z, and its xy, xz, yz projections.
 
     ``points_all`` ``(m, 3)`` [mm] the forward images of every mode (grey in the
     projections), ``points_mode`` ``(k, 3)`` those of one mode (blue); about
-    ``max_all`` / ``max_mode`` of them are drawn. Made without pyplot.
+    ``max_all`` / ``max_mode`` of them are drawn. ``tick_size`` [pt, 6 to 30] the tick labels of the 3-D view,
+    whose axes are drawn foreshortened (the projections' ticks keep the default size). Made without pyplot.
+
+    >>> workspace_figure(np.zeros((4, 3)), np.zeros((2, 3)), tick_size=0)
+    Traceback (most recent call last):
+    ...
+    robolib.ParameterError: tick_size must be a number in [6, 30] pt, got 0
     """
+    points_all = checks.real_array("points_all", points_all, shape=(None, 3))
+    points_mode = checks.real_array("points_mode", points_mode, shape=(None, 3), allow_empty=True)
+    checks.count("max_all", max_all)
+    checks.count("max_mode", max_mode)
+    checks.real("tick_size", tick_size, low=6.0, high=30.0, unit="pt")
     pts = points_all[:: max(1, len(points_all) // max_all)]
     p0 = points_mode[:: max(1, len(points_mode) // max_mode)]
     fig = Figure(figsize=(FULL_WIDTH, 7.2))
@@ -387,7 +402,7 @@ def workspace_figure(points_all, points_mode, *, max_all: int = 30_000, max_mode
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # 3 ticks an axis: more collide on the small 3-D panel
         axis.set_major_locator(MaxNLocator(3))
         axis.label.set_size(9)
-    ax.tick_params(labelsize=8, pad=-2)
+    ax.tick_params(labelsize=tick_size, pad=1.0)  # the tick labels near their axis, clear of the axis labels
     boxes = [(0.61, 0.58, 0.37, 0.37), (0.10, 0.11, 0.37, 0.36), (0.61, 0.11, 0.37, 0.36)]
     for box, (a, b) in zip(boxes, [(0, 1), (0, 2), (1, 2)]):
         ax2 = fig.add_axes(box)

@@ -25,6 +25,8 @@ import math
 import numpy as np
 from matplotlib import patheffects
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+from mpl_toolkits.mplot3d import proj3d
 
 from robolib.core import checks
 from robolib.core.drawing import _BOX, DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
@@ -63,12 +65,13 @@ def scene_limits(model: StewartModel, poses=None, margin: float = 0.15):
 
 def draw_stewart(ax, model: StewartModel, pose, forces=None, *, limits=None, force_scale=None,
                  uaxis_length=None, show_com: bool = True, labels: bool = True, title: str | None = None,
-                 spin_marks: float | None = None, surfaces: bool = True):
+                 spin_marks: float | None = None, surfaces: bool = True, force_width: float = 2.0):
     """Draw the platform at ``pose`` (6,) on a 3-D axis; return the S centres ``P_i`` (6, 3) m.
 
     ``forces`` (6,) N, optional: drawn as arrows at the S centres along the leg
     (red pushes the platform, i.e. ``f_i > 0`` extends; purple pulls), length
-    ``|f_i| * force_scale`` (default: the largest force is 40 % of a leg).
+    ``|f_i| * force_scale`` (default: the largest force is 40 % of a leg), ``force_width``
+    points wide with a white outline (they read on the coloured bodies).
     ``limits`` is a ``(lo, hi)`` pair from :func:`scene_limits` (default: this pose).
     ``spin_marks`` (m), optional: draw on each cylinder a radial arm of that
     length along the leg frame's first axis ``c_i`` (it turns with the leg, so
@@ -122,7 +125,9 @@ def draw_stewart(ax, model: StewartModel, pose, forces=None, *, limits=None, for
         scale = (0.4 * length.mean() / max(np.abs(f).max(), 1e-300)) if force_scale is None else force_scale
         for i in range(6):
             d = s[i] * f[i] * scale
-            ax.quiver(*P[i], *d, color=COLORS["push" if f[i] >= 0 else "pull"], lw=2, arrow_length_ratio=0.25)
+            q = ax.quiver(*P[i], *d, color=COLORS["push" if f[i] >= 0 else "pull"], lw=force_width,
+                          arrow_length_ratio=0.3, zorder=10)
+            q.set_path_effects([patheffects.withStroke(linewidth=force_width + 2.5, foreground="white")])
     if labels:
         for i in range(6):
             ax.text(*(B[i] - 0.08 * length.mean() * np.array([0, 0, 1])), str(i + 1), fontsize=8, ha="center")
@@ -236,11 +241,6 @@ def stewart_mechanism(model, pose=None, *, label_size: float = FONTSIZE + 1) -> 
     g = _leg_geometry(model, pose)
     mean_leg = float(np.mean(g.length))
     outline = [patheffects.withStroke(linewidth=2.5, foreground="white")]  # labels read on coloured bodies
-    for pts, name, out, dz in ((B, "b", 0.3, -0.08), (P, "P", 0.2, 0.06)):
-        for i, d in enumerate(_label_directions(pts)):
-            ax.text(*(pts[i] + out * mean_leg * d + np.array([0, 0, dz * mean_leg])), f"${name}_{i + 1}$",
-                    fontsize=label_size, ha="center", va="center", color=LABEL_COLORS["joint"],
-                    path_effects=outline)
     L = 0.3 * mean_leg
     R = g.R
     t = pose[:3]
@@ -262,7 +262,10 @@ def stewart_mechanism(model, pose=None, *, label_size: float = FONTSIZE + 1) -> 
     ax.tick_params(labelsize=label_size - 1)
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.label.set_size(label_size - 1)
+    ax.zaxis.set_major_locator(MaxNLocator(nbins=Z_TICKS))  # the foreshortened z axis: a few ticks only
     ax.view_init(elev=VIEW[0], azim=VIEW[1])
+    _place_labels(ax, np.vstack([B, P]), [f"${n}_{i + 1}$" for n in "bP" for i in range(6)], label_size,
+                  color=LABEL_COLORS["joint"], path_effects=outline)
     at_home = np.allclose(pose, model.home_pose)
     where = "its home pose" if at_home else (f"t = ({', '.join(f'{v:g}' for v in pose[:3])}) m, roll/pitch/yaw = "
                                              f"({', '.join(f'{np.degrees(v):g}' for v in pose[3:])})°")
@@ -277,20 +280,29 @@ LABEL_COLORS = {"joint": "0.1", "frame": "#4a2410"}
 VIEW = (45, -110)
 
 
-def _label_directions(points):
-    """Unit directions (k, 3), horizontal, in which to put the labels of ``points`` (k, 3): away from their
-    centroid and away from each point's nearest neighbour (two close joints get labels on opposite sides)."""
-    c = points.mean(axis=0)
-    out = []
-    for i, p in enumerate(points):
-        radial = p - c
-        radial[2] = 0.0
-        radial /= max(np.linalg.norm(radial), 1e-300)
-        dist = np.linalg.norm(points - p, axis=1)
-        dist[i] = np.inf
-        away = p - points[int(np.argmin(dist))]
-        away[2] = 0.0
-        away /= max(np.linalg.norm(away), 1e-300)
-        d = radial + away
-        out.append(d / max(np.linalg.norm(d), 1e-300))
-    return np.array(out)
+#: Most major ticks on the z axis of :func:`stewart_mechanism` (seen at a slant, its ticks crowd).
+Z_TICKS = 3
+
+
+def _place_labels(ax, points, texts, size: float, **kwargs) -> list:
+    """Label each of ``points`` (k, 3) of the 3-D axis ``ax`` (view and limits already set) with ``texts`` (k,),
+    ``size`` pt, offset on the screen by about one text height in the one of eight directions that keeps it
+    farthest from the other points and from the labels already placed (the most crowded points first);
+    ``kwargs`` go to ``ax.annotate``. Returns the annotations."""
+    ax.figure.draw_without_rendering()  # the layout fixes where the axes, hence the points, are on the screen
+    xs, ys, _ = proj3d.proj_transform(*np.asarray(points, dtype=float).T, ax.get_proj())
+    screen = ax.transData.transform(np.c_[xs, ys])           # pixels
+    r = 1.1 * size * ax.figure.dpi / 72                       # offset of the label's centre, pixels
+    angles = np.radians(np.arange(0, 360, 45))
+    dirs = np.c_[np.cos(angles), np.sin(angles)]
+    near = np.sort(np.linalg.norm(screen[:, None] - screen[None], axis=-1), axis=1)[:, 1]
+    placed, out = [], [None] * len(texts)
+    for i in np.argsort(near):
+        centres = screen[i] + r * dirs
+        others = np.vstack([np.delete(screen, i, axis=0)] + ([np.array(placed)] if placed else []))
+        clear = np.linalg.norm(centres[:, None] - others[None], axis=-1).min(axis=1)
+        k = int(np.argmax(clear))
+        placed.append(centres[k])
+        out[i] = ax.annotate(texts[i], (xs[i], ys[i]), xytext=tuple(r * dirs[k] * 72 / ax.figure.dpi),
+                             textcoords="offset points", ha="center", va="center", fontsize=size, **kwargs)
+    return out

@@ -30,3 +30,16 @@ def test_mechanism_names_the_bad_input(kwargs, name):
     with pytest.raises(ParameterError) as err:
         stewart_mechanism(args.pop("model"), **args)
     assert str(err.value).startswith(name + " ")
+
+
+@pytest.mark.parametrize("file", ["stewart/tsai2000.yaml", "stewart/hydraulic.yaml"])
+def test_joint_labels_do_not_overlap_and_the_slanted_z_axis_has_few_ticks(file):
+    fig = stewart_mechanism(stewart.load(file))
+    fig.draw_without_rendering()
+    ax = fig.axes[0]
+    boxes = [t.get_window_extent() for t in ax.texts if t.get_text().startswith(("$b_", "$P_"))]
+    assert len(boxes) == 12
+    for i, a in enumerate(boxes):
+        assert not any(a.overlaps(b) for b in boxes[i + 1:]), i
+    lo, hi = ax.get_zlim()
+    assert 2 <= sum(lo <= v <= hi for v in ax.get_zticks()) <= 3

@@ -562,7 +562,7 @@ def test_tables_figures_and_explore_data(quick_study):
         assert head.startswith(f"**Table {number}** — ") and table.startswith("| ")
     assert "no 'limit' verdict in this run" in res.tables["replicate"]
     assert set(res.figures) == {"mechanism", "ideal", "orbit", "errors", "orbit_points", "approach", "bifurcation",
-                                "sweep_reading_bars", "branch", "slider"}
+                                "multipliers", "sweep_reading_bars", "branch", "slider"}
     # the lecture's stability figure: the section of the period-2 case from the start, and the distances' decay
     assert res.data["orbits"][(10.0, 0.5)].section.history.shape[0] > res.data["orbits"][(10.0, 0.5)].samples.shape[0]
     assert len(res.figures["approach"].axes) == 3                     # two panels and the colour bar of n
@@ -571,7 +571,7 @@ def test_tables_figures_and_explore_data(quick_study):
     from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, ORBITS_FIGURES
 
     assert EVIDENCE_FIGURES == ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
-    assert ORBITS_FIGURES == ("bifurcation", "approach")                # chapter 6's, glued by chapter 5's run
+    assert ORBITS_FIGURES == ("bifurcation", "approach", "multipliers")  # chapter 6's, glued by chapter 5's run
     assert not set(EVIDENCE_FIGURES) & set(EVIDENCE_TABLES)          # one glue key each: clearance_ev_<name>
     assert not set(ORBITS_FIGURES) & (set(EVIDENCE_FIGURES) | set(EVIDENCE_TABLES))
     for name in ("mechanism", "orbit", "errors", *ORBITS_FIGURES):      # the lectures' figures: text >= 8 pt
@@ -582,6 +582,9 @@ def test_tables_figures_and_explore_data(quick_study):
     assert len(res.figures["bifurcation"].axes) == 5 and len(res.figures["sweep_reading_bars"].axes) == 2
     zoom = res.figures["bifurcation"].axes[-1]
     assert res.data["branch"] is None and not zoom.axison and "not compute" in zoom.texts[0].get_text()
+    mu_ax = res.figures["multipliers"].axes[0]                           # without the branch: the cases and a note
+    assert any("not computed" in t.get_text() for t in mu_ax.texts) and any(
+        "period-" in t.get_text() for t in mu_ax.texts)
     for fig in res.figures.values():
         assert isinstance(fig, Figure) and fig.canvas.manager is None     # made without pyplot
     png = res.figure("bifurcation")
@@ -620,8 +623,72 @@ def test_bifurcation_zoom_shows_the_first_loss_of_stability_from_the_run_data():
     assert np.all(np.abs(y[x < 3.216]) < 1e-12) and np.allclose(np.abs(y[x > 3.216]), 2e-3)   # on the orbit, then not
     assert any(p.get_x() < 3.216 for p in fig.axes[0].patches)           # the zoomed band shaded above
     labels = zoom.get_legend_handles_labels()[1]                          # the loss of stability, not "period doubling"
-    assert "loss of stability (multiplier past −1): 3.22 Hz" in labels and not any("doubling" in x for x in labels)
+    assert "stability lost at 3.22 Hz" in labels and not any("doubling" in x for x in labels)
     assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 8 * 100 / 72
+    _legend_clear_of_data(fig, zoom)
+    # where Newton fails inside the bracket, the run found a change it could not follow: a dashed band over the
+    # bracket (not a line at a located crossing), labelled with the bracket, and the orbit's zero line broken there
+    branch.bifurcations = [("period-doubling", 3.216, (3.206, 3.226), "Newton failed inside the bracket at p = 3.216")]
+    fig = bifurcation_figure(s, SimpleNamespace(f_runs=f_runs, c_runs=c_runs), branch)
+    zoom = fig.axes[-1]
+    assert "stability lost between 3.21 and 3.23 Hz (unresolved)" in zoom.get_legend_handles_labels()[1]
+    edges = [ln for ln in zoom.get_lines() if ln.get_color() == "tab:orange"]
+    assert sorted(round(float(ln.get_xdata()[0]), 3) for ln in edges) == [3.206, 3.226]
+    assert all(ln.get_linestyle() == "--" for ln in edges)
+    orbit = [ln for ln in zoom.get_lines() if ln.get_marker() in ("None", "") and ln.get_color() != "tab:orange"]
+    xs = np.concatenate([ln.get_xdata() for ln in orbit])
+    assert not np.any((xs > 3.2061) & (xs < 3.2259))                    # no orbit drawn inside the bracket
+    top = [ln for ln in fig.axes[0].get_lines() if ln.get_color() == "tab:orange"]
+    assert len(top) == 1 and top[0].get_linestyle() == "--"
+
+
+def _legend_clear_of_data(fig, ax):
+    """The legend of ``ax`` (or the figure's) covers none of its data points (markers, in display coordinates)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()                                           # the layout as the PNG has it
+    leg = ax.get_legend() or fig.legends[0]
+    box = leg.get_window_extent()
+    for ln in ax.get_lines():
+        if ln.get_marker() in ("None", "", None) or not len(ln.get_xdata()):
+            continue
+        pts = ax.transData.transform(np.column_stack([ln.get_xdata(), ln.get_ydata()]))
+        inside = ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0) & (pts[:, 1] < box.y1))
+        assert not inside.any(), (ln.get_label(), pts[inside])
+
+
+def test_multiplier_figure_draws_every_orbit_against_the_boundary():
+    """Chapter 6's central figure: the largest |mu| of the continued period-1 branch and of the studied cases' orbits
+    on the frequency sweep's clearance (not the others) against f, the boundary |mu| = 1, each crossing of -1 as what
+    the run found (solid: located; dashed: bracketed, Newton failing inside), the legend clear of the points, text
+    >= 9 px at the column's width; from the run's data only."""
+    from robolib.studies.clearance_dynamics.figures import multiplier_figure
+
+    f = np.array([2.5, 2.75, 3.0, 3.25, 3.5, 3.75, 3.9, 4.0])
+    mu = np.array([1e-2, 1e-3, 6e-2, 2.1, 9.5, 3.4, 2.5, 0.75])
+    branch = SimpleNamespace(f=f, mu=mu, stable=mu < 1, bifurcations=[
+        ("period-doubling", 3.214, (3.206, 3.226), "Newton failed inside the bracket at p = 3.214"),
+        ("period-doubling", 3.907, (3.906, 3.911), "")])
+    a = _orbit(k=2, max_mu=0.40, f=10.0)
+    cases = {(10.0, 0.5): SimpleNamespace(found=[a], attractor=a),
+             (6.0, 0.5): SimpleNamespace(found=[_orbit(1, 22.0, 0.3), _orbit(2, 86.0, 0.1)], attractor=None),
+             (2.0, 0.1): SimpleNamespace(found=[_orbit(1, 1e-4, 1e-3, resolved=False, f=2.0)], attractor=None)}
+    fig = multiplier_figure(SimpleNamespace(freq_sweep_clearance_mm=0.5), branch, cases)
+    ax = fig.axes[0]
+    pts = {(round(float(x), 3), round(float(y), 4)) for ln in ax.get_lines() if ln.get_marker() not in ("None", "")
+           for x, y in zip(ln.get_xdata(), ln.get_ydata())}
+    assert {(10.0, 0.4), (6.0, 22.0), (6.0, 86.0), (3.25, 2.1), (2.5, 0.01)} <= pts
+    assert not any(x == 2.0 for x, _ in pts)                              # 0.1 mm: not on this axis
+    assert any(ln.get_ydata()[0] == 1.0 and ln.get_linestyle() == ":" for ln in ax.get_lines())
+    orange = [ln for ln in ax.get_lines() if ln.get_color() == "tab:orange"]
+    assert sorted((round(float(ln.get_xdata()[0]), 3), ln.get_linestyle()) for ln in orange) == [(3.216, "--"),
+                                                                                                  (3.907, "-")]
+    labels = ax.get_legend_handles_labels()[1]
+    assert "stability lost between 3.21 and 3.23 Hz (unresolved)" in labels and "stability regained at 3.91 Hz" in labels
+    assert ax.get_yscale() == "log" and fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 9
+    _legend_clear_of_data(fig, ax)
+    empty = multiplier_figure(SimpleNamespace(freq_sweep_clearance_mm=0.5), None, {})
+    assert any("not computed" in t.get_text() for t in empty.axes[0].texts)
 
 
 def test_lecture_and_evidence_page_split():
@@ -946,5 +1013,10 @@ def test_reading_values_say_what_the_sweep_reads_past_the_loss_of_stability():
                              mu=np.full(len(freqs), 0.5))
     out = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), branch)
     assert out["clearance_pd_after"] == "not period-1 at 3.25 Hz" and out["clearance_pd_loss"] == "3.22"
+    assert out["clearance_pd_loss_at"] == "at 3.22 Hz" and out["clearance_pd_regain_at"] == "(not computed in this run)"
+    branch.bifurcations = [("period-doubling", 3.216, (3.206, 3.226), "Newton failed inside the bracket"),
+                           ("period-doubling", 3.907, (3.906, 3.911), "")]
+    out = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), branch)
+    assert out["clearance_pd_loss_at"] == "between 3.21 and 3.23 Hz" and out["clearance_pd_regain_at"] == "at 3.91 Hz"
     none = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), None)
     assert none["clearance_pd_after"] == "(not computed in this run)"

@@ -495,7 +495,14 @@ def test_the_lecture_shows_three_tables_and_the_evidence_page_the_checks(res):
     # the lecture starts with the question and the model; the run follows (the model's figure and table are glued)
     assert text.index("## The model") < text.index("## The chapter's run") < text.index("## The paper's experiment")
     assert "```{glue:figure} prp3_mechanism" in text and 'glue("prp3_mechanism", res.figure("mechanism")' in text
-    assert "Words with a dotted underline and a ✓ are results checked by a criterion in this run" in text
+    assert "A ✓ marks a result checked in this run ({ref}`how claims work <findings-computed>`)." in text
+    # one lecture: the volume estimators (the workspace as equations, hit-or-miss, the Jacobian integral, which
+    # standard error to trust, voxel counts) are on the evidence page; the lecture keeps the figure and the number
+    page = (ROOT / "book" / "evidence" / f"{NAME}.md").read_text()
+    for label in ("eq-prp3-8", "eq-prp3-9", "eq-prp3-10"):
+        assert label not in text and f"$$ ({label})" in page, label
+    assert "{glue:md}`prp3_volume`" in text and "{glue:md}`prp3_symmetry`" in page
+    assert "prp3_voxel" not in text and ":class: dropdown\n*The default-mode workspace" not in text
     # no universal words from a sample; the Explore panel asks only what its grid can show
     assert "always keeps" not in text and "{glue:text}`prp3_rt_n` reachable inputs" in text
     # the rule "below the plane of the centres" keeps a root by construction (Eq. 3.4): said as a property, not a finding

@@ -161,7 +161,7 @@ def test_the_lecture_leaves_the_geared_experiment_and_the_sweeps_to_the_evidence
     assert "beyond anything" not in nb and "dominates" not in nb and "hundreds" not in nb
     # the lecture starts with the question and the mechanism; the run follows; the ✓ is explained in the reader box
     assert nb.index("## The robot on its circle") < nb.index("## The chapter's run") < nb.index("## The two laws")
-    assert "Words with a dotted underline and a ✓ are results checked by a criterion in this run" in nb
+    assert "A ✓ marks a result checked in this run ({ref}`how claims work <findings-computed>`)." in nb
     assert "the result converges" not in nb and "the changes shrink as $\\varepsilon$ decreases" in nb
 
 

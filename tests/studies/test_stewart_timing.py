@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NAME = "stewart_timing"
 IDS = ["stewart_spin", "stewart_vw_gap", "stewart_vw_random", "stewart_rest_onaxis", "stewart_rest_offaxis",
        "stewart_pin", "stewart_unreachable", "stewart_c1_static", "stewart_c1_static_other",
-       "stewart_c1_fluct", "stewart_c1_tconv", "stewart_pid_gain", "stewart_c1_step", "stewart_c1_floor",
+       "stewart_c1_fluct", "stewart_c1_tconv", "stewart_pid_gain", "stewart_c1_step", "stewart_pid_slower", "stewart_c1_floor",
        "stewart_c1_fine", "stewart_c1_verdict", "stewart_c2_whole", "stewart_c2_mismatch",
        "stewart_c2_aswritten", "stewart_c2_method", "stewart_c2_impl", "stewart_c2_target", "stewart_c2_verdict",
        "stewart_spin_angle", "stewart_ex3_resid", "stewart_ex3_late", "stewart_ex3_zoh", "stewart_ex1_pointmass",
@@ -219,6 +219,19 @@ def test_tracking_claims_against_the_runs(res):
     assert res["stewart_c1_verdict"].value == [False, False] and res["stewart_c1_verdict"].holds
     # the integral term: PD / PID static error on both sets
     assert min(res["stewart_pid_gain"].value) >= st.PID_GAIN_MIN
+    # ... and its price: PID converges more slowly than PD, its slowest pole (a triple one at -20 rad/s with the
+    # default gains) decaying more slowly than PD's pair (-30 ± 17.3j rad/s); the glued poles are the run's gains'
+    slower, pid, pd = res["stewart_pid_slower"].value
+    assert slower == pytest.approx(min(mt[n, c, True]["convergence_time"] / mt[n, c, False]["convergence_time"]
+                                       for n in (name, other) for c in ("newton_euler", "virtual_work")))
+    assert slower > 1 and (pid, pd) == pytest.approx((20.0, 30.0), rel=1e-4) and res["stewart_pid_slower"].holds
+    assert res.values["stewart_poles_pid"] == "a triple pole at −20 rad/s"
+    assert res.values["stewart_poles_pd"] == "poles at −30 ± 17.3j rad/s"
+    assert (res.values["stewart_decay_pid"], res.values["stewart_decay_pd"]) == ("20", "30")
+    # the second set at a tenth of the step: its static-error ratio is glued beside Table 4.4
+    fine = res.data["refined_other"]
+    assert res.values["stewart_other_fine_ratio"] == f"{fine['virtual_work']['static'] / fine['newton_euler']['static']:.2f}"
+    assert res.values["stewart_other_fine_ms"] == f"{res.params['step'] / 10 * 1e3:g}"
     # the step: measured static error at step/10 over that at step; the exact-model (NE) controller's error is
     # first order in the step (tenfold smaller), the VW controller's shrinks less but by more than half
     left_ne, left_vw = res["stewart_c1_step"].value
@@ -301,6 +314,9 @@ def test_no_integral_term_makes_the_pid_claim_fail(quick_study, res):
     # with K_i = 0 the "PID" runs are the PD runs: the ratio is exactly one, the claim fails
     assert pd["stewart_pid_gain"].value == [1.0, 1.0]
     assert not pd["stewart_pid_gain"].holds and res["stewart_pid_gain"].holds
+    # ... and they converge as fast as PD, with its poles: not slower
+    assert pd["stewart_pid_slower"].value[0] == 1.0 and not pd["stewart_pid_slower"].holds
+    assert pd.values["stewart_poles_pid"] == pd.values["stewart_poles_pd"] == "poles at −30 ± 17.3j rad/s"
     assert pd["stewart_c1_static"].value != res["stewart_c1_static"].value
     # nothing on the forces moves
     assert pd["stewart_vw_gap"].value == res["stewart_vw_gap"].value
@@ -424,6 +440,19 @@ def test_figures_fit_the_column_with_legible_text(res):
     joints = [t for t in box.texts if t.get_text().startswith(("$P_", "$b_"))]
     assert len(joints) == 12
     assert all(max(to_rgb(t.get_color())) < 0.2 and t.get_path_effects() for t in joints)
+
+
+def test_the_animation_force_arrows_read_at_the_displayed_size(res):
+    """The animation's six force arrows are thick, outlined in white (they cross the orange platform), scaled so the
+    period's largest force is a leg long, and the title gives that scale; the frame is shown at its own width."""
+    from robolib.studies.stewart_timing import figures as study_figures
+
+    fig, frame, t = study_figures.animation_figure(res)
+    frame(len(t) // 2)
+    arrows = [c for c in fig.axes[0].collections if c.get_path_effects()]
+    assert len(arrows) == 6 and all(min(c.get_linewidths()) >= 3 for c in arrows)
+    assert study_figures.FORCE_ARROW >= 0.8 and fig.get_size_inches()[0] * fig.dpi <= 690
+    assert re.search(r"a leg's length is [\d.]+ N", fig.texts[0].get_text())
 
 
 def test_explore_panels_and_their_figures(res):

@@ -161,19 +161,59 @@ def detail_animation(d: DetailRun, joints, n_frames: int, period: float):
     return FuncAnimation(fig, frame, frames=len(idx), interval=80)
 
 
+def unresolved(pd) -> bool:
+    """Whether Newton fails inside the bracket of a crossing of -1 ``pd`` = ``(kind, f, (lo, hi), note)`` (a
+    :class:`robolib.studies.clearance_dynamics.orbit_study.BranchStudy` bifurcation): the orbit cannot be followed
+    there, so the change of side of -1 is bracketed, not located, and may be a jump."""
+    return "Newton failed" in pd[3]
+
+
+def crossing_text(pd) -> str:
+    """Where a crossing of -1 ``pd`` lies, in words: ``at 3.91 Hz`` (located), or ``between 3.21 and 3.23 Hz``
+    (:func:`unresolved`: its bracket).
+
+    >>> crossing_text(("period-doubling", 3.214, (3.2058, 3.2257), "Newton failed inside the bracket"))
+    'between 3.21 and 3.23 Hz'
+    >>> crossing_text(("period-doubling", 3.9069, (3.9062, 3.9112), ""))
+    'at 3.91 Hz'
+    """
+    _, p, (lo, hi), _ = pd
+    return f"between {lo:.2f} and {hi:.2f} Hz" if unresolved(pd) else f"at {p:.2f} Hz"
+
+
+def _mark_crossing(ax, pd, zoomed: bool = False, label=None) -> None:
+    """One crossing of -1 on a frequency axis (orange): a located one as a solid line; an :func:`unresolved` one as a
+    dashed line (``zoomed``: a band over its bracket with dashed edges)."""
+    _, p, (lo, hi), _ = pd
+    if not unresolved(pd):
+        ax.axvline(p, color="tab:orange", lw=2.5, alpha=0.7, label=label)
+    elif zoomed:
+        ax.axvspan(lo, hi, facecolor="tab:orange", alpha=0.25, lw=0, label=label)
+        for x in (lo, hi):
+            ax.axvline(x, color="tab:orange", lw=1.5, ls="--")
+    else:
+        ax.axvline(0.5 * (lo + hi), color="tab:orange", lw=2.0, ls="--", label=label)
+
+
+def _crossing_label(pd, first: bool) -> str:
+    """The legend text of a crossing of -1: what the run found there."""
+    return (f"stability {'lost' if first else 'regained'} {crossing_text(pd)}"
+            + (" (unresolved)" if unresolved(pd) else ""))
+
+
 def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
     """Poincaré samples e_x/c and rate against frequency (left) and clearance (right), the verdict cases that lie on a
-    sweep marked by dashed lines, and the located crossings of -1 of the continued period-1 branch (orange: the first
-    is its loss of stability, a multiplier past -1); below, a zoom on the frequency band around them (shaded grey
-    above): the sweep's e_x/c samples
+    sweep marked by dashed lines, and the crossings of -1 of the continued period-1 branch (orange: the first
+    is its loss of stability, a multiplier past -1; solid where located, dashed where only bracketed,
+    :func:`unresolved`); below, a zoom on the frequency band around them (shaded grey above): the sweep's e_x/c samples
     minus the continued period-1 orbit's (the orbit: the zero line, solid where stable, dashed where unstable),
     drawn from the same data.
 
     ``s``: the study settings; ``d``: :func:`robolib.studies.clearance_dynamics.bifurcation.bifurcation_study`'s data;
     ``branch``: the :class:`robolib.studies.clearance_dynamics.orbit_study.BranchStudy` (None: no line, no zoom).
     """
-    fig = Figure(figsize=(FULL_WIDTH, 7.6), layout="tight")
-    grid = fig.add_gridspec(3, 2, height_ratios=[1.0, 1.0, 0.95])
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 8.2), layout="constrained")     # the layout keeps every label inside
+    grid = fig.add_gridspec(3, 2, height_ratios=[1.0, 1.0, 1.05])
     axs = np.empty((2, 2), dtype=object)
     for col in range(2):
         axs[0, col] = fig.add_subplot(grid[0, col])
@@ -198,8 +238,8 @@ def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
                 if row == 0:
                     ax.text(x, 1.01, f"{x:g} {unit}", transform=ax.get_xaxis_transform(), ha="center",
                             va="bottom", fontsize=9, color="tab:green")
-            for _, p, _, _ in (pds if col == 0 else []):   # each crossing of -1 (a bracket of ~0.01 Hz): a line
-                ax.axvline(p, color="tab:orange", lw=2.5, alpha=0.7)
+            for pd in (pds if col == 0 else []):   # each crossing of -1 (a bracket of ~0.01 Hz): a line
+                _mark_crossing(ax, pd)
             if col == 0 and window is not None:
                 ax.axvspan(*window, color="0.5", alpha=0.18, lw=0)
         axs[1, col].set_xlabel(xlabel)
@@ -241,26 +281,76 @@ def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
     style = {True: ("-", "tab:blue"), False: ("--", "tab:red")}
     for k in np.flatnonzero(inside[:-1] & inside[1:]):     # the orbit itself: the zero line, segment by segment
         a, b = f_b[k], f_b[k + 1]
-        cut = [p for _, p, _, _ in pds if a < p < b] if st[k] != st[k + 1] else []
-        m = cut[0] if cut else 0.5 * (a + b)
-        parts = [(a, m, st[k]), (m, b, st[k + 1])] if st[k] != st[k + 1] else [(a, b, st[k])]
+        cut = [pd for pd in pds if a < pd[1] < b] if st[k] != st[k + 1] else []
+        m0, m1 = ((cut[0][2] if unresolved(cut[0]) else (cut[0][1],) * 2) if cut else (0.5 * (a + b),) * 2)
+        parts = [(a, m0, st[k]), (m1, b, st[k + 1])] if st[k] != st[k + 1] else [(a, b, st[k])]   # a gap: unresolved
         for x0, x1, stab in parts:
             ls, col = style[bool(stab)]
             ax.plot([x0, x1], [0.0, 0.0], ls, color=col, lw=1.2)
-    ax.plot([], [], "-", color="tab:blue", lw=1.2, label="period-1 orbit, stable")
-    ax.plot([], [], "--", color="tab:red", lw=1.2, label="period-1 orbit, unstable")
-    shown = [p for _, p, _, _ in pds if lo - 1e-9 <= p <= hi + 1e-9]
-    for j, p in enumerate(shown):
-        ax.axvline(p, color="tab:orange", lw=2.5, alpha=0.7,
-                   label=(("loss / regain" if len(shown) > 1 else "loss") + " of stability (multiplier past −1): "
-                          + ", ".join(f"{q:.2f}" for q in shown) + " Hz") if j == 0 else None)
+    ax.plot([], [], "-", color="tab:blue", lw=1.2, label="the orbit, stable")
+    ax.plot([], [], "--", color="tab:red", lw=1.2, label="the orbit, unstable")
+    for j, pd in enumerate(pds):
+        if lo - 1e-9 <= pd[1] <= hi + 1e-9:
+            _mark_crossing(ax, pd, zoomed=True, label=_crossing_label(pd, j == 0))
     y0, y1 = float(np.min(ys)), float(np.max(ys))
     pad = 0.1 * (y1 - y0) if y1 > y0 else 1e-3
     ax.set_ylim(y0 - pad, y1 + pad)
     ax.set_xlim(lo - 0.05, hi + 0.05)
     ax.set_xlabel(f"drive frequency $f$ [Hz] ($c$ = {s.freq_sweep_clearance_mm:g} mm): zoom on the grey band")
-    ax.set_ylabel("$e_x/c$ minus the\nperiod-1 orbit's")
-    ax.legend(fontsize=9, loc="lower left", frameon=False)
+    ax.set_ylabel("$e_x/c$ minus\nthe orbit's")
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False)   # below: no overlap
+
+
+def multiplier_figure(s, branch=None, cases=None) -> Figure:
+    """The central answer of chapter 6 on one axis: the largest Floquet multiplier modulus of every orbit computed at
+    the frequency sweep's clearance against the drive frequency (log), with the stability boundary ``abs(mu) = 1``:
+    the continued period-1 branch (blue circles stable, red squares unstable) with its crossings of -1 (orange,
+    :func:`_mark_crossing`), and the orbits shooting found at the verdict cases on that clearance (triangles, labelled
+    with their period). ``branch``: the :class:`robolib.studies.clearance_dynamics.orbit_study.BranchStudy` or None
+    (a note); ``cases``: ``{(f, c_mm): CaseOrbits}``. No new computation."""
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.9), layout="constrained")
+    ax = fig.subplots()
+    c0 = s.freq_sweep_clearance_mm
+    xs = []
+    if branch is not None:
+        f, mu, st = np.asarray(branch.f, float), np.maximum(np.asarray(branch.mu, float), 1e-8), np.asarray(branch.stable, bool)
+        ax.semilogy(f, mu, "-", color="0.6", lw=0.8, zorder=1)
+        ax.semilogy(f[st], mu[st], "o", color="tab:blue", ms=5, label="period-1 orbit, stable")
+        ax.semilogy(f[~st], mu[~st], "s", mfc="none", mec="tab:red", ms=7, mew=1.3,
+                    label="period-1 orbit, unstable")
+        pds = [z for z in branch.bifurcations if z[0] == "period-doubling"]
+        for j, pd in enumerate(pds):
+            _mark_crossing(ax, pd, label=_crossing_label(pd, j == 0))
+        xs.extend(f)
+    else:
+        ax.text(0.02, 0.97, "the period-1 branch is not computed in this run\n(quick runs, or several clearance "
+                "joints)", transform=ax.transAxes, fontsize=9, va="top")
+    shown = set()
+    for (fc, cc), d in (cases or {}).items():
+        if abs(cc - c0) > 1e-9:
+            continue
+        for o in d.found:
+            st = o is d.attractor
+            y = o.max_mu if o.resolved else o.mu_upper
+            key = "stable" if st else "unstable"
+            ax.semilogy([fc], [y], "^" if o.resolved else "v", ms=9, mfc="tab:blue" if st else "none",
+                        mec="tab:blue" if st else "tab:red", mew=1.5,
+                        label=None if key in shown else f"a case's orbit by shooting, {key}")
+            shown.add(key)
+            ax.annotate(f"period-{o.k}", (fc, y), xytext=(7, -3), textcoords="offset points", fontsize=9)
+            xs.append(fc)
+    ax.axhline(1.0, color="k", lw=1.0, ls=":")
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(min(lo, 0.1), max(hi, 3.0))                  # the boundary and its label inside the axes
+    ax.text(0.995, 1.0, "|μ| = 1: stable below, unstable above", transform=ax.get_yaxis_transform(), ha="right",
+            va="bottom", fontsize=9)
+    if xs:
+        ax.set_xlim(min(xs) - 0.3, max(xs) + 0.2 * (max(xs) - min(xs)) + 0.5)   # room for the legend on the right
+    ax.set_xlabel(f"drive frequency $f$ [Hz] ($c$ = {c0:g} mm)")
+    ax.set_ylabel("largest $|\\mu|$ of the orbit")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="lower right", fontsize=9, frameon=False)   # the empty corner: the branch ends at 4 Hz
+    return fig
 
 
 def readings_figure(s, d: BifurcationSweeps) -> Figure:
@@ -330,7 +420,7 @@ def explore_figure(r: OrbitRun, clearance_mm: float, frequency: float) -> Figure
 
 
 __all__ = ["ideal_figure", "orbit_figure", "errors_figure", "detail_animation", "bifurcation_figure",
-           "readings_figure", "slider_figure", "explore_figure"]
+           "multiplier_figure", "unresolved", "crossing_text", "readings_figure", "slider_figure", "explore_figure"]
 
 
 def orbit_distance(d) -> np.ndarray | None:

@@ -45,7 +45,13 @@ from robolib.gearshift import lyapunov as LY
 from robolib.gearshift import orbits as O
 from robolib.gearshift import store as B
 from robolib.gearshift.runs import FAST_TOLERANCE_DIVISOR
-from robolib.studies.clearance_dynamics.figures import CONSTRAINED_WIDTH, FULL_WIDTH, orbit_distance
+from robolib.studies.clearance_dynamics.figures import (
+    CONSTRAINED_WIDTH,
+    FULL_WIDTH,
+    crossing_text,
+    orbit_distance,
+    unresolved,
+)
 from robolib.studies.clearance_dynamics.verdicts import case_id, register_uncited
 
 #: Periods tried per case, smallest first (a period-4 orbit would follow a second doubling).
@@ -348,6 +354,22 @@ def _mu_text(o: O.OrbitResult) -> str:
     return f"largest multiplier |μ| at most {o.mu_upper:.2g}, a bound, as the computed value is below its error"
 
 
+def exponent_text(E: LY.Exponent, unit: str = " /s") -> str:
+    """An exponent to the digits its uncertainty supports, the same in the claims and the tables: ``E.text()`` (e.g.
+    ``+8.40 ± 1.45 /s``), or, where the uncertainty is below the last digit shown (0.005 /s), the value and the
+    power of ten its spread stays below. ``unit``: ``""`` in a table whose header gives it.
+
+    >>> exponent_text(SimpleNamespace(exponent=-29.0618, uncertainty=9.0e-4, text=lambda: ""))
+    '−29.06 /s (spread below 0.001 /s)'
+    >>> exponent_text(SimpleNamespace(exponent=8.4013, uncertainty=1.45, text=lambda: "+8.40 ± 1.45 /s"), unit="")
+    '+8.40 ± 1.45'
+    """
+    if E.uncertainty >= 0.005:
+        return E.text().removesuffix(" /s") + unit
+    bound = 10.0 ** (math.floor(math.log10(max(E.uncertainty, 1e-12))) + 1)
+    return f"{E.exponent:+.2f}{unit} (spread below {bound:g}{unit})".replace("-", "−")
+
+
 def floquet_exponent(o: O.OrbitResult) -> tuple[float, float]:
     """``(lambda, u)`` of an orbit's Floquet route ``ln max|mu| / (kT)``: the middle of its interval
     ``[ln(max|mu| - err), ln(max|mu| + err)] / (kT)`` and its half-width (1/s)."""
@@ -387,13 +409,13 @@ def register_case(reg, d: CaseOrbits) -> None:
                     f"known to {LYAP_REL_PERIODIC:.0%}")
             crit = (f"|lambda_ts - lambda_F| <= u_ts + u_F (lambda_F ± u_F = ln(max|mu| ± err) / (kT)), and "
                     f"u_ts <= {LYAP_REL_PERIODIC:g} |lambda_ts|")
-            text = (f"{lf:+.2f} ± {uf:.2f} /s from the multipliers, {L.text()} from the time series "
+            text = (f"{lf:+.2f} ± {uf:.2f} /s from the multipliers, {exponent_text(L)} from the time series "
                     f"(uncertainty {L.relative:.0%} of the value)")
         else:
             ok = hi_ts <= a.lyapunov_upper
             what, crit = (f"at {f:g} Hz / {c_mm:g} mm the time-series exponent lies below the Floquet bound",
                           "lambda_ts + u <= ln(max|mu| + err) / (kT) (the multipliers are below their error: a bound)")
-            text = f"{L.text()} from the time series, at most {a.lyapunov_upper:+.1f} /s from the multipliers"
+            text = f"{exponent_text(L)} from the time series, at most {a.lyapunov_upper:+.1f} /s from the multipliers"
     else:
         unstable = [o for o in found if o.max_mu - o.mu_error > 1 + STABILITY_MARGIN]
         n_starts = len(d.attempts)
@@ -422,7 +444,7 @@ def register_case(reg, d: CaseOrbits) -> None:
                 + " from the multipliers of the unstable period-"
                 + " and period-".join(str(o.k) for o in unstable)
                 + (" orbits" if len(unstable) > 1 else " orbit")
-                + f", {L.text()} from the time series (uncertainty {L.relative:.0%} of the value)"
+                + f", {exponent_text(L)} from the time series (uncertainty {L.relative:.0%} of the value)"
                 if unstable else "no unstable orbit found to compare with")
     reg.claim(case_id("clearance_orbit_routes", f, c_mm), what,
               value={"time_series": [L.exponent, L.uncertainty],
@@ -486,7 +508,7 @@ def register_models(reg, d: CaseOrbits) -> None:
               criterion=crit + f" (the DAE at the rungs rtol {dae_rtol(d.case):g} -> "
                                f"{dae_rtol(d.case) / LY.RTOL_DIVISOR:g}, the fast model at a tenth of "
                                f"{LYAP_RTOL['fast']:g} -> {LYAP_RTOL['fast'] / LY.RTOL_DIVISOR:g})",
-              holds=bool(ok), text=f"{L.text()} on the fast model, {D.text()} on the DAE")
+              holds=bool(ok), text=f"{exponent_text(L)} on the fast model, {exponent_text(D)} on the DAE")
 
 
 def register_exponent_checks(reg, d: CaseOrbits) -> None:
@@ -499,7 +521,7 @@ def register_exponent_checks(reg, d: CaseOrbits) -> None:
               f"Baumgarte factor ({ALPHA_HIGH:g} /s against the file's)", value=[D.exponent, Da.exponent],
               criterion="|lambda(alpha_high) - lambda| <= u + the batch error at alpha_high",
               holds=bool(abs(Da.exponent - D.exponent) <= D.uncertainty + Da.uncertainty),
-              text=f"{Da.exponent:+.2f} /s at alpha = {ALPHA_HIGH:g} /s against {D.text()}")
+              text=f"{Da.exponent:+.2f} /s at alpha = {ALPHA_HIGH:g} /s against {exponent_text(D)}")
     a, Ln, L = d.attractor, d.checks["no saltation"], d.lyapunov
     if a is None or not a.resolved:
         reg.claim_not_computed("clearance_exponent_saltation", f"at {f:g} Hz / {c_mm:g} mm the memory's saltation "
@@ -515,7 +537,7 @@ def register_exponent_checks(reg, d: CaseOrbits) -> None:
               criterion="without the saltation |lambda - lambda_F| > u_F + its batch error + the tolerance and "
                         "half-width changes of the run with it; with it the routes agree (clearance_orbit_routes)",
               holds=bool(apart and abs(L.exponent - lf) <= L.uncertainty + uf),
-              text=f"{Ln.exponent:+.2f} /s without the saltation, {L.text()} with it, {lf:+.2f} ± {uf:.2f} /s from the "
+              text=f"{Ln.exponent:+.2f} /s without the saltation, {exponent_text(L)} with it, {lf:+.2f} ± {uf:.2f} /s from the "
                    "multipliers")
 
 
@@ -657,10 +679,9 @@ def register_crossings(reg, d: BranchStudy) -> None:
               f"to {d.f[-1]:g} Hz" + (f": {'; '.join(parts)}" if parts else ""), value=[[p, list(b)] for _, p, b, _ in pds],
               criterion="a sign change of det(M + I) between consecutive branch points, located by regula falsi on f "
                         f"to a bracket of {BRANCH_P_TOL:g} Hz unless Newton fails inside it; at least one",
-              holds=bool(pds), text=(("at " + " and ".join(f"{p:.2f} Hz" + (" (Newton fails inside its bracket)"
-                                                               if "Newton failed" in note else "")
-                                                 for _, p, _, note in pds)) if pds else
-                                     "nowhere") +
+              holds=bool(pds), text=(" and ".join(crossing_text(pd) + (" (Newton fails inside this bracket)"
+                                                                       if unresolved(pd) else "")
+                                                  for pd in pds) if pds else "nowhere") +
               (f", and the branch is {'stable' if d.stable[-1] else 'unstable'} at {d.f[-1]:g} Hz, where it ends"))
 
 
@@ -765,7 +786,7 @@ def orbit_table(cases: dict) -> str:
     its differencing error), stability, the simulated motion's distance from the stable orbit, and the two exponents."""
     rows = []
     for (f, c), d in cases.items():
-        ts = d.lyapunov.text().removesuffix(" /s")
+        ts = exponent_text(d.lyapunov, unit="")
         for o in d.found or [None]:
             if o is None:
                 rows.append([f"{f:g} Hz, {c:g} mm", "none found", "-", "-", "-", "-", "-", ts])
@@ -798,7 +819,7 @@ def exponent_table(cases: dict) -> str:
             if E is None:
                 continue
             rt = (LYAP_RTOL["fast"] / FAST_TOLERANCE_DIVISOR if E.model == "fast" else dae_rtol((f, c))) / LY.RTOL_DIVISOR
-            rows.append([f"{f:g} Hz, {c:g} mm", fl, name, E.text().removesuffix(" /s"), f"{E.batch:.3f}",
+            rows.append([f"{f:g} Hz, {c:g} mm", fl, name, exponent_text(E, unit=""), f"{E.batch:.3f}",
                          f"{E.tolerance_change:.3f}", f"{E.eps_change:.3f}", f"{rt:g}",
                          len(E.runs[1].log_stretch) // LY.PER_PERIOD])
     return markdown_table(["case", "Floquet λ [1/s]", "model", "time series λ ± u [1/s]", "batch", "tolerance",
@@ -841,7 +862,7 @@ def orbits_figure(cases: dict) -> Figure:
 
 __all__ = ["SectionUnits", "CaseOrbits", "BranchStudy", "ORBIT_PERIODS", "CLOSE_RETURN_STARTS", "CLOSE_RETURN_K_MAX", "ORBIT_SAMPLES", "BRANCH_F_MAX", "BRANCH_DS", "BRANCH_DS_MIN", "BRANCH_P_TOL", "DIRECT_AMPLITUDE",
            "DIRECT_RETURNS", "branch_study", "register_branch", "register_crossings", "register_onsets", "register_brute_agreement", "BRUTE_AGREE", "TRANSIENT_LEFT", "branch_figure", "close_returns", "orbit_verdict_name", "case_orbits",
-           "section_units", "orbit_tasks", "register_case", "register_ladder_agreement", "register_models", "register_exponent_checks", "floquet_exponent", "exponent", "exponent_table", "LYAP_RTOL", "DAE_RTOL_CASES", "dae_rtol",
+           "section_units", "orbit_tasks", "register_case", "register_ladder_agreement", "register_models", "register_exponent_checks", "floquet_exponent", "exponent_text", "exponent", "exponent_table", "LYAP_RTOL", "DAE_RTOL_CASES", "dae_rtol",
            "dae_jobs", "dae_exponent_jobs", "LYAP_REL_PERIODIC", "LYAP_REL_IRREGULAR", "ALPHA_HIGH", "register_cited", "orbit_study", "orbit_table", "QUICK", "orbits_figure", "register_distance", "REFINE_DIVISOR",
            "DISTANCE_FALL", "PERIODIC_CITED"]
 

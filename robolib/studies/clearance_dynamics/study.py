@@ -93,9 +93,9 @@ EVIDENCE_TABLES = ("convergence", "orbits", "readings", "replicate", "transient"
 #: shooting, the continued period-1 branch, the sweep's readings per point and the slider-crank validation.
 EVIDENCE_FIGURES = ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
 #: The figures of chapter 6 (``book/studies/clearance_orbits.md``, the second lecture on this run): glued like the
-#: evidence page's (``clearance_ev_<name>``) and shown there, not in chapter 5: the bifurcation diagram and the
-#: approach to a stable periodic orbit.
-ORBITS_FIGURES = ("bifurcation", "approach")
+#: evidence page's (``clearance_ev_<name>``) and shown there, not in chapter 5: the bifurcation diagram, the
+#: approach to a stable periodic orbit and the orbits' largest multipliers against the drive frequency.
+ORBITS_FIGURES = ("bifurcation", "approach", "multipliers")
 
 
 def _captioned(name: str, number: str, table: str) -> str:
@@ -129,7 +129,8 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
 
     Returns a :class:`robolib.book.result.StudyResult` with the tables ``modes``, ``convergence``, ``orbits``, ``readings``,
     ``replicate``, ``transient``, ``lyapunov``, ``sweep_readings``, ``slider_crank``; the figures
-    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbit_points``, ``approach``, ``bifurcation``, ``sweep_reading_bars``, ``branch``,
+    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbit_points``, ``approach``, ``bifurcation``, ``multipliers``,
+    ``sweep_reading_bars``, ``branch``,
     ``slider`` (those of :data:`EVIDENCE_FIGURES` are the evidence page's); ``data``
     with the settings and every experiment's data (``ideal``, ``drift``, ``detail``, ``convergence``, ``verdicts``,
     ``orbits`` and ``branch`` (:mod:`robolib.studies.clearance_dynamics.orbit_study`),
@@ -183,6 +184,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
     figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
             "orbit_points": orbit_study.orbits_figure(orb), "approach": figures.approach_figure(orb), "bifurcation": figures.bifurcation_figure(s, bif, branch),
+            "multipliers": figures.multiplier_figure(s, branch, orb),
             "sweep_reading_bars": figures.readings_figure(s, bif), "slider": figures.slider_figure(sc)}
     figs["branch"] = orbit_study.branch_figure(branch, bif.f_runs, s.freqs)
     data = {"settings": s, "ideal": ideal, "drift": drift, "detail": detail, "convergence": conv, "exercises": exercises, "verdicts": v,
@@ -224,13 +226,16 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
 
 def reading_values(s: StudySettings, reg: ClaimsRegister, bif: bifurcation.BifurcationSweeps, branch) -> dict:
     """Chapter 6's numbers on how the diagram reads, as text by glue name: the crossings of -1 along the period-1
-    branch (where it loses and regains stability), the sweep's reading at its first frequency past the loss, and the
+    branch (where it loses and regains stability; ``_at``: a located crossing "at f Hz", or "between lo and hi Hz"
+    where Newton fails inside the bracket), the sweep's reading at its first frequency past the loss, and the
     branch's largest multiplier modulus at its end; the spread of e_x/c within
     each sweep column below the first crossing; how often the first verdict case's tolerance ladder reads irregular."""
     pds = [z for z in (branch.bifurcations if branch is not None else []) if z[0] == "period-doubling"]
     none = "(not computed in this run)"
     out = {"clearance_pd_loss": f"{pds[0][1]:.2f}" if pds else none,
            "clearance_pd_regain": f"{pds[1][1]:.2f}" if len(pds) > 1 else none,
+           "clearance_pd_loss_at": figures.crossing_text(pds[0]) if pds else none,
+           "clearance_pd_regain_at": figures.crossing_text(pds[1]) if len(pds) > 1 else none,
            "clearance_branch_end": f"{branch.f[-1]:g}" if branch is not None else none,
            "clearance_branch_end_mu": f"{branch.mu[-1]:.2f}" if branch is not None else none}
     top = pds[0][2][0] if pds else float("nan")

@@ -451,18 +451,6 @@ def condition_maps(geom: kin.Geometry, n_grid: int):
 
 
 # ---- exercises ----------------------------------------------------------------------------------------
-#: Tick labels of a 3-D axes [pt]: their axes are drawn foreshortened, so they get more than the 8 pt of the rest.
-TICK_3D_PT = 9.0
-
-
-def larger_3d_ticks(fig, size: float = TICK_3D_PT):
-    """``fig`` with the tick labels of its 3-D axes at ``size`` pt (at least), the figure returned."""
-    for ax in fig.axes:
-        if ax.name == "3d":
-            ax.tick_params(labelsize=size, pad=1.0)  # the tick labels nearer their axis: clear of the axis labels
-    return fig
-
-
 def exercise_1(geom: kin.Geometry) -> dict:
     """Every IK solution of the home pose: counts of real ones and of those inside the actuator ranges, a report."""
     sol = kin.inverse_all(geom, kin.forward(geom, *HOME))
@@ -790,7 +778,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     LX, LY, maps = condition_maps(geom, CONDITION_GRID_QUICK if quick else CONDITION_GRID)
     figures = {"mechanism": drawing.prp3_mechanism(geom),
                "errors": drawing.errors_figure(rt, law, far_len=FAR_LEN, predicted_exponent=PREDICTED_EXPONENT),
-               "workspace": larger_3d_ticks(drawing.workspace_figure(wall.points, w0.points)),
+               "workspace": drawing.workspace_figure(wall.points, w0.points),
                "condition": drawing.condition_figure(LX, LY, maps, inverse_level=INVERSE_LEVEL)}
     data["explore_grid"] = EXPLORE_GRID_QUICK if quick else EXPLORE_GRID
     values["prp3_explore_step"] = f"{max(np.diff(data['explore_grid']['lx']).max(), np.diff(data['explore_grid']['ly']).max()):g}"

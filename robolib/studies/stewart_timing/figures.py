@@ -37,6 +37,8 @@ LIMIT_COLORS = {0: "white", 4: "tab:blue", 5: "tab:red", 6: "tab:green", 7: "tab
 EXPLORE_WZ = 1.0
 CONTROLLERS = (("newton_euler", "NE", "tab:blue"), ("virtual_work", "VW", "tab:orange"))
 FULL_WIDTH = FIGURE_WIDTH  # the book's text width (robolib.core.drawing.FIGURE_WIDTH)
+#: The animation's force arrows: the period's largest force is this share of the mean leg length; width (pt).
+FORCE_ARROW, FORCE_WIDTH = 1.0, 3.5
 
 
 
@@ -181,11 +183,9 @@ def chapter_figures(res) -> dict:
     return {k: legible(fig) for k, fig in figs.items()}
 
 
-def animation_panel(res):
-    """One period of the slowest trajectory term with the NE forces, and the accumulated spin angle beside it:
-    an HTML player (``IPython.display.HTML``) of ``res.data["settings"].n_frames`` JPEG frames."""
-
-
+def animation_figure(res):
+    """The animation's figure and its frame function: ``(fig, frame, t_anim)``; ``frame(k)`` draws frame ``k`` of
+    ``res.data["settings"].n_frames`` at the times ``t_anim`` (s)."""
     d = res.data
     model, tr, sa = d["model"], d["traj"], d["spin_angle"]
     t_anim = np.linspace(0, sa["t"][-1], d["settings"].n_frames)
@@ -193,7 +193,7 @@ def animation_panel(res):
     fa = inverse_dynamics(model, Xa, Va, dVa)
     lim = drawing.scene_limits(model, Xa)
     mean_leg = float(inverse_kinematics(model, model.home_pose).mean())
-    fscale = 0.4 * mean_leg / np.abs(fa).max()
+    fscale = FORCE_ARROW * mean_leg / np.abs(fa).max()  # the largest force of the period: this share of a leg
     fig = Figure(figsize=(FULL_WIDTH, 3.9), dpi=100)
     ax = fig.add_axes([-0.02, -0.06, 0.68, 1.02], projection="3d")
     ax2 = fig.add_axes([0.72, 0.13, 0.26, 0.70])
@@ -209,18 +209,27 @@ def animation_panel(res):
     def frame(k):
         ax.cla()
         drawing.draw_stewart(ax, model, Xa[k], forces=fa[k], limits=lim, force_scale=fscale, labels=False,
-                             show_com=False, spin_marks=0.3 * mean_leg, surfaces=False)
-        stamp.set_text(f"{model.name}, t = {t_anim[k]:.2f} s (Newton–Euler forces)")
+                             show_com=False, spin_marks=0.3 * mean_leg, surfaces=False, force_width=FORCE_WIDTH)
+        stamp.set_text(f"{model.name}, t = {t_anim[k]:.2f} s; Newton–Euler forces: a leg's length is "
+                       f"{mean_leg / fscale:.3g} N")
         ax.view_init(elev=30, azim=-110)
         ax.set_axis_off()  # the scene only: the mechanism figure has the axes
         cursor.set_xdata([t_anim[k], t_anim[k]])
         return []
 
+    return fig, frame, t_anim
+
+
+def animation_panel(res):
+    """One period of the slowest trajectory term with the NE forces, and the accumulated spin angle beside it:
+    an HTML player (``IPython.display.HTML``) of ``res.data["settings"].n_frames`` JPEG frames."""
+    fig, frame, t_anim = animation_figure(res)
+    model, sa = res.data["model"], res.data["spin_angle"]
     with matplotlib.rc_context({"animation.frame_format": "jpeg"}):  # about a third of the PNG size per frame
         html = animation_html(
             FuncAnimation(fig, frame, frames=len(t_anim), interval=150, blit=False),
             caption=f"One period ({sa['t'][-1]:.3g} s) of the reference trajectory's slowest term on {model.name}: "
-                    "Newton–Euler forces (red push, purple pull) and a black arm along each cylinder's axis "
+                    "Newton–Euler forces on the platform (red push, purple pull; the title gives their scale) and a black arm along each cylinder's axis "
                     "<i>c</i><sub>i</sub> "
                     "(left); each leg's accumulated spin angle, with a time cursor (right).",
             alt=f"Animation: the six-legged {model.name} platform moving through one period of its trajectory, force "
@@ -377,5 +386,5 @@ def explore_gains(res):
 
 
 __all__ = ["chapter_figures", "spin_figure", "forces_figure", "reach_figure", "tracking_figure", "ratios_figure",
-           "animation_panel", "pose_forces", "gains_runs", "pose_ranges", "gain_ranges", "explore_pose",
+           "animation_figure", "animation_panel", "pose_forces", "gains_runs", "pose_ranges", "gain_ranges", "explore_pose",
            "explore_gains"]

@@ -24,6 +24,7 @@ import numpy as np
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import markdown_table, parameter_table
 from robolib.book.result import Stages, StudyResult
+from robolib.book.text import minus_signs
 from robolib.core.errors import ParameterError, UnreachableError
 from robolib.core.params import Parameter, declare_parameters
 from robolib.stewart import control as _control
@@ -97,6 +98,44 @@ def zoh_spectral_radius(step: float, kp: float, kd: float, ki: float = 0.0) -> f
     if ki == 0:
         A = A[:2, :2]
     return float(np.abs(np.linalg.eigvals(A)).max())
+
+
+def closed_loop_poles(kp: float, kd: float, ki: float = 0.0) -> np.ndarray:
+    """Poles (rad/s) of one leg's error under an exact model: the roots of ``s³ + kd s² + kp s + ki`` (PID,
+    ``ki > 0``) or of ``s² + kd s + kp`` (PD, ``ki = 0``).
+
+    >>> closed_loop_poles(1200.0, 60.0).round(2).tolist()
+    [(-30+17.32j), (-30-17.32j)]
+    """
+    return np.roots([1.0, kd, kp, ki] if ki > 0 else [1.0, kd, kp]).astype(complex)
+
+
+def poles_text(poles) -> str:
+    """The poles as the prose writes them after "gives it": a repeated pole once, a complex pair as ``re ± im j``,
+    in rad/s.
+
+    >>> poles_text(closed_loop_poles(1200.0, 60.0, 8000.0)), poles_text(closed_loop_poles(1200.0, 60.0))
+    ('a triple pole at −20 rad/s', 'poles at −30 ± 17.3j rad/s')
+    >>> poles_text(closed_loop_poles(1200.0, 80.0, 8000.0))
+    'poles at −63 and −8.52 ± 7.38j rad/s'
+    """
+    p = np.asarray(poles, dtype=complex)
+    if len(p) > 1 and np.allclose(p, p.mean(), rtol=1e-4, atol=0.0):
+        return minus_signs(f"a {('double', 'triple')[len(p) - 2]} pole at {p.mean().real:.3g} rad/s")
+    tiny = 1e-6 * np.abs(p)
+    parts = [f"{r.real:.3g}" for r in sorted(p[np.abs(p.imag) <= tiny], key=lambda r: -r.real)]
+    parts += [f"{r.real:.3g} ± {r.imag:.3g}j" for r in p[p.imag > tiny]]
+    return minus_signs("poles at " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
+                       + " rad/s")
+
+
+def decay_rate(poles) -> float:
+    """Decay rate (1/s) of the slowest pole: ``-max Re(p)``.
+
+    >>> decay_rate(closed_loop_poles(1200.0, 60.0, 8000.0)).__round__(3), decay_rate(closed_loop_poles(1200.0, 60.0))
+    (20.0, 30.0)
+    """
+    return float(-np.max(np.asarray(poles).real))
 
 
 def check_run_settings(duration: float, step: float, kp: float, kd: float, ki: float, quick: bool) -> None:
@@ -484,7 +523,7 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
     ``kd`` [1/s], ``ki`` [1/s³] (PD runs use 0); ``duration`` [s] of each closed-loop run; ``step`` [s]
     of the controller and RK4; ``seed`` of the random states; ``quick``: 2-s runs, fewer repeats.
 
-    Returns a :class:`robolib.book.result.StudyResult` with the 25 claims, tables ``key_parameters``,
+    Returns a :class:`robolib.book.result.StudyResult` with the 30 claims, tables ``key_parameters``,
     ``parameters_data``, ``parameters_other``, ``parameters_run``, ``criteria``, ``table1`` ... ``table3`` (the
     lecture's) and ``evaluations``, ``run_ratios`` (the evidence page's, :data:`EVIDENCE_TABLES`), figures
     ``mechanism``, ``spin``, ``forces``, ``reach``, ``tracking``, ``ratios``, and the data the prose,
@@ -538,7 +577,9 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
     metrics = {k: tracking_metrics(r.t, r.error, window=s.window) for k, r in runs.items()}
     refined = step_refinement(model, tr, gains, s.duration, step, s.window, metrics)
     hold = {c: (refined[1][c]["static"], refined[10][c]["static"]) for c in LABEL}
+    refined_other = other_refinement(other, trajs[other.name], gains, s.duration, step, s.window)
     tracking_claims(claims, model.name, models, metrics, hold)
+    pid_speed_claim(claims, model.name, models, metrics, gains)
     refinement_claims(claims, model.name, refined, step)
 
     # claim 2: the timings (compiled and as written, single evaluations and whole runs)
@@ -573,7 +614,7 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
                            "both sets", holds=worst2 < ROUNDOFF,
                  text=f"{figs.sci_text(worst2, 0)} at most (round-off)")
     data.update(spins=spins, force_stats=force_stats, rand_stats=rand_stats, have_pin=have_pin, reach=reach,
-                runs=runs, metrics=metrics, hold=hold, refined=refined, evaluations=ev, wall=wall, ratio=ratio, spin_angle=sa,
+                runs=runs, metrics=metrics, hold=hold, refined=refined, refined_other=refined_other, evaluations=ev, wall=wall, ratio=ratio, spin_angle=sa,
                 exercise_3=ex3, exercise_1=ex1, exercise_2=ex2)
     tables = parameter_tables(p, s)
     tables.update(table1=bodies_table(models), table2=gap_table(force_stats, rand_stats, s.duration, s.n_random,
@@ -586,11 +627,26 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
               "stewart_window": f"{s.window:g}", "stewart_patent_ratio": f"{PATENT_RATIO:.1f}",
               "stewart_aw_steps": f"{s.aw_steps}", "stewart_aw_ms": f"{s.aw_steps * step * 1e3:g}",
               "stewart_explore_T": f"{s.explore_t:g}", "stewart_n_random": f"{s.n_random:,}", "stewart_n_pin": f"{s.n_pin}",
-              "stewart_convergence_pct": f"{CONVERGENCE_FRACTION:.0%}", **timing.cost_values(ev)}
+              "stewart_convergence_pct": f"{CONVERGENCE_FRACTION:.0%}", **timing.cost_values(ev),
+              **pole_values(gains), "stewart_other_fine_ms": f"{step / 10 * 1e3:g}",
+              "stewart_other_fine_ratio": f"{refined_other['virtual_work']['static'] / refined_other['newton_euler']['static']:.2f}"}
     res = StudyResult("stewart_timing", p, claims, tables=tables, data=data, values=values)
     res.figures.update(figs.chapter_figures(res))
     res.wall_s = stage.elapsed()
     return res
+
+
+def pole_values(gains: dict) -> dict:
+    """The glued poles of the exact-model leg error with the run's gains, PID and PD, and their slowest decay rates
+    (1/s).
+
+    >>> pole_values({"kp": 1200.0, "kd": 60.0, "ki": 8000.0})["stewart_poles_pid"]
+    'a triple pole at −20 rad/s'
+    """
+    pid = closed_loop_poles(gains["kp"], gains["kd"], gains["ki"])
+    pd = closed_loop_poles(gains["kp"], gains["kd"])
+    return {"stewart_poles_pid": poles_text(pid), "stewart_poles_pd": poles_text(pd),
+            "stewart_decay_pid": f"{decay_rate(pid):.3g}", "stewart_decay_pd": f"{decay_rate(pd):.3g}"}
 
 
 def spin_claim(claims: ClaimsRegister, name: str, other: str, spins: dict) -> None:
@@ -721,6 +777,35 @@ def tracking_claims(claims: ClaimsRegister, name: str, models: dict, metrics: di
                       "of its value")
 
 
+def pid_speed_claim(claims: ClaimsRegister, name: str, models: dict, metrics: dict, gains: dict) -> None:
+    """Register the claim that the ID-PID runs converge more slowly than the PD runs (both controllers, both sets)
+    and that the PID error's slowest pole decays more slowly than the PD error's (:func:`closed_loop_poles`)."""
+    ratios = [metrics[n, c, True]["convergence_time"] / metrics[n, c, False]["convergence_time"]
+              for n in models for c in LABEL]
+    pid = decay_rate(closed_loop_poles(gains["kp"], gains["kd"], gains["ki"]))
+    pd = decay_rate(closed_loop_poles(gains["kp"], gains["kd"]))
+    ne_pid, ne_pd = (metrics[name, "newton_euler", k]["convergence_time"] for k in (True, False))
+    claims.claim("stewart_pid_slower", "with the run's gains the ID-PID runs converge more slowly than the PD runs, "
+                 "for both controllers on both sets, and the slowest pole of the PID error decays more slowly than "
+                 "that of the PD error", value=[min(ratios), pid, pd],
+                 criterion="t_c(PID) / t_c(PD) > 1 for the NE and VW controllers on both sets, and "
+                           "−max Re(PID poles) < −max Re(PD poles)",
+                 holds=min(ratios) > 1 and pid < pd,
+                 text=f"{ne_pid:.3g} s against {ne_pd:.3g} s with the NE controller on {name}")
+
+
+def other_refinement(model: StewartModel, traj: Trajectory, gains: dict, duration: float, step: float,
+                     window: float) -> dict:
+    """Tracking metrics of the NE and VW ID-PID runs on ``model`` (the second set) at ``step / 10``:
+    ``{controller: metrics}``."""
+    out = {}
+    for ctrl in LABEL:
+        r = simulate(model, ctrl, gains=gains, duration=duration, step=step / 10, trajectory=traj,
+                     initial_error=file_offset(model))
+        out[ctrl] = tracking_metrics(r.t, r.error, window=window)
+    return out
+
+
 def claim_1_parts(m: dict) -> tuple[float, float, float, bool]:
     """``(static, fluctuation, convergence-time ratio VW / NE, reproduced)`` of claim 1 from the two controllers'
     metrics ``m``: reproduced iff the static ratio is at least :data:`MUCH_LARGER` and the other two at least
@@ -803,4 +888,5 @@ def exercise_3_claims(claims: ClaimsRegister, ex3: dict, step: float) -> None:
 __all__ = ["run", "PARAMETERS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "Settings", "settings", "zoh_spectral_radius", "check_run_settings",
            "load_sets", "check_trajectories", "reference_trajectory",
            "random_states", "spin_along", "force_gap", "random_gaps", "reach_map", "unreachable_message",
-           "tracking_runs", "spin_angle", "step_refinement", "refinement_table", "refinement_claims", "claim_1_parts", "step_shrink", "spin_claim", "force_claims", "exercise_1", "exercise_2", "exercise_3"]
+           "tracking_runs", "spin_angle", "step_refinement", "other_refinement", "closed_loop_poles", "poles_text",
+           "decay_rate", "pole_values", "pid_speed_claim", "refinement_table", "refinement_claims", "claim_1_parts", "step_shrink", "spin_claim", "force_claims", "exercise_1", "exercise_2", "exercise_3"]
