@@ -346,7 +346,8 @@ NOT_FUZZED = {
     "register_models": "claims from case_orbits results", "register_distance": "claims from case_orbits results", "register_exponent_checks": "claims from case_orbits results",
     "dae_rtol": "a lookup of the study's cases", "dae_jobs": "verdict-store jobs (store.study_run checks them)",
     "dae_exponent_jobs": "jobs of the study settings (declared and checked by the study)",
-    "floquet_exponent": "reads an OrbitResult (checked where it is made)", "exponent_table": "a table of case_orbits "
+    "floquet_exponent": "reads an OrbitResult (checked where it is made)",
+    "exponent_text": "formats an exponent a case_orbits result holds (checked where it is made)", "exponent_table": "a table of case_orbits "
     "results", "exponent": "lyapunov_exponent (fuzzed in tests/gearshift/test_lyapunov.py) at the chapter's tolerance",
     "register_cited": "takes only the claims register", "orbit_study": "the study step (settings declared and checked "
     "by robolib.studies.clearance_dynamics.study); its tasks are case_orbits and branch_study",

@@ -721,7 +721,7 @@ def test_lecture_and_evidence_page_split():
     # and the change of the contact sequence where the period-1 orbit loses stability (why it is not called a smooth
     # period doubling)
     allowed = {"orbits": {"clearance_verdict_10_0p5", "clearance_exponent_models_6_0p5", "clearance_orbit_crossings",
-                          "clearance_orbit_onsets"},
+                          "clearance_orbit_onsets", "clearance_orbit_distance_10_0p5"},   # what sets Fig 6.2's floor
                "lecture": set()}
     for key, page in (("lecture", lecture), ("orbits", orbits)):
         cited = set(re.findall(r"\{glue:md\}`(clearance_[a-z0-9_]+)`", page))
@@ -735,7 +735,7 @@ def test_lecture_and_evidence_page_split():
                   "secant predictor", "saltation", "several times faster"):   # the monodromy matrix is taught
         assert moved not in lecture, moved
         assert moved not in orbits or moved in ("clearance_exponent_models_", "clearance_orbit_crossings",
-                                                "clearance_orbit_onsets"), moved
+                                                "clearance_orbit_onsets", "clearance_orbit_distance_"), moved
         assert moved == "several times faster" or moved.strip("()") in evidence, moved
     assert "figures=clearance_dynamics.study.EVIDENCE_FIGURES" in lecture
     assert "tables=clearance_dynamics.study.EVIDENCE_TABLES" in lecture
@@ -799,21 +799,85 @@ def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
     assert "−0.90" in text1 and "−1.10" in text1
     (k35, l35), (k39, l39) = re.findall(r"read (\S+), Lyapunov exponent (\S+) per step", ex2)
     assert (k35, k39) == ("period-4", "irregular") and float(l35) < 0 < float(l39), ex2
-    assert "period-2 orbit" in ex3 and "; ladder " in ex3, ex3     # the summary the solution's text explains
+    assert "period-2 orbit" in ex3, ex3
     n_floquet, n_lyapunov = (float(x) for x in re.findall(r"([\d.]+) shifts", ex3))
     assert 5 < n_floquet < 20 and n_lyapunov == pytest.approx(n_floquet, rel=0.25), ex3   # "nearly the same"
     # the texts state what the code prints through glue keys the solution cells glue: no typed result numbers
     page = (ROOT / ORBITS_PAGE).read_text().split("## Exercises")[1]
     for text, keys in ((text2, ["clearance_ex6_2_lambda_3p5", "clearance_ex6_2_lambda_3p9", "clearance_ex6_2_n",
                                 "clearance_ex6_2_n_long", "clearance_ex6_2_long_3p9"]),
-                       (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov", "rungs",
-                                                                 "ladder", "tail")])):
+                       (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov")])):
         assert sorted(re.findall(r"\{glue:text\}`(clearance_ex6_\w+)`", text)) == sorted(keys), text
     assert 'glue(f"clearance_ex6_2_{key}_{r:g}"' in page and 'glue(f"clearance_ex6_3_{key}"' in page
     m = re.search(r"r = 3\.9: .*exponent ([+-][\d.]+) per step over (\d+) steps, ([+-][\d.]+) over ([\d,]+)", ex2)
     assert m and int(m[4].replace(",", "")) > 100 * int(m[2]), ex2       # the 3.9 estimate: a short and a long run
     assert float(m[3]) == pytest.approx(0.496, abs=0.01), ex2              # the long run near the known ~0.496
     assert not re.search(r"[−+-]0\.\d\d per step|\d+\.\d from the", text2 + text3)
+
+
+# ----------------------------------------------------------------------------- chapter 6's Explore panel (logistic map)
+def _title_reading(r):
+    """The period, multiplier and exponent that Explore panel 6.1's figure at ``r`` states in its title."""
+    from robolib.studies.clearance_dynamics.figures import logistic_explore_figure
+
+    title = logistic_explore_figure(r).get_suptitle().replace("\u2212", "-")
+    m = re.search(r"r = ([\d.]+): the samples read (\S+); fixed point's multiplier 2 - r = ([+-][\d.]+)\n"
+                  r"Lyapunov exponent ([+-][\d.]+) per step", title)
+    assert m, title
+    return float(m[1]), m[2], float(m[3]), float(m[4])
+
+
+def test_the_logistic_explore_figure_reads_period_doubling_and_chaos_as_the_exercises_do():
+    """Explore panel 6.1's title: period-1 at r = 2.9 and period-2 at 3.1 with the multiplier 2 - r past -1 between
+    them, period-4 with a negative exponent at 3.5, irregular with a positive exponent at 3.9, period-3 (a negative
+    exponent) at 3.83, the window the page points to; the same readings and numbers as the exercises' code prints."""
+    ex1, ex2, _ = solution_outputs(NAME, page=ORBITS_PAGE)
+    assert _title_reading(2.9)[1:3] == ("period-1", -0.9) and "r = 2.9: multiplier -0.90, the samples read period-1" in ex1
+    assert _title_reading(3.1)[1:3] == ("period-2", -1.1) and "r = 3.1: multiplier -1.10, the samples read period-2" in ex1
+    for r in (3.5, 3.9):
+        _, k, mu, lam = _title_reading(r)
+        printed = re.search(rf"r = {r}: the samples read (\S+), Lyapunov exponent ([+-][\d.]+) per step", ex2)
+        assert (k, f"{lam:+.2f}") == (printed[1], f"{float(printed[2]):+.2f}"), (r, ex2)
+    assert _title_reading(3.5)[1] == "period-4" and _title_reading(3.5)[3] < 0
+    assert _title_reading(3.9)[1] == "irregular" and _title_reading(3.9)[3] > 0
+    assert _title_reading(3.83)[1] == "period-3" and _title_reading(3.83)[3] < 0
+    assert _title_reading(2.95)[2] > -1 > _title_reading(3.05)[2]            # the multiplier passes -1 at r = 3
+
+
+def test_the_orbit_chapter_has_the_logistic_explore_panel(monkeypatch):
+    """Chapter 6 has an Explore section before the exercises whose hidden-input cell builds Explore panel 6.1 over
+    LOGISTIC_R_GRID (25-40 values in [2.8, 4], the exercises' 2.9, 3.1, 3.5, 3.9 among them); run on a short grid, the
+    cell shows one image per value with alt text, text of at least 9 px at the displayed width, and the numbered
+    caption; the page's 90-minute plan gives the panel 5 minutes and still adds up to 90."""
+    import jupytext
+    from ipywidgets import Stack
+
+    from robolib.studies.clearance_dynamics import figures as cf
+
+    grid = cf.LOGISTIC_R_GRID
+    assert 25 <= len(grid) <= 40 and min(grid) == 2.8 and max(grid) == 4.0 and {2.9, 3.1, 3.5, 3.9} <= set(grid)
+    text = (ROOT / ORBITS_PAGE).read_text()
+    assert text.index("\n## Explore\n") < text.index("\n## Exercises\n")
+    nb = jupytext.read(ROOT / ORBITS_PAGE)
+    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "\n## Explore\n" in f"\n{c.source}\n")
+    cell = next(c for c in nb.cells[start:] if c.cell_type == "code")
+    assert cell.metadata.get("tags") == ["hide-input"] and "cf.LOGISTIC_R_GRID" in cell.source
+    monkeypatch.setattr(cf, "LOGISTIC_R_GRID", (2.9, 3.0, 3.9))
+    ns = {}
+    exec(cell.source, ns)  # noqa: S102  (the chapter's own cell)
+    panel = ns["panel"]
+    stack = next(c for c in panel.children if isinstance(c, Stack))
+    images = [v.children[1].value for v in stack.children]
+    assert len(images) == 3 and all('alt="Two panels: left, the logistic map' in i for i in images)
+    for image in images:
+        width = re.search(r'data:image/(png|svg)', image)
+        font = float(re.search(r'data-robolib-min-font-px="([\d.]+)"', image)[1])
+        assert width and font >= 9.0, font
+    assert cf.CONSTRAINED_WIDTH * 100 <= 690                                   # shown at natural size: no shrinking
+    caption = panel.children[-1].value
+    assert "Explore panel 6.1.</span> The logistic map" in caption and "(r = 3)" in caption, caption
+    plan = re.search(r"\*Plan for one 90-minute sitting:\*(.*?)The page is", text, re.S)[1]
+    assert "the Explore panel (5 min)" in plan and sum(int(m) for m in re.findall(r"(\d+) min", plan)) == 90, plan
 
 
 # ----------------------------------------------------------------------------- changed parameters

@@ -251,6 +251,7 @@ def test_large_round_trip_errors(res):
     assert far_len < s3.TOL_LEN and far_ang < s3.TOL_ANG
     all_len, all_ang = claim_value(res, "prp3_rt_all")
     assert far_len <= all_len == rt.error[:, :2].max() < s3.ALL_SLIDER_TOL
+    assert all_ang < s3.ALL_ANGLE_TOL, "the crank error over the whole sample is checked too"
     # near a boundary the slider error is bounded by a rounding of D over the distance (the error law)
     eps_l2 = np.finfo(float).eps * res.data["geometry"].l2 ** 2
     assert np.max(rt.error[:, :2] * rt.distance[:, :2]) < 100 * eps_l2

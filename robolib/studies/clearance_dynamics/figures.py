@@ -14,6 +14,8 @@ drive period and :func:`explore_figure` one figure of the Explore panel.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from matplotlib.animation import FuncAnimation
 from matplotlib.colors import LogNorm
@@ -482,3 +484,104 @@ def approach_figure(cases: dict) -> Figure:
     else:
         a1.text(0.5, 0.5, "no orbit found in this run", ha="center", va="center", transform=a1.transAxes)
     return fig
+
+
+# --------------------------------------------------------------------------- Explore panel 6.1: the logistic map
+#: Values of r of Explore panel 6.1 (chapter 6): steps of 0.05 over [2.8, 4.0], with the exercises' 2.9, 3.1, 3.5 and
+#: 3.9, and 3.83 in the period-3 window.
+LOGISTIC_R_GRID = tuple(sorted({round(2.8 + 0.05 * i, 2) for i in range(25)} | {3.83}))
+#: Steps dropped as transient, samples kept, start value and period-test tolerance, as in chapter 6's exercises 1-2.
+LOGISTIC_TRANSIENT, LOGISTIC_SAMPLES, LOGISTIC_X0, LOGISTIC_TOL = 1000, 600, 0.3, 1e-6
+#: Largest period the panel's period test looks for (exercise 1's ``k_max``).
+LOGISTIC_K_MAX = 8
+
+
+def logistic_samples(r, n_transient: int = LOGISTIC_TRANSIENT, n_samples: int = LOGISTIC_SAMPLES,
+                     x0: float = LOGISTIC_X0) -> np.ndarray:
+    """Samples of the logistic map ``x -> r x (1 - x)`` from ``x0`` after ``n_transient`` steps, shape
+    ``(n_samples,) + shape(r)`` (``r`` a number or an array: one column per value), as exercise 1 of chapter 6
+    computes them.
+
+    >>> s = logistic_samples(2.9)
+    >>> s.shape, round(float(s[-1]), 6) == round(1 - 1 / 2.9, 6)
+    ((600,), True)
+    """
+    r = np.asarray(r, dtype=float)
+    x = np.full(r.shape, float(x0))
+    for _ in range(n_transient):
+        x = r * x * (1 - x)
+    out = np.empty((n_samples,) + r.shape)
+    for i in range(n_samples):
+        x = r * x * (1 - x)
+        out[i] = x
+    return out
+
+
+@lru_cache(maxsize=1)
+def logistic_bifurcation(n_r: int = 481, n_samples: int = 150) -> tuple[np.ndarray, np.ndarray]:
+    """The logistic map's bifurcation diagram over r in [2.8, 4.0]: ``(r, samples)`` with ``n_r`` values of r and
+    ``samples`` of shape ``(n_samples, n_r)`` after the transient (computed once, then cached)."""
+    r = np.linspace(2.8, 4.0, n_r)
+    return r, logistic_samples(r, n_samples=n_samples)
+
+
+def logistic_reading(r: float) -> tuple[int, float, float]:
+    """``(k, multiplier, exponent)`` at ``r``: the period of the samples that :func:`robolib.core.nonlinear.period_k`
+    reads (0: irregular; tolerance and ``k_max`` of exercise 1), the fixed point's multiplier ``2 - r`` and the
+    Lyapunov exponent per step, the mean of ``ln|r (1 - 2 x_n)|`` over the samples (exercise 2).
+
+    >>> k, mu, lam = logistic_reading(3.1)
+    >>> k, round(mu, 2), lam < 0
+    (2, -1.1, True)
+    """
+    s = logistic_samples(float(r))
+    k = N.period_k(s[:, None], LOGISTIC_TOL, k_max=LOGISTIC_K_MAX)
+    return k, 2.0 - float(r), float(np.mean(np.log(np.abs(r * (1 - 2 * s)))))
+
+
+def _signed(v: float) -> str:
+    """``v`` with two decimals and a sign, with a typographic minus."""
+    return f"{v:+.2f}".replace("-", "\u2212")
+
+
+def logistic_explore_figure(r: float, n_shown: int = 60) -> Figure:
+    """One figure of Explore panel 6.1: left, the logistic map's bifurcation diagram (:func:`logistic_bifurcation`)
+    with a line at ``r`` and its samples; right, the first ``n_shown`` values ``x_n`` from ``x_0`` = 0.3 and the
+    fixed point ``1 - 1/r``. The title gives the period test's reading, the fixed point's multiplier ``2 - r`` and
+    the Lyapunov exponent per step (:func:`logistic_reading`).
+
+    >>> fig = logistic_explore_figure(3.1)
+    >>> len(fig.axes), "period-2" in fig.get_suptitle(), "multiplier 2 \u2212 r = \u22121.10" in fig.get_suptitle()
+    (2, True, True)
+    """
+    r = float(r)
+    k, mu, lam = logistic_reading(r)
+    rs, samples = logistic_bifurcation()
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.3), layout="constrained")
+    a0, a1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})
+    a0.plot(np.broadcast_to(rs, samples.shape).ravel(), samples.ravel(), ",", color="0.35", rasterized=True)
+    a0.axvline(r, color="tab:orange", lw=1.2)
+    a0.plot(np.full(LOGISTIC_SAMPLES, r), logistic_samples(r), "o", ms=2.5, color="tab:red")
+    a0.set_xlim(2.8, 4.0)
+    a0.set_ylim(0, 1)
+    a0.set_xlabel("r", fontsize=9)
+    a0.set_ylabel(f"$x_n$ after {LOGISTIC_TRANSIENT} steps", fontsize=9)
+    a0.set_title("bifurcation diagram (red: samples at r)", fontsize=9)
+    n = np.arange(n_shown + 1)
+    x = np.concatenate([[LOGISTIC_X0], logistic_samples(r, n_transient=0, n_samples=n_shown)])
+    a1.axhline(1 - 1 / r, color="tab:blue", ls="--", lw=1.0)
+    a1.plot(n, x, ".-", color="k", lw=0.6, ms=3)
+    a1.set_ylim(0, 1)
+    a1.set_xlabel("step n", fontsize=9)
+    a1.set_ylabel("$x_n$", fontsize=9)
+    a1.set_title(f"{n_shown} steps from $x_0$ = {LOGISTIC_X0:g}\n(dashed: fixed point $x^* = 1 - 1/r$)", fontsize=9)
+    for ax in (a0, a1):
+        ax.tick_params(labelsize=9)
+    fig.suptitle(f"r = {r:.2f}: the samples read {N.period_name(k)}; fixed point's multiplier 2 \u2212 r = "
+                 f"{_signed(mu)}\nLyapunov exponent {_signed(lam)} per step (mean of $\\ln|r(1 - 2x_n)|$ over "
+                 f"{LOGISTIC_SAMPLES} samples)", fontsize=9)
+    return fig
+
+
+__all__ += ["LOGISTIC_R_GRID", "logistic_samples", "logistic_bifurcation", "logistic_reading",
+            "logistic_explore_figure"]

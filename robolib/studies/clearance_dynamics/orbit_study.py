@@ -665,8 +665,8 @@ def register_branch(reg, d: BranchStudy, f_runs, freqs) -> None:
                         f"no differencing); the brute-force sweep reads period-1 at its last frequency below the "
                         f"bracket and not period-1 at its first above",
               holds=bool(-1 < mu_a and mu_b < -1 and grows and shrinks and brute_ok),
-              text=(f"between {fa:g} and {fb:g} Hz, where its largest multiplier goes from {mu_a:+.2f} to "
-                    f"{mu_b:+.2f}").replace("-", "−"))
+              text=(f"between {lo:.2f} and {hi:.2f} Hz (its computed points at {fa:g} and {fb:g} Hz have largest "
+                    f"multipliers {mu_a:+.2f} and {mu_b:+.2f})").replace("-", "−"))
 
 
 def register_crossings(reg, d: BranchStudy) -> None:
@@ -679,8 +679,7 @@ def register_crossings(reg, d: BranchStudy) -> None:
               f"to {d.f[-1]:g} Hz" + (f": {'; '.join(parts)}" if parts else ""), value=[[p, list(b)] for _, p, b, _ in pds],
               criterion="a sign change of det(M + I) between consecutive branch points, located by regula falsi on f "
                         f"to a bracket of {BRANCH_P_TOL:g} Hz unless Newton fails inside it; at least one",
-              holds=bool(pds), text=(" and ".join(crossing_text(pd) + (" (Newton fails inside this bracket)"
-                                                                       if unresolved(pd) else "")
+              holds=bool(pds), text=(" and ".join(crossing_text(pd) + (" (unresolved)" if unresolved(pd) else "")
                                                   for pd in pds) if pds else "nowhere") +
               (f", and the branch is {'stable' if d.stable[-1] else 'unstable'} at {d.f[-1]:g} Hz, where it ends"))
 

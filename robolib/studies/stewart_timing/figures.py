@@ -114,9 +114,10 @@ def tracking_figure(runs: dict, name: str) -> Figure:
     axs[0].set_title(f"{name}: largest leg tracking error\n" + r"$\max_i |e_i|$", fontsize=10)  # two lines: one overhangs
     axs[1].set_title("what the controller model changes:\n" + r"$\max_i |e_{\mathrm{VW},i} - e_{\mathrm{NE},i}|$",
                      fontsize=10)
+    axs[0].set_ylabel("largest leg error [m]")
+    axs[1].set_ylabel("difference of the errors [m]")
     for ax in axs:
-        ax.set_ylabel("[m]")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=9)
         ax.set_xlabel("t [s]")
     return fig
 
@@ -287,10 +288,10 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
                          trajectory=traj, initial_error=file_offset(model))
             mt = tracking_metrics(r.t, r.error, window=duration / 4)
             ax.semilogy(r.t, np.abs(r.error).max(axis=1) + 1e-15, color=color, lw=1.2,
-                        label=f"{ab}: static {mt['static'] * 1e6:.3g} µm")
+                        label=f"{ab}: mean {mt['static'] * 1e6:.3g} µm over the last {duration / 4:g} s")
         rho = sampled_loop_radius(kp, kd, ki, step)
-        ax.set_title(f"$K_d$ = {kd:g} 1/s; exact-model loop sampled at {step * 1e3:g} ms: radius {rho:.4f}, "
-                     f"{'stable' if rho < 1 else 'UNSTABLE'}", fontsize=9)
+        ax.set_title(f"$K_d$ = {kd:g} 1/s, step {step * 1e3:g} ms: error dynamics "
+                     f"{'stable' if rho < 1 else 'UNSTABLE'} at this step", fontsize=9)
         ax.legend(fontsize=8)
     except ValueError as exc:  # e.g. the plant left its limits under unstable gains
         ax.set_title(str(exc)[:90], fontsize=8, color="tab:red")
@@ -367,10 +368,11 @@ def explore_gains(res):
     """Explore panel 2: short closed loops of both controllers on the U-joint plant with chosen K_p, K_i.
 
     Live (JupyterLab), the sliders span the gains of :func:`gain_ranges` (the sampled loop's stability),
-    whatever ``quick`` is; the figure's title gives the loop's radius for the chosen pair."""
+    whatever ``quick`` is; the figure's title says whether the sampled exact-model loop is stable for the chosen pair."""
 
     d, quick = res.data, res.params["quick"]
     kp, kd, step, T = res.params["kp"], res.params["kd"], res.params["step"], d["settings"].explore_t
+    s = d["settings"]
     grid = ({"kp": [300.0, 600.0, 1200.0, 2400.0, 4800.0], "ki": [0.0, 8000.0, 16000.0]} if not quick
             else {"kp": [600.0, 1200.0], "ki": [0.0, 8000.0]})
     box = explore(lambda kp, ki: gains_runs(d["model"], d["traj"], kp, kd, ki, step, T), grid,
@@ -379,7 +381,11 @@ def explore_gains(res):
                    ranges=gain_ranges(kp, kd, step),
                    caption=f"Largest leg tracking error of a {T:g}-s closed loop on the U-joint plant under the "
                            "Newton–Euler (blue) and virtual-work (orange) ID-PID controllers, for the chosen "
-                           "<i>K</i><sub>p</sub> and <i>K</i><sub>i</sub>; the legend gives each static error, the title whether the loop is stable.",
+                           "<i>K</i><sub>p</sub> and <i>K</i><sub>i</sub>. The legend gives each controller's mean "
+                           f"error over the loop's last {T / 4:g} s: after only {T:g} s it is not yet the static error "
+                           f"of Table 4.3 (the last {s.window:.3g} s of a {s.duration:g}-s run). The title says whether "
+                           "the error dynamics with an exact model, sampled at the run's step, are stable: their "
+                           "spectral radius (largest eigenvalue magnitude of the one-step map) is below 1.",
                    alt="Log-scale plot of the largest leg tracking error against time for the two controllers, "
                        "two nearly coincident curves falling from the initial error")
     return number_caption(box, "Explore panel", "4.2")
