@@ -328,8 +328,9 @@ class ClaimsRegister:
         bad = self.failing()
         if bad and self.quick:
             head = (f"**This is a quick run** (`quick = True`: short runs and small samples, for trying the chapter "
-                    f"and for tests). {len(bad)} of {len(self.claims)} claims do not hold at its reduced settings "
-                    f"({', '.join(bad)}); the full run (`quick = False`, as the book is built) checks every claim "
+                    f"and for tests). {len(bad)} of {len(self.claims)} claims do not hold in this run "
+                    f"({', '.join(bad)}): the reduced settings can be the cause, and so can any parameter you changed; "
+                    f"the full run (`quick = False`, as the book is built) checks every claim "
                     f"at the chapter's settings.\n\n")
         elif bad:
             head = (f"**⚠ {len(bad)} of {len(self.claims)} claims do not hold with this run's parameters** "

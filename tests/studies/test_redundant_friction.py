@@ -122,7 +122,7 @@ def test_claim_texts_are_written_for_a_reader(res):
     for r in res.records():
         assert not re.search(r"\d[eE][+-]\d", r["text"]), (r["id"], r["text"])
     share = value(res, "rf_energy_fast_share")
-    assert res["rf_energy_fast_share"].text == f"{share:.0%}" and ("more than all of it" in
+    assert res["rf_energy_fast_share"].text == f"{share:.0%}" and ("more than the whole difference" in
                                                                  res.values["rf_energy_fast_note"]) == (share > 1)
     assert res["rf_speed_stribeck"].text.startswith(f"by less than {(sf.SPEED_FLAT - 1) * 100:.0f} %: its largest value is ")
     assert res["rf_speed_dev_coulomb"].text.startswith(f"by less than {(sf.DEV_FLAT - 1) * 100:.0f} %: its largest value is ")

@@ -772,7 +772,8 @@ def _values(d: dict) -> dict:
             # the consistent-Coulomb iteration's contraction factor at this run's mu R (computed before the run)
             "rf_contraction": f"{max(v for k, v in d['contraction'].items() if 'decoupling maps' not in k):.2g}",
             # what the fast samples' share of E_S - E_C means when it is above 100 % (said once, in the main line)
-            "rf_energy_fast_note": ("more than all of it: at the slower samples the Coulomb law dissipates a little more"
+            "rf_energy_fast_note": ("more than the whole difference: the slower samples offset part of it, as there the Coulomb "
+                                    "law dissipates a little more"
                                     if d["energy_fast_share"] > 1 else "the slower samples carry the rest")}
 
 
