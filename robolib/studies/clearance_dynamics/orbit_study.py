@@ -665,7 +665,7 @@ def register_branch(reg, d: BranchStudy, f_runs, freqs) -> None:
                         f"no differencing); the brute-force sweep reads period-1 at its last frequency below the "
                         f"bracket and not period-1 at its first above",
               holds=bool(-1 < mu_a and mu_b < -1 and grows and shrinks and brute_ok),
-              text=(f"between {lo:.2f} and {hi:.2f} Hz (narrowed by root-finding on the multiplier between the "
+              text=(f"between {lo:.2f} and {hi:.2f} Hz (narrowed by root finding on the multiplier between the "
                     f"computed points at {fa:g} and {fb:g} Hz, whose largest multipliers are {mu_a:+.2f} and "
                     f"{mu_b:+.2f})").replace("-", "−"))
 
