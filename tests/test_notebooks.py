@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 import subprocess
 
 import jupytext
@@ -214,15 +215,43 @@ def test_display_equations_are_blocks_not_inline_math():
     assert not inline, inline
 
 
+def _split_folds(text: str) -> tuple[str, str]:
+    """``(main line, folds)`` of a MyST page: the folds are the dropdowns (``{dropdown}`` or an admonition with
+    ``:class: dropdown``), closed until a reader opens them."""
+    main, folded, fence = [], [], None
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if fence is None:
+            m = re.match(r"^(`{3,}|:{3,})\{(admonition|dropdown)\}", line)
+            if m and (m[2] == "dropdown" or ":class: dropdown" in lines[i + 1:i + 3]):
+                fence = m[1]
+                continue
+            main.append(line)
+        elif line.strip() == fence:
+            fence = None
+        else:
+            folded.append(line)
+    return "\n".join(main), "\n".join(folded)
+
+
 def test_every_display_equation_of_a_lecture_is_numbered():
-    """Each ``$$ ... $$`` equation of a chapter carries a label, so Sphinx numbers it (Eq. (4.2)) and the text and
-    the exercises can point to it; a chapter cites its own numbers, not a source's (whose formulas are lost)."""
+    """Each ``$$ ... $$`` equation in a chapter's main line carries a label, so Sphinx numbers it (Eq. (4.2)) and the
+    text and the exercises can point to it; a chapter cites its own numbers, not a source's (whose formulas are lost).
+    An equation in a fold is numbered only if the page cites it, so the numbers a reader sees with the folds closed
+    run without gaps (a folded Eq. (1.6) that nothing cites would make the visible numbering jump from 1.5 to 1.7)."""
     md = MarkdownIt("commonmark").use(dollarmath_plugin, allow_space=True, allow_digits=True, double_inline=True)
     assert [t.type for t in md.parse("$$\nx\n$$ (eq-a)\n\n$$\ny\n$$\n")] == ["math_block_label", "math_block"]
+    assert _split_folds(":::{dropdown} T\n$$\nx\n$$\n:::\nmain") == ("main", "$$\nx\n$$")
     lectures = glob.glob(str(ROOT / "notebooks" / "*.md")) + glob.glob(str(ROOT / "book" / "studies" / "*.md"))
-    unlabelled = {}
+    unlabelled, uncited = {}, {}
     for path in lectures:
-        types = [t.type for t in md.parse(open(path, encoding="utf-8").read())]
+        text = open(path, encoding="utf-8").read()
+        main, folds = _split_folds(text)
+        types = [t.type for t in md.parse(main)]
         if types.count("math_block"):
             unlabelled[path] = types.count("math_block")
+        labels = [t.info for t in md.parse(folds) if t.type == "math_block_label"]
+        if [x for x in labels if f"`{x}`" not in text]:
+            uncited[path] = [x for x in labels if f"`{x}`" not in text]
     assert not unlabelled, unlabelled
+    assert not uncited, uncited

@@ -201,7 +201,8 @@ def stewart_mechanism(model, pose=None, *, label_size: float = FONTSIZE + 1) -> 
     Panel (a), on top, draws the platform (:func:`draw_stewart`) at ``pose``
     in the base frame (the plot's axes ``x, y, z``; black arrows at its origin),
     the platform frame at the platform origin ``t`` (brown arrows, ``z'``), the U-joint centres ``b_1..b_6`` (with
-    their fixed axes ``a_i`` in green) and the S-joint centres ``P_1..P_6``.
+    their fixed axes ``a_i`` in green, each :data:`UAXIS` mean leg lengths to either side) and the S-joint centres
+    ``P_1..P_6``, every label placed clear of the legs, axes and edges as drawn.
     Panel (b), below, is a schematic of one U-P-S leg: U joint at ``b_i`` with the
     fixed axis ``a_i``, the second axis ``c_i`` and the forbidden direction
     ``n_i = a_i x c_i``; leg axis ``s_i`` and length ``l_i``; cylinder, rod and
@@ -236,36 +237,43 @@ def stewart_mechanism(model, pose=None, *, label_size: float = FONTSIZE + 1) -> 
     fig = Figure(figsize=(FIGURE_WIDTH, 8.4), layout="constrained")
     gsp = fig.add_gridspec(2, 1, height_ratios=(1.15, 1.0))
     ax = fig.add_subplot(gsp[0, 0], projection="3d")
-    P = draw_stewart(ax, model, pose, labels=False, show_com=False)
     B, _ = _stewart_points(model, pose)
     g = _leg_geometry(model, pose)
     mean_leg = float(np.mean(g.length))
+    P = draw_stewart(ax, model, pose, labels=False, show_com=False, uaxis_length=UAXIS * mean_leg)
     outline = [patheffects.withStroke(linewidth=2.5, foreground="white")]  # labels read on coloured bodies
     L = 0.3 * mean_leg
     R = g.R
     t = pose[:3]
+    arrows = []                       # the frames' arrows, which the joint labels keep clear of
     for k, name in enumerate("xyz"):  # the base frame is the plot's frame: its axes are named on the box
         e = np.eye(3)[k] * L
         ax.quiver(0, 0, 0, *(0.6 * e), color="k", lw=1.3, arrow_length_ratio=0.25)
         ep = R[:, k] * 0.8 * L
         ax.quiver(*t, *ep, color="tab:brown", lw=1.3, arrow_length_ratio=0.2)
-        if name == "z":
-            ax.text(*(t + 1.2 * ep), " z'", fontsize=label_size, ha="left", va="bottom",
-                    color=LABEL_COLORS["frame"], path_effects=outline)
-    ax.text(*(t + np.array([0, 0, 0.62 * mean_leg])), "platform frame at $t$", fontsize=label_size,
-            ha="center", color=LABEL_COLORS["frame"], path_effects=outline)
-    hi = ax.get_zlim3d()
-    ax.set_zlim(min(hi[0], -0.25 * mean_leg), hi[1])
-    for get, put in ((ax.get_xlim3d, ax.set_xlim3d), (ax.get_ylim3d, ax.set_ylim3d)):  # room for the labels
-        lo, up = get()
-        put(lo - 0.35 * mean_leg, up + 0.35 * mean_leg)
+        arrows += [np.array([np.zeros(3), 0.6 * e]), np.array([t, t + ep])]
+    # the scene only (true proportions), with room for the a_i axes and the z' label: no empty walls
+    pts = np.vstack([B, P, t, t + 0.4 * mean_leg * R[:, 2], np.zeros(3)])
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    pad = np.array([UAXIS * mean_leg + 0.05 * mean_leg] * 2 + [0.05 * mean_leg])
+    lo, hi = lo - pad, hi + pad
+    ax.set(xlim=(lo[0], hi[0]), ylim=(lo[1], hi[1]), zlim=(lo[2], hi[2]))
+    ax.set_box_aspect(tuple(hi - lo), zoom=ZOOM)
     ax.tick_params(labelsize=label_size - 1)
     for axis in (ax.xaxis, ax.yaxis, ax.zaxis):
         axis.label.set_size(label_size - 1)
     ax.zaxis.set_major_locator(MaxNLocator(nbins=Z_TICKS))  # the foreshortened z axis: a few ticks only
     ax.view_init(elev=VIEW[0], azim=VIEW[1])
+    legs = [np.array([B[i], P[i]]) for i in range(6)]
+    uaxes = [np.array([B[i] - UAXIS * mean_leg * model.ujoint_axes[i], B[i] + UAXIS * mean_leg * model.ujoint_axes[i]])
+             for i in range(6)]
+    rims = [np.array([a, b]) for ring in (_closed(B), _closed(P)) for a, b in zip(ring[:-1], ring[1:])]
+    frame_label = _place_labels(ax, [t + 0.8 * L * R[:, 2]], ["$z'$"], label_size,
+                                segments=legs + rims + arrows, points_too=np.vstack([B, P]),
+                                color=LABEL_COLORS["frame"], path_effects=outline)
     _place_labels(ax, np.vstack([B, P]), [f"${n}_{i + 1}$" for n in "bP" for i in range(6)], label_size,
-                  color=LABEL_COLORS["joint"], path_effects=outline)
+                  segments=legs + uaxes + rims + arrows, avoid=frame_label, color=LABEL_COLORS["joint"],
+                  path_effects=outline)
     at_home = np.allclose(pose, model.home_pose)
     where = "its home pose" if at_home else (f"t = ({', '.join(f'{v:g}' for v in pose[:3])}) m, roll/pitch/yaw = "
                                              f"({', '.join(f'{np.degrees(v):g}' for v in pose[3:])})°")
@@ -277,32 +285,85 @@ def stewart_mechanism(model, pose=None, *, label_size: float = FONTSIZE + 1) -> 
 #: Colours of the labels of panel (a) of :func:`stewart_mechanism`: joints near-black, platform frame dark brown.
 LABEL_COLORS = {"joint": "0.1", "frame": "#4a2410"}
 #: Elevation and azimuth (deg) of the 3-D view of :func:`stewart_mechanism`.
-VIEW = (45, -110)
+VIEW = (30, -110)
+#: Half-length of the drawn U-joint axes ``a_i`` of :func:`stewart_mechanism`, in mean leg lengths.
+UAXIS = 0.25
+#: Zoom of the 3-D box of :func:`stewart_mechanism` in its panel (matplotlib's ``set_box_aspect`` zoom).
+ZOOM = 1.45
 
+
+#: Clearance (in text heights) at which a label of :func:`stewart_mechanism` counts as clear of the drawing.
+CLEAR = 0.4
 
 #: Most major ticks on the z axis of :func:`stewart_mechanism` (seen at a slant, its ticks crowd).
 Z_TICKS = 3
 
 
-def _place_labels(ax, points, texts, size: float, **kwargs) -> list:
+def _screen(ax, points):
+    """Pixel coordinates (k, 2) of the 3-D ``points`` (k, 3) on the axis ``ax`` (view and limits set)."""
+    xs, ys, _ = proj3d.proj_transform(*np.asarray(points, dtype=float).reshape(-1, 3).T, ax.get_proj())
+    return ax.transData.transform(np.c_[xs, ys])
+
+
+def _box_gap(centres, half, points):
+    """For each label box (centres (k, 2) px, half-sizes ``half`` (2,) px), the Chebyshev gap (px) to the nearest
+    of ``points`` (m, 2) px: negative when a point lies inside the box."""
+    d = np.abs(centres[:, None, :] - points[None, :, :]) - half
+    return d.max(axis=-1).min(axis=1) if len(points) else np.full(len(centres), np.inf)
+
+
+def _place_labels(ax, points, texts, size: float, *, segments=(), avoid=(), points_too=None, **kwargs) -> list:
     """Label each of ``points`` (k, 3) of the 3-D axis ``ax`` (view and limits already set) with ``texts`` (k,),
-    ``size`` pt, offset on the screen by about one text height in the one of eight directions that keeps it
-    farthest from the other points and from the labels already placed (the most crowded points first);
-    ``kwargs`` go to ``ax.annotate``. Returns the annotations."""
-    ax.figure.draw_without_rendering()  # the layout fixes where the axes, hence the points, are on the screen
+    ``size`` pt (the most crowded points first). Each label's box goes, on the screen, in one of 16 directions
+    and at one of three distances from its point: the nearest that keeps it :data:`CLEAR` text heights clear of the
+    other points, of the 3-D ``segments`` (each (2, 3): legs, axes, edges; sampled densely), of the labels already
+    placed and of the 2-D texts ``avoid`` (annotations), inside the axes and nearer its own point than any other;
+    ``points_too`` (m, 3), optional: more points to keep clear of. ``kwargs`` go to ``ax.annotate``. Returns the
+    annotations."""
+    fig = ax.figure
+    fig.draw_without_rendering()  # the layout fixes where the axes, hence the points, are on the screen
+    screen = _screen(ax, points)
+    extra = _screen(ax, points_too) if points_too is not None else np.empty((0, 2))
     xs, ys, _ = proj3d.proj_transform(*np.asarray(points, dtype=float).T, ax.get_proj())
-    screen = ax.transData.transform(np.c_[xs, ys])           # pixels
-    r = 1.1 * size * ax.figure.dpi / 72                       # offset of the label's centre, pixels
-    angles = np.radians(np.arange(0, 360, 45))
+    u = np.linspace(0.0, 1.0, 25)[:, None]
+    lines = [_screen(ax, seg[0] + u * (seg[1] - seg[0])) for seg in segments]
+    em = size * fig.dpi / 72                                  # one text height, pixels
+    angles = np.radians(np.arange(0, 360, 22.5))
     dirs = np.c_[np.cos(angles), np.sin(angles)]
-    near = np.sort(np.linalg.norm(screen[:, None] - screen[None], axis=-1), axis=1)[:, 1]
-    placed, out = [], [None] * len(texts)
+    frame = ax.get_window_extent()
+    near = np.sort(np.linalg.norm(screen[:, None] - screen[None], axis=-1), axis=1)[:, min(1, len(screen) - 1)]
+    placed, out = [], [None] * len(texts)                     # placed: (centre, half) of the boxes so far
+    for other in avoid:
+        bb = other.get_window_extent()
+        placed.append((np.array([(bb.x0 + bb.x1) / 2, (bb.y0 + bb.y1) / 2]), np.array([bb.width, bb.height]) / 2))
     for i in np.argsort(near):
-        centres = screen[i] + r * dirs
-        others = np.vstack([np.delete(screen, i, axis=0)] + ([np.array(placed)] if placed else []))
-        clear = np.linalg.norm(centres[:, None] - others[None], axis=-1).min(axis=1)
-        k = int(np.argmax(clear))
-        placed.append(centres[k])
-        out[i] = ax.annotate(texts[i], (xs[i], ys[i]), xytext=tuple(r * dirs[k] * 72 / ax.figure.dpi),
-                             textcoords="offset points", ha="center", va="center", fontsize=size, **kwargs)
+        probe = ax.text2D(0, 0, texts[i], fontsize=size)
+        bb = probe.get_window_extent()
+        probe.remove()
+        half = np.array([bb.width / 2 + 2, bb.height / 2 + 1])
+        best, where = -np.inf, None
+        for radius in (0.6, 1.2, 2.0):
+            centres = screen[i] + (0.6 * radius * em + np.abs(dirs) @ half)[:, None] * dirs  # box edge ~ radius
+            own = [ln for ln in lines if np.linalg.norm(ln[[0, -1]] - screen[i], axis=1).min() < 1.0]
+            others = [ln for ln in lines if not any(ln is o for o in own)]
+            gap = np.minimum(_box_gap(centres, half, np.vstack([np.delete(screen, i, axis=0), extra])),
+                             _box_gap(centres, half, np.vstack(others)) if others else np.inf)
+            if own:  # the segments that start at this point: only the box must not cover them
+                gap = np.minimum(gap, _box_gap(centres, half, np.vstack(own)[np.linalg.norm(
+                    np.vstack(own) - screen[i], axis=1) > 0.6 * em]))
+            for c, h in placed:
+                gap = np.minimum(gap, (np.abs(centres - c) - (half + h)).max(axis=1))
+            inside = ((centres - half >= [frame.x0, frame.y0]) & (centres + half <= [frame.x1, frame.y1])).all(axis=1)
+            own_d = np.linalg.norm(centres - screen[i], axis=1)   # unambiguous: nearer its own point than any other
+            rest = np.vstack([np.delete(screen, i, axis=0), extra])
+            other_d = np.linalg.norm(centres[:, None] - rest[None], axis=-1).min(axis=1) if len(rest) else np.inf
+            clear = np.minimum(gap, CLEAR * em) + 0.01 * np.minimum(gap, 3 * em)   # clear enough, then nearest
+            score = np.where(inside, clear, clear - 1e3) - np.where(own_d < 0.8 * other_d, 0.0, 500.0) - radius
+            k = int(np.argmax(score))
+            if score[k] > best:
+                best, where = score[k], centres[k]
+        placed.append((where, half))
+        offset = (where - screen[i]) * 72 / fig.dpi
+        out[i] = ax.annotate(texts[i], (xs[i], ys[i]), xytext=tuple(offset), textcoords="offset points",
+                             ha="center", va="center", fontsize=size, **kwargs)
     return out

@@ -43,3 +43,37 @@ def test_joint_labels_do_not_overlap_and_the_slanted_z_axis_has_few_ticks(file):
         assert not any(a.overlaps(b) for b in boxes[i + 1:]), i
     lo, hi = ax.get_zlim()
     assert 2 <= sum(lo <= v <= hi for v in ax.get_zticks()) <= 3
+
+
+@pytest.mark.parametrize("file", ["stewart/tsai2000.yaml", "stewart/hydraulic.yaml"])
+def test_joint_labels_keep_off_the_legs_and_the_u_axes_are_long_enough_to_see(file):
+    """No joint label covers any point of a leg as drawn on the screen, and each U axis a_i is drawn half a leg
+    long (a fixed fraction of the mean leg length)."""
+    import numpy as np
+    from mpl_toolkits.mplot3d import proj3d
+
+    from robolib.stewart import drawing
+    from robolib.stewart.kinematics import joint_points, leg_geometry
+
+    model = stewart.load(file)
+    fig = stewart_mechanism(model)
+    fig.draw_without_rendering()
+    ax = fig.axes[0]
+    B, P = joint_points(model, model.home_pose)
+    u = np.linspace(0.0, 1.0, 60)[:, None]
+    pts = np.vstack([B[i] + u * (P[i] - B[i]) for i in range(6)])
+    xs, ys, _ = proj3d.proj_transform(*pts.T, ax.get_proj())
+    screen = ax.transData.transform(np.c_[xs, ys])
+    labels = [t for t in ax.texts if t.get_text().startswith(("$b_", "$P_"))]
+    assert len(labels) == 12
+    for t in labels:
+        box = t.get_window_extent()
+        inside = (screen[:, 0] > box.x0) & (screen[:, 0] < box.x1) & (screen[:, 1] > box.y0) & (screen[:, 1] < box.y1)
+        assert not inside.any(), t.get_text()
+    mean_leg = leg_geometry(model, model.home_pose).length.mean()
+    green = [ln for ln in ax.lines if ln.get_color() == drawing.COLORS["uaxis"]]
+    assert len(green) == 6
+    for ln in green:
+        x, y, z = ln.get_data_3d()
+        length = np.linalg.norm([x[1] - x[0], y[1] - y[0], z[1] - z[0]])
+        assert length == pytest.approx(2 * drawing.UAXIS * mean_leg) and length >= 0.4 * mean_leg

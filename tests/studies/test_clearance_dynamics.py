@@ -158,8 +158,8 @@ def test_irregular_case_claims():
     assert reg.claims["clearance_orbit_6_0p5"].holds and not reg.claims["clearance_orbit_routes_6_0p5"].holds
     assert not reg.claims["clearance_exponent_models_6_0p5"].holds
     assert "unstable period-1" in reg.claims["clearance_orbit_6_0p5"].text
-    assert "largest multiplier |μ| = 22" in reg.claims["clearance_orbit_6_0p5"].text       # in words, no bare max|μ|
-    assert "(uncertainty 27% of the value)" in reg.claims["clearance_orbit_routes_6_0p5"].text
+    assert "largest multiplier 22.0" in reg.claims["clearance_orbit_6_0p5"].text   # in words, to the digits its error supports
+    assert reg.claims["clearance_orbit_routes_6_0p5"].text.endswith("+11 /s from the time series")  # digits its u supports
 
 
 def test_irregular_case_claim_names_the_periods_its_shooting_tried():
@@ -171,12 +171,14 @@ def test_irregular_case_claim_names_the_periods_its_shooting_tried():
     c = reg.claims["clearance_orbit_6_0p5"]
     assert "no stable orbit of period 1, 2 or 4 in its 3 attempts" in c.statement and c.value["periods_tried"] == [1, 2, 4]
     assert c.text.startswith("no stable orbit of period 1, 2 or 4 in 3 attempts, only an unstable period-1")
-    assert "for each period 1, 2 or 4" in c.criterion and c.text.endswith("and no orbit of period 4")
+    assert "for each period 1, 2 or 4" in c.criterion
+    assert c.text.endswith("only an unstable period-1 orbit (largest multiplier 22.0) and an unstable period-2 orbit "
+                           "(largest multiplier 86.0)")                 # none of period 4: "only" these
     reg = ClaimsRegister("t", glue=False)                              # quick runs shoot periods 1 and 2 only
     S.register_case(reg, _case(None, [u1], 11.3, 1.3, attempts=full[:2]))
     c = reg.claims["clearance_orbit_6_0p5"]
     assert "period 1 or 2 in its 2 attempts" in c.statement and c.value["periods_tried"] == [1, 2]
-    assert c.text.endswith("and no orbit of period 2")
+    assert c.text.endswith("only an unstable period-1 orbit (largest multiplier 22.0)")
     reg = ClaimsRegister("t", glue=False)
     S.register_case(reg, _case(None, [], -3.0, 1.0))                  # no stable orbit, but the exponent is negative
     assert not reg.claims["clearance_orbit_6_0p5"].holds and not reg.claims["clearance_orbit_routes_6_0p5"].holds
@@ -842,6 +844,17 @@ def test_the_logistic_explore_figure_reads_period_doubling_and_chaos_as_the_exer
     assert _title_reading(3.9)[1] == "irregular" and _title_reading(3.9)[3] > 0
     assert _title_reading(3.83)[1] == "period-3" and _title_reading(3.83)[3] < 0
     assert _title_reading(2.95)[2] > -1 > _title_reading(3.05)[2]            # the multiplier passes -1 at r = 3
+
+
+@pytest.mark.parametrize("r", [7.0, -0.5, float("nan"), "3.1", None])
+def test_the_logistic_explore_figure_refuses_an_r_outside_the_map_s_range(r):
+    """Beyond r = 4 the logistic map leaves [0, 1] and its samples diverge: the figure and its reading refuse such
+    an r, naming r and its range (not a later array of samples)."""
+    from robolib.studies.clearance_dynamics.figures import logistic_explore_figure, logistic_reading
+
+    for f in (logistic_explore_figure, logistic_reading):
+        with pytest.raises(ParameterError, match=names("r", "[0, 4]")):
+            f(r)
 
 
 def test_the_orbit_chapter_has_the_logistic_explore_panel(monkeypatch):

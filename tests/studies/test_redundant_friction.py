@@ -75,7 +75,10 @@ def test_tables_figures_and_values(res):
     assert isinstance(panel, Figure) and "RMS over the three joints: Coulomb" in panel.axes[0].get_title()
     # the lecture shows a short table of key parameters; every parameter is on the evidence page (Table E3)
     key = res.tables["parameters"]
-    assert "<details" not in key and key.count("\n| `") == 7 and "| `run: mu, R, eps` | 0.1, 0.01 m, 0.01 rad/s |" in key
+    # in words and symbols, no code names or raw underscores outside maths (they are in the full table, Table E3)
+    assert "<details" not in key and key.count("\n| ") == 1 + 6 and "`" not in key
+    assert r"| bearing friction $\mu$, journal radius $R$ | 0.1, 10 mm |" in key and "0.311 mN m" in key
+    assert not re.search(r"_", re.sub(r"\$[^$]*\$", "", key)), key
     assert key.startswith("**The robot and its friction laws in this run**") and "geared" not in key
     assert list(sf.EVIDENCE_TABLES) == ["calibration", "own_torques", "all_parameters", "criteria"]
     for k, name in enumerate(sf.EVIDENCE_TABLES):
@@ -143,7 +146,9 @@ def test_the_lecture_leaves_the_geared_experiment_and_the_sweeps_to_the_evidence
         assert f"```{{glue:figure}} rf_ev_{name}" in ev, name
     assert "For the reader and the teacher" in nb and "base point $O_i$" in nb and "harmless" not in nb
     assert "rf_speed_dev" not in nb and "{glue:md}`rf_speed_dev_coulomb`" in ev and "{glue:md}`rf_speed_dev_stribeck`" in ev
-    assert "rf_energy_fast_share" in nb.split("## What this chapter found")[1]      # the "why" of the energy finding
+    # the "why" of the energy finding: its conclusion in the lecture, the sample-by-sample accounting on the evidence page
+    assert "fast parts of the motion" in nb.split("## What this chapter found")[1] and "rf_energy_fast_share" not in nb
+    assert "{glue:md}`rf_energy_fast_share`" in ev and "{glue:text}`rf_energy_fast_note`" in ev
     # one line of argument: the three friction models named once, in a list the page refers to; the estimate's
     # steps folded for reference; the iteration's convergence said with the run's contraction factor, not asserted
     assert "| **consistent Coulomb** |" in nb and "| **decoupled Coulomb** (the patent's) |" in nb and "| **Stribeck** |" in nb

@@ -155,8 +155,19 @@ def register_store_current(s: StudySettings, v, reg, points, runs, info) -> None
               "settings)", value=gaps,
               criterion=f"at least one coinciding point, and max |difference| <= {STORE_AGREE:g} (normalised units)",
               holds=len(same) >= 1 and max(gaps, default=np.inf) <= STORE_AGREE,
-              text=(f"{len(same)} points ({', '.join(f'{f:g} Hz / {c:g} mm' for _, (f, c) in same)}) agree to "
-                    f"{max(gaps):.0e}; {srcs}" if same else "no sweep point coincides with a verdict run"), method=True)
+              text=(f"{_points_text([fc for _, fc in same])} agree to {max(gaps):.0e}; {srcs}" if same
+                    else "no sweep point coincides with a verdict run"), method=True)
+
+
+def _points_text(cases) -> str:
+    """Sweep points in words, each once (a point on both sweeps is said to be):
+
+    >>> _points_text([(6.0, 0.5), (10.0, 0.5), (6.0, 0.5)])
+    '2 points (6 Hz / 0.5 mm, on both sweeps; 10 Hz / 0.5 mm)'
+    """
+    n = {fc: cases.count(fc) for fc in cases}
+    return (f"{len(n)} point{'s' if len(n) > 1 else ''} ("
+            + "; ".join(f"{f:g} Hz / {c:g} mm" + (", on both sweeps" if k > 1 else "") for (f, c), k in n.items()) + ")")
 
 
 def _listing(vals, runs, want) -> str:

@@ -25,6 +25,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from robolib.core import clearance as C
 from robolib.core import nonlinear as N
+from robolib.core.checks import real
 from robolib.core.drawing import FIGURE_WIDTH
 from robolib.gearshift.drawing import CHAIN_COLORS, MODE_COLORS, draw_gearshift, draw_orbit, mode_bands
 from robolib.gearshift.runs import OrbitRun
@@ -103,12 +104,13 @@ def orbit_figure(d: DetailRun) -> Figure:
         ax.set_yscale("symlog", linthresh=1.0)
         ax.set_xlim(a, b)
         ax.set_ylabel(r"$F_n$ [N]")
-    ax1.axvspan(*window, color="0.3", alpha=0.35, lw=0)
+        ax.tick_params(labelsize=9)
+    ax1.axvspan(*window, facecolor="none", edgecolor="k", lw=1.2, ls="--", zorder=4)   # above the contact shading
     ax1.set_xlabel("t [s]")
     ax2.set_xlabel("t [s]")
-    ax2.set_title("zoom: first impact burst (grey above)", fontsize=9)
+    ax2.set_title("zoom: first impact burst (dashed box above)", fontsize=9)
     right.legend(handles=[Patch(color=MODE_COLORS[m], alpha=0.5, label=C.MODE_NAMES[m]) for m in (1, 2)] +
-                 [Patch(color="w", ec="0.5", label="free flight")], loc="outside upper center", ncol=2, fontsize=8,
+                 [Patch(color="w", ec="0.5", label="free flight")], loc="outside upper center", ncol=2, fontsize=9,
                  frameon=False, handlelength=1.2, columnspacing=0.8)
     return fig
 
@@ -533,8 +535,13 @@ def logistic_reading(r: float) -> tuple[int, float, float]:
     >>> k, mu, lam = logistic_reading(3.1)
     >>> k, round(mu, 2), lam < 0
     (2, -1.1, True)
+    >>> logistic_reading(7.0)
+    Traceback (most recent call last):
+        ...
+    robolib.ParameterError: r must be a number in [0, 4], got 7.0
     """
-    s = logistic_samples(float(r))
+    r = real("r", r, low=0.0, high=4.0)   # beyond 4 the map leaves [0, 1] and the samples diverge
+    s = logistic_samples(r)
     k = N.period_k(s[:, None], LOGISTIC_TOL, k_max=LOGISTIC_K_MAX)
     return k, 2.0 - float(r), float(np.mean(np.log(np.abs(r * (1 - 2 * s)))))
 
@@ -554,8 +561,8 @@ def logistic_explore_figure(r: float, n_shown: int = 60) -> Figure:
     >>> len(fig.axes), "period-2" in fig.get_suptitle(), "multiplier 2 \u2212 r = \u22121.10" in fig.get_suptitle()
     (2, True, True)
     """
-    r = float(r)
     k, mu, lam = logistic_reading(r)
+    r = float(r)
     rs, samples = logistic_bifurcation()
     fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.3), layout="constrained")
     a0, a1 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.25, 1]})

@@ -347,11 +347,24 @@ def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
     return got, res.get(("branch", None))
 
 
+def _supported(x: float, u: float, sign: bool = False) -> str:
+    """``x`` to the decimal of its uncertainty ``u``'s leading digit (at most 2 decimals; the ± and the uncertainty
+    are on the evidence page): ``_supported(0.403, 0.011)`` is ``'0.40'``, ``_supported(8.40, 1.45, True)`` ``'+8'``."""
+    decimals = min(2, max(0, -math.floor(math.log10(u)))) if u > 0 and math.isfinite(u) else 2
+    return f"{x:{'+' if sign else ''}.{decimals}f}".replace("-", "−")
+
+
 def _mu_text(o: O.OrbitResult) -> str:
-    """The largest multiplier in words (a bound when the computed value is below its numerical error)."""
+    """The largest multiplier in words, to the digits its error supports (a bound when the computed value is below
+    its numerical error)."""
     if o.resolved:
-        return f"largest multiplier |μ| = {o.max_mu:.3g} ± {o.mu_error:.2g}"
-    return f"largest multiplier |μ| at most {o.mu_upper:.2g}, a bound, as the computed value is below its error"
+        return f"largest multiplier {_supported(o.max_mu, o.mu_error)}"
+    return f"largest multiplier below {o.mu_upper:.2g}, too small to resolve"
+
+
+def _exponent_value(E: LY.Exponent) -> str:
+    """A time-series exponent in the lecture's words: its value to the digits its uncertainty supports, no ±."""
+    return f"{_supported(E.exponent, E.uncertainty, sign=True)} /s"
 
 
 def exponent_text(E: LY.Exponent, unit: str = " /s") -> str:
@@ -385,7 +398,6 @@ def register_case(reg, d: CaseOrbits) -> None:
     lo_ts, hi_ts = L.interval
     tried = sorted({k for k, _, _ in d.attempts}) or list(ORBIT_PERIODS)
     ks = ", ".join(str(k) for k in tried[:-1]) + (" or " if len(tried) > 1 else "") + str(tried[-1])
-    none_k = [k for k in tried if k not in {o.k for o in found}]
     u_txt = (f"u = (batch error^2 + the change from the rung rtol {LYAP_RTOL['fast']:g} to "
              f"{LYAP_RTOL['fast'] / LY.RTOL_DIVISOR:g} (the fast model at a tenth of each)^2 + the change with the "
              f"differences' half-width x {LY.EPS_FACTOR:g}^2)^1/2")
@@ -409,13 +421,14 @@ def register_case(reg, d: CaseOrbits) -> None:
                     f"known to {LYAP_REL_PERIODIC:.0%}")
             crit = (f"|lambda_ts - lambda_F| <= u_ts + u_F (lambda_F ± u_F = ln(max|mu| ± err) / (kT)), and "
                     f"u_ts <= {LYAP_REL_PERIODIC:g} |lambda_ts|")
-            text = (f"{lf:+.2f} ± {uf:.2f} /s from the multipliers, {exponent_text(L)} from the time series "
-                    f"(uncertainty {L.relative:.0%} of the value)")
+            text = (f"{_supported(lf, uf, sign=True)} /s from the multipliers and {_exponent_value(L)} from the time "
+                    "series, equal within their uncertainties")
         else:
             ok = hi_ts <= a.lyapunov_upper
             what, crit = (f"at {f:g} Hz / {c_mm:g} mm the time-series exponent lies below the Floquet bound",
                           "lambda_ts + u <= ln(max|mu| + err) / (kT) (the multipliers are below their error: a bound)")
-            text = f"{exponent_text(L)} from the time series, at most {a.lyapunov_upper:+.1f} /s from the multipliers"
+            text = (f"{_exponent_value(L)} from the time series, below the bound of "
+                    f"{a.lyapunov_upper:+.1f} /s from the multipliers").replace("-", "−")
     else:
         unstable = [o for o in found if o.max_mu - o.mu_error > 1 + STABILITY_MARGIN]
         n_starts = len(d.attempts)
@@ -431,9 +444,7 @@ def register_case(reg, d: CaseOrbits) -> None:
                   holds=bool(lo_ts > 0),
                   text=f"no stable orbit of period {ks} in {n_starts} attempts" + (
                       ", only " + " and ".join(f"an unstable period-{o.k} orbit ({_mu_text(o)})" for o in found)
-                      if found else " and no orbit at all")
-                  + ("" if not found or not none_k else
-                     f", and no orbit of period {' or '.join(str(k) for k in none_k)}"))
+                      if found else " and no orbit at all"))
         ok = (bool(unstable) and lo_ts > 0 and L.relative <= LYAP_REL_IRREGULAR
               and all(math.log(o.max_mu - o.mu_error) > 0 for o in unstable))
         what = (f"at {f:g} Hz / {c_mm:g} mm the unstable orbits' Floquet exponents and the time-series exponent are "
@@ -444,7 +455,7 @@ def register_case(reg, d: CaseOrbits) -> None:
                 + " from the multipliers of the unstable period-"
                 + " and period-".join(str(o.k) for o in unstable)
                 + (" orbits" if len(unstable) > 1 else " orbit")
-                + f", {exponent_text(L)} from the time series (uncertainty {L.relative:.0%} of the value)"
+                + f", {_exponent_value(L)} from the time series"
                 if unstable else "no unstable orbit found to compare with")
     reg.claim(case_id("clearance_orbit_routes", f, c_mm), what,
               value={"time_series": [L.exponent, L.uncertainty],
@@ -479,9 +490,8 @@ def register_distance(reg, d: CaseOrbits) -> None:
                                 "distance_reset_orbit": reset},
               criterion=crit, holds=bool(same and within and r.tol * DISTANCE_FALL <= a.tol
                                          and r.sim_distance < a.sim_distance),
-              text=f"the samples end {a.sim_distance:.1e} from the orbit at rtol {d.rtol:g} (shooting tolerance "
-                   f"{a.tol:.1e}) and {r.sim_distance:.1e} at {d.rtol / REFINE_DIVISOR:g} ({r.tol:.1e}); from the "
-                   f"orbit of the shooting map, which resets the memory at phase 0: {reset[0]:.1e} and {reset[1]:.1e}")
+              text=f"{a.sim_distance:.1e} at the tolerance rtol = {d.rtol:g} and {r.sim_distance:.1e} at "
+                   f"{d.rtol / REFINE_DIVISOR:g}")
 
 
 def register_models(reg, d: CaseOrbits) -> None:
@@ -508,7 +518,7 @@ def register_models(reg, d: CaseOrbits) -> None:
               criterion=crit + f" (the DAE at the rungs rtol {dae_rtol(d.case):g} -> "
                                f"{dae_rtol(d.case) / LY.RTOL_DIVISOR:g}, the fast model at a tenth of "
                                f"{LYAP_RTOL['fast']:g} -> {LYAP_RTOL['fast'] / LY.RTOL_DIVISOR:g})",
-              holds=bool(ok), text=f"{exponent_text(L)} on the fast model, {exponent_text(D)} on the DAE")
+              holds=bool(ok), text=f"{_exponent_value(L)} on the fast model, {_exponent_value(D)} on the DAE")
 
 
 def register_exponent_checks(reg, d: CaseOrbits) -> None:
@@ -665,9 +675,8 @@ def register_branch(reg, d: BranchStudy, f_runs, freqs) -> None:
                         f"no differencing); the brute-force sweep reads period-1 at its last frequency below the "
                         f"bracket and not period-1 at its first above",
               holds=bool(-1 < mu_a and mu_b < -1 and grows and shrinks and brute_ok),
-              text=(f"between {lo:.2f} and {hi:.2f} Hz (narrowed by root finding on the multiplier between the "
-                    f"computed points at {fa:g} and {fb:g} Hz, whose largest multipliers are {mu_a:+.2f} and "
-                    f"{mu_b:+.2f})").replace("-", "−"))
+              text=(f"between {lo:.2f} and {hi:.2f} Hz (its largest multiplier is {mu_a:+.2f} at {fa:g} Hz and "
+                    f"{mu_b:+.2f} at {fb:g} Hz)").replace("-", "−"))
 
 
 def register_crossings(reg, d: BranchStudy) -> None:

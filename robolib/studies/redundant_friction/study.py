@@ -149,7 +149,7 @@ def equal_level(reg: ClaimsRegister, d: dict) -> None:
     lvl = float(tS.mean() / robot.coulomb_torque)
     reg.claim("rf_energy_fast", f"where the joints move fast (|w| > {FAST_RATE:g} w_s) the Stribeck torque stays at its "
               "Coulomb level T_c", value=lvl, criterion=f"the mean magnitude of the Stribeck torque over those samples is within {LEVEL_TOL:.0%} of T_c",
-              holds=abs(lvl - 1) < LEVEL_TOL, text=f"{lvl:.3f} T_c")
+              holds=abs(lvl - 1) < LEVEL_TOL, text=f"{lvl:.2f} times its Coulomb level")
     c_fast = float(tC.mean() / tS.mean())
     reg.claim("rf_energy_fast_coulomb", f"where the joints move fast (|w| > {FAST_RATE:g} w_s) the Coulomb torque is "
               "smaller than the Stribeck torque (mean magnitudes over those samples)", value=c_fast,
@@ -272,7 +272,8 @@ def slow_reversals(reg: ClaimsRegister, d: dict) -> None:
     reg.claim("rf_slow_level", "on the slowest circle the mean Stribeck friction torque rises above T_c towards T_s",
               value=slow["level"], criterion=f"the mean magnitude of the Stribeck torque, in units of T_c, is above its value on the "
                                               f"reference circle and between 1 and T_s / T_c = {ts_tc:g}",
-              holds=ref["level"] < slow["level"] and 1 < slow["level"] < ts_tc, text=f"{slow['level']:.2f} T_c")
+              holds=ref["level"] < slow["level"] and 1 < slow["level"] < ts_tc,
+              text=f"{slow['level']:.2f} times its Coulomb level")
 
 
 def payload_claims(reg: ClaimsRegister, d: dict) -> None:
@@ -672,10 +673,27 @@ def criteria_rows() -> list:
     ]
 
 
-def key_rows(geared_file: str) -> tuple:
-    """Rows of the chapter's short table of key parameters (names of rows of the full table)."""
-    return ("run: mu, R, eps", "run: T_c, T_s, w_s, b_v", "link_length", "active.mass", "passive.mass",
-            "end_effector_mass", "reference circle")
+def key_table(d: dict) -> str:
+    """The lecture's short table of the robot and its friction laws in this run, in words and symbols (every
+    parameter, by its name in the code, is in the evidence page's full table)."""
+    robot, p = d["robot"], d["params"]
+    how = ("recomputed by the calibration" if p["calibrate"] and p["coulomb_torque"] is None
+           else "set by the parameter coulomb_torque" if p["coulomb_torque"] is not None else "from the parameter file")
+    rows = [
+        (r"bearing friction $\mu$, journal radius $R$", f"{robot.mu:g}, {robot.journal_radius * 1e3:g} mm",
+         "Coulomb law of the bearings"),
+        (r"Stribeck law $T_c$, $T_s$, $w_s$, $b_v$", f"{robot.coulomb_torque * 1e3:.3g} mN m, "
+         f"{robot.static_torque * 1e3:.3g} mN m, {robot.stribeck_velocity:g} rad/s, {robot.viscous:g} N m s/rad",
+         f"$T_c$ {how}, $T_s = {d['static_ratio']:g}\\,T_c$"),
+        (r"smooth sign $\varepsilon$", f"{robot.smooth_eps:g} rad/s", r"$\tanh(w/\varepsilon)$ for $\operatorname{sgn}(w)$"),
+        ("link length", f"{robot.link_length:g} m", "every link, active and passive"),
+        ("masses: active link, passive link, end-effector",
+         f"{robot.active_mass:g} kg, {robot.passive_mass:g} kg, {robot.end_effector_mass:g} kg",
+         "the end-effector a point mass on chain 1's tip"),
+        ("reference circle", f"radius {CIRCLE_RADIUS:g} m, period {CIRCLE_PERIOD:g} s",
+         "about the base centroid, counter-clockwise"),
+    ]
+    return f"**The robot and its friction laws in this run**\n\n{_md_table(('quantity', 'value', 'meaning'), rows)}\n"
 
 
 #: Captions of the tables of the chapter's evidence page (``book/evidence/redundant_friction.md``), in its order.
@@ -694,9 +712,9 @@ EVIDENCE_TABLES = tuple(EVIDENCE_CAPTIONS)
 
 
 #: Caption of the lecture's Table 1 (:func:`operating_points`).
-OPERATING_POINTS_CAPTION = ("How each law's RMS friction torque responds when one condition of the reference circle "
-                            "changes, the friction levels staying at the calibration: the factor against the reference "
-                            "operating point, and the ratio of the two laws (1 where they agree).")
+OPERATING_POINTS_CAPTION = ("Each law's RMS friction torque when one condition of the reference circle changes, the "
+                            "friction levels staying at the calibration: as a factor of its value on the reference "
+                            "circle, and the ratio of the two laws.")
 
 
 def operating_points(d: dict) -> list:
@@ -834,13 +852,11 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     energy_balance(reg, d)
     exercises(reg, d)
     d["parameter_rows"] = parameter_rows(d)
-    keyed = parameter_table([data_file], run=params, extra=d["parameter_rows"], spec=PARAMETERS,
-                            key=key_rows(geared_file), key_title="The robot and its friction laws in this run")
     full = parameter_table([data_file], run=params, extra=d["parameter_rows"], spec=PARAMETERS)
     d["operating_points"] = operating_points(d)
     points = _md_table(("operating point", "Coulomb, factor", "Stribeck, factor", "Stribeck / Coulomb"),
                        [(r[0], f"{r[1]:.3g}", f"{r[2]:.3g}", f"{r[3]:.3g}") for r in d["operating_points"]])
-    tables = {"parameters": keyed.partition("\n<details")[0].rstrip() + "\n",   # the short table only
+    tables = {"parameters": key_table(d),   # the lecture's short table; every parameter is in "all_parameters"
               "operating_points": f"**Table 2.1** — {OPERATING_POINTS_CAPTION}\n\n{points}",
               **evidence_tables(d, full, parameter_table(extra=criteria_rows()))}
     return StudyResult("redundant_friction", params, reg, tables=tables, figures=ff.figures(d), data=d, values=_values(d),

@@ -394,9 +394,8 @@ def gap_table(force_stats: dict, rand_stats: dict, duration: float, n_random: in
     rows = [[name, f"{fs['fmax']:.4g}", f"{fs['dmax']:.3g}", f"{fs['rel']:.2e}", f"{rand_stats[name]['vw_p99']:.1e}",
              f"{rand_stats[name]['vw']:.1e}", f"{rand_stats[name]['rest']:.1e}"]
             for name, fs in force_stats.items()]
-    return (f"**Table 4.2** — Virtual work (VW) against the U-joint Newton–Euler model (NE): forces on the "
-            f"reference trajectory ({duration:g} s) and gaps on {n_random} random states per set (moving; the same "
-            "poses at rest), relative to each state's largest force.\n\n"
+    return (f"**Table 4.2** — VW against NE forces: on the reference trajectory ({duration:g} s) and on {n_random} "
+            "random states per set (moving; the same poses at rest), relative to each state's largest force.\n\n"
             + markdown_table(["set", "max ∣f∣ [N]", "max ∣f_VW − f_NE∣ [N]", "relative", "random: 99 % below",
                               f"random: largest of {n_random}", "at rest: largest"], rows))
 
@@ -727,8 +726,7 @@ def refinement_table(refined: dict, step: float, name: str) -> str:
         rows.append([f"{step / d * 1e3:.3g}", f"{N['static'] * 1e6:.3g}", f"{V['static'] * 1e6:.3g}",
                      f"{V['static'] / N['static']:.2f}", f"{V['fluctuation'] / N['fluctuation']:.2f}",
                      f"{N['convergence_time']:.3f} / {V['convergence_time']:.3f}"])
-    return (f"**Table 4.4** — Claim 1 on {name} (ID-PID, U-joint NE plant) as the step, which is also the controller "
-            "period, shrinks: static errors of the NE and VW controllers, their ratios and the convergence times.\n\n"
+    return (f"**Table 4.4** — Claim 1 on {name} (ID-PID) as the step, also the controller period, shrinks.\n\n"
             + markdown_table(["step [ms]", "static error NE [µm]", "static error VW [µm]", "static VW / NE",
                               "fluctuation VW / NE", "convergence time NE / VW [s]"], rows))
 
