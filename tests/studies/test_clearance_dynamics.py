@@ -159,7 +159,7 @@ def test_irregular_case_claims():
     assert not reg.claims["clearance_exponent_models_6_0p5"].holds
     assert "unstable period-1" in reg.claims["clearance_orbit_6_0p5"].text
     assert "largest multiplier 22.0" in reg.claims["clearance_orbit_6_0p5"].text   # in words, to the digits its error supports
-    assert reg.claims["clearance_orbit_routes_6_0p5"].text.endswith("+11 /s from the time series")  # digits its u supports
+    assert reg.claims["clearance_orbit_routes_6_0p5"].text.endswith("+11 ± 3 /s from the time series")  # digits u supports
 
 
 def test_irregular_case_claim_names_the_periods_its_shooting_tried():
@@ -861,7 +861,7 @@ def test_the_orbit_chapter_has_the_logistic_explore_panel(monkeypatch):
     """Chapter 6 has an Explore section before the exercises whose hidden-input cell builds Explore panel 6.1 over
     LOGISTIC_R_GRID (25-40 values in [2.8, 4], the exercises' 2.9, 3.1, 3.5, 3.9 among them); run on a short grid, the
     cell shows one image per value with alt text, text of at least 9 px at the displayed width, and the numbered
-    caption; the page's 90-minute plan gives the panel 5 minutes and still adds up to 90."""
+    caption; the page's 90-minute plan gives exercise 1 with the panel 15 minutes and adds up to 90."""
     import jupytext
     from ipywidgets import Stack
 
@@ -890,7 +890,8 @@ def test_the_orbit_chapter_has_the_logistic_explore_panel(monkeypatch):
     caption = panel.children[-1].value
     assert "Explore panel 6.1.</span> The logistic map" in caption and "(r = 3)" in caption, caption
     plan = re.search(r"\*Plan for one 90-minute sitting:\*(.*?)The page is", text, re.S)[1]
-    assert "the Explore panel (5 min)" in plan and sum(int(m) for m in re.findall(r"(\d+) min", plan)) == 90, plan
+    plan = " ".join(plan.split())
+    assert "exercise 1 with the Explore panel (15 min)" in plan and sum(int(m) for m in re.findall(r"(\d+) min", plan)) == 90, plan
 
 
 # ----------------------------------------------------------------------------- changed parameters

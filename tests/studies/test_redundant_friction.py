@@ -475,6 +475,20 @@ def test_mu_R_too_large_for_the_consistent_coulomb_model_is_refused_up_front():
     assert max(factors.values()) == pytest.approx(0.99 * limit, rel=2e-3)
 
 
+def test_the_calibration_is_made_at_the_run_s_preload():
+    """The equal-level comparison runs at the study's preload, so the Stribeck level is calibrated there: with a
+    preload the calibration's Coulomb target is the preloaded one (larger bearing loads), and the two laws' RMS
+    friction torques agree at it (a rerun with a preload keeps the chapter's premise)."""
+    p = {**study.defaults(NAME), "quick": True}
+    cal0 = sf.robots(p)[3]
+    robot, cal = sf.robots({**p, "preload": 0.1})[1:4:2]
+    direct = R.calibrate_stribeck(robot, static_ratio=cal.static_torque / cal.coulomb_torque,
+                                  stribeck_velocity=robot.stribeck_velocity, viscous=robot.viscous,
+                                  samples=p["samples"], preload=0.1)
+    assert cal.coulomb_rms == pytest.approx(direct.coulomb_rms, rel=1e-12) and cal.coulomb_rms > 1.05 * cal0.coulomb_rms
+    assert robot.coulomb_torque == pytest.approx(direct.coulomb_torque, rel=1e-12)
+
+
 def test_a_simulation_without_a_solution_is_a_finding_of_the_run(quick_study):
     """mu = 1, preload = 5 N m: the condition holds on the circle, but the uncompensated geared Coulomb run drifts
     to a nearly stretched chain where the fixed point does not contract; the run reports it and goes on."""

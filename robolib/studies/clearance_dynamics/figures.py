@@ -103,15 +103,16 @@ def orbit_figure(d: DetailRun) -> Figure:
         ax.plot(t[ki], np.asarray(d.F_n)[ki], ".", color="tab:orange", ms=3)
         ax.set_yscale("symlog", linthresh=1.0)
         ax.set_xlim(a, b)
+        ax.set_xticks([x for x in ax.get_xticks() if a <= x <= b])   # no label beyond the axis widens the PNG
         ax.set_ylabel(r"$F_n$ [N]")
         ax.tick_params(labelsize=9)
     ax1.axvspan(*window, facecolor="none", edgecolor="k", lw=1.2, ls="--", zorder=4)   # above the contact shading
     ax1.set_xlabel("t [s]")
     ax2.set_xlabel("t [s]")
-    ax2.set_title("zoom: first impact burst (dashed box above)", fontsize=9)
+    ax2.set_title("zoom: first burst (dashed box above)", fontsize=9)
     right.legend(handles=[Patch(color=MODE_COLORS[m], alpha=0.5, label=C.MODE_NAMES[m]) for m in (1, 2)] +
                  [Patch(color="w", ec="0.5", label="free flight")], loc="outside upper center", ncol=2, fontsize=9,
-                 frameon=False, handlelength=1.2, columnspacing=0.8)
+                 frameon=False, handlelength=1.0, columnspacing=0.6)
     return fig
 
 
@@ -192,9 +193,9 @@ def _mark_crossing(ax, pd, zoomed: bool = False, label=None) -> None:
     if not unresolved(pd):
         ax.axvline(p, color="tab:orange", lw=2.5, alpha=0.7, label=label)
     elif zoomed:
-        ax.axvspan(lo, hi, facecolor="tab:orange", alpha=0.25, lw=0, label=label)
-        for x in (lo, hi):
-            ax.axvline(x, color="tab:orange", lw=1.5, ls="--")
+        ax.axvspan(lo, hi, facecolor="tab:orange", alpha=0.25, lw=0)
+        for j, x in enumerate((lo, hi)):   # the legend shows what the reader sees: two dashed lines
+            ax.axvline(x, color="tab:orange", lw=1.5, ls="--", label=label if j == 0 else None)
     else:
         ax.axvline(0.5 * (lo + hi), color="tab:orange", lw=2.0, ls="--", label=label)
 
@@ -290,9 +291,9 @@ def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
         parts = [(a, m0, st[k]), (m1, b, st[k + 1])] if st[k] != st[k + 1] else [(a, b, st[k])]   # a gap: unresolved
         for x0, x1, stab in parts:
             ls, col = style[bool(stab)]
-            ax.plot([x0, x1], [0.0, 0.0], ls, color=col, lw=1.2)
-    ax.plot([], [], "-", color="tab:blue", lw=1.2, label="the orbit, stable")
-    ax.plot([], [], "--", color="tab:red", lw=1.2, label="the orbit, unstable")
+            ax.plot([x0, x1], [0.0, 0.0], ls, color=col, lw=2.0)
+    ax.plot([], [], "-", color="tab:blue", lw=2.0, label="the orbit, stable")
+    ax.plot([], [], "--", color="tab:red", lw=2.0, label="the orbit, unstable")
     for j, pd in enumerate(pds):
         if lo - 1e-9 <= pd[1] <= hi + 1e-9:
             _mark_crossing(ax, pd, zoomed=True, label=_crossing_label(pd, j == 0))

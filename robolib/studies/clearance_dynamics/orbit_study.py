@@ -362,9 +362,18 @@ def _mu_text(o: O.OrbitResult) -> str:
     return f"largest multiplier below {o.mu_upper:.2g}, too small to resolve"
 
 
+def _pm(x: float, u: float) -> str:
+    """An exponent (1/s) and its uncertainty, both to the decimal of the uncertainty's leading digit (the value alone
+    where the uncertainty rounds to zero): ``_pm(-4.539, 0.13)`` is ``'−4.5 ± 0.1 /s'``."""
+    value = _supported(x, u, sign=True)
+    decimals = len(value.split(".")[1]) if "." in value else 0
+    spread = f"{u:.{decimals}f}"
+    return f"{value} /s" if float(spread) == 0 else f"{value} ± {spread} /s"
+
+
 def _exponent_value(E: LY.Exponent) -> str:
-    """A time-series exponent in the lecture's words: its value to the digits its uncertainty supports, no ±."""
-    return f"{_supported(E.exponent, E.uncertainty, sign=True)} /s"
+    """A time-series exponent in the lecture's words: :func:`_pm` of its value and uncertainty."""
+    return _pm(E.exponent, E.uncertainty)
 
 
 def exponent_text(E: LY.Exponent, unit: str = " /s") -> str:
@@ -421,8 +430,7 @@ def register_case(reg, d: CaseOrbits) -> None:
                     f"known to {LYAP_REL_PERIODIC:.0%}")
             crit = (f"|lambda_ts - lambda_F| <= u_ts + u_F (lambda_F ± u_F = ln(max|mu| ± err) / (kT)), and "
                     f"u_ts <= {LYAP_REL_PERIODIC:g} |lambda_ts|")
-            text = (f"{_supported(lf, uf, sign=True)} /s from the multipliers and {_exponent_value(L)} from the time "
-                    "series, equal within their uncertainties")
+            text = f"{_pm(lf, uf)} from the multipliers and {_exponent_value(L)} from the time series"
         else:
             ok = hi_ts <= a.lyapunov_upper
             what, crit = (f"at {f:g} Hz / {c_mm:g} mm the time-series exponent lies below the Floquet bound",

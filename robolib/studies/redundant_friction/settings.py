@@ -309,7 +309,7 @@ def robots(p: dict):
     contraction = coulomb_condition(p, robot, geared, s)
     static_ratio = robot_file.static_torque / robot_file.coulomb_torque
     cal = calibrate_stribeck(robot, static_ratio=static_ratio, stribeck_velocity=robot.stribeck_velocity,
-                             viscous=robot.viscous, samples=p["samples"])
+                             viscous=robot.viscous, samples=p["samples"], preload=float(p["preload"]))
     if p["coulomb_torque"] is not None:
         tc = float(p["coulomb_torque"])
         robot = dataclasses.replace(robot, coulomb_torque=tc, static_torque=static_ratio * tc)
