@@ -173,7 +173,7 @@ def test_irregular_case_claim_names_the_periods_its_shooting_tried():
     assert c.text.startswith("no stable orbit of period 1, 2 or 4 in 3 attempts, only an unstable period-1")
     assert "for each period 1, 2 or 4" in c.criterion
     assert c.text.endswith("only an unstable period-1 orbit (largest multiplier 22.0) and an unstable period-2 orbit "
-                           "(largest multiplier 86.0)")                 # none of period 4: "only" these
+                           "(largest multiplier 86.00)")                 # none of period 4: "only" these
     reg = ClaimsRegister("t", glue=False)                              # quick runs shoot periods 1 and 2 only
     S.register_case(reg, _case(None, [u1], 11.3, 1.3, attempts=full[:2]))
     c = reg.claims["clearance_orbit_6_0p5"]

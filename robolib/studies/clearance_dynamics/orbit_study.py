@@ -348,9 +348,13 @@ def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
 
 
 def _supported(x: float, u: float, sign: bool = False) -> str:
-    """``x`` to the decimal of its uncertainty ``u``'s leading digit (at most 2 decimals; the ± and the uncertainty
-    are on the evidence page): ``_supported(0.403, 0.011)`` is ``'0.40'``, ``_supported(8.40, 1.45, True)`` ``'+8'``."""
-    decimals = min(2, max(0, -math.floor(math.log10(u)))) if u > 0 and math.isfinite(u) else 2
+    """``x`` to the decimal of its uncertainty ``u``'s leading digit (at most 3 decimals; the ± and the uncertainty
+    are on the evidence page; a leading 1 or 2 keeps two digits): ``_supported(0.403, 0.011)`` is ``'0.403'``,
+    ``_supported(8.40, 1.45, True)`` ``'+8.4'``, ``_supported(-4.47, 0.054)`` ``'-4.47'`` (a minus sign)."""
+    if not (u > 0 and math.isfinite(u)):
+        return f"{x:{'+' if sign else ''}.2f}".replace("-", "−")
+    lead = math.floor(math.log10(u))                         # a leading 1 or 2 keeps a second digit (as 0.13)
+    decimals = min(3, max(0, -lead + (1 if round(u / 10.0 ** lead, 9) < 3 else 0)))
     return f"{x:{'+' if sign else ''}.{decimals}f}".replace("-", "−")
 
 
@@ -364,7 +368,7 @@ def _mu_text(o: O.OrbitResult) -> str:
 
 def _pm(x: float, u: float) -> str:
     """An exponent (1/s) and its uncertainty, both to the decimal of the uncertainty's leading digit (the value alone
-    where the uncertainty rounds to zero): ``_pm(-4.539, 0.13)`` is ``'−4.5 ± 0.1 /s'``."""
+    where the uncertainty rounds to zero): ``_pm(-4.539, 0.13)`` is ``'−4.54 ± 0.13 /s'``."""
     value = _supported(x, u, sign=True)
     decimals = len(value.split(".")[1]) if "." in value else 0
     spread = f"{u:.{decimals}f}"
