@@ -20,7 +20,7 @@ def test_every_source_claim_has_a_rule_whose_findings_exist_in_the_chapters():
         for sc in src["claims"]:
             rule = src["verdicts"][sc["id"]]
             assert rule["short"]
-            for key in ("reproduced_if", "contradicted_if"):
+            for key in ("reproduced_if", "contradicted_if", "partly_if"):
                 for fid in rule.get(key, []):
                     assert f'"{fid}' in text or f"'{fid}" in text or fid.rsplit("_", 1)[0] in text, fid
             for note in rule.get("notes", []):
@@ -70,3 +70,13 @@ def test_summary_rows_and_bad_rules():
         source_verdict({"reproduced_if": "a"}, {})
     with pytest.raises(ParameterError, match="mapping"):
         source_verdict(["a"], {})
+
+
+def test_a_claim_of_several_parts_some_of_which_appear_is_reproduced_in_part():
+    """``partly_if``: a contradicted claim whose partial findings all hold is *reproduced in part*, and its notes
+    follow that verdict; without them it stays *not reproduced*."""
+    rule = {"contradicted_if": ["whole"], "partly_if": ["parts"], "notes": [{"text": "two of three", "if": ["parts"]}]}
+    assert source_verdict(rule, {"whole": {"holds": True}, "parts": {"holds": True}})[:2] == (
+        "reproduced in part", "two of three")
+    assert source_verdict(rule, {"whole": {"holds": True}, "parts": {"holds": False}})[:2] == ("not reproduced", "")
+    assert source_verdict(rule, {"whole": {"holds": False}, "parts": {"holds": True}})[0] == "undecided"

@@ -5,11 +5,13 @@ how the registered findings decide it, before any run:
 
 - ``reproduced_if``: findings that must all hold for *reproduced*;
 - ``contradicted_if``: findings any of which, holding, makes it *not reproduced*;
+- ``partly_if``: findings that, all holding beside a holding ``contradicted_if``, make it *reproduced in part*
+  (a claim of several parts, some of which appear);
 - neither: *not tested* (``untested`` says why);
 - ``holds_as``: the words that replace *reproduced* when the claim is a method the workbench followed or a property
   its reconstruction has by construction, so that holding findings are not read as a reproduced result;
 - ``notes``: ``{text, verdict, if}`` items, each shown only with that verdict (default: reproduced if the rule
-  has ``reproduced_if``, else not reproduced) and when every finding in ``if`` (default: the deciding ones) holds, so a rerun that changes a finding cannot leave a stale note.
+  has ``reproduced_if``, else the verdict its contradicting findings give, not reproduced or reproduced in part) and when every finding in ``if`` (default: the deciding ones) holds, so a rerun that changes a finding cannot leave a stale note.
 
 Anything else (a deciding finding fails or is missing from the build) is *undecided*, with the findings named.
 
@@ -22,6 +24,8 @@ Anything else (a deciding finding fails or is missing from the build) is *undeci
 ('undecided', 'b not computed')
 >>> source_verdict({"contradicted_if": ["c"]}, {"c": {"holds": True}})[0]
 'not reproduced'
+>>> source_verdict({"contradicted_if": ["c"], "partly_if": ["d"]}, {"c": {"holds": True}, "d": {"holds": True}})[0]
+'reproduced in part'
 >>> source_verdict({"untested": "no data"}, {})[:2]
 ('not tested', 'no data')
 >>> source_verdict({"reproduced_if": ["a"], "holds_as": "holds by construction"}, {"a": {"holds": True}})[0]
@@ -51,10 +55,12 @@ def source_verdict(rule: dict, findings: dict) -> tuple[str, str, list]:
     (``{id: {"holds": bool, ...}}``, the claims JSON records of the build)."""
     if not isinstance(rule, dict):
         raise ParameterError(f"a verdict rule must be a mapping, got {rule!r}")
-    rep, con = _ids(rule, "reproduced_if"), _ids(rule, "contradicted_if")
-    holds = {i: bool(findings[i]["holds"]) for i in rep + con if i in findings}
+    rep, con, part = _ids(rule, "reproduced_if"), _ids(rule, "contradicted_if"), _ids(rule, "partly_if")
+    holds = {i: bool(findings[i]["holds"]) for i in rep + con + part if i in findings}
     missing = [i for i in rep + con if i not in findings]
-    if any(holds.get(i) for i in con):
+    if any(holds.get(i) for i in con) and part and all(holds.get(i) for i in part):
+        verdict, deciding = "reproduced in part", con + part
+    elif any(holds.get(i) for i in con):
         verdict, deciding = "not reproduced", con
     elif rep and all(holds.get(i) for i in rep):
         verdict, deciding = "reproduced", rep
@@ -67,7 +73,8 @@ def source_verdict(rule: dict, findings: dict) -> tuple[str, str, list]:
                                                                       if skipped else []) + (
             [", ".join(missing) + " not in this build"] if missing else [])
         return "undecided", "; ".join(parts) or "no deciding finding holds", rep + con
-    notes, default = [], ("reproduced" if rep else "not reproduced")
+    notes, default = [], ("reproduced" if rep else "reproduced in part" if verdict == "reproduced in part"
+                          else "not reproduced")
     for n in rule.get("notes", []):
         if n.get("verdict", default) == verdict and all(holds.get(i, bool(findings.get(i, {}).get("holds")))
                                                         for i in n.get("if", deciding)):
@@ -101,7 +108,7 @@ def summary_rows(seeds, findings: dict, data_dir=None) -> list:
         for j, sc in enumerate(src["claims"]):
             rule = src["verdicts"].get(sc["id"], {})
             verdict, note, ids = source_verdict(rule, findings)
-            said = f"{verdict} on our reconstruction" if verdict in ("reproduced", "not reproduced") else verdict
+            said = f"{verdict} on our reconstruction" if verdict in ("reproduced", "not reproduced", "reproduced in part") else verdict
             rows.append([sc["id"], src["title"] if j == 0 else "", rule.get("short", ""),
                          said + (f": {note}" if note else ""), ids])
     return rows

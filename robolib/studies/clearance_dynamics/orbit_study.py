@@ -348,9 +348,9 @@ def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
 
 
 def _supported(x: float, u: float, sign: bool = False) -> str:
-    """``x`` to the decimal of its uncertainty ``u``'s leading digit (at most 3 decimals; the ± and the uncertainty
-    are on the evidence page; a leading 1 or 2 keeps two digits): ``_supported(0.403, 0.011)`` is ``'0.403'``,
-    ``_supported(8.40, 1.45, True)`` ``'+8.4'``, ``_supported(-4.47, 0.054)`` ``'-4.47'`` (a minus sign)."""
+    """``x`` to the decimal of its uncertainty ``u``'s leading digit (at most 3 decimals; a leading 1 or 2 keeps two
+    digits): ``_supported(0.403, 0.011)`` is ``'0.403'``, ``_supported(8.40, 1.45, True)`` ``'+8.4'``,
+    ``_supported(-4.47, 0.054)`` ``'-4.47'`` (a minus sign)."""
     if not (u > 0 and math.isfinite(u)):
         return f"{x:{'+' if sign else ''}.2f}".replace("-", "−")
     lead = math.floor(math.log10(u))                         # a leading 1 or 2 keeps a second digit (as 0.13)
@@ -366,34 +366,29 @@ def _mu_text(o: O.OrbitResult) -> str:
     return f"largest multiplier below {o.mu_upper:.2g}, too small to resolve"
 
 
-def _pm(x: float, u: float) -> str:
-    """An exponent (1/s) and its uncertainty, both to the decimal of the uncertainty's leading digit (the value alone
-    where the uncertainty rounds to zero): ``_pm(-4.539, 0.13)`` is ``'−4.54 ± 0.13 /s'``."""
+def _pm(x: float, u: float, unit: str = " /s") -> str:
+    """An exponent and its uncertainty, both to the decimal of the uncertainty's leading digit (:func:`_supported`),
+    the uncertainty rounded up: the one format of the lecture, the claims and the evidence tables. ``unit``: ``""``
+    in a table whose header gives it.
+
+    >>> _pm(-4.539, 0.13), _pm(8.4013, 1.45, unit="")
+    ('−4.54 ± 0.13 /s', '+8.4 ± 1.5')
+    >>> _pm(-29.0618, 4.0e-4)
+    '−29.062 ± 0.001 /s'
+    """
     value = _supported(x, u, sign=True)
     decimals = len(value.split(".")[1]) if "." in value else 0
-    spread = f"{u:.{decimals}f}"
-    return f"{value} /s" if float(spread) == 0 else f"{value} ± {spread} /s"
-
-
-def _exponent_value(E: LY.Exponent) -> str:
-    """A time-series exponent in the lecture's words: :func:`_pm` of its value and uncertainty."""
-    return _pm(E.exponent, E.uncertainty)
+    spread = math.ceil(u * 10**decimals - 1e-9) / 10**decimals if u > 0 and math.isfinite(u) else u
+    return f"{value} ± {spread:.{decimals}f}{unit}"
 
 
 def exponent_text(E: LY.Exponent, unit: str = " /s") -> str:
-    """An exponent to the digits its uncertainty supports, the same in the claims and the tables: ``E.text()`` (e.g.
-    ``+8.40 ± 1.45 /s``), or, where the uncertainty is below the last digit shown (0.005 /s), the value and the
-    power of ten its spread stays below. ``unit``: ``""`` in a table whose header gives it.
+    """A time-series exponent in the book's one format: :func:`_pm` of its value and uncertainty.
 
-    >>> exponent_text(SimpleNamespace(exponent=-29.0618, uncertainty=9.0e-4, text=lambda: ""))
-    '−29.06 /s (spread below 0.001 /s)'
-    >>> exponent_text(SimpleNamespace(exponent=8.4013, uncertainty=1.45, text=lambda: "+8.40 ± 1.45 /s"), unit="")
-    '+8.40 ± 1.45'
+    >>> exponent_text(SimpleNamespace(exponent=8.4013, uncertainty=1.45), unit="")
+    '+8.4 ± 1.5'
     """
-    if E.uncertainty >= 0.005:
-        return E.text().removesuffix(" /s") + unit
-    bound = 10.0 ** (math.floor(math.log10(max(E.uncertainty, 1e-12))) + 1)
-    return f"{E.exponent:+.2f}{unit} (spread below {bound:g}{unit})".replace("-", "−")
+    return _pm(E.exponent, E.uncertainty, unit)
 
 
 def floquet_exponent(o: O.OrbitResult) -> tuple[float, float]:
@@ -434,12 +429,12 @@ def register_case(reg, d: CaseOrbits) -> None:
                     f"known to {LYAP_REL_PERIODIC:.0%}")
             crit = (f"|lambda_ts - lambda_F| <= u_ts + u_F (lambda_F ± u_F = ln(max|mu| ± err) / (kT)), and "
                     f"u_ts <= {LYAP_REL_PERIODIC:g} |lambda_ts|")
-            text = f"{_pm(lf, uf)} from the multipliers and {_exponent_value(L)} from the time series"
+            text = f"{_pm(lf, uf)} from the multipliers and {exponent_text(L)} from the time series"
         else:
             ok = hi_ts <= a.lyapunov_upper
             what, crit = (f"at {f:g} Hz / {c_mm:g} mm the time-series exponent lies below the Floquet bound",
                           "lambda_ts + u <= ln(max|mu| + err) / (kT) (the multipliers are below their error: a bound)")
-            text = (f"{_exponent_value(L)} from the time series, below the bound of "
+            text = (f"{exponent_text(L)} from the time series, below the bound of "
                     f"{a.lyapunov_upper:+.1f} /s from the multipliers").replace("-", "−")
     else:
         unstable = [o for o in found if o.max_mu - o.mu_error > 1 + STABILITY_MARGIN]
@@ -454,7 +449,7 @@ def register_case(reg, d: CaseOrbits) -> None:
                             f"with max|mu| + err < {1 - STABILITY_MARGIN:g} that the motion converges to, and "
                             "lambda_ts - u > 0",
                   holds=bool(lo_ts > 0),
-                  text=f"no stable orbit of period {ks} in {n_starts} attempts" + (
+                  text=f"no stable orbit of period {ks}" + (
                       ", only " + " and ".join(f"an unstable period-{o.k} orbit ({_mu_text(o)})" for o in found)
                       if found else " and no orbit at all"))
         ok = (bool(unstable) and lo_ts > 0 and L.relative <= LYAP_REL_IRREGULAR
@@ -467,7 +462,7 @@ def register_case(reg, d: CaseOrbits) -> None:
                 + " from the multipliers of the unstable period-"
                 + " and period-".join(str(o.k) for o in unstable)
                 + (" orbits" if len(unstable) > 1 else " orbit")
-                + f", {_exponent_value(L)} from the time series"
+                + f", {exponent_text(L)} from the time series"
                 if unstable else "no unstable orbit found to compare with")
     reg.claim(case_id("clearance_orbit_routes", f, c_mm), what,
               value={"time_series": [L.exponent, L.uncertainty],
@@ -530,7 +525,7 @@ def register_models(reg, d: CaseOrbits) -> None:
               criterion=crit + f" (the DAE at the rungs rtol {dae_rtol(d.case):g} -> "
                                f"{dae_rtol(d.case) / LY.RTOL_DIVISOR:g}, the fast model at a tenth of "
                                f"{LYAP_RTOL['fast']:g} -> {LYAP_RTOL['fast'] / LY.RTOL_DIVISOR:g})",
-              holds=bool(ok), text=f"{_exponent_value(L)} on the fast model, {_exponent_value(D)} on the DAE")
+              holds=bool(ok), text=f"{exponent_text(L)} on the fast model, {exponent_text(D)} on the DAE")
 
 
 def register_exponent_checks(reg, d: CaseOrbits) -> None:
@@ -559,7 +554,7 @@ def register_exponent_checks(reg, d: CaseOrbits) -> None:
               criterion="without the saltation |lambda - lambda_F| > u_F + its batch error + the tolerance and "
                         "half-width changes of the run with it; with it the routes agree (clearance_orbit_routes)",
               holds=bool(apart and abs(L.exponent - lf) <= L.uncertainty + uf),
-              text=f"{Ln.exponent:+.2f} /s without the saltation, {exponent_text(L)} with it, {lf:+.2f} ± {uf:.2f} /s from the "
+              text=f"{Ln.exponent:+.2f} /s without the saltation, {exponent_text(L)} with it, {_pm(lf, uf)} from the "
                    "multipliers")
 
 

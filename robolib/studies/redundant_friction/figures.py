@@ -52,8 +52,8 @@ def laws_figure(d: dict) -> Figure:
     args = (robot.coulomb_torque, robot.static_torque, robot.stribeck_velocity, robot.viscous)
     axs[0].plot(wgrid, _fr.stribeck(wgrid, *args, robot.smooth_eps) * 1e3, color=COLORS["Stribeck"],
                 label=rf"Stribeck, smooth sign ($\varepsilon$ = {robot.smooth_eps:g} rad/s)")
-    axs[0].plot(wgrid, _fr.stribeck(wgrid, *args, 0.0) * 1e3, color=COLORS["Stribeck"], ls=":", lw=1,
-                label="Stribeck, exact sign")
+    axs[0].plot(wgrid, _fr.stribeck(wgrid, *args, 0.0) * 1e3, color="black", ls=(0, (1, 2)), lw=1.2, zorder=3,
+                label="Stribeck, exact sign (on top)")
     axs[0].plot(wgrid, _fr.coulomb_load(wgrid, [F_rms, 0.0], robot.mu, robot.journal_radius, robot.smooth_eps) * 1e3,
                 color=COLORS["Coulomb consistent"], label=rf"Coulomb at the RMS load $|F|$ = {F_rms:.2f} N")
     axs[0].axvspan(-d["wmax"], d["wmax"], color="0.9", zorder=0, label="joint rates on the circle")
@@ -326,14 +326,16 @@ def explore_panel(res):
 
     Live (JupyterLab) the model sets no bound but positive period and non-negative payload; the sliders span
     periods 0.25-20 s (log), payloads 0-2 kg (ten times the end-effector mass of the file) and preloads
-    +-3 N m (the chapter's bearing-load study, ``preload_max``)."""
+    +-3 N m (the chapter's bearing-load study, ``preload_max``); the static grid holds the preloads of Table 2.1's
+    rows (``preload_sweep`` and ``preload_max``), a third of the sweep's and none."""
 
     robot = res.data["robot"]
+    ps, pm = (round(float(res.params[k]), 6) for k in ("preload_sweep", "preload_max"))
     if res.params["quick"]:
         grid = {"period_s": [1.0, 2.0], "payload": [0.2], "preload_Nm": [0.0, 0.2]}
     else:
         grid = {"period_s": [0.5, 1.0, 2.0, 4.0, 8.0], "payload": [0.0, 0.2, 0.6, 1.2],
-                "preload_Nm": [-0.2, -0.1, 0.0, 0.1, 0.2]}
+                "preload_Nm": sorted({round(v, 6) for v in (-ps, -ps / 3, 0.0, ps / 3, ps, pm)})}  # the preloads of Table 2.1's rows
     return number_caption(explore(lambda period_s, payload, preload_Nm: explore_draw(robot, period_s, payload, preload_Nm), grid,
                    labels={"period_s": "circle period [s]", "payload": "payload m_e [kg]", "preload_Nm": "preload p [N m]"},
                    initial={"period_s": 2.0, "payload": 0.2, "preload_Nm": 0.0}, fmt={"preload_Nm": "{:+g}"},

@@ -845,8 +845,9 @@ def refinement_claims(claims: ClaimsRegister, name: str, refined: dict, step: fl
                       f"{refined[dmax]['newton_euler']['convergence_time']:.3f} s", answers="004.c1")
     rep_step = claim_1_parts(refined[1])[3]
     claims.claim("stewart_c1_verdict", "the patent's claim 1 (NE better in fluctuation and convergence speed, VW "
-                 "static error much larger) is not reproduced on the U-joint Newton–Euler plant integrated by RK4, "
-                 f"neither at the chapter's step nor at the finest ({fine})", value=[rep_step, rep_fine],
+                 "static error much larger) is not reproduced as a whole on the U-joint Newton–Euler plant integrated "
+                 f"by RK4: its three parts do not appear together, neither at the chapter's step nor at the finest "
+                 f"({fine}); the text names the parts that do appear", value=[rep_step, rep_fine],
                  criterion=f"reproduced at a step iff static ratio ≥ {MUCH_LARGER:g} and fluctuation and "
                            f"convergence-time ratios ≥ {1 + BETTER:g}; not reproduced iff at neither step (the text "
                            f"names the parts whose ratios pass these bounds at the finest step)",
@@ -855,20 +856,21 @@ def refinement_claims(claims: ClaimsRegister, name: str, refined: dict, step: fl
 
 
 def verdict_parts_text(static: float, fluctuation: float, convergence: float) -> str:
-    """Claim 1's verdict when it is not reproduced, naming the parts that pass at the finest step (ratios VW / NE).
+    """Claim 1's verdict when it is not reproduced as a whole, leading with the parts that appear at the finest step
+    (ratios VW / NE).
 
     >>> verdict_parts_text(5.3, 7.2, 1.0)
-    'not reproduced as a whole: at the finest step the VW controller has a much larger static error and a larger fluctuation, but not a slower convergence'
+    'reproduced in part: at the finest step the VW controller has a much larger static error and a larger fluctuation, as the patent says, but not a slower convergence'
     >>> verdict_parts_text(1.0, 1.0, 1.0)
-    'not reproduced'
+    'not reproduced: none of its three parts appears at either step'
     """
     parts = (("a much larger static error", static >= MUCH_LARGER), ("a larger fluctuation", fluctuation >= 1 + BETTER),
              ("a slower convergence", convergence >= 1 + BETTER))
     shown = [name for name, ok in parts if ok]
     if not shown:
-        return "not reproduced"
+        return "not reproduced: none of its three parts appears at either step"
     missing = [name for name, ok in parts if not ok]
-    return (f"not reproduced as a whole: at the finest step the VW controller has {' and '.join(shown)}, "
+    return (f"reproduced in part: at the finest step the VW controller has {' and '.join(shown)}, as the patent says, "
             f"but not {' or '.join(missing)}")
 
 
