@@ -340,7 +340,7 @@ NOT_FUZZED = {
     "case_orbits", "BranchStudy": "result container of branch_study",
     # orbit_study (study level: settings validated by the study's declared parameters, results by their producers)
     "register_case": "registers claims from a case_orbits result", "register_branch": "claims from branch_study",
-    "register_crossings": "claims from branch_study", "register_onsets": "claims from branch_study",
+    "register_crossings": "claims from branch_study", "register_past_loss": "claims from branch_study", "register_onsets": "claims from branch_study",
     "register_brute_agreement": "claims from branch_study and the sweep",
     "register_ladder_agreement": "claims from case_orbits results and the verdict study",
     "register_models": "claims from case_orbits results", "register_distance": "claims from case_orbits results", "register_exponent_checks": "claims from case_orbits results",

@@ -279,7 +279,7 @@ IDS = ["clearance_rows", "clearance_tau_gap", "clearance_dae", "clearance_baumga
        "clearance_exponent_models_2_0p1", "clearance_orbit_distance_2_0p1",
        "clearance_store_current",
        "clearance_bif_resolution", "clearance_bif_cost", "clearance_orbit_first_pd", "clearance_orbit_crossings",
-       "clearance_orbit_onsets", "clearance_orbit_brute", "clearance_sc_acc", "clearance_sc_ratio", "clearance_sc_velocity"]
+       "clearance_branch_past_loss", "clearance_orbit_onsets", "clearance_orbit_brute", "clearance_sc_acc", "clearance_sc_ratio", "clearance_sc_velocity"]
 
 
 # ----------------------------------------------------------------------------- parameters
@@ -633,7 +633,7 @@ def test_bifurcation_zoom_shows_the_first_loss_of_stability_from_the_run_data():
     branch.bifurcations = [("period-doubling", 3.216, (3.206, 3.226), "Newton failed inside the bracket at p = 3.216")]
     fig = bifurcation_figure(s, SimpleNamespace(f_runs=f_runs, c_runs=c_runs), branch)
     zoom = fig.axes[-1]
-    assert "stability lost between 3.21 and 3.23 Hz (unresolved)" in zoom.get_legend_handles_labels()[1]
+    assert "stability lost between 3.20 and 3.23 Hz (unresolved)" in zoom.get_legend_handles_labels()[1]
     edges = [ln for ln in zoom.get_lines() if ln.get_color() == "tab:orange"]
     assert sorted(round(float(ln.get_xdata()[0]), 3) for ln in edges) == [3.206, 3.226]
     assert all(ln.get_linestyle() == "--" for ln in edges)
@@ -686,7 +686,11 @@ def test_multiplier_figure_draws_every_orbit_against_the_boundary():
     assert sorted((round(float(ln.get_xdata()[0]), 3), ln.get_linestyle()) for ln in orange) == [(3.216, "--"),
                                                                                                   (3.907, "-")]
     labels = ax.get_legend_handles_labels()[1]
-    assert "stability lost between 3.21 and 3.23 Hz (unresolved)" in labels and "stability regained at 3.91 Hz" in labels
+    assert "stability lost between 3.20 and 3.23 Hz (unresolved)" in labels and "stability regained at 3.91 Hz" in labels
+    branch.bifurcations += [("period-doubling", 3.95, (3.949, 3.951), ""), ("period-doubling", 3.97, (3.969, 3.971), "")]
+    labels = multiplier_figure(SimpleNamespace(freq_sweep_clearance_mm=0.5), branch, cases).axes[0]\
+        .get_legend_handles_labels()[1]                                 # the crossings alternate: lost, regained, ...
+    assert [lab.split()[1] for lab in labels if lab.startswith("stability")] == ["lost", "regained", "lost", "regained"]
     assert ax.get_yscale() == "log" and fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 9
     _legend_clear_of_data(fig, ax)
     empty = multiplier_figure(SimpleNamespace(freq_sweep_clearance_mm=0.5), None, {})
@@ -718,10 +722,11 @@ def test_lecture_and_evidence_page_split():
     for name in ORBITS_FIGURES:
         assert f"```{{glue:figure}} clearance_ev_{name}\n:name: fig-clearance_dynamics-{name}" in orbits, name
     assert len(re.findall(r"^```\{glue:figure\}", orbits, re.M)) <= 8 and "{glue:md} clearance_ev_" not in orbits
-    # chapter 6 cites four of the evidence page's claims on purpose: the DAE's exponent beside the fast model's at
-    # 6 Hz, the branch's crossings, the change of the contact sequence where the period-1 orbit loses stability (why
-    # it is not called a smooth period doubling) and what sets Fig 6.2's floor; the tolerance ladders are not taught
-    allowed = {"orbits": {"clearance_exponent_models_6_0p5", "clearance_orbit_crossings",
+    # chapter 6 cites some of the evidence page's claims on purpose: the DAE's exponent beside the fast model's at
+    # 6 Hz, the change of the contact sequence where the period-1 orbit loses stability (why it is not called a
+    # smooth period doubling), the sweep's agreement with the branch and what sets Fig 6.2's floor; the tolerance
+    # ladders are not taught, and the crossings past the first loss (brackets between the branch's points) are not
+    allowed = {"orbits": {"clearance_exponent_models_6_0p5", "clearance_orbit_brute",
                           "clearance_orbit_onsets", "clearance_orbit_distance_10_0p5"},   # what sets Fig 6.2's floor
                "lecture": set()}
     for key, page in (("lecture", lecture), ("orbits", orbits)):
@@ -735,7 +740,7 @@ def test_lecture_and_evidence_page_split():
                   "clearance_orbit_crossings", "clearance_orbit_ladder", "clearance_conv_detail", "(cl-fast)",
                   "secant predictor", "saltation", "several times faster"):   # the monodromy matrix is taught
         assert moved not in lecture, moved
-        assert moved not in orbits or moved in ("clearance_exponent_models_", "clearance_orbit_crossings",
+        assert moved not in orbits or moved in ("clearance_exponent_models_",
                                                 "clearance_orbit_onsets", "clearance_orbit_distance_"), moved
         assert moved == "several times faster" or moved.strip("()") in evidence, moved
     assert "figures=clearance_dynamics.study.EVIDENCE_FIGURES" in lecture
@@ -1094,6 +1099,13 @@ def test_reading_values_say_what_the_sweep_reads_past_the_loss_of_stability():
     branch.bifurcations = [("period-doubling", 3.216, (3.206, 3.226), "Newton failed inside the bracket"),
                            ("period-doubling", 3.907, (3.906, 3.911), "")]
     out = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), branch)
-    assert out["clearance_pd_loss_at"] == "between 3.21 and 3.23 Hz" and out["clearance_pd_regain_at"] == "at 3.91 Hz"
+    assert out["clearance_pd_loss_at"] == "between 3.20 and 3.23 Hz" and out["clearance_pd_regain_at"] == "at 3.91 Hz"
+    # four crossings (the multiplier jumps back and forth past -1): the last one is where it is stable again
+    branch.bifurcations = [("period-doubling", 3.2061, (3.2055, 3.2146), "Newton failed inside the bracket"),
+                           ("period-doubling", 3.2505, (3.25, 3.255), ""),
+                           ("period-doubling", 3.43, (3.375, 3.5625), "Newton failed inside the bracket"),
+                           ("period-doubling", 3.9437, (3.9436, 3.9486), "")]
+    out = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), branch)
+    assert out["clearance_pd_loss_at"] == "between 3.205 and 3.215 Hz" and out["clearance_pd_regain_at"] == "at 3.94 Hz"
     none = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), None)
     assert none["clearance_pd_after"] == "(not computed in this run)"

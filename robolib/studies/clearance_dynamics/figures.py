@@ -14,6 +14,7 @@ drive period and :func:`explore_figure` one figure of the Explore panel.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -178,12 +179,28 @@ def crossing_text(pd) -> str:
     (:func:`unresolved`: its bracket).
 
     >>> crossing_text(("period-doubling", 3.214, (3.2058, 3.2257), "Newton failed inside the bracket"))
-    'between 3.21 and 3.23 Hz'
+    'between 3.20 and 3.23 Hz'
     >>> crossing_text(("period-doubling", 3.9069, (3.9062, 3.9112), ""))
     'at 3.91 Hz'
+    >>> crossing_text(("period-doubling", 3.2061, (3.2055, 3.2146), "Newton failed inside the bracket"))
+    'between 3.205 and 3.215 Hz'
     """
     _, p, (lo, hi), _ = pd
-    return f"between {lo:.2f} and {hi:.2f} Hz" if unresolved(pd) else f"at {p:.2f} Hz"
+    if not unresolved(pd):
+        return f"at {p:.2f} Hz"
+    return bracket_text(lo, hi)
+
+
+def bracket_text(lo: float, hi: float) -> str:
+    """A frequency bracket in words, rounded outwards (it still holds what it holds) to the decimal of its width
+    (2 to 4 decimals).
+
+    >>> bracket_text(3.2058, 3.2257), bracket_text(3.2055, 3.2146), bracket_text(3.20551, 3.20559)
+    ('between 3.20 and 3.23 Hz', 'between 3.205 and 3.215 Hz', 'between 3.2055 and 3.2056 Hz')
+    """
+    d = next((d for d in (2, 3) if 10.0**-d <= hi - lo), 4)
+    a, b = math.floor(lo * 10**d + 1e-9) / 10**d, math.ceil(hi * 10**d - 1e-9) / 10**d
+    return f"between {a:.{d}f} and {b:.{d}f} Hz"
 
 
 def _mark_crossing(ax, pd, zoomed: bool = False, label=None) -> None:
@@ -200,9 +217,10 @@ def _mark_crossing(ax, pd, zoomed: bool = False, label=None) -> None:
         ax.axvline(0.5 * (lo + hi), color="tab:orange", lw=2.0, ls="--", label=label)
 
 
-def _crossing_label(pd, first: bool) -> str:
-    """The legend text of a crossing of -1: what the run found there."""
-    return (f"stability {'lost' if first else 'regained'} {crossing_text(pd)}"
+def _crossing_label(pd, lost: bool) -> str:
+    """The legend text of a crossing of -1: what the run found there (the crossings of the branch, stable at its
+    start, alternate: lost, regained, lost, ...)."""
+    return (f"stability {'lost' if lost else 'regained'} {crossing_text(pd)}"
             + (" (unresolved)" if unresolved(pd) else ""))
 
 
@@ -230,8 +248,8 @@ def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
     pds = [b for b in (branch.bifurcations if branch is not None else []) if b[0] == "period-doubling"]
     window = _zoom_window(s.freqs, pds, branch)
     for col, (runs, vals, xlabel, marks, unit) in enumerate((
-            (d.f_runs, s.freqs, f"drive frequency $f$ [Hz] ($c$ = {s.freq_sweep_clearance_mm:g} mm)", on_f, "Hz"),
-            (d.c_runs, s.clearances_mm, f"radial clearance $c$ [mm] ($f$ = {s.clearance_sweep_frequency:g} Hz)", on_c,
+            (d.f_runs, s.freqs, f"drive frequency $f$ [Hz]\n($c$ = {s.freq_sweep_clearance_mm:g} mm)", on_f, "Hz"),
+            (d.c_runs, s.clearances_mm, f"radial clearance $c$ [mm]\n($f$ = {s.clearance_sweep_frequency:g} Hz)", on_c,
              "mm"))):
         for row, (j, lab) in enumerate(((0, r"$e_x/c$"), (2, r"$\dot e_x/(c\omega)$"))):
             ax = axs[row, col]
@@ -243,7 +261,7 @@ def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
                 if row == 0:
                     ax.text(x, 1.01, f"{x:g} {unit}", transform=ax.get_xaxis_transform(), ha="center",
                             va="bottom", fontsize=9, color="tab:green")
-            for pd in (pds if col == 0 else []):   # each crossing of -1 (a bracket of ~0.01 Hz): a line
+            for pd in (pds[:1] if col == 0 else []):   # the first loss of stability (the zoom shows every crossing)
                 _mark_crossing(ax, pd)
             if col == 0 and window is not None:
                 ax.axvspan(*window, color="0.5", alpha=0.18, lw=0)
@@ -296,7 +314,7 @@ def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
     ax.plot([], [], "--", color="tab:red", lw=2.0, label="the orbit, unstable")
     for j, pd in enumerate(pds):
         if lo - 1e-9 <= pd[1] <= hi + 1e-9:
-            _mark_crossing(ax, pd, zoomed=True, label=_crossing_label(pd, j == 0))
+            _mark_crossing(ax, pd, zoomed=True, label=_crossing_label(pd, j % 2 == 0))
     y0, y1 = float(np.min(ys)), float(np.max(ys))
     pad = 0.1 * (y1 - y0) if y1 > y0 else 1e-3
     ax.set_ylim(y0 - pad, y1 + pad)
@@ -325,7 +343,7 @@ def multiplier_figure(s, branch=None, cases=None) -> Figure:
                     label="period-1 orbit, unstable")
         pds = [z for z in branch.bifurcations if z[0] == "period-doubling"]
         for j, pd in enumerate(pds):
-            _mark_crossing(ax, pd, label=_crossing_label(pd, j == 0))
+            _mark_crossing(ax, pd, label=_crossing_label(pd, j % 2 == 0))
         xs.extend(f)
     else:
         ax.text(0.02, 0.97, "the period-1 branch is not computed in this run\n(quick runs, or several clearance "
@@ -425,7 +443,7 @@ def explore_figure(r: OrbitRun, clearance_mm: float, frequency: float) -> Figure
 
 
 __all__ = ["ideal_figure", "orbit_figure", "errors_figure", "detail_animation", "bifurcation_figure",
-           "multiplier_figure", "unresolved", "crossing_text", "readings_figure", "slider_figure", "explore_figure"]
+           "multiplier_figure", "unresolved", "crossing_text", "bracket_text", "readings_figure", "slider_figure", "explore_figure"]
 
 
 def orbit_distance(d) -> np.ndarray | None:

@@ -48,6 +48,7 @@ from robolib.gearshift.runs import FAST_TOLERANCE_DIVISOR
 from robolib.studies.clearance_dynamics.figures import (
     CONSTRAINED_WIDTH,
     FULL_WIDTH,
+    bracket_text,
     crossing_text,
     orbit_distance,
     unresolved,
@@ -682,7 +683,7 @@ def register_branch(reg, d: BranchStudy, f_runs, freqs) -> None:
                         f"no differencing); the brute-force sweep reads period-1 at its last frequency below the "
                         f"bracket and not period-1 at its first above",
               holds=bool(-1 < mu_a and mu_b < -1 and grows and shrinks and brute_ok),
-              text=(f"between {lo:.2f} and {hi:.2f} Hz (its largest multiplier is {mu_a:+.2f} at {fa:g} Hz and "
+              text=(f"{bracket_text(lo, hi)} (its largest multiplier is {mu_a:+.2f} at {fa:g} Hz and "
                     f"{mu_b:+.2f} at {fb:g} Hz)").replace("-", "−"))
 
 
@@ -699,6 +700,26 @@ def register_crossings(reg, d: BranchStudy) -> None:
               holds=bool(pds), text=(" and ".join(crossing_text(pd) + (" (unresolved)" if unresolved(pd) else "")
                                                   for pd in pds) if pds else "nowhere") +
               (f", and the branch is {'stable' if d.stable[-1] else 'unstable'} at {d.f[-1]:g} Hz, where it ends"))
+
+
+def register_past_loss(reg, d: BranchStudy) -> None:
+    """Claim ``clearance_branch_past_loss``: past its first loss of stability the continued branch has stable and
+    unstable points side by side (the multiplier jumps as the contact sequence changes), with the spacing of the
+    points: the crossings between them are bracketed where a sign change falls between two points, not resolved."""
+    i = d.first_loss
+    if i is None:
+        reg.claim_not_computed("clearance_branch_past_loss", "the branch past its first loss of stability",
+                               criterion="a first loss of stability", reason="the branch does not lose stability")
+        return
+    f, st = np.asarray(d.f[i:], float), np.asarray(d.stable[i:], bool)
+    gaps = np.diff(np.asarray(d.f, float)[i - 1:])
+    say = (lambda m: ", ".join(f"{x:g}" for x in f[m]) + " Hz")  # noqa: E731
+    reg.claim("clearance_branch_past_loss", "past its first loss of stability the continued period-1 branch has "
+              "both stable and unstable points", value={"f": f.tolist(), "stable": st.tolist()},
+              criterion="at least one stable and one unstable branch point above the first unstable one (included)",
+              holds=bool(st.any() and (~st).any()),
+              text=f"stable at {say(st)}, unstable at {say(~st)}, its points {gaps.min():.2g}–{gaps.max():.2g} Hz "
+                   "apart")
 
 
 def register_onsets(reg, d: BranchStudy) -> None:
@@ -877,7 +898,7 @@ def orbits_figure(cases: dict) -> Figure:
 
 
 __all__ = ["SectionUnits", "CaseOrbits", "BranchStudy", "ORBIT_PERIODS", "CLOSE_RETURN_STARTS", "CLOSE_RETURN_K_MAX", "ORBIT_SAMPLES", "BRANCH_F_MAX", "BRANCH_DS", "BRANCH_DS_MIN", "BRANCH_P_TOL", "DIRECT_AMPLITUDE",
-           "DIRECT_RETURNS", "branch_study", "register_branch", "register_crossings", "register_onsets", "register_brute_agreement", "BRUTE_AGREE", "TRANSIENT_LEFT", "branch_figure", "close_returns", "orbit_verdict_name", "case_orbits",
+           "DIRECT_RETURNS", "branch_study", "register_branch", "register_crossings", "register_past_loss", "register_onsets", "register_brute_agreement", "BRUTE_AGREE", "TRANSIENT_LEFT", "branch_figure", "close_returns", "orbit_verdict_name", "case_orbits",
            "section_units", "orbit_tasks", "register_case", "register_ladder_agreement", "register_models", "register_exponent_checks", "floquet_exponent", "exponent_text", "exponent", "exponent_table", "LYAP_RTOL", "DAE_RTOL_CASES", "dae_rtol",
            "dae_jobs", "dae_exponent_jobs", "LYAP_REL_PERIODIC", "LYAP_REL_IRREGULAR", "ALPHA_HIGH", "register_cited", "orbit_study", "orbit_table", "QUICK", "orbits_figure", "register_distance", "REFINE_DIVISOR",
            "DISTANCE_FALL", "PERIODIC_CITED"]

@@ -160,11 +160,12 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
     if branch is not None:
         orbit_study.register_branch(reg, branch, bif.f_runs, s.freqs)
         orbit_study.register_crossings(reg, branch)
+        orbit_study.register_past_loss(reg, branch)
         orbit_study.register_onsets(reg, branch)
         orbit_study.register_brute_agreement(reg, branch, bif.f_runs, s.freqs, s.n_transient)
     else:
-        for cid in ("clearance_orbit_first_pd", "clearance_orbit_crossings", "clearance_orbit_onsets",
-                    "clearance_orbit_brute"):
+        for cid in ("clearance_orbit_first_pd", "clearance_orbit_crossings", "clearance_branch_past_loss",
+                    "clearance_orbit_onsets", "clearance_orbit_brute"):
             if cid not in reg.claims:
                 reg.claim_not_computed(cid, "the period-1 branch", criterion="the branch is computed (not in quick "
                                        "runs, and with one clearance joint only)", reason="a quick run or several clearance joints")
@@ -218,7 +219,7 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
             "clearance_conv_rt_lo": f"{min(s.convergence_rtols):g}",
             "clearance_case_rt_lo": f"{min(min(r) for r in s.rtols.values()):g}",
             "clearance_csweep_f": f"{s.clearance_sweep_frequency:g}", "clearance_tau_max": f"{ideal.tau_max:.3g}",
-            "clearance_K": f"{detail.K:.3g}",
+            "clearance_K": sci_text(detail.K, 2),
             "clearance_detail_steps_def": f"{conv.at_default.n_steps:,}",
             "clearance_orbit_rtol": f"{orbit_study.O.ORBIT_RTOL:g}", "clearance_engine": s.engine,
             "clearance_lyap_per_period": str(LY.PER_PERIOD), "clearance_lyap_align": str(LY.N_ALIGN),
@@ -238,7 +239,7 @@ def reading_values(s: StudySettings, reg: ClaimsRegister, bif: bifurcation.Bifur
     out = {"clearance_pd_loss": f"{pds[0][1]:.2f}" if pds else none,
            "clearance_pd_regain": f"{pds[1][1]:.2f}" if len(pds) > 1 else none,
            "clearance_pd_loss_at": figures.crossing_text(pds[0]) if pds else none,
-           "clearance_pd_regain_at": figures.crossing_text(pds[1]) if len(pds) > 1 else none,
+           "clearance_pd_regain_at": figures.crossing_text(pds[-1]) if len(pds) % 2 == 0 and pds else none,
            "clearance_branch_end": f"{branch.f[-1]:g}" if branch is not None else none,
            "clearance_branch_end_mu": f"{branch.mu[-1]:.2f}" if branch is not None else none}
     top = pds[0][2][0] if pds else float("nan")

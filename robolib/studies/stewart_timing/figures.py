@@ -211,7 +211,7 @@ def animation_figure(res):
         ax.cla()
         drawing.draw_stewart(ax, model, Xa[k], forces=fa[k], limits=lim, force_scale=fscale, labels=False,
                              show_com=False, spin_marks=0.3 * mean_leg, surfaces=False, force_width=FORCE_WIDTH)
-        stamp.set_text(f"{model.name}, t = {t_anim[k]:.2f} s; Newton–Euler forces: a leg's length is "
+        stamp.set_text(f"{model.name}, t = {t_anim[k]:.2f} s; Newton–Euler forces: an arrow one leg long is "
                        f"{mean_leg / fscale:.3g} N")
         ax.view_init(elev=30, azim=-110)
         ax.set_axis_off()  # the scene only: the mechanism figure has the axes
@@ -246,35 +246,34 @@ def _message(ax, text: str) -> None:
 
 
 def pose_forces(model, dz: float, yaw_deg: float) -> Figure:
-    """Bars of the NE and VW actuator forces (N) at home + (dz m, yaw_deg) turning at EXPLORE_WZ rad/s,
-    or the limit that refuses the pose, or the singularity."""
+    """The NE actuator forces (N, left) and the gap of the VW forces to them (mN, right) at home + (dz m, yaw_deg)
+    turning at EXPLORE_WZ rad/s, or the limit that refuses the pose, or the singularity."""
     X = model.home_pose + np.r_[0.0, 0.0, dz, 0.0, 0.0, np.radians(yaw_deg)]
     fig = Figure(figsize=(5.5, 3.5), layout="tight")
-    ax = fig.subplots()
+    ax, ad = fig.subplots(1, 2)
     V, z = np.r_[0, 0, 0, 0, 0, EXPLORE_WZ], np.zeros(6)
     try:
         fn = inverse_dynamics(model, X, V, z)
         fv = inverse_dynamics(model, X, V, z, method="virtual_work")
     except UnreachableError as exc:
+        ad.set_axis_off()
         _message(ax, "unreachable:\n" + str(exc).split("unreachable: ")[-1].replace(" is ", "\nis ", 1))
         return fig
     except SingularityError:
+        ad.set_axis_off()
         _message(ax, "inside the limits, but at (or next to)\na parallel singularity: J is singular")
         return fig
     idx = np.arange(1, 7)
-    # side by side, filled (NE) and hatched (VW), so that two nearly equal bars are told apart
-    ax.bar(idx - 0.2, fn, 0.38, color="tab:blue", edgecolor="tab:blue", label="NE (U joint)")
-    ax.bar(idx + 0.2, fv, 0.38, color="white", edgecolor="tab:orange", hatch="///", lw=1.2, label="VW (no spin)")
-    ax.axhline(0.0, color="k", lw=0.6)
-    ax.set_xticks(idx)
-    ax.set_xlabel("leg")
-    ax.set_ylabel("actuator force [N]")
+    ax.bar(idx, fn, 0.6, color="tab:blue")
+    ad.bar(idx, (fv - fn) * 1e3, 0.6, color="tab:orange")
+    for a_, title in ((ax, "Newton–Euler force $f_i$ [N]"), (ad, r"$f_{\mathrm{VW}} - f_{\mathrm{NE}}$ [mN]")):
+        a_.axhline(0.0, color="k", lw=0.6)
+        a_.set_xticks(idx)
+        a_.set_xlabel("leg")
+        a_.set_title(title, fontsize=9)
     ll = inverse_kinematics(model, X)
-    gap = r"$\max |f_{\mathrm{VW}} - f_{\mathrm{NE}}|$"
-    ax.set_title(f"legs {ll.min():.3f}…{ll.max():.3f} m; {gap} = {np.abs(fv - fn).max():.2e} N",
-                 fontsize=9, pad=24)
-    # the legend above the axes, under the title: never over a bar
-    ax.legend(fontsize=8, ncol=2, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    fig.suptitle(f"legs {ll.min():.3f}…{ll.max():.3f} m; largest gap {np.abs(fv - fn).max() / np.abs(fn).max():.1e} "
+                 "of the largest force", fontsize=9)
     return legible(fig)
 
 
@@ -353,14 +352,15 @@ def explore_pose(res):
                    labels={"dz": "height offset dz [m]", "yaw_deg": "yaw [deg]"},
                    initial={"dz": start[0], "yaw_deg": start[1]},
                    fmt={"dz": "{:+g}", "yaw_deg": "{:+g}"}, ranges=pose_ranges(model),
-                   caption=f"The six actuator forces of the Newton–Euler (filled) and virtual-work (hatched) models on "
-                           f"{model.name} at the chosen height and yaw from home, turning about the vertical at "
-                           f"{EXPLORE_WZ:g} rad/s; the title gives the largest difference, or the limit that refuses "
-                           "the pose. What to see: the two models' bars look equal because they differ by far less than "
-                           f"a bar's line width ({sci_text(_pose_gap(model, *start))} N at the first pose shown, against "
-                           f"forces of about {_pose_force(model, *start):.0f} N); the title gives the difference.",
-                   alt=f"Bar chart of the six actuator forces of {model.name}, a filled Newton–Euler bar and a hatched "
-                       "virtual-work bar side by side for each leg, nearly equal, at one pose")
+                   caption=f"Left: the six actuator forces of the Newton–Euler model on {model.name} at the chosen "
+                           f"height and yaw from home, turning about the vertical at {EXPLORE_WZ:g} rad/s. Right: how "
+                           "far the virtual-work forces lie from them, in mN (the title gives the largest gap as a "
+                           "share of the largest force), or the limit that refuses the pose. What to see: where the "
+                           "gap grows as the platform turns away from home, and how small it stays "
+                           f"({sci_text(_pose_gap(model, *start))} N at the first pose shown, against forces of about "
+                           f"{_pose_force(model, *start):.0f} N).",
+                   alt=f"Two bar charts for {model.name} at one pose: the six Newton–Euler actuator forces, and the six "
+                       "small differences of the virtual-work forces to them in millinewtons")
     return number_caption(box, "Explore panel", "4.1")
 
 

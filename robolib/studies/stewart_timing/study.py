@@ -852,26 +852,30 @@ def refinement_claims(claims: ClaimsRegister, name: str, refined: dict, step: fl
                            f"convergence-time ratios ≥ {1 + BETTER:g}; not reproduced iff at neither step (the text "
                            f"names the parts whose ratios pass these bounds at the finest step)",
                  holds=not (rep_step or rep_fine),
-                 text="reproduced" if (rep_step or rep_fine) else verdict_parts_text(rs, rf, rt), answers="004.c1")
+                 text="reproduced" if (rep_step or rep_fine) else verdict_parts_text(
+                     claim_1_parts(refined[1])[:3], (rs, rf, rt), f"the finest step ({fine})"), answers="004.c1")
 
 
-def verdict_parts_text(static: float, fluctuation: float, convergence: float) -> str:
-    """Claim 1's verdict when it is not reproduced as a whole, leading with the parts that appear at the finest step
-    (ratios VW / NE).
+def verdict_parts_text(step: tuple, fine: tuple, fine_label: str = "the finest step") -> str:
+    """Claim 1's verdict when it is not reproduced as a whole, from the ratios VW / NE (static, fluctuation,
+    convergence time) at the chapter's step and at the finest: what appears at each, the chapter's step first.
 
-    >>> verdict_parts_text(5.3, 7.2, 1.0)
-    'reproduced in part: at the finest step the VW controller has a much larger static error and a larger fluctuation, as the patent says, but not a slower convergence'
-    >>> verdict_parts_text(1.0, 1.0, 1.0)
-    'not reproduced: none of its three parts appears at either step'
+    >>> print(verdict_parts_text((1.03, 1.0, 1.0), (5.3, 7.2, 1.0), "33 µs"))
+    reproduced in part: none of its three parts appears at the chapter's step; at 33 µs the VW controller has a much larger static error and a larger fluctuation, as the patent says, but not a slower convergence
+    >>> print(verdict_parts_text((1.0, 1.0, 1.0), (1.0, 1.0, 1.0)))
+    not reproduced: none of its three parts appears at either step
     """
-    parts = (("a much larger static error", static >= MUCH_LARGER), ("a larger fluctuation", fluctuation >= 1 + BETTER),
-             ("a slower convergence", convergence >= 1 + BETTER))
-    shown = [name for name, ok in parts if ok]
-    if not shown:
+    def shown(r):
+        parts = (("a much larger static error", r[0] >= MUCH_LARGER), ("a larger fluctuation", r[1] >= 1 + BETTER),
+                 ("a slower convergence", r[2] >= 1 + BETTER))
+        return [n for n, ok in parts if ok], [n for n, ok in parts if not ok]
+    (at_step, _), (at_fine, missing) = shown(step), shown(fine)
+    if not at_step and not at_fine:
         return "not reproduced: none of its three parts appears at either step"
-    missing = [name for name, ok in parts if not ok]
-    return (f"reproduced in part: at the finest step the VW controller has {' and '.join(shown)}, as the patent says, "
-            f"but not {' or '.join(missing)}")
+    first = ("none of its three parts appears at the chapter's step" if not at_step
+             else f"at the chapter's step the VW controller has {' and '.join(at_step)}")
+    return (f"reproduced in part: {first}; at {fine_label} the VW controller has "
+            f"{' and '.join(at_fine) or 'none of them'}, as the patent says, but not {' or '.join(missing)}")
 
 
 def step_shrink(static: float, static_fine: float) -> float:
