@@ -713,13 +713,18 @@ def register_past_loss(reg, d: BranchStudy) -> None:
         return
     f, st = np.asarray(d.f[i:], float), np.asarray(d.stable[i:], bool)
     gaps = np.diff(np.asarray(d.f, float)[i - 1:])
-    say = (lambda m: ", ".join(f"{x:g}" for x in f[m]) + " Hz")  # noqa: E731
+    say = (lambda m: _and([f"{x:g}" for x in f[m]]) + " Hz")  # noqa: E731
     reg.claim("clearance_branch_past_loss", "past its first loss of stability the continued period-1 branch has "
               "both stable and unstable points", value={"f": f.tolist(), "stable": st.tolist()},
               criterion="at least one stable and one unstable branch point above the first unstable one (included)",
               holds=bool(st.any() and (~st).any()),
               text=f"stable at {say(st)}, unstable at {say(~st)}, its points {gaps.min():.2g}–{gaps.max():.2g} Hz "
                    "apart")
+
+
+def _and(items: list) -> str:
+    """Items in words: ``_and(["1", "2", "3"])`` is ``'1, 2 and 3'``."""
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def register_onsets(reg, d: BranchStudy) -> None:
