@@ -242,7 +242,8 @@ def test_brute_agreement_claim():
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
     c = reg.claims["clearance_orbit_brute"]
-    assert c.holds and "period test reads irregular at 3.5 Hz" in c.text and "e+" not in c.text
+    assert c.holds and "at 3.5 Hz its one-tolerance period test reads irregular" in c.text and "e+" not in c.text
+    assert "each of the 4 stable frequencies compared" in c.text               # 2.5-3.0 and 3.5 Hz
     on[3] = _run(1, np.ones((3, 4)))        # unstable at 3.25 Hz, but the sweep reads period-1
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)
@@ -683,14 +684,10 @@ def test_multiplier_figure_draws_every_orbit_against_the_boundary():
     assert not any(x == 2.0 for x, _ in pts)                              # 0.1 mm: not on this axis
     assert any(ln.get_ydata()[0] == 1.0 and ln.get_linestyle() == ":" for ln in ax.get_lines())
     orange = [ln for ln in ax.get_lines() if ln.get_color() == "tab:orange"]
-    assert sorted((round(float(ln.get_xdata()[0]), 3), ln.get_linestyle()) for ln in orange) == [(3.216, "--"),
-                                                                                                  (3.907, "-")]
+    assert sorted((round(float(ln.get_xdata()[0]), 3), ln.get_linestyle()) for ln in orange) == [(3.216, "--")]
     labels = ax.get_legend_handles_labels()[1]
-    assert "stability lost between 3.20 and 3.23 Hz (unresolved)" in labels and "stability regained at 3.91 Hz" in labels
-    branch.bifurcations += [("period-doubling", 3.95, (3.949, 3.951), ""), ("period-doubling", 3.97, (3.969, 3.971), "")]
-    labels = multiplier_figure(SimpleNamespace(freq_sweep_clearance_mm=0.5), branch, cases).axes[0]\
-        .get_legend_handles_labels()[1]                                 # the crossings alternate: lost, regained, ...
-    assert [lab.split()[1] for lab in labels if lab.startswith("stability")] == ["lost", "regained", "lost", "regained"]
+    # the first loss of stability only: the later brackets lie between the branch's points (evidence page)
+    assert [lab for lab in labels if lab.startswith("stability")] == ["stability lost between 3.20 and 3.23 Hz (unresolved)"]
     assert ax.get_yscale() == "log" and fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 9
     _legend_clear_of_data(fig, ax)
     empty = multiplier_figure(SimpleNamespace(freq_sweep_clearance_mm=0.5), None, {})
@@ -807,12 +804,17 @@ def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
     assert (k35, k39) == ("period-4", "irregular") and float(l35) < 0 < float(l39), ex2
     assert "period-2 orbit" in ex3, ex3
     n_floquet, n_lyapunov = (float(x) for x in re.findall(r"([\d.]+) shifts", ex3))
-    assert 5 < n_floquet < 20 and n_lyapunov == pytest.approx(n_floquet, rel=0.25), ex3   # "nearly the same"
+    lam, u = (float(x) for x in re.search(r"lambda = (\S+) ± (\S+) /s", ex3).groups())
+    assert 5 < n_floquet < 20 and lam < 0 < u, ex3           # the exponent is printed with its uncertainty
+    # the two counts agree within what the exponent's uncertainty allows (the text says no more than that)
+    shifts = (lambda rate: 10.0 * np.log(0.01) / rate)  # noqa: E731   (10 Hz: shifts until 1 % is left)
+    assert shifts(lam - u) <= n_floquet <= (shifts(lam + u) if lam + u < 0 else np.inf), ex3
+    assert "nearly the same" not in text3 and "only roughly" in text3
     # the texts state what the code prints through glue keys the solution cells glue: no typed result numbers
     page = (ROOT / ORBITS_PAGE).read_text().split("## Exercises")[1]
     for text, keys in ((text2, ["clearance_ex6_2_lambda_3p5", "clearance_ex6_2_lambda_3p9", "clearance_ex6_2_n",
                                 "clearance_ex6_2_n_long", "clearance_ex6_2_long_3p9"]),
-                       (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov")])):
+                       (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov", "lambda")])):
         assert sorted(re.findall(r"\{glue:text\}`(clearance_ex6_\w+)`", text)) == sorted(keys), text
     assert 'glue(f"clearance_ex6_2_{key}_{r:g}"' in page and 'glue(f"clearance_ex6_3_{key}"' in page
     m = re.search(r"r = 3\.9: .*exponent ([+-][\d.]+) per step over (\d+) steps, ([+-][\d.]+) over ([\d,]+)", ex2)

@@ -28,7 +28,7 @@ from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, UnreachableError, stewart, study
 from robolib.studies.stewart_timing import study as st
 from robolib.studies.stewart_timing import timing
-from robolib.studies.stewart_timing.settings import N_RANDOM
+from robolib.studies.stewart_timing.settings import N_RANDOM, SAME_COST
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "stewart_timing"
@@ -298,6 +298,9 @@ def test_timing_claims_are_sane(res):
     assert res["stewart_c2_mismatch"].value == pytest.approx(b / a)
     assert len(wall["mismatch"]["newton_euler"]) == s.run_repeats   # the tracking run is the first repeat
     assert len(res["stewart_c2_method"].value) == 4 and all(v > 0 for v in res["stewart_c2_method"].value)
+    # "about the same" means one thing in claim 2: within SAME_COST, in the words and in the criterion
+    assert f"within a factor of {SAME_COST:g}" in res["stewart_c2_method"].statement and \
+        f"1/{SAME_COST:g} < VW/NE < {SAME_COST:g}" in res["stewart_c2_method"].criterion
     # plain numpy costs orders of magnitude more than compiled code, whatever the load of the machine
     assert min(res["stewart_c2_impl"].value) > 30
     ev = res.data["evaluations"]

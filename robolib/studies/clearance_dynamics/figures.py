@@ -266,7 +266,7 @@ def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
             if col == 0 and window is not None:
                 ax.axvspan(*window, color="0.5", alpha=0.18, lw=0)
         axs[1, col].set_xlabel(xlabel)
-    _pd_zoom(zoom, s, d, branch, pds, window)
+    _pd_zoom(zoom, s, d, branch, pds[:1], window)   # the first loss only: the later brackets are on the evidence page
     return fig
 
 
@@ -341,7 +341,7 @@ def multiplier_figure(s, branch=None, cases=None) -> Figure:
         ax.semilogy(f[st], mu[st], "o", color="tab:blue", ms=5, label="period-1 orbit, stable")
         ax.semilogy(f[~st], mu[~st], "s", mfc="none", mec="tab:red", ms=7, mew=1.3,
                     label="period-1 orbit, unstable")
-        pds = [z for z in branch.bifurcations if z[0] == "period-doubling"]
+        pds = [z for z in branch.bifurcations if z[0] == "period-doubling"][:1]   # the first loss (chapter 6 reads it)
         for j, pd in enumerate(pds):
             _mark_crossing(ax, pd, label=_crossing_label(pd, j % 2 == 0))
         xs.extend(f)

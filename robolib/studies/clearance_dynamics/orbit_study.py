@@ -777,12 +777,13 @@ def register_brute_agreement(reg, d: BranchStudy, f_runs, freqs, n_transient: in
                         "period-1; at least one of each",
               holds=bool(rows) and not bad and 0 < n_st < len(rows),
               text=(("in disagreement with the orbit at " + ", ".join(bad)) if bad else
-                    (f"within {BRUTE_AGREE:g} of the orbit at each of the {n_st - len(slow)} stable frequencies "
-                     f"compared, and off it at each of the {len(rows) - n_st} unstable ones"))
-                   + (", though the period test reads " + " and ".join(
-                       f"{name} at {' and '.join(f for n, f in test_off if n == name)} Hz"
-                       for name in dict.fromkeys(n for n, _ in test_off)) if test_off else "")
-                   + (f" ({len(slow)} not compared: the approach is slow)" if slow else ""))
+                    (f"the sweep's last sample lies within {BRUTE_AGREE:g} of the orbit at each of the {n_st} stable "
+                     f"frequencies compared and off it at each of the {len(rows) - n_st} unstable ones"))
+                   + ("; at " + "; at ".join(
+                       f"{_and([f for n, f in test_off if n == name])} Hz its one-tolerance period test reads {name} "
+                       "all the same" for name in dict.fromkeys(n for n, _ in test_off)) if test_off else "")
+                   + (f"; {len(slow)} stable frequenc{'y is' if len(slow) == 1 else 'ies are'} not compared, the "
+                      "approach too slow for the sweep's transient" if slow else ""))
 
 
 def branch_figure(d: BranchStudy | None, f_runs, freqs) -> Figure:
