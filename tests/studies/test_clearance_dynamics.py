@@ -565,7 +565,7 @@ def test_tables_figures_and_explore_data(quick_study):
         assert head.startswith(f"**Table {number}** — ") and table.startswith("| ")
     assert "no 'limit' verdict in this run" in res.tables["replicate"]
     assert set(res.figures) == {"mechanism", "ideal", "orbit", "errors", "orbit_points", "approach", "bifurcation",
-                                "multipliers", "sweep_reading_bars", "branch", "slider"}
+                                "first_loss", "multipliers", "sweep_reading_bars", "branch", "slider"}
     # the lecture's stability figure: the section of the period-2 case from the start, and the distances' decay
     assert res.data["orbits"][(10.0, 0.5)].section.history.shape[0] > res.data["orbits"][(10.0, 0.5)].samples.shape[0]
     assert len(res.figures["approach"].axes) == 3                     # two panels and the colour bar of n
@@ -574,16 +574,16 @@ def test_tables_figures_and_explore_data(quick_study):
     from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, ORBITS_FIGURES
 
     assert EVIDENCE_FIGURES == ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
-    assert ORBITS_FIGURES == ("bifurcation", "approach", "multipliers")  # chapter 6's, glued by chapter 5's run
+    assert ORBITS_FIGURES == ("bifurcation", "approach", "first_loss", "multipliers")  # chapter 6's, glued by chapter 5's run
     assert not set(EVIDENCE_FIGURES) & set(EVIDENCE_TABLES)          # one glue key each: clearance_ev_<name>
     assert not set(ORBITS_FIGURES) & (set(EVIDENCE_FIGURES) | set(EVIDENCE_TABLES))
     for name in ("mechanism", "orbit", "errors", *ORBITS_FIGURES):      # the lectures' figures: text >= 8 pt
         fig = res.figures[name]
         assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 8 * 100 / 72, name
-    # the lecture's diagram: samples only (two rows) and the zoom on the first period doubling below them (in a quick
-    # run, without the branch, a note); the readings per point are the evidence page's figure
-    assert len(res.figures["bifurcation"].axes) == 5 and len(res.figures["sweep_reading_bars"].axes) == 2
-    zoom = res.figures["bifurcation"].axes[-1]
+    # the lecture's diagram: samples only (two rows), and the zoom on the first loss of stability its own figure (in a
+    # quick run, without the branch, a note); the readings per point are the evidence page's figure
+    assert len(res.figures["bifurcation"].axes) == 4 and len(res.figures["sweep_reading_bars"].axes) == 2
+    zoom = res.figures["first_loss"].axes[-1]
     assert res.data["branch"] is None and not zoom.axison and "not compute" in zoom.texts[0].get_text()
     mu_ax = res.figures["multipliers"].axes[0]                           # without the branch: the cases and a note
     assert any("not computed" in t.get_text() for t in mu_ax.texts) and any(
@@ -597,12 +597,12 @@ def test_tables_figures_and_explore_data(quick_study):
     assert set(res.values) >= {"clearance_rtol", "clearance_K", "clearance_tau_max", "clearance_near_period"}
 
 
-def test_bifurcation_zoom_shows_the_first_loss_of_stability_from_the_run_data():
-    """Fig. 6.1's bottom panel zooms on the frequency band around the branch's first loss of stability (a multiplier
-    past -1, labelled so, not "period doubling"): the sweep's
-    own samples minus the branch's orbit point at each frequency (no new computation; the orbit is the zero line),
-    the band shaded in the top-left panels, text >= 8 pt at the column's width."""
-    from robolib.studies.clearance_dynamics.figures import bifurcation_figure
+def test_first_loss_figure_zooms_on_the_first_loss_of_stability_from_the_run_data():
+    """Chapter 6's zoom figure shows the frequency band around the branch's first loss of stability (a multiplier
+    past -1, labelled so, not "period doubling"): the sweep's own samples minus the branch's orbit point at each
+    frequency (no new computation; the orbit is the zero line), text >= 8 pt at the column's width; the bifurcation
+    diagram marks the same loss, once."""
+    from robolib.studies.clearance_dynamics.figures import bifurcation_figure, first_loss_figure
 
     freqs = np.arange(1.0, 6.01, 0.25)
     x0 = -0.9 + 0.008 * (freqs - 1.0)
@@ -614,7 +614,7 @@ def test_bifurcation_zoom_shows_the_first_loss_of_stability_from_the_run_data():
     fb = freqs[freqs <= 4.0]
     branch = SimpleNamespace(bifurcations=[("period-doubling", 3.216, (3.206, 3.226), "")], f=fb,
                              section=np.repeat(x0[freqs <= 4.0, None], 4, axis=1), stable=fb < 3.22)
-    fig = bifurcation_figure(s, SimpleNamespace(f_runs=f_runs, c_runs=c_runs), branch)
+    fig = first_loss_figure(s, SimpleNamespace(f_runs=f_runs, c_runs=c_runs), branch)
     zoom = fig.axes[-1]
     lo, hi = zoom.get_xlim()
     assert lo < 3.216 < hi and hi - lo < 3.0                              # a band around the doubling, not the sweep
@@ -624,7 +624,6 @@ def test_bifurcation_zoom_shows_the_first_loss_of_stability_from_the_run_data():
     x = np.concatenate([ln.get_xdata() for ln in dots])
     y = np.concatenate([ln.get_ydata() for ln in dots])
     assert np.all(np.abs(y[x < 3.216]) < 1e-12) and np.allclose(np.abs(y[x > 3.216]), 2e-3)   # on the orbit, then not
-    assert any(p.get_x() < 3.216 for p in fig.axes[0].patches)           # the zoomed band shaded above
     labels = zoom.get_legend_handles_labels()[1]                          # the loss of stability, not "period doubling"
     assert "stability lost at 3.22 Hz" in labels and not any("doubling" in x for x in labels)
     assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 8 * 100 / 72
@@ -632,7 +631,7 @@ def test_bifurcation_zoom_shows_the_first_loss_of_stability_from_the_run_data():
     # where Newton fails inside the bracket, the run found a change it could not follow: a dashed band over the
     # bracket (not a line at a located crossing), labelled with the bracket, and the orbit's zero line broken there
     branch.bifurcations = [("period-doubling", 3.216, (3.206, 3.226), "Newton failed inside the bracket at p = 3.216")]
-    fig = bifurcation_figure(s, SimpleNamespace(f_runs=f_runs, c_runs=c_runs), branch)
+    fig = first_loss_figure(s, SimpleNamespace(f_runs=f_runs, c_runs=c_runs), branch)
     zoom = fig.axes[-1]
     assert "stability lost between 3.20 and 3.23 Hz (unresolved)" in zoom.get_legend_handles_labels()[1]
     edges = [ln for ln in zoom.get_lines() if ln.get_color() == "tab:orange"]
@@ -641,7 +640,8 @@ def test_bifurcation_zoom_shows_the_first_loss_of_stability_from_the_run_data():
     orbit = [ln for ln in zoom.get_lines() if ln.get_marker() in ("None", "") and ln.get_color() != "tab:orange"]
     xs = np.concatenate([ln.get_xdata() for ln in orbit])
     assert not np.any((xs > 3.2061) & (xs < 3.2259))                    # no orbit drawn inside the bracket
-    top = [ln for ln in fig.axes[0].get_lines() if ln.get_color() == "tab:orange"]
+    top = [ln for ln in bifurcation_figure(s, SimpleNamespace(f_runs=f_runs, c_runs=c_runs), branch).axes[0].get_lines()
+           if ln.get_color() == "tab:orange"]
     assert len(top) == 1 and top[0].get_linestyle() == "--"
 
 
@@ -864,7 +864,7 @@ def test_the_logistic_explore_figure_refuses_an_r_outside_the_map_s_range(r):
 
 
 def test_the_orbit_chapter_has_the_logistic_explore_panel(monkeypatch):
-    """Chapter 6 has an Explore section before the exercises whose hidden-input cell builds Explore panel 6.1 over
+    """Chapter 6 has a logistic-map section before the exercises whose hidden-input cell builds Explore panel 6.1 over
     LOGISTIC_R_GRID (25-40 values in [2.8, 4], the exercises' 2.9, 3.1, 3.5, 3.9 among them); run on a short grid, the
     cell shows one image per value with alt text, text of at least 9 px at the displayed width, and the numbered
     caption; the page's 90-minute plan gives exercise 1 with the panel 15 minutes and adds up to 90."""
@@ -876,9 +876,10 @@ def test_the_orbit_chapter_has_the_logistic_explore_panel(monkeypatch):
     grid = cf.LOGISTIC_R_GRID
     assert 25 <= len(grid) <= 40 and min(grid) == 2.8 and max(grid) == 4.0 and {2.9, 3.1, 3.5, 3.9} <= set(grid)
     text = (ROOT / ORBITS_PAGE).read_text()
-    assert text.index("\n## Explore\n") < text.index("\n## Exercises\n")
+    heading = "\n## A map to explore by hand: the logistic map\n"
+    assert text.index(heading) < text.index("\n## Exercises\n")
     nb = jupytext.read(ROOT / ORBITS_PAGE)
-    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "\n## Explore\n" in f"\n{c.source}\n")
+    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and heading in f"\n{c.source}\n")
     cell = next(c for c in nb.cells[start:] if c.cell_type == "code")
     assert cell.metadata.get("tags") == ["hide-input"] and "cf.LOGISTIC_R_GRID" in cell.source
     monkeypatch.setattr(cf, "LOGISTIC_R_GRID", (2.9, 3.0, 3.9))

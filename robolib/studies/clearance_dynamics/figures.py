@@ -226,27 +226,18 @@ def _crossing_label(pd, lost: bool) -> str:
 
 def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
     """Poincaré samples e_x/c and rate against frequency (left) and clearance (right), the verdict cases that lie on a
-    sweep marked by dashed lines, and the crossings of -1 of the continued period-1 branch (orange: the first
-    is its loss of stability, a multiplier past -1; solid where located, dashed where only bracketed,
-    :func:`unresolved`); below, a zoom on the frequency band around them (shaded grey above): the sweep's e_x/c samples
-    minus the continued period-1 orbit's (the orbit: the zero line, solid where stable, dashed where unstable),
-    drawn from the same data.
+    sweep marked by dashed lines, and where the continued period-1 orbit first loses stability, a multiplier past -1
+    (orange; solid where located, dashed where only bracketed, :func:`unresolved`). The zoom on that loss is
+    :func:`first_loss_figure`.
 
     ``s``: the study settings; ``d``: :func:`robolib.studies.clearance_dynamics.bifurcation.bifurcation_study`'s data;
-    ``branch``: the :class:`robolib.studies.clearance_dynamics.orbit_study.BranchStudy` (None: no line, no zoom).
+    ``branch``: the :class:`robolib.studies.clearance_dynamics.orbit_study.BranchStudy` (None: no orange line).
     """
-    fig = Figure(figsize=(CONSTRAINED_WIDTH, 8.2), layout="constrained")     # the layout keeps every label inside
-    grid = fig.add_gridspec(3, 2, height_ratios=[1.0, 1.0, 1.05])
-    axs = np.empty((2, 2), dtype=object)
-    for col in range(2):
-        axs[0, col] = fig.add_subplot(grid[0, col])
-        axs[1, col] = fig.add_subplot(grid[1, col], sharex=axs[0, col])
-        axs[0, col].tick_params(labelbottom=False)
-    zoom = fig.add_subplot(grid[2, :])
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 5.6), layout="constrained")     # the layout keeps every label inside
+    axs = fig.subplots(2, 2, sharex="col")
     on_f = [f for f, c in s.cases if c == s.freq_sweep_clearance_mm]
     on_c = [c for f, c in s.cases if f == s.clearance_sweep_frequency]
     pds = [b for b in (branch.bifurcations if branch is not None else []) if b[0] == "period-doubling"]
-    window = _zoom_window(s.freqs, pds, branch)
     for col, (runs, vals, xlabel, marks, unit) in enumerate((
             (d.f_runs, s.freqs, f"drive frequency $f$ [Hz]\n($c$ = {s.freq_sweep_clearance_mm:g} mm)", on_f, "Hz"),
             (d.c_runs, s.clearances_mm, f"radial clearance $c$ [mm]\n($f$ = {s.clearance_sweep_frequency:g} Hz)", on_c,
@@ -261,28 +252,35 @@ def bifurcation_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
                 if row == 0:
                     ax.text(x, 1.01, f"{x:g} {unit}", transform=ax.get_xaxis_transform(), ha="center",
                             va="bottom", fontsize=9, color="tab:green")
-            for pd in (pds[:1] if col == 0 else []):   # the first loss of stability (the zoom shows every crossing)
+            for pd in (pds[:1] if col == 0 else []):   # the first loss of stability (zoomed in first_loss_figure)
                 _mark_crossing(ax, pd)
-            if col == 0 and window is not None:
-                ax.axvspan(*window, color="0.5", alpha=0.18, lw=0)
         axs[1, col].set_xlabel(xlabel)
-    _pd_zoom(zoom, s, d, branch, pds[:1], window)   # the first loss only: the later brackets are on the evidence page
+    return fig
+
+
+def first_loss_figure(s, d: BifurcationSweeps, branch=None) -> Figure:
+    """A zoom on the frequency sweep around the continued period-1 orbit's first loss of stability: the sweep's e_x/c
+    samples minus the orbit's at the same frequency (the orbit: the zero line, solid where stable, dashed where
+    unstable) and the loss (orange), drawn from the data of :func:`bifurcation_figure`; a note without a branch."""
+    fig = Figure(figsize=(CONSTRAINED_WIDTH, 3.3), layout="constrained")
+    ax = fig.subplots()
+    pds = [b for b in (branch.bifurcations if branch is not None else []) if b[0] == "period-doubling"][:1]
+    _pd_zoom(ax, s, d, branch, pds, _zoom_window(s.freqs, pds, branch))
     return fig
 
 
 def _zoom_window(freqs, pds, branch) -> tuple[float, float] | None:
-    """The frequency band of the zoom: from four sweep steps (at least 0.5 Hz) below the first crossing of -1 to one
-    step above the last (at least four steps above the first), within the sweep and the branch."""
+    """The frequency band of the zoom: four sweep steps (at least 0.5 Hz) either side of the first crossing of -1,
+    within the sweep and the branch."""
     if not pds or len(freqs) < 2:
         return None
     step = float(np.median(np.diff(freqs)))
     w = max(4 * step, 0.5)
-    hi = max(pds[0][1] + w, pds[-1][1] + step)
-    return max(pds[0][1] - w, float(freqs[0])), min(hi, float(freqs[-1]), float(branch.f[-1]))
+    return max(pds[0][1] - w, float(freqs[0])), min(pds[0][1] + w, float(freqs[-1]), float(branch.f[-1]))
 
 
 def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
-    """The zoom panel of :func:`bifurcation_figure`: inside ``window``, the e_x/c samples of the frequency sweep minus
+    """The panel of :func:`first_loss_figure`: inside ``window``, the e_x/c samples of the frequency sweep minus
     the continued period-1 orbit's e_x/c at the same frequency (so the orbit is the zero line: solid where stable,
     dashed where unstable, a segment split at the crossing of -1 located inside it), and every crossing (orange); a
     note when there is no branch."""
@@ -319,7 +317,7 @@ def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
     pad = 0.1 * (y1 - y0) if y1 > y0 else 1e-3
     ax.set_ylim(y0 - pad, y1 + pad)
     ax.set_xlim(lo - 0.05, hi + 0.05)
-    ax.set_xlabel(f"drive frequency $f$ [Hz] ($c$ = {s.freq_sweep_clearance_mm:g} mm): zoom on the grey band")
+    ax.set_xlabel(f"drive frequency $f$ [Hz] ($c$ = {s.freq_sweep_clearance_mm:g} mm)")
     ax.set_ylabel("$e_x/c$ minus\nthe orbit's")
     ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False)   # below: no overlap
 
@@ -442,7 +440,7 @@ def explore_figure(r: OrbitRun, clearance_mm: float, frequency: float) -> Figure
     return fig
 
 
-__all__ = ["ideal_figure", "orbit_figure", "errors_figure", "detail_animation", "bifurcation_figure",
+__all__ = ["ideal_figure", "orbit_figure", "errors_figure", "detail_animation", "bifurcation_figure", "first_loss_figure",
            "multiplier_figure", "unresolved", "crossing_text", "bracket_text", "readings_figure", "slider_figure", "explore_figure"]
 
 

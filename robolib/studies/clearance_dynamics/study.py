@@ -94,8 +94,9 @@ EVIDENCE_TABLES = ("convergence", "orbits", "readings", "replicate", "transient"
 EVIDENCE_FIGURES = ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
 #: The figures of chapter 6 (``book/studies/clearance_orbits.md``, the second lecture on this run): glued like the
 #: evidence page's (``clearance_ev_<name>``) and shown there, not in chapter 5: the bifurcation diagram, the
-#: approach to a stable periodic orbit and the orbits' largest multipliers against the drive frequency.
-ORBITS_FIGURES = ("bifurcation", "approach", "multipliers")
+#: approach to a stable periodic orbit, the zoom on the period-1 orbit's first loss of stability and the orbits'
+#: largest multipliers against the drive frequency.
+ORBITS_FIGURES = ("bifurcation", "approach", "first_loss", "multipliers")
 
 
 def _captioned(name: str, number: str, table: str) -> str:
@@ -129,7 +130,8 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
 
     Returns a :class:`robolib.book.result.StudyResult` with the tables ``modes``, ``convergence``, ``orbits``, ``readings``,
     ``replicate``, ``transient``, ``lyapunov``, ``sweep_readings``, ``slider_crank``; the figures
-    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbit_points``, ``approach``, ``bifurcation``, ``multipliers``,
+    ``mechanism``, ``ideal``, ``orbit``, ``errors``, ``orbit_points``, ``approach``, ``bifurcation``, ``first_loss``,
+    ``multipliers``,
     ``sweep_reading_bars``, ``branch``,
     ``slider`` (those of :data:`EVIDENCE_FIGURES` are the evidence page's); ``data``
     with the settings and every experiment's data (``ideal``, ``drift``, ``detail``, ``convergence``, ``verdicts``,
@@ -185,6 +187,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
     figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
             "orbit_points": orbit_study.orbits_figure(orb), "approach": figures.approach_figure(orb), "bifurcation": figures.bifurcation_figure(s, bif, branch),
+            "first_loss": figures.first_loss_figure(s, bif, branch),
             "multipliers": figures.multiplier_figure(s, branch, orb),
             "sweep_reading_bars": figures.readings_figure(s, bif), "slider": figures.slider_figure(sc)}
     figs["branch"] = orbit_study.branch_figure(branch, bif.f_runs, s.freqs)
