@@ -57,4 +57,14 @@ def minus_signs(text: str) -> str:
     return re.sub(r"(?<![\w.\-])-(?=\.?\d)", "−", text)
 
 
-__all__ = ["superscript", "power_text", "sci_text", "minus_signs"]
+def and_text(items) -> str:
+    """Items in words, the last joined by "and".
+
+    >>> and_text(["1", "2", "3"]), and_text(["3.375", "4"]), and_text(["4"]), and_text([])
+    ('1, 2 and 3', '3.375 and 4', '4', '')
+    """
+    items = list(items)
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+__all__ = ["superscript", "power_text", "sci_text", "minus_signs", "and_text"]

@@ -37,6 +37,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from robolib.book.notebook import markdown_table
+from robolib.book.text import and_text
 from robolib.core import nonlinear as N
 from robolib.core.errors import ParameterError, SingularityError, UnreachableError
 from robolib.core.periodic import STABILITY_MARGIN
@@ -713,18 +714,13 @@ def register_past_loss(reg, d: BranchStudy) -> None:
         return
     f, st = np.asarray(d.f[i:], float), np.asarray(d.stable[i:], bool)
     gaps = np.diff(np.asarray(d.f, float)[i - 1:])
-    say = (lambda m: _and([f"{x:g}" for x in f[m]]) + " Hz")  # noqa: E731
+    say = (lambda m: and_text([f"{x:g}" for x in f[m]]) + " Hz")  # noqa: E731
     reg.claim("clearance_branch_past_loss", "past its first loss of stability the continued period-1 branch has "
               "both stable and unstable points", value={"f": f.tolist(), "stable": st.tolist()},
               criterion="at least one stable and one unstable branch point above the first unstable one (included)",
               holds=bool(st.any() and (~st).any()),
               text=f"stable at {say(st)}, unstable at {say(~st)}, its points {gaps.min():.2g}–{gaps.max():.2g} Hz "
                    "apart")
-
-
-def _and(items: list) -> str:
-    """Items in words: ``_and(["1", "2", "3"])`` is ``'1, 2 and 3'``."""
-    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def register_onsets(reg, d: BranchStudy) -> None:
@@ -780,7 +776,7 @@ def register_brute_agreement(reg, d: BranchStudy, f_runs, freqs, n_transient: in
                     (f"the sweep's last sample lies within {BRUTE_AGREE:g} of the orbit at each of the {n_st} stable "
                      f"frequencies compared and off it at each of the {len(rows) - n_st} unstable ones"))
                    + ("; at " + "; at ".join(
-                       f"{_and([f for n, f in test_off if n == name])} Hz its one-tolerance period test reads {name} "
+                       f"{and_text([f for n, f in test_off if n == name])} Hz its one-tolerance period test reads {name} "
                        "all the same" for name in dict.fromkeys(n for n, _ in test_off)) if test_off else "")
                    + (f"; {len(slow)} stable frequenc{'y is' if len(slow) == 1 else 'ies are'} not compared, the "
                       "approach too slow for the sweep's transient" if slow else ""))

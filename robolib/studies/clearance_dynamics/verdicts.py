@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from robolib.book.notebook import markdown_table
+from robolib.book.text import and_text
 from robolib.core import nonlinear as N
 from robolib.gearshift import store as B
 from robolib.gearshift.runs import PoincarePoint
@@ -105,7 +106,7 @@ def readings_text(rts, ks) -> str:
             runs.append([k, rt, rt])
     parts = [f"{N.period_name(k)} at " + (f"{a:g}" if a == b else f"{a:g}–{b:g}") for k, a, b in runs]
     parts[0] = parts[0].replace(" at ", " at rtol ", 1)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
+    return and_text(parts)
 
 
 def stepwise_rule(rts, misfits, fall: float = STEPWISE_FALL) -> bool:

@@ -24,7 +24,7 @@ import numpy as np
 from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import markdown_table, parameter_table
 from robolib.book.result import Stages, StudyResult
-from robolib.book.text import minus_signs
+from robolib.book.text import and_text, minus_signs
 from robolib.core.errors import ParameterError, UnreachableError
 from robolib.core.params import Parameter, declare_parameters
 from robolib.stewart import control as _control
@@ -125,8 +125,7 @@ def poles_text(poles) -> str:
     tiny = 1e-6 * np.abs(p)
     parts = [f"{r.real:.3g}" for r in sorted(p[np.abs(p.imag) <= tiny], key=lambda r: -r.real)]
     parts += [f"{r.real:.3g} ± {r.imag:.3g}j" for r in p[p.imag > tiny]]
-    return minus_signs("poles at " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0])
-                       + " rad/s")
+    return minus_signs(f"poles at {and_text(parts)} rad/s")
 
 
 def decay_rate(poles) -> float:
