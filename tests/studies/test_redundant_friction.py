@@ -158,9 +158,9 @@ def test_the_lecture_leaves_the_geared_experiment_and_the_sweeps_to_the_evidence
     # what the calibration imposes is said, and not tested as a finding: its two checks are method claims
     assert "**What the calibration imposes.**" in nb
     assert "{glue:md}`rf_cal_rms`" not in nb and "{glue:md}`rf_cal_rms`" in ev
-    # the payload and preload rows folded for reference; exercise 2 says what its preload means; exercise 3's
-    # words no stronger than its criterion
-    assert ":::{dropdown} For reference: the payload and preload rows of Table 2.1" in nb
+    # the payload and preload rows explained in the main line (the findings quote them); exercise 2 says what its
+    # preload means; exercise 3's words no stronger than its criterion
+    assert "The payload and preload rows of Table 2.1 change" in nb and "payload and preload rows of Table 2.1\n" not in nb
     # ... compared with the largest motor torque the chapter computes, not with motors it has no data on
     assert "{glue:text}`rf_tau_max_free`" in nb and "more than a hundred times the torques" in nb
     assert "beyond anything" not in nb and "dominates" not in nb and "hundreds" not in nb
