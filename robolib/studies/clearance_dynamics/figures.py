@@ -282,8 +282,8 @@ def _zoom_window(freqs, pds, branch) -> tuple[float, float] | None:
 def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
     """The panel of :func:`first_loss_figure`: inside ``window``, the e_x/c samples of the frequency sweep minus
     the continued period-1 orbit's e_x/c at the same frequency (so the orbit is the zero line: solid where stable,
-    dashed where unstable, a segment split at the crossing of -1 located inside it), and every crossing (orange); a
-    note when there is no branch."""
+    dashed where unstable, a segment split at the crossing of -1 located inside it; grey dotted from the branch point
+    after the first crossing on), and the crossings ``pds`` (orange); a note when there is no branch."""
     if window is None:
         ax.text(0.5, 0.5, "the crossings of −1 are located on the continued period-1 branch,\n"
                 "which this run did not compute (quick runs, or several clearance joints)", ha="center", va="center",
@@ -306,10 +306,15 @@ def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
         m0, m1 = ((cut[0][2] if unresolved(cut[0]) else (cut[0][1],) * 2) if cut else (0.5 * (a + b),) * 2)
         parts = [(a, m0, st[k]), (m1, b, st[k + 1])] if st[k] != st[k + 1] else [(a, b, st[k])]   # a gap: unresolved
         for x0, x1, stab in parts:
+            if pds and a > pds[0][1]:       # past the first loss the lecture does not follow the orbit (evidence page)
+                ax.plot([x0, x1], [0.0, 0.0], ":", color="0.55", lw=1.5)
+                continue
             ls, col = style[bool(stab)]
             ax.plot([x0, x1], [0.0, 0.0], ls, color=col, lw=2.0)
     ax.plot([], [], "-", color="tab:blue", lw=2.0, label="the orbit, stable")
     ax.plot([], [], "--", color="tab:red", lw=2.0, label="the orbit, unstable")
+    if pds and f_b[inside].max() > pds[0][1]:
+        ax.plot([], [], ":", color="0.55", lw=1.5, label="the orbit further on (evidence page)")
     for j, pd in enumerate(pds):
         if lo - 1e-9 <= pd[1] <= hi + 1e-9:
             _mark_crossing(ax, pd, zoomed=True, label=_crossing_label(pd, j % 2 == 0))
