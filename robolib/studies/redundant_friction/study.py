@@ -369,7 +369,7 @@ def decoupling(reg: ClaimsRegister, d: dict) -> None:
                         f"mu R at which the estimate reaches {DEC_LIMIT:.0%}",
               holds=mu_1pct > muR and mu_1pct >= mu_1pct_est * (1 - 1e-9), text=f"{mu_1pct * 1e3:.1f} mm")
     speed = float((map_T[0].max(axis=1) / map_T[0].min(axis=1)).max())
-    reg.claim("rf_dec_speed", "the decoupling error does not depend on speed", value=speed,
+    reg.claim("rf_dec_speed", "the decoupling error changes by less than 5 % across the circle periods", value=speed,
               criterion="at every mu R, largest over smallest error across the circle periods < 1.05", holds=speed < 1.05,
               text=f"changes by at most {speed - 1:.1%}" if speed - 1 >= 5e-4 else "changes by less than 0.1 %")
     pre = float((map_p[0].max(axis=1) / map_p[0].min(axis=1)).max())
