@@ -284,8 +284,8 @@ def stewart_mechanism(model, pose=None, *, label_size: float = FONTSIZE + 1) -> 
 
 #: Colours of the labels of panel (a) of :func:`stewart_mechanism`: joints near-black, platform frame dark brown.
 LABEL_COLORS = {"joint": "0.1", "frame": "#4a2410"}
-#: Elevation and azimuth (deg) of the 3-D view of :func:`stewart_mechanism`.
-VIEW = (30, -110)
+#: Elevation and azimuth (deg) of the 3-D view of :func:`stewart_mechanism` (low: the platform reads above the base).
+VIEW = (12, -110)
 #: Half-length of the drawn U-joint axes ``a_i`` of :func:`stewart_mechanism`, in mean leg lengths.
 UAXIS = 0.25
 #: Zoom of the 3-D box of :func:`stewart_mechanism` in its panel (matplotlib's ``set_box_aspect`` zoom).
