@@ -814,7 +814,8 @@ def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
     page = (ROOT / ORBITS_PAGE).read_text().split("## Exercises")[1]
     for text, keys in ((text2, ["clearance_ex6_2_lambda_3p5", "clearance_ex6_2_lambda_3p9", "clearance_ex6_2_n",
                                 "clearance_ex6_2_n_long", "clearance_ex6_2_long_3p9"]),
-                       (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov", "lambda")])):
+                       (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov", "lambda",
+                                                         "range")])):
         assert sorted(re.findall(r"\{glue:text\}`(clearance_ex6_\w+)`", text)) == sorted(keys), text
     assert 'glue(f"clearance_ex6_2_{key}_{r:g}"' in page and 'glue(f"clearance_ex6_3_{key}"' in page
     m = re.search(r"r = 3\.9: .*exponent ([+-][\d.]+) per step over (\d+) steps, ([+-][\d.]+) over ([\d,]+)", ex2)

@@ -107,10 +107,10 @@ def orbit_figure(d: DetailRun) -> Figure:
         ax.set_xticks([x for x in ax.get_xticks() if a <= x <= b])   # no label beyond the axis widens the PNG
         ax.set_ylabel(r"$F_n$ [N]")
         ax.tick_params(labelsize=9)
-    ax1.axvspan(*window, facecolor="none", edgecolor="k", lw=2.0, zorder=4)   # above the contact shading
+    ax1.axvspan(*window, facecolor="none", edgecolor="tab:blue", lw=2.0, zorder=4)   # above the contact shading and the spikes
     ax1.set_xlabel("t [s]")
     ax2.set_xlabel("t [s]")
-    ax2.set_title("zoom: first burst (black box above)", fontsize=9)
+    ax2.set_title("zoom: first burst (blue box above)", fontsize=9)
     right.legend(handles=[Patch(color=MODE_COLORS[m], alpha=0.5, label=C.MODE_NAMES[m]) for m in (1, 2)] +
                  [Patch(color="w", ec="0.5", label="free flight")], loc="outside upper center", ncol=2, fontsize=9,
                  frameon=False, handlelength=1.0, columnspacing=0.6)

@@ -327,14 +327,16 @@ def explore_panel(res):
     Live (JupyterLab) the model sets no bound but positive period and non-negative payload; the sliders span
     periods 0.25-20 s (log), payloads 0-2 kg (ten times the end-effector mass of the file) and preloads
     +-3 N m (the chapter's bearing-load study, ``preload_max``); the static grid holds the preloads of Table 2.1's
-    rows (``preload_sweep`` and ``preload_max``), a third of the sweep's and none."""
+    rows (``preload_sweep`` and ``preload_max``), a third of the sweep's and none, and the payload sweep's heaviest
+    payload (Table 2.1's row)."""
 
     robot = res.data["robot"]
     ps, pm = (round(float(res.params[k]), 6) for k in ("preload_sweep", "preload_max"))
     if res.params["quick"]:
         grid = {"period_s": [1.0, 2.0], "payload": [0.2], "preload_Nm": [0.0, 0.2]}
     else:
-        grid = {"period_s": [0.5, 1.0, 2.0, 4.0, 8.0], "payload": [0.0, 0.2, 0.6, 1.2],
+        heaviest = float(res.data["sweeps"]["end_effector_mass"][0][-1])   # the payload sweep's end (Table 2.1's row)
+        grid = {"period_s": [0.5, 1.0, 2.0, 4.0, 8.0], "payload": sorted({0.0, 0.2, 0.6, round(heaviest, 6)}),
                 "preload_Nm": sorted({round(v, 6) for v in (-ps, -ps / 3, 0.0, ps / 3, ps, pm)})}  # the preloads of Table 2.1's rows
     return number_caption(explore(lambda period_s, payload, preload_Nm: explore_draw(robot, period_s, payload, preload_Nm), grid,
                    labels={"period_s": "circle period [s]", "payload": "payload m_e [kg]", "preload_Nm": "preload p [N m]"},

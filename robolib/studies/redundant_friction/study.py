@@ -319,9 +319,9 @@ def preload_claims(reg: ClaimsRegister, d: dict) -> None:
     robot = d["robot"]
     k = np.real(preload_growth(robot, reference_circle(robot, np.linspace(0.0, CIRCLE_PERIOD, 16, endpoint=False)).p))
     lo, hi = followable_preload(robot, CIRCLE_PERIOD)
-    reg.claim("rf_preload_growth", "held open-loop, a positive preload makes the circle unstable and a negative one "
-              "does not: near every point of the circle both modes of the linearised motion grow under p > 0 "
-              "(rates sqrt(k p)) and oscillate under p < 0", value=[float(k.min()), float(k.max())],
+    reg.claim("rf_preload_growth", "held open-loop, the motion linearised with time frozen grows under a positive "
+              "preload and oscillates under a negative one at 16 points of the circle: both modes grow under p > 0 "
+              "(rates sqrt(k p)) and oscillate under p < 0 (frozen time suggests, not proves, instability)", value=[float(k.min()), float(k.max())],
               criterion="at 16 points of the circle both eigenvalues k of the linearised motion per N m of preload are real and "
                         "positive",
               holds=bool(k.min() > 0), text=f"k from {k.min():.3g} to {k.max():.3g} /s² per N m")
