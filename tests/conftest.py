@@ -89,18 +89,30 @@ def to_ipynb(study: str, dest: Path) -> Path:
 
 #: The fixtures that need the quick book: tests using them run last, the book is made meanwhile (QuickBook).
 BOOK_FIXTURES = ("quick_book", "built_quick_book")
+#: Fixtures that wait for the quick book without naming it (tests/test_book_browser.py's ``book_html`` asks for
+#: ``built_quick_book`` at run time, unless ROBOLIB_BOOK_HTML names a built book): their tests run last too.
+WAITS_FOR_BOOK = (*BOOK_FIXTURES, "book_html")
 
 
 def _needs_book(item) -> bool:
     return any(f in BOOK_FIXTURES for f in getattr(item, "fixturenames", ()))
 
 
+def _waits_for_book(item) -> bool:
+    return any(f in WAITS_FOR_BOOK for f in getattr(item, "fixturenames", ()))
+
+
 def pytest_collection_modifyitems(session, config, items):
-    """The test files that use the quick book run after all the others (in their own order), so that the
-    quick book -- a papermill run per study and a Jupyter Book build, minutes of work on one core -- is made in the
-    background (:class:`QuickBook`) while the rest of the suite runs on the other core."""
+    """The tests that use the quick book run after all the others (in their own order), so that the quick book --
+    a papermill run per study and a Jupyter Book build, minutes of work on one core -- is made in the background
+    (:class:`QuickBook`) while the rest of the suite runs on the other core. The other tests of their files (the
+    command line, papermill's refusals, the browser checks of synthetic pages) run just before them, while the
+    book is still being made, not after it: the files that use the book come last, each file's tests that do not
+    wait for the book first."""
     late = {item.path for item in items if _needs_book(item)}
-    items[:] = [i for i in items if i.path not in late] + [i for i in items if i.path in late]
+    first = [i for i in items if i.path not in late]
+    items[:] = (first + [i for i in items if i.path in late and not _waits_for_book(i)]
+                + [i for i in items if i.path in late and _waits_for_book(i)])
 
 
 class QuickBook:
