@@ -446,7 +446,7 @@ def axe_violations(tab) -> list[str]:
     if not tab.evaluate("() => !!window.axe"):
         tab.add_script_tag(path=str(AXE_JS))
     found = tab.evaluate("""async ([tags, exclude]) => {
-        const r = await axe.run({exclude}, {runOnly: {type: 'tag', values: tags}});
+        const r = await axe.run({exclude}, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
         return r.violations.flatMap(v => v.nodes.map(n => v.id + ': ' + n.target.join(' ') + ' ' + n.html.slice(0, 80)));
     }""", [AXE_TAGS, AXE_EXCLUDE])
     return found
