@@ -863,7 +863,7 @@ def verdict_parts_text(step: tuple, fine: tuple, fine_label: str = "the finest s
     convergence time) at the chapter's step and at the finest: what appears at each, the chapter's step first.
 
     >>> print(verdict_parts_text((1.03, 1.0, 1.0), (5.3, 7.2, 1.0), "33 µs"))
-    reproduced in part: none of its three parts appears at the chapter's step; at 33 µs the VW controller has a much larger static error and a larger fluctuation, as the patent says, but not a slower convergence
+    reproduced in part: none of its three parts appears at the chapter's step; at 33 µs the VW controller has a much larger static error and a larger fluctuation (two of the patent's three parts), but not a slower convergence
     >>> print(verdict_parts_text((1.0, 1.0, 1.0), (1.0, 1.0, 1.0)))
     not reproduced: none of its three parts appears at either step
     """
@@ -876,8 +876,9 @@ def verdict_parts_text(step: tuple, fine: tuple, fine_label: str = "the finest s
         return "not reproduced: none of its three parts appears at either step"
     first = ("none of its three parts appears at the chapter's step" if not at_step
              else f"at the chapter's step the VW controller has {' and '.join(at_step)}")
+    count = f" ({('one', 'two')[len(at_fine) - 1]} of the patent's three parts)" if at_fine else ""
     return (f"reproduced in part: {first}; at {fine_label} the VW controller has "
-            f"{' and '.join(at_fine) or 'none of them'}, as the patent says, but not {' or '.join(missing)}")
+            f"{' and '.join(at_fine) or 'none of them'}{count}, but not {' or '.join(missing)}")
 
 
 def step_shrink(static: float, static_fine: float) -> float:
