@@ -418,7 +418,8 @@ def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at
 
 
 def test_the_class_plan_fits_one_sitting():
-    """The reader box's in-class plan adds up to 90 minutes with at most two derivations on the board; the reading
+    """The reader box's in-class plan adds up to 90 minutes with one derivation on the board and time for questions
+    (readers found two derivations and the control claim too much for one sitting); the reading
     time matches the stated length at 150 words a minute; the tables of claim 1 and of the forces other than the
     step refinement are folded."""
     lecture = LECTURE.read_text()
@@ -426,7 +427,7 @@ def test_the_class_plan_fits_one_sitting():
     box = " ".join(box[:box.index("\n```\n")].split())
     plan = box[box.index("*In class (90 min):*"):box.index("*After it you can:*")]
     assert sum(int(m) for m in re.findall(r"(\d+) min\b", plan.split(":*", 1)[1])) == 90
-    assert "two derivations on the board" in plan
+    assert "one derivation on the board" in plan and re.search(r"questions \(\d+ min\)", plan)
     words, minutes = re.search(r"about ([\d,]+) words with the formulas: reading about (\d+) minutes", box).groups()
     assert int(words.replace(",", "")) <= 4000 and int(minutes) == round(int(words.replace(",", "")) / 150)
     for name in ("table1", "table2", "table3"):
