@@ -818,6 +818,9 @@ def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
                        (text3, [f"clearance_ex6_3_{k}" for k in ("mu", "k", "n_floquet", "n_lyapunov", "lambda",
                                                          "range")])):
         assert sorted(re.findall(r"\{glue:text\}`(clearance_ex6_\w+)`", text)) == sorted(keys), text
+    # ... in cells the reader does not see: the solution's code shows the computation, not the book's plumbing
+    glued = [c for c in page.split("```{code-cell} ipython3") if "glue(" in c]
+    assert all(c.lstrip().startswith(":tags: [remove-cell]") for c in glued), glued
     assert 'glue(f"clearance_ex6_2_{key}_{r:g}"' in page and 'glue(f"clearance_ex6_3_{key}"' in page
     m = re.search(r"r = 3\.9: .*exponent ([+-][\d.]+) per step over (\d+) steps, ([+-][\d.]+) over ([\d,]+)", ex2)
     assert m and int(m[4].replace(",", "")) > 100 * int(m[2]), ex2       # the 3.9 estimate: a short and a long run
@@ -945,6 +948,42 @@ def test_default_run_computes_on_the_fast_model_and_the_dae_runs_are_stored():
     assert store.load(key=store.sweep_key(s.base, points, s.n_transient, s.n_poincare, s.rtol, s.atol)) is not None
     assert store.sweep_key(s.base, points)["points"] == store.sweep_key(s.base, store.sweep_points())["points"]
     assert set(CITED_CASES) == set(s.cases)
+
+
+def test_a_stored_sweep_is_spot_checked_by_points_computed_again_and_a_changed_store_fails(monkeypatch):
+    """At the defaults the fast model's sweep is read from the store; every run computes STORE_SPOT_CHECKS of its
+    points again (drawn with the seed) and the store-current claim fails when a stored sample differs from them."""
+    s = study_settings()
+    points = sweeps.sweep_points_mm(s)
+    runs, info = store.load_or_run(s.base, [(f, c * 1e-3) for f, c in points], s.n_transient, s.n_poincare, s.rtol,
+                                   s.atol, engine=s.engine)
+    assert info.source == "stored"
+    computed = []
+    run_sweep = store.run_sweep
+    monkeypatch.setattr(sweeps.B, "run_sweep", lambda *a, **k: computed.append(a[1]) or run_sweep(*a, **k))
+    spot = sweeps.spot_check(s, points, runs, info)
+    assert len(spot) == sweeps.STORE_SPOT_CHECKS == len({fc for fc, _ in spot}) == len(computed[0])
+    assert [(f, c * 1e-3) for (f, c), _ in spot] == computed[0]                 # the points are computed again
+    assert all(fc in points for fc, _ in spot) and max(g for _, g in spot) <= sweeps.STORE_AGREE
+    fresh = [runs[points.index(fc)] for fc, _ in spot]                          # equal to the fresh runs (above)
+    monkeypatch.setattr(sweeps.B, "run_sweep", lambda *a, **k: computed.append(a[1]) or fresh[:len(a[1])])
+    other = sweeps.spot_check(study_settings(seed=1), points, runs, info)
+    assert [fc for fc, _ in other] != [fc for fc, _ in spot]                    # another seed, other points
+    runs = list(runs)
+    i = points.index(spot[0][0])
+    changed = runs[i].samples.copy()
+    changed[-1, 0] += 1e-9
+    runs[i] = store.PoincarePoint(**{k: getattr(runs[i], k) for k in store.FIELDS} | {"samples": changed})
+    bad = sweeps.spot_check(s, points, runs, info)                  # a store that no longer matches the code
+    assert bad[0][1] == pytest.approx(1e-9, rel=1e-3)
+    v = SimpleNamespace(pk=lambda f, c, rt: runs[points.index((f, c))], info=SimpleNamespace(stored=0, computed=1),
+                        runs=[])
+    reg = ClaimsRegister("clearance_dynamics", glue=False)
+    sweeps.register_store_current(s, v, reg, points, runs, info, bad)
+    assert not reg["clearance_store_current"].holds
+    reg = ClaimsRegister("clearance_dynamics", glue=False)
+    sweeps.register_store_current(s, v, reg, points, runs, info, spot)
+    assert reg["clearance_store_current"].holds
 
 
 # ----------------------------------------------------------------------------- the Models page

@@ -31,6 +31,8 @@ from robolib.studies.clearance_dynamics.settings import StudySettings
 NEAR_PERIOD = 1e-2
 #: Normalised units: stored sweep points vs this run's verdict runs of the same point.
 STORE_AGREE = 1e-12
+#: Stored fast-model sweep points drawn at random (seed ``s.seed``) and computed again in every run.
+STORE_SPOT_CHECKS = 6
 #: Resolution the bifurcation diagrams must have: frequency step [Hz], clearances, samples per point.
 BIF_MAX_STEP = 0.25
 BIF_MIN_CLEARANCES = 25
@@ -53,6 +55,8 @@ class BifurcationSweeps:
     * ``rate``: ``integration_s / sim_s`` (s per simulated s).
     * ``wall_s``: wall time of the run that made the points, s (None if not recorded).
     * ``workers``: workers of that run.
+    * ``rechecked``: the stored points this run computed again and compared with the store (the verdict cases on
+      the sweeps and :func:`spot_check`'s); empty when the sweep was computed in this run.
     """
 
     points: list
@@ -65,6 +69,7 @@ class BifurcationSweeps:
     rate: float
     wall_s: float | None
     workers: int
+    rechecked: tuple = ()
 
 
 def sweep_reading(r: PoincarePoint) -> str:
@@ -102,7 +107,8 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> BifurcationS
     points = sweep_points_mm(s)
     runs, info = B.load_or_run(s.base, [(f, c * 1e-3) for f, c in points], s.n_transient, s.n_poincare, s.rtol,
                                s.atol, n_jobs=s.n_jobs, checkpoint=checkpoint, engine=s.engine)
-    register_store_current(s, v, reg, points, runs, info)
+    spot = spot_check(s, points, runs, info)
+    register_store_current(s, v, reg, points, runs, info, spot)
     freqs, cls = s.freqs, s.clearances_mm
     step = float(np.max(np.diff(freqs))) if len(freqs) > 1 else None
     reg.claim("clearance_bif_resolution", f"the bifurcation diagrams sample the frequency at most every {BIF_MAX_STEP:g} Hz, at {BIF_MIN_CLEARANCES} or more "
@@ -128,16 +134,33 @@ def bifurcation_study(s: StudySettings, v, reg, checkpoint=None) -> BifurcationS
               text=f"{wall_s / 60:.1f} min wall on {workers} workers ({integ_s / 60:.1f} min of single-process "
                    f"integration, {rate:.2f} s per simulated second)" if wall_s is not None else "not recorded",
               method=True)
+    rechecked = tuple(dict.fromkeys([fc for fc in points if fc in s.cases and s.rt_default(*fc) == s.rtol]
+                                    + [fc for fc, _ in spot])) if info.source == "stored" else ()
     return BifurcationSweeps(points, runs, runs[:len(freqs)], runs[len(freqs):], info, sim_s, integ_s, rate, wall_s,
-                             workers)
+                             workers, rechecked)
 
 
 def _source_text(source: str, engine: str, n: int) -> str:
     return f"{'stored' if source == 'stored' else 'computed in this run'} ({n} {engine.upper()} runs)"
 
 
-def register_store_current(s: StudySettings, v, reg, points, runs, info) -> None:
-    """Claim ``clearance_store_current``: the sweep's points that are also verdict runs have the same samples.
+def spot_check(s: StudySettings, points, runs, info) -> list:
+    """``[(point, max |difference|), ...]``: :data:`STORE_SPOT_CHECKS` points of a stored fast-model sweep, drawn
+    with ``s.seed`` among the distinct points, computed again with the sweep's settings and compared with the store
+    (empty when the sweep was computed in this run, or is the DAE's, whose runs cost minutes each)."""
+    if info.source != "stored" or s.engine != "fast":
+        return []
+    unique = list(dict.fromkeys(points))
+    pick = np.random.default_rng(s.seed).choice(len(unique), min(STORE_SPOT_CHECKS, len(unique)), replace=False)
+    chosen = [unique[i] for i in sorted(pick)]
+    fresh = B.run_sweep(s.base, [(f, c * 1e-3) for f, c in chosen], s.n_transient, s.n_poincare, s.rtol, s.atol,
+                        n_jobs=s.n_jobs, engine=s.engine)
+    return [(fc, float(np.max(np.abs(r.samples - runs[points.index(fc)].samples)))) for fc, r in zip(chosen, fresh)]
+
+
+def register_store_current(s: StudySettings, v, reg, points, runs, info, spot=()) -> None:
+    """Claim ``clearance_store_current``: the sweep's points that are also verdict runs have the same samples, and
+    so do the stored points computed again at random (:func:`spot_check`).
 
     Both are runs of one point on one engine: the sweep's and the verdict study's at the default rung. Computed,
     they are two separate runs with the settings of the sweep and of the verdict study, so agreement checks that
@@ -147,15 +170,19 @@ def register_store_current(s: StudySettings, v, reg, points, runs, info) -> None
     """
     same = [(i, fc) for i, fc in enumerate(points) if fc in s.cases and s.rt_default(*fc) == s.rtol]
     gaps = [float(np.max(np.abs(runs[i].samples - v.pk(*fc, s.rtol).samples))) for i, fc in same]
+    spot_gaps = [g for _, g in spot]
     v_src = "stored" if v.info.stored and not v.info.computed else "computed"
     srcs = (f"sweep {_source_text(info.source, s.engine, len(runs))}, verdict runs "
             f"{_source_text(v_src, s.engine, len(v.runs))}")
+    spot_text = (f"; {len(spot)} stored points drawn at random (seed {s.seed}: {_points_text([fc for fc, _ in spot])}) "
+                 f"and computed again in this run agree to {max(spot_gaps):.0e}" if spot else "")
     reg.claim("clearance_store_current", "the sweep's points that coincide with this run's verdict runs at the default "
               "tolerance have the same Poincaré samples (the sweep and the verdict study run one model with the same "
-              "settings)", value=gaps,
+              "settings)" + (f", and so do {len(spot)} stored points drawn at random and computed again in this run"
+                             if spot else ""), value=gaps + spot_gaps,
               criterion=f"at least one coinciding point, and max |difference| <= {STORE_AGREE:g} (normalised units)",
-              holds=len(same) >= 1 and max(gaps, default=np.inf) <= STORE_AGREE,
-              text=(f"{_points_text([fc for _, fc in same])} agree to {max(gaps):.0e}; {srcs}" if same
+              holds=len(same) >= 1 and max(gaps + spot_gaps, default=np.inf) <= STORE_AGREE,
+              text=(f"{_points_text([fc for _, fc in same])} agree to {max(gaps):.0e}{spot_text}; {srcs}" if same
                     else "no sweep point coincides with a verdict run"), method=True)
 
 

@@ -207,7 +207,8 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
             "clearance_study_runs": str(v.info.stored + v.info.computed),
             "clearance_study_stored": str(v.info.stored), "clearance_sweep_source": bif.info.source,
             "clearance_sweep_made": (f"columns are read from a store of {len(bif.runs)} runs of the same code, made "
-                                     "before this build" if bif.info.source == "stored"
+                                     f"before this build, {len(bif.rechecked)} of which this build computes again"
+                                     if bif.info.source == "stored"
                                      else f"{len(bif.runs)} columns are computed in this run"),
             "clearance_period_factor": f"{PERIOD_TOL_FACTOR:g}", "clearance_noise_div": f"{NOISE_RTOL_DIVISOR:g}",
             "clearance_rtol": f"{s.rtol:g}", "clearance_ntr": str(s.n_transient), "clearance_nsamp": str(s.n_poincare),
