@@ -234,6 +234,20 @@ def _split_folds(text: str) -> tuple[str, str]:
     return "\n".join(main), "\n".join(folded)
 
 
+def test_the_code_a_reader_can_open_does_not_glue():
+    """Glue is the book's plumbing: a code cell a reader sees or can unfold (a solution, the run) shows the
+    computation only; the ``glue(...)`` calls that put its numbers into the text sit in removed cells."""
+    lectures = glob.glob(str(ROOT / "notebooks" / "*.md")) + glob.glob(str(ROOT / "book" / "studies" / "*.md"))
+    visible = {}
+    for path in lectures:
+        for cell in open(path, encoding="utf-8").read().split("```{code-cell} ipython3")[1:]:
+            body = cell.split("\n```")[0]
+            tags = re.search(r":tags: \[(.*?)\]", body)
+            if "glue(" in body and not (tags and {"remove-cell", "remove-input"} & set(tags[1].split(", "))):
+                visible.setdefault(path, []).append(body[:80])
+    assert lectures and not visible, visible
+
+
 def test_every_display_equation_of_a_lecture_is_numbered():
     """Each ``$$ ... $$`` equation in a chapter's main line carries a label, so Sphinx numbers it (Eq. (4.2)) and the
     text and the exercises can point to it; a chapter cites its own numbers, not a source's (whose formulas are lost).
