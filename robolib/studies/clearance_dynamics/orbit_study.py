@@ -532,12 +532,13 @@ def register_models(reg, d: CaseOrbits) -> None:
 
 def register_exponent_checks(reg, d: CaseOrbits) -> None:
     """Claims of the first case's checks: ``clearance_exponent_alpha`` (the DAE's exponent at another
-    Baumgarte factor equals the file's within their uncertainties) and ``clearance_exponent_saltation`` (without the memory's saltation the time series misses the
+    Baumgarte factor agrees with the file's within the sum of their standard errors) and ``clearance_exponent_saltation`` (without the memory's saltation the time series misses the
     Floquet exponent, with it it meets it)."""
     f, c_mm = d.case
     D, Da = d.dae, d.checks["alpha"]
     reg.claim("clearance_exponent_alpha", f"at {f:g} Hz / {c_mm:g} mm the DAE's exponent at the "
-              f"Baumgarte factor {ALPHA_HIGH:g} /s equals the one at the file's within their uncertainties", value=[D.exponent, Da.exponent],
+              f"Baumgarte factor {ALPHA_HIGH:g} /s agrees with the one at the file's within the sum of their "
+              "batch-means standard errors", value=[D.exponent, Da.exponent],
               criterion="|lambda(alpha_high) - lambda| <= u + the batch error at alpha_high",
               holds=bool(abs(Da.exponent - D.exponent) <= D.uncertainty + Da.uncertainty),
               text=f"{Da.exponent:+.2f} /s at alpha = {ALPHA_HIGH:g} /s against {exponent_text(D)}")

@@ -81,8 +81,9 @@ def waveforms_figure(d: dict) -> Figure:
     for i in range(3):
         axs[i].plot(t, ids["Coulomb consistent"].friction_torque[:, i] * 1e3, color=LAW_COLOR["coulomb_consistent"],
                     label=LAW["coulomb_consistent"])
-        # the decoupled model lies on the consistent one to the eye: dots on top of its line, so both stay visible
-        axs[i].plot(t, ids["Coulomb decoupled"].friction_torque[:, i] * 1e3, color=COLORS["Coulomb decoupled"], ls="",
+        # the decoupled model lies on the consistent one to the eye: black dots on top of its line, so both stay
+        # visible (blue dots on the cyan line were hard to tell apart)
+        axs[i].plot(t, ids["Coulomb decoupled"].friction_torque[:, i] * 1e3, color="k", ls="",
                     marker="o", ms=2.5, markevery=max(1, len(t) // 40), zorder=3, label="Coulomb (decoupled), dots")
         axs[i].plot(t, ids["Stribeck"].friction_torque[:, i] * 1e3, color=LAW_COLOR["stribeck"], label=LAW["stribeck"])
         axs[i].set_title(f"joint {i + 1}: friction torque", fontsize=10)
