@@ -964,7 +964,7 @@ def test_a_stored_sweep_is_spot_checked_by_points_computed_again_and_a_changed_s
     spot = sweeps.spot_check(s, points, runs, info)
     assert len(spot) == sweeps.STORE_SPOT_CHECKS == len({fc for fc, _ in spot}) == len(computed[0])
     assert [(f, c * 1e-3) for (f, c), _ in spot] == computed[0]                 # the points are computed again
-    assert all(fc in points for fc, _ in spot) and max(g for _, g in spot) <= sweeps.STORE_AGREE
+    assert all(fc in points and fc not in s.cases for fc, _ in spot) and max(g for _, g in spot) <= sweeps.STORE_AGREE
     fresh = [runs[points.index(fc)] for fc, _ in spot]                          # equal to the fresh runs (above)
     monkeypatch.setattr(sweeps.B, "run_sweep", lambda *a, **k: computed.append(a[1]) or fresh[:len(a[1])])
     other = sweeps.spot_check(study_settings(seed=1), points, runs, info)

@@ -146,11 +146,11 @@ def _source_text(source: str, engine: str, n: int) -> str:
 
 def spot_check(s: StudySettings, points, runs, info) -> list:
     """``[(point, max |difference|), ...]``: :data:`STORE_SPOT_CHECKS` points of a stored fast-model sweep, drawn
-    with ``s.seed`` among the distinct points, computed again with the sweep's settings and compared with the store
+    with ``s.seed`` among the distinct points that are not verdict runs (those are compared anyway), computed again with the sweep's settings and compared with the store
     (empty when the sweep was computed in this run, or is the DAE's, whose runs cost minutes each)."""
     if info.source != "stored" or s.engine != "fast":
         return []
-    unique = list(dict.fromkeys(points))
+    unique = [fc for fc in dict.fromkeys(points) if not (fc in s.cases and s.rt_default(*fc) == s.rtol)]
     pick = np.random.default_rng(s.seed).choice(len(unique), min(STORE_SPOT_CHECKS, len(unique)), replace=False)
     chosen = [unique[i] for i in sorted(pick)]
     fresh = B.run_sweep(s.base, [(f, c * 1e-3) for f, c in chosen], s.n_transient, s.n_poincare, s.rtol, s.atol,
@@ -174,8 +174,8 @@ def register_store_current(s: StudySettings, v, reg, points, runs, info, spot=()
     v_src = "stored" if v.info.stored and not v.info.computed else "computed"
     srcs = (f"sweep {_source_text(info.source, s.engine, len(runs))}, verdict runs "
             f"{_source_text(v_src, s.engine, len(v.runs))}")
-    spot_text = (f"; {len(spot)} stored points drawn at random (seed {s.seed}: {_points_text([fc for fc, _ in spot])}) "
-                 f"and computed again in this run agree to {max(spot_gaps):.0e}" if spot else "")
+    spot_text = (f"; {_points_text([fc for fc, _ in spot])}, drawn at random with seed {s.seed} and computed again in "
+                 f"this run, agree to {max(spot_gaps):.0e}" if spot else "")
     reg.claim("clearance_store_current", "the sweep's points that coincide with this run's verdict runs at the default "
               "tolerance have the same Poincaré samples (the sweep and the verdict study run one model with the same "
               "settings)" + (f", and so do {len(spot)} stored points drawn at random and computed again in this run"
