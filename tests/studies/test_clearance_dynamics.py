@@ -855,6 +855,12 @@ def test_the_logistic_explore_figure_reads_period_doubling_and_chaos_as_the_exer
     assert _title_reading(3.9)[1] == "irregular" and _title_reading(3.9)[3] > 0
     assert _title_reading(3.83)[1] == "period-3" and _title_reading(3.83)[3] < 0
     assert _title_reading(2.95)[2] > -1 > _title_reading(3.05)[2]            # the multiplier passes -1 at r = 3
+    # at r = 3 (multiplier -1) the samples approach slowly: no period read, a negative exponent, and the title says
+    # "not settled yet", not "irregular"
+    from robolib.studies.clearance_dynamics.figures import logistic_explore_figure, logistic_reading
+
+    assert logistic_reading(3.0)[0] == 0 and logistic_reading(3.0)[2] < 0
+    assert "read not settled yet" in logistic_explore_figure(3.0).get_suptitle()
 
 
 @pytest.mark.parametrize("r", [7.0, -0.5, float("nan"), "3.1", None])

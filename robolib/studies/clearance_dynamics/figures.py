@@ -582,6 +582,8 @@ def logistic_explore_figure(r: float, n_shown: int = 60) -> Figure:
     >>> fig = logistic_explore_figure(3.1)
     >>> len(fig.axes), "period-2" in fig.get_suptitle(), "multiplier 2 \u2212 r = \u22121.10" in fig.get_suptitle()
     (2, True, True)
+    >>> "not settled yet" in logistic_explore_figure(3.0).get_suptitle()   # multiplier -1: the approach is slow
+    True
     """
     k, mu, lam = logistic_reading(r)
     r = float(r)
@@ -606,7 +608,9 @@ def logistic_explore_figure(r: float, n_shown: int = 60) -> Figure:
     a1.set_title(f"{n_shown} steps from $x_0$ = {LOGISTIC_X0:g}\n(dashed: fixed point $x^* = 1 - 1/r$)", fontsize=9)
     for ax in (a0, a1):
         ax.tick_params(labelsize=9)
-    fig.suptitle(f"r = {r:.2f}: the samples read {N.period_name(k)}; fixed point's multiplier 2 \u2212 r = "
+    # a negative exponent with no period read: the samples are still approaching (a multiplier near -1), not irregular
+    read = ("not settled yet (slow approach)" if k == 0 and lam < 0 else N.period_name(k))
+    fig.suptitle(f"r = {r:.2f}: the samples read {read}; fixed point's multiplier 2 \u2212 r = "
                  f"{_signed(mu)}\nLyapunov exponent {_signed(lam)} per step (mean of $\\ln|r(1 - 2x_n)|$ over "
                  f"{LOGISTIC_SAMPLES} samples)", fontsize=9)
     return fig

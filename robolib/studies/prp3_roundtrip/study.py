@@ -852,7 +852,8 @@ def explore_panel(res):
                    caption="The 3-PRP robot drawn by the forward kinematics at the chosen slider positions "
                            "<i>l</i><sub>x</sub>, <i>l</i><sub>y</sub> and crank angle <i>θ</i>. The title gives the "
                            "platform centre <i>J</i>, the working mode (<i>σ</i><sub>1</sub>, <i>σ</i><sub>2</sub>, "
-                           "<i>σ</i><sub>3</sub>) and <i>κ</i>, the condition number of ∂<i>J</i>/∂<i>q</i>; an "
+                           "<i>σ</i><sub>3</sub>) and <i>κ</i>, the condition number of ∂<i>J</i>/∂<i>q</i> with its crank "
+                           "column scaled by <i>l</i><sub>1</sub> (all its columns in mm, as in the condition-number figure); an "
                            "unreachable input is titled, in red, with the reason.",
                    alt="3-D drawing of the 3-PRP robot (grey rails, black sliders and crank, blue rods, orange "
                        "platform) at the chosen slider positions and crank angle, titled with the platform centre, "
