@@ -242,10 +242,26 @@ def test_the_code_a_reader_can_open_does_not_glue():
     for path in lectures:
         for cell in open(path, encoding="utf-8").read().split("```{code-cell} ipython3")[1:]:
             body = cell.split("\n```")[0]
-            tags = re.search(r":tags: \[(.*?)\]", body)
+            tags = re.search(r"^:?tags: \[(.*?)\]", body, re.M)
             if "glue(" in body and not (tags and {"remove-cell", "remove-input"} & set(tags[1].split(", "))):
                 visible.setdefault(path, []).append(body[:80])
     assert lectures and not visible, visible
+
+
+def test_a_solution_s_code_toggle_says_it_belongs_to_the_solution():
+    """The code of an exercise's solution sits under its closed Solution box as a folded cell; its toggle says it is
+    the solution's (a reader who opens it sees the answer), not the generic "Show code cell content"."""
+    lectures = glob.glob(str(ROOT / "notebooks" / "*.md")) + glob.glob(str(ROOT / "book" / "studies" / "*.md"))
+    unlabelled = {}
+    for path in lectures:
+        nb = jupytext.read(path)
+        start = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Exercises" in c.source),
+                     None)
+        for c in nb.cells[start or len(nb.cells):]:
+            if c.cell_type == "code" and "hide-cell" in c.metadata.get("tags", []):
+                if "solution" not in c.metadata.get("mystnb", {}).get("code_prompt_show", ""):
+                    unlabelled.setdefault(path, []).append(c.source[:60])
+    assert len(lectures) == 6 and not unlabelled, unlabelled
 
 
 def test_every_display_equation_of_a_lecture_is_numbered():

@@ -178,8 +178,8 @@ def timing_claims(claims: ClaimsRegister, ev: dict, wall: dict, s) -> dict:
                  f"methods cost about the same (within a factor of {SAME_COST:g})", value=list(eval_ratio.values()),
                  criterion=f"1/{SAME_COST:g} < VW/NE < {SAME_COST:g} for every single-evaluation ratio",
                  holds=lo > 1 / SAME_COST and hi < SAME_COST,
-                 text=f"about the same (VW/NE between {lo:.2f} and {hi:.2f} per evaluation on the machine that built "
-                      "this page)",
+                 text=f"within a factor of {SAME_COST:g} of each other (VW/NE between {lo:.2f} and {hi:.2f} per "
+                      "evaluation on the machine that built this page)",
                  answers="004.c2")
     impl = {ab: ev[f"{ab} inverse dynamics, as written"][1] / ev[f"{ab} inverse dynamics, compiled"][1]
             for ab, _, _ in METHODS}
