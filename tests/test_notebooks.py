@@ -81,6 +81,39 @@ def test_book_builds_without_warnings(built_quick_book):
     assert "robolib.prp3.forward" in api, "API reference generated from docstrings"
 
 
+def test_a_chapter_states_its_length_as_its_built_page_counts_it(built_quick_book):
+    """The reader box of each chapter gives its words of prose and its displayed equations as tools/page_stats.py
+    counts them on the built page (folds closed; formulas and code not words), to 10 % and exactly, and its reading
+    minutes at 150 words a minute: a teacher who counts gets the number the page states."""
+    import importlib.util
+
+    from bs4 import BeautifulSoup
+
+    book, _, res = built_quick_book
+    assert res.returncode == 0
+    spec = importlib.util.spec_from_file_location("page_stats", ROOT / "tools" / "page_stats.py")
+    stats = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stats)
+    pages = sorted((book / "_build" / "html" / "studies").glob("*.html"))
+    assert len(pages) == 6
+    for page in pages:
+        text = " ".join(BeautifulSoup(page.read_text(), "html.parser").get_text(" ").split())
+        m = re.search(r"about ([\d,]+) words of prose and (\d+) displayed equations .*?: (\d+) minutes of reading",
+                      text)
+        assert m, page.name
+        words, eqs, minutes = int(m[1].replace(",", "")), int(m[2]), int(m[3])
+        counted = stats.page_stats(page)
+        soup = BeautifulSoup(page.read_text(), "html.parser").find("article")
+        for node in soup.find_all("details"):
+            if not node.has_attr("open"):
+                node.decompose()
+        for node in soup.select(".admonition.dropdown div.math"):
+            node.decompose()
+        assert abs(words - counted["words"]) <= 0.1 * counted["words"], (page.name, words, counted["words"])
+        assert eqs == len(soup.select("div.math")), page.name
+        assert minutes == round(words / 150), page.name
+
+
 @pytest.mark.notebooks
 @pytest.mark.parametrize("study", STUDIES)
 def test_study_registers_its_findings(quick_book, study):

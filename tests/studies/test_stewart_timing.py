@@ -428,7 +428,7 @@ def test_the_class_plan_fits_one_sitting():
     plan = box[box.index("*In class (90 min):*"):box.index("*After it you can:*")]
     assert sum(int(m) for m in re.findall(r"(\d+) min\b", plan.split(":*", 1)[1])) == 90
     assert "one derivation on the board" in plan and re.search(r"questions \(\d+ min\)", plan)
-    words, minutes = re.search(r"about ([\d,]+) words with the formulas: reading about (\d+) minutes", box).groups()
+    words, minutes = re.search(r"about ([\d,]+) words of prose and \d+ displayed equations .*?: (\d+) minutes", box).groups()
     assert int(words.replace(",", "")) <= 4000 and int(minutes) == round(int(words.replace(",", "")) / 150)
     for name in ("table1", "table2", "table3"):
         assert f':::{{dropdown}} For reference: Table 4.{name[-1]}' in lecture and f'res.table("{name}").data' in lecture
