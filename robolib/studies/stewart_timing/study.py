@@ -644,7 +644,8 @@ def pole_values(gains: dict) -> dict:
     pid = closed_loop_poles(gains["kp"], gains["kd"], gains["ki"])
     pd = closed_loop_poles(gains["kp"], gains["kd"])
     return {"stewart_poles_pid": poles_text(pid), "stewart_poles_pd": poles_text(pd),
-            "stewart_decay_pid": f"{decay_rate(pid):.3g}", "stewart_decay_pd": f"{decay_rate(pd):.3g}"}
+            "stewart_decay_pid": f"{decay_rate(pid):.3g}", "stewart_decay_pd": f"{decay_rate(pd):.3g}",
+            "stewart_kp": f"{gains['kp']:g}", "stewart_kd": f"{gains['kd']:g}", "stewart_ki": f"{gains['ki']:g}"}
 
 
 def spin_claim(claims: ClaimsRegister, name: str, other: str, spins: dict) -> None:
