@@ -907,7 +907,7 @@ def test_the_orbit_chapter_has_the_logistic_explore_panel(monkeypatch):
     assert cf.CONSTRAINED_WIDTH * 100 <= 690                                   # shown at natural size: no shrinking
     caption = panel.children[-1].value
     assert "Explore panel 6.1.</span> The logistic map" in caption and "(r = 3)" in caption, caption
-    plan = re.search(r"\*Plan for one 90-minute sitting:\*(.*?)The page is", text, re.S)[1]
+    plan = re.search(r"\*Plan for one 90-minute sitting:\*(.*?)\*Reading time:\*", text, re.S)[1]
     plan = " ".join(plan.split())
     assert "exercise 1 with the Explore panel (15 min)" in plan and sum(int(m) for m in re.findall(r"(\d+) min", plan)) == 90, plan
 
