@@ -116,7 +116,8 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 class QuickBook:
-    """A copy of book/ whose studies are the quick papermill runs (``quick=True``), then built to HTML.
+    """A copy of book/ whose studies are the quick papermill runs (``quick=True``) and whose how-to guides run at
+    their quick settings, then built to HTML.
 
     The work runs in ONE background thread, study after study (``papermill`` command line, a process each),
     then ``jupyter-book build``; :meth:`runs` and :meth:`build` wait for their part. ``failures``: study ->
@@ -144,6 +145,11 @@ class QuickBook:
     def _run_studies(self) -> None:
         shutil.copytree(ROOT / "book", self.book, ignore=shutil.ignore_patterns("_build", "*.ipynb"))
         (self.book / "studies").mkdir(exist_ok=True)
+        # the how-to guides at quick settings too (tests/test_howto.py runs them so; make book at full settings)
+        for guide in (self.book / "howto").glob("*.md"):
+            text = guide.read_text(encoding="utf-8")
+            if "\nquick = False" in text:
+                guide.write_text(text.replace("\nquick = False", "\nquick = True", 1), encoding="utf-8")
         for study in STUDIES:
             src = to_ipynb(study, self.tmp)
             res = self._call([BIN / "papermill", "--log-level", "WARNING", "--no-progress-bar", "--kernel", "python3",
