@@ -17,7 +17,7 @@ OUT_NB     := book/studies
 NAME       ?=
 PARAMS     ?=
 
-.PHONY: help env browser test book notebooks cached-pages study lab bench bifurcation lock clean fuzz mutate
+.PHONY: help env browser test book notebooks study lab bench bifurcation lock clean fuzz mutate
 export SKIP_BROWSER ?= 0
 PAPERMILL  := $(BIN)/papermill --log-level WARNING --execution-timeout 3600
 
@@ -40,17 +40,12 @@ $(SRC_NB)/%.ipynb: notebooks/%.md $(STAMP)
 	$(BIN)/jupytext --quiet --to ipynb --output $@ $<
 
 # Every study at its default parameters (the full study). The timing study runs alone (it measures
-# wall-clock ratios side by side and must not share the cores); the others run NB_JOBS at a time, and
-# beside them the how-to guides (execution_mode: cache), which do not depend on any study: they go into
-# the book's jupyter-cache, run again on every make book, and jupyter-book build takes them from there.
+# wall-clock ratios side by side and must not share the cores); the others run NB_JOBS at a time.
 TIMING_STUDIES := stewart_timing
 NB_JOBS    ?= 2
 notebooks: $(STAMP) $(addprefix $(SRC_NB)/,$(addsuffix .ipynb,$(STUDIES)))
 	@$(MAKE) --no-print-directory $(addprefix run-,$(filter $(TIMING_STUDIES),$(STUDIES)))
-	@$(MAKE) --no-print-directory -j$(NB_JOBS) $(addprefix run-,$(filter-out $(TIMING_STUDIES),$(STUDIES))) cached-pages
-
-cached-pages: $(STAMP)
-	@$(BIN)/python tools/execute_pages.py
+	@$(MAKE) --no-print-directory -j$(NB_JOBS) $(addprefix run-,$(filter-out $(TIMING_STUDIES),$(STUDIES)))
 
 # run-<study>: one study at its defaults, then its claims with --strict (every claim must hold).
 run-%: $(SRC_NB)/%.ipynb

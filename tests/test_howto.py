@@ -56,34 +56,6 @@ def test_the_guides_are_in_the_book(tmp_path):
     assert all(f"howto/{name}" in toc for name in GUIDES)
 
 
-def test_make_book_runs_the_guides_beside_the_studies_into_the_cache_the_build_reads(tmp_path, monkeypatch):
-    """Every guide asks for ``execution_mode: cache``; ``tools/execute_pages.py`` (run by make book beside the
-    studies) lists exactly the guides, and a page it runs is the one myst-nb's cache then matches, with its
-    outputs, so jupyter-book does not run it again; a changed code cell no longer matches (it is run again)."""
-    import importlib.util
-
-    from jupyter_cache import get_cache
-    from myst_nb.core.read import read_myst_markdown_notebook
-
-    spec = importlib.util.spec_from_file_location("execute_pages", ROOT / "tools" / "execute_pages.py")
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    assert sorted(p.stem for p in tool.cached_pages()) == GUIDES
-    assert all(p.parent.name == "howto" for p in tool.cached_pages())
-    page = tmp_path / "page.md"
-    page.write_text((ROOT / "book" / "howto" / "redundant_reactions.md").read_text().split("\n---\n", 1)[0]
-                    + "\n---\n\n# A page\n\n```{code-cell} ipython3\n:tags: [remove-input]\n\nprint(6 * 7)\n```\n")
-    monkeypatch.setattr(tool, "CACHE", tmp_path / "cache")
-    assert tool.execute_into_cache(page, timeout=TIMEOUT) > 0
-    cache = get_cache(str(tmp_path / "cache"))
-    nb = read_myst_markdown_notebook(page.read_text())                   # as myst-nb reads the page
-    record = cache.match_cache_notebook(nb)
-    assert record is not None and "42" in cache.get_cache_bundle(record.pk).nb.cells[0].outputs[0]["text"]
-    changed = read_myst_markdown_notebook(page.read_text().replace("6 * 7", "6 * 8"))
-    with pytest.raises(KeyError):
-        cache.match_cache_notebook(changed)
-
-
 def test_the_prp3_guide_s_two_sampling_routes_agree_on_another_geometry(tmp_path):
     nb = _run_quick("prp3_workspace", tmp_path, l1=180.0, l2=450.0, cond_limit=20.0)
     table = next("".join(o["data"]["text/markdown"]) for o in _outputs(nb)
