@@ -864,7 +864,7 @@ def verdict_parts_text(step: tuple, fine: tuple, fine_label: str = "the finest s
     convergence time) at the chapter's step and at the finest: what appears at each, the chapter's step first.
 
     >>> print(verdict_parts_text((1.03, 1.0, 1.0), (5.3, 7.2, 1.0), "33 µs"))
-    reproduced in part: none of its three parts appears at the chapter's step; at 33 µs the VW controller has a much larger static error and a larger fluctuation (two of the patent's three parts), but not a slower convergence
+    not reproduced at the chapter's step (none of its three parts appears); in part at 33 µs the VW controller has a much larger static error and a larger fluctuation (two of the patent's three parts), but not a slower convergence
     >>> print(verdict_parts_text((1.0, 1.0, 1.0), (1.0, 1.0, 1.0)))
     not reproduced: none of its three parts appears at either step
     """
@@ -875,11 +875,12 @@ def verdict_parts_text(step: tuple, fine: tuple, fine_label: str = "the finest s
     (at_step, _), (at_fine, missing) = shown(step), shown(fine)
     if not at_step and not at_fine:
         return "not reproduced: none of its three parts appears at either step"
-    first = ("none of its three parts appears at the chapter's step" if not at_step
-             else f"at the chapter's step the VW controller has {' and '.join(at_step)}")
     count = f" ({('one', 'two')[len(at_fine) - 1]} of the patent's three parts)" if at_fine else ""
-    return (f"reproduced in part: {first}; at {fine_label} the VW controller has "
-            f"{' and '.join(at_fine) or 'none of them'}{count}, but not {' or '.join(missing)}")
+    fine_text = (f"at {fine_label} the VW controller has {' and '.join(at_fine) or 'none of them'}{count}, "
+                 f"but not {' or '.join(missing)}")
+    if not at_step:   # the chapter's step first: there nothing of the claim appears
+        return f"not reproduced at the chapter's step (none of its three parts appears); in part {fine_text}"
+    return f"reproduced in part: at the chapter's step the VW controller has {' and '.join(at_step)}; {fine_text}"
 
 
 def step_shrink(static: float, static_fine: float) -> float:
