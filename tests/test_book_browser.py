@@ -227,7 +227,7 @@ def test_explore_panels_respond_without_a_kernel(built_quick_book, browser):
             problems[name] = errs
         tab.close()
     assert not problems, problems
-    from conftest import STUDIES  # the chapters run by a study; chapter 6 reads chapter 5's run and has no panel
+    from conftest import STUDIES  # the chapters run by a study (chapters 5 and 7 read chapter 4's and 6's runs)
 
     assert all(panels_seen.get(s) for s in STUDIES), f"every study's chapter has a static Explore panel: {panels_seen}"
 

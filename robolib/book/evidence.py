@@ -34,6 +34,15 @@ def glued_outputs(notebook) -> list[tuple[str, dict]]:
             if "scrapbook" in o.get("metadata", {})]
 
 
+def run_parameters(study: str, studies_dir: str | Path = "../studies") -> dict:
+    """The parameters the executed chapter ``study`` was run with other than its defaults (papermill's ``-p``
+    values, recorded in ``<studies_dir>/<study>.ipynb``); ``{}`` for a run at the defaults."""
+    path = Path(studies_dir) / f"{study}.ipynb"
+    if not path.is_file():
+        raise ParameterError(f"notebook {str(path)!r} not found: build the chapter first (make notebooks)")
+    return dict(json.loads(path.read_text())["metadata"].get("papermill", {}).get("parameters", {}))
+
+
 def reglue(study: str, studies_dir: str | Path = "../studies") -> int:
     """Display again, in this notebook, every output the executed chapter ``study`` glued (from
     ``<studies_dir>/<study>.ipynb``, relative to the page); returns how many."""
@@ -45,4 +54,4 @@ def reglue(study: str, studies_dir: str | Path = "../studies") -> int:
     return len(outputs)
 
 
-__all__ = ["glued_outputs", "reglue"]
+__all__ = ["glued_outputs", "reglue", "run_parameters"]

@@ -263,7 +263,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 NAME = "clearance_dynamics"
-#: Chapter 6, the second lecture on this chapter's run (a page executed at build that re-glues chapter 5's outputs).
+#: Chapter 7, the second lecture on this chapter's run (a page executed at build that re-glues chapter 6's outputs).
 ORBITS_PAGE = "book/studies/clearance_orbits.md"
 
 
@@ -555,7 +555,7 @@ def test_tables_figures_and_explore_data(quick_study):
     assert list(res.tables) == names
     from robolib.studies.clearance_dynamics.study import EVIDENCE_TABLES
 
-    lecture = [n for n in names if n not in EVIDENCE_TABLES]          # numbered 5.1.. in the lecture (chapter 5), E1.. on evidence
+    lecture = [n for n in names if n not in EVIDENCE_TABLES]          # numbered 5.1.. in the lecture (chapter 6), E1.. on evidence
     assert lecture == ["modes"]                                        # the orbits, exponents and sweep: evidence
     assert EVIDENCE_TABLES == ("convergence", "orbits", "readings", "replicate", "transient", "exponents",
                                "sweep_readings", "slider_crank")
@@ -574,7 +574,7 @@ def test_tables_figures_and_explore_data(quick_study):
     from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, ORBITS_FIGURES
 
     assert EVIDENCE_FIGURES == ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
-    assert ORBITS_FIGURES == ("bifurcation", "approach", "first_loss", "multipliers")  # chapter 6's, glued by chapter 5's run
+    assert ORBITS_FIGURES == ("bifurcation", "approach", "first_loss", "multipliers")  # chapter 7's, glued by chapter 6's run
     assert not set(EVIDENCE_FIGURES) & set(EVIDENCE_TABLES)          # one glue key each: clearance_ev_<name>
     assert not set(ORBITS_FIGURES) & (set(EVIDENCE_FIGURES) | set(EVIDENCE_TABLES))
     for name in ("mechanism", "orbit", "errors", *ORBITS_FIGURES):      # the lectures' figures: text >= 8 pt
@@ -598,7 +598,7 @@ def test_tables_figures_and_explore_data(quick_study):
 
 
 def test_first_loss_figure_zooms_on_the_first_loss_of_stability_from_the_run_data():
-    """Chapter 6's zoom figure shows the frequency band around the branch's first loss of stability (a multiplier
+    """Chapter 7's zoom figure shows the frequency band around the branch's first loss of stability (a multiplier
     past -1, labelled so, not "period doubling"): the sweep's own samples minus the branch's orbit point at each
     frequency (no new computation; the orbit is the zero line), text >= 8 pt at the column's width; the bifurcation
     diagram marks the same loss, once."""
@@ -661,7 +661,7 @@ def _legend_clear_of_data(fig, ax):
 
 
 def test_multiplier_figure_draws_every_orbit_against_the_boundary():
-    """Chapter 6's central figure: the largest |mu| of the continued period-1 branch and of the studied cases' orbits
+    """Chapter 7's central figure: the largest |mu| of the continued period-1 branch and of the studied cases' orbits
     on the frequency sweep's clearance (not the others) against f, the boundary |mu| = 1, each crossing of -1 as what
     the run found (solid: located; dashed: bracketed, Newton failing inside), the legend clear of the points, text
     >= 9 px at the column's width; from the run's data only."""
@@ -695,9 +695,9 @@ def test_multiplier_figure_draws_every_orbit_against_the_boundary():
 
 
 def test_lecture_and_evidence_page_split():
-    """Two lectures on one run. Chapter 5 (the notebook: the model, one clearance run, the impact at the hand) shows at
-    most 1 table and 6 figures (the animation and the Explore panel included); chapter 6 (book/studies/clearance_orbits.md:
-    the bifurcation diagram, periodic orbits, multipliers, the exponent) re-glues chapter 5's run and shows its two
+    """Two lectures on one run. Chapter 6 (the notebook: the model, one clearance run, the impact at the hand) shows at
+    most 1 table and 6 figures (the animation and the Explore panel included); chapter 7 (book/studies/clearance_orbits.md:
+    the bifurcation diagram, periodic orbits, multipliers, the exponent) re-glues chapter 6's run and shows its two
     figures from it, computing nothing. Neither shows a key-parameter table or run mechanics, nor cites a claim about
     the integrator; the evidence page shows every evidence table (E1.. in EVIDENCE_TABLES' order), every evidence figure
     (the ideal motion, the orbits by shooting, the continued branch, the sweep's readings, the slider-crank) and the
@@ -711,21 +711,21 @@ def test_lecture_and_evidence_page_split():
     assert ":tags: [parameters, hide-input]" in lecture
     figures = len(re.findall(r"^res\.figure\(", lecture, re.M)) + lecture.count("animation_html(") - 1
     assert figures + lecture.count("explore_panel(res)") <= 6 and 'res.figure("approach")' not in lecture
-    assert "{doc}`chapter 6 </studies/clearance_orbits>`" in lecture
-    # chapter 6: executed at build, its first cell re-glues chapter 5's run; its figures are chapter 5's glued ones
+    assert "{doc}`chapter 7 </studies/clearance_orbits>`" in lecture
+    # chapter 7: executed at build, its first cell re-glues chapter 6's run; its figures are chapter 6's glued ones
     assert "execution_mode: force" in orbits and 'reglue("clearance_dynamics")' in orbits
     assert "clearance_dynamics.run(" not in orbits and "study.run(" not in orbits and "res." not in orbits
-    assert "chapter 5's run" in orbits.split("```{admonition}")[0]               # its first paragraph says so
+    assert "chapter 6's run" in orbits.split("```{admonition}")[0]               # its first paragraph says so
     for name in ORBITS_FIGURES:
         assert f"```{{glue:figure}} clearance_ev_{name}\n:name: fig-clearance_dynamics-{name}" in orbits, name
     assert len(re.findall(r"^```\{glue:figure\}", orbits, re.M)) <= 8 and "{glue:md} clearance_ev_" not in orbits
-    # chapter 6 cites some of the evidence page's claims on purpose: the DAE's exponent beside the fast model's at
+    # chapter 7 cites some of the evidence page's claims on purpose: the DAE's exponent beside the fast model's at
     # 6 Hz, the change of the contact sequence where the period-1 orbit loses stability (why it is not called a
-    # smooth period doubling) and what sets Fig 6.2's floor (the sweep's agreement with the branch is the
+    # smooth period doubling) and what sets Fig 7.2's floor (the sweep's agreement with the branch is the
     # evidence page's); the tolerance
     # ladders are not taught, and the crossings past the first loss (brackets between the branch's points) are not
     allowed = {"orbits": {"clearance_exponent_models_6_0p5",
-                          "clearance_orbit_onsets", "clearance_orbit_distance_10_0p5"},   # what sets Fig 6.2's floor
+                          "clearance_orbit_onsets", "clearance_orbit_distance_10_0p5"},   # what sets Fig 7.2's floor
                "lecture": set()}
     for key, page in (("lecture", lecture), ("orbits", orbits)):
         cited = set(re.findall(r"\{glue:md\}`(clearance_[a-z0-9_]+)`", page))
@@ -759,7 +759,7 @@ def _solution_texts(page: Path) -> list[str]:
 
 
 def test_the_exercise_solutions_compute_their_answers_with_the_library(quick_study):
-    """Each solution of chapter 5 is visible library code, and its text states the answer the code prints: the
+    """Each solution of chapter 6 is visible library code, and its text states the answer the code prints: the
     stiffness ratio of the closed form, the two placements' end-point errors over one shift (about equal, both about
     the clearance; B1's is the detailed run's claim), the hysteresis factors of the two laws' closed forms and their
     impact counts; the verdicts of exercises 2 and 3 are the run's claims ``clearance_ex2_placement`` and
@@ -792,7 +792,7 @@ def test_the_exercise_solutions_compute_their_answers_with_the_library(quick_stu
 
 
 def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
-    """Each solution of chapter 6 is visible library code, and its text states the answer the code prints: the
+    """Each solution of chapter 7 is visible library code, and its text states the answer the code prints: the
     logistic map's period doubling at r = 3 (multiplier through -1, period-1 then period-2), period-4 with a negative
     and irregular with a positive exponent, and the decay of a disturbance on the 10 Hz period-2 orbit by both
     routes."""
@@ -828,9 +828,9 @@ def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
     assert not re.search(r"[−+-]0\.\d\d per step|\d+\.\d from the", text2 + text3)
 
 
-# ----------------------------------------------------------------------------- chapter 6's Explore panel (logistic map)
+# ----------------------------------------------------------------------------- chapter 7's Explore panel (logistic map)
 def _title_reading(r):
-    """The period, multiplier and exponent that Explore panel 6.1's figure at ``r`` states in its title."""
+    """The period, multiplier and exponent that Explore panel 7.1's figure at ``r`` states in its title."""
     from robolib.studies.clearance_dynamics.figures import logistic_explore_figure
 
     title = logistic_explore_figure(r).get_suptitle().replace("\u2212", "-")
@@ -841,7 +841,7 @@ def _title_reading(r):
 
 
 def test_the_logistic_explore_figure_reads_period_doubling_and_chaos_as_the_exercises_do():
-    """Explore panel 6.1's title: period-1 at r = 2.9 and period-2 at 3.1 with the multiplier 2 - r past -1 between
+    """Explore panel 7.1's title: period-1 at r = 2.9 and period-2 at 3.1 with the multiplier 2 - r past -1 between
     them, period-4 with a negative exponent at 3.5, irregular with a positive exponent at 3.9, period-3 (a negative
     exponent) at 3.83, the window the page points to; the same readings and numbers as the exercises' code prints."""
     ex1, ex2, _ = solution_outputs(NAME, page=ORBITS_PAGE)
@@ -875,7 +875,7 @@ def test_the_logistic_explore_figure_refuses_an_r_outside_the_map_s_range(r):
 
 
 def test_the_orbit_chapter_has_the_logistic_explore_panel(monkeypatch):
-    """Chapter 6 has a logistic-map section before the exercises whose hidden-input cell builds Explore panel 6.1 over
+    """Chapter 7 has a logistic-map section before the exercises whose hidden-input cell builds Explore panel 7.1 over
     LOGISTIC_R_GRID (25-40 values in [2.8, 4], the exercises' 2.9, 3.1, 3.5, 3.9 among them); run on a short grid, the
     cell shows one image per value with alt text, text of at least 9 px at the displayed width, and the numbered
     caption; the page's 90-minute plan gives exercise 1 with the panel 15 minutes and adds up to 90."""
@@ -906,7 +906,7 @@ def test_the_orbit_chapter_has_the_logistic_explore_panel(monkeypatch):
         assert width and font >= 9.0, font
     assert cf.CONSTRAINED_WIDTH * 100 <= 690                                   # shown at natural size: no shrinking
     caption = panel.children[-1].value
-    assert "Explore panel 6.1.</span> The logistic map" in caption and "(r = 3)" in caption, caption
+    assert "Explore panel 7.1.</span> The logistic map" in caption and "(r = 3)" in caption, caption
     plan = re.search(r"\*Plan for one 90-minute sitting:\*(.*?)\*Reading time:\*", text, re.S)[1]
     plan = " ".join(plan.split())
     assert "exercise 1 with the Explore panel (15 min)" in plan and sum(int(m) for m in re.findall(r"(\d+) min", plan)) == 90, plan
@@ -1133,7 +1133,7 @@ def test_explore_run_takes_the_clearance_in_mm():
 
 
 def test_reading_values_say_what_the_sweep_reads_past_the_loss_of_stability():
-    """Chapter 6 glues the sweep's reading at its first frequency above the bracket of the branch's first crossing of
+    """Chapter 7 glues the sweep's reading at its first frequency above the bracket of the branch's first crossing of
     -1 (``clearance_pd_after``): what the samples do past the loss of stability, read from the sweep, not assumed,
     and only what the claim's criterion checks there (not period-1), not the one-tolerance test's "irregular"."""
     from robolib.studies.clearance_dynamics.study import reading_values

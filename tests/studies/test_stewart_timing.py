@@ -336,9 +336,10 @@ def test_another_seed_moves_only_the_random_states(quick_study, res):
 
 # ---------------------------------------------------------------------------------------- tables, figures, panels
 def test_tables_and_values(res):
-    # the lecture's tables 1-4; the timing tables are E1, E2 of the evidence page, with the parameter tables
-    for k in range(1, 5):
-        assert res.tables[f"table{k}"].startswith(f"**Table 4.{k}** — ")
+    # chapter 4's tables 1-2 and chapter 5's 1-2 (tables 3-4 of the run); the timing tables are E1, E2 of the
+    # evidence page, with the parameter tables
+    for k, number in ((1, "4.1"), (2, "4.2"), (3, "5.1"), (4, "5.2")):
+        assert res.tables[f"table{k}"].startswith(f"**Table {number}** — ")
     assert res.tables["evaluations"].startswith("**Table E1** — ")
     assert res.tables["run_ratios"].startswith("**Table E2** — ")
     assert set(st.EVIDENCE_TABLES) <= set(res.tables) and set(st.EVIDENCE_FIGURES) <= set(res.figures)
@@ -361,14 +362,17 @@ def test_tables_and_values(res):
 
 EVIDENCE = ROOT / "book" / "evidence" / "stewart_timing.md"
 LECTURE = ROOT / "notebooks" / "stewart_timing.md"
+#: Chapter 5, the second lecture on this chapter's run (control and claim 1; executed at build, it re-glues the run).
+CONTROL = ROOT / "book" / "studies" / "stewart_control.md"
 
 
 def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at_most_four_tables(res):
     """The timing tables, the ratio figure and the parameter and criteria tables are on the evidence page, glued
     by the chapter's run; the lecture displays Tables 1-4 only (at most four), and the summary table folded
     as its last cell."""
-    lecture, page = LECTURE.read_text(), EVIDENCE.read_text()
-    assert 'res.glue_evidence(prefix="stewart", tables=stewart_timing.study.EVIDENCE_TABLES' in lecture
+    lecture, page, control = LECTURE.read_text(), EVIDENCE.read_text(), CONTROL.read_text()
+    assert ('res.glue_evidence(prefix="stewart", tables=stewart_timing.study.EVIDENCE_TABLES + '
+            'stewart_timing.study.CONTROL_TABLES') in lecture
     for name in st.EVIDENCE_TABLES:
         assert f"```{{glue:md}} stewart_ev_{name}\n:format: myst" in page, name
         assert f'res.table("{name}")' not in lecture, name
@@ -376,13 +380,19 @@ def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at
         assert f"```{{glue:figure}} stewart_ev_{name}" in page and f'res.figure("{name}")' not in lecture
     assert "```{glue:md} stewart_ev_claims" in page
     shown = re.findall(r'res\.table\("(\w+)"\)', lecture)
-    assert shown == ["table1", "table2", "table3", "table4"]   # at most four; the key parameters are on the evidence page
+    assert shown == ["table1", "table2"]   # at most four; the key parameters are on the evidence page
+    # chapter 5 shows the tracking figure and tables 3-4 of the run, as the run glued them
+    for name in st.CONTROL_TABLES:
+        assert f"```{{glue:md}} stewart_ev_{name}\n:format: myst" in control and f'res.table("{name}")' not in lecture
+    for name in st.CONTROL_FIGURES:
+        assert f"```{{glue:figure}} stewart_ev_{name}" in control and f'res.figure("{name}")' not in lecture
+    assert 'reglue("stewart_timing")' in control
     assert "key_parameters" in st.EVIDENCE_TABLES
     # the parameters cell is folded (it stays the papermill parameters cell)
     assert ":tags: [parameters, hide-input]" in lecture
     assert "```{admonition} For the reader and the teacher\n:class: tip" in lecture
     # every value the page cites is glued by the run (a claim, a value, or the run's wall time that res.glue() adds)
-    for key in re.findall(r"\{glue:(?:md|text)\}`(\w+)`", page + lecture):
+    for key in re.findall(r"\{glue:(?:md|text)\}`(\w+)`", page + lecture + control):
         assert key in IDS or key in res.values or key == f"{NAME}_run_time", key
     assert res.wall_s > 0 and "{glue:text}`stewart_timing_run_time`" in page   # the run time is on the evidence page
     # the as-written run times are extrapolated from a few timed steps: the glued claim text says so, the evidence
@@ -402,11 +412,11 @@ def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at
     # the timing factor is this machine's measurement: the claim text says so; the step effect is measured (no
     # extrapolation to a step of zero is reported)
     assert "on the machine that built this page" in res["stewart_c2_method"].text
-    assert "{glue:md}`stewart_c1_floor`" in lecture and "{glue:md}`stewart_c1_fine`" in lecture
-    assert "{glue:md}`stewart_c1_step`" in page and "extrapolat" not in lecture
+    assert "{glue:md}`stewart_c1_floor`" in control and "{glue:md}`stewart_c1_fine`" in control
+    assert "{glue:md}`stewart_c1_step`" in page and "extrapolat" not in lecture + control
     # the title says what the chapter teaches, not the timing it gives a paragraph
     assert lecture.count("# Stewart platform: U-joint Newton–Euler vs virtual work\n") == 1
-    assert "virtual-work timing" not in lecture + page
+    assert "virtual-work timing" not in lecture + page + control
     assert res.values["stewart_aw_ms"] == f"{aw_steps * res.params['step'] * 1e3:g}"
     assert re.search(r"\{glue:text\}`stewart_aw_steps`[^.]*\{glue:text\}`stewart_aw_ms`[^.]*scaled", said)
     # no process text in the lecture: the claims are not listed by a visible cell
@@ -414,7 +424,7 @@ def test_the_evidence_page_shows_what_the_lecture_glues_and_the_lecture_keeps_at
     cells = lecture.split("```{code-cell} ipython3")
     assert "res.summary()" in cells[-1] and ":tags: [remove-cell]" in cells[-1]
     for phrase in ("faithful", "Not the methods", "coincide", "does not explain"):
-        assert phrase not in lecture and phrase not in page, phrase
+        assert phrase not in lecture + control and phrase not in page, phrase
 
 
 def test_the_class_plan_fits_one_sitting():
@@ -430,8 +440,26 @@ def test_the_class_plan_fits_one_sitting():
     assert "one derivation on the board" in plan and re.search(r"questions \(\d+ min\)", plan)
     words, minutes = re.search(r"about ([\d,]+) words of prose and \d+ displayed equations .*?: (\d+) minutes", box).groups()
     assert int(words.replace(",", "")) <= 4000 and int(minutes) == round(int(words.replace(",", "")) / 150)
-    for name in ("table1", "table2", "table3"):
+    for name in ("table1", "table2"):
         assert f':::{{dropdown}} For reference: Table 4.{name[-1]}' in lecture and f'res.table("{name}").data' in lecture
+
+
+def test_the_control_lecture_is_a_sitting_of_its_own():
+    """Chapter 5 (control and claim 1, split from chapter 4 when readers found the two too much for one sitting):
+    its in-class plan adds up to 90 minutes with time for questions, its reading time matches its stated length,
+    it folds Table 5.1, and its findings give claim 1's verdict; chapter 4 links it where it leaves the question."""
+    control, lecture = CONTROL.read_text(), LECTURE.read_text()
+    box = control[control.index("```{admonition} For the reader and the teacher"):]
+    box = " ".join(box[:box.index("\n```\n")].split())
+    plan = box[box.index("*In class (90 min):*"):box.index("*After it you can:*")]
+    assert sum(int(m) for m in re.findall(r"(\d+) min\b", plan.split(":*", 1)[1])) == 90
+    assert re.search(r"questions \(\d+ min\)", plan)
+    words, minutes = re.search(r"about ([\d,]+) words of prose and \d+ displayed equations .*?: (\d+) minutes", box).groups()
+    assert int(words.replace(",", "")) <= 4000 and int(minutes) == round(int(words.replace(",", "")) / 150)
+    assert ":::{dropdown} For reference: Table 5.1" in control
+    found = control[control.index("## What this chapter found"):]
+    assert "{glue:md}`stewart_c1_verdict`" in found and "{glue:md}`stewart_c1_verdict`" not in lecture
+    assert "{doc}`chapter 5 </studies/stewart_control>`" in lecture
 
 
 def test_figures_are_made_without_pyplot(res):
@@ -502,8 +530,8 @@ def test_explore_panels_and_their_figures(res):
     # the panels' captions are numbered and say what they show, and what a student should see in it
     assert 'caption-number">Explore panel 4.1.</span> Left: the six actuator forces' in box.children[-1].value
     assert "where the gap grows" in box.children[-1].value
-    assert 'caption-number">Explore panel 4.2.</span> Largest leg tracking error' in \
-        st_figures().explore_gains(res).children[-1].value
+    assert 'caption-number">Explore panel 5.1.</span> Largest leg tracking error' in \
+        st.gains_panel(res.params).children[-1].value
 
 
 def st_figures():
@@ -558,7 +586,7 @@ def test_models_page_parameters_match_the_files():
 def test_the_live_explore_panels_span_the_poses_the_limits_allow_and_the_gains_the_sampled_loop_keeps_stable(
         res, monkeypatch):
     from robolib import stewart
-    from robolib.studies.stewart_timing.figures import explore_gains, explore_pose
+    from robolib.studies.stewart_timing.figures import explore_pose
 
     monkeypatch.setenv("JPY_SESSION_NAME", "chapter")      # as in a kernel JupyterLab started: the live panels
     assert res.params["quick"]
@@ -571,7 +599,7 @@ def test_the_live_explore_panels_span_the_poses_the_limits_allow_and_the_gains_t
                                                                       [slider.max + slider.step]]) * scale
         assert stewart.check_limits(model, ends, mask=True).all(), slider.description
         assert not stewart.check_limits(model, beyond, mask=True).any(), slider.description
-    kp, ki = explore_gains(res).children[1:3]
+    kp, ki = st.gains_panel(res.params).children[1:3]
     kd, h = res.params["kd"], res.params["step"]
     assert stewart.sampled_loop_radius(10 ** kp.max, kd, 0.0, h) < 1 < stewart.sampled_loop_radius(
         1.01 * 10 ** kp.max, kd, 0.0, h)
@@ -583,7 +611,8 @@ def test_the_exercise_solutions_compute_their_answers_with_the_library(res):
     """The exercises are visible library code, run as the notebook runs them: on both parameter sets the point-mass
     legs make the two models coincide and the legs do not spin at home, to rounding (as the study's); the closed-form
     PD error differs from the simulation by the study's amount, ten times less at a tenth of the step."""
-    ex1, ex2, ex3 = solution_outputs(NAME, quick=True, res=res, params=res.params)
+    ex1, ex2 = solution_outputs(NAME, quick=True, res=res, params=res.params)
+    poles, ex3 = solution_outputs(NAME, page="book/studies/stewart_control.md", params=res.params)
     gaps = [float(x) for x in re.findall(r"= (\S+)\n", ex1)]
     assert len(gaps) == 2 and max(gaps) < 1e-13 and max(res.data["exercise_1"].values()) < 1e-13
     assert res["stewart_ex1_pointmass"].holds and res["stewart_ex1_pointmass"].value == max(
@@ -592,7 +621,16 @@ def test_the_exercise_solutions_compute_their_answers_with_the_library(res):
     assert len(home) == 6 and max(home) < 1e-13   # n_i = s_i, no spin and no force gap at rest, at home
     assert res["stewart_ex2_home"].holds and res["stewart_ex2_home"].value == max(
         max(v) for v in res.data["exercise_2"].values())
-    # exercise 3: the closed-form PD error against the simulation, the zero-order hold's first-order gap
+    # chapter 5, exercise 1: the PID loop's Routh-Hurwitz bound K_i < K_d K_p, the poles on either side of it, and
+    # the sampled loop's bound below it (the hold's delay), from the spectral radius the Explore panel uses
+    kp, kd, ki = (res.params[k] for k in ("kp", "kd", "ki"))
+    assert f"K_d K_p = {kd * kp:g} 1/s^3" in poles
+    below, above = (float(x) for x in re.findall(r"largest real part of the poles (\S+) rad/s", poles))
+    assert below < 0 < above
+    sampled = float(re.search(r"stable up to K_i = (\S+) 1/s\^3", poles)[1])
+    assert 0 < sampled < kd * kp and stewart.sampled_loop_radius(kp, kd, 0.99 * sampled, res.params["step"]) < 1
+    assert stewart.sampled_loop_radius(kp, kd, 1.01 * sampled, res.params["step"]) > 1
+    # chapter 5, exercise 2: the closed-form PD error against the simulation, the zero-order hold's first-order gap
     gaps = [float(x) for x in re.findall(r"over the run: (\S+) of", ex3)]
     assert gaps == pytest.approx(list(res.data["exercise_3"]["resid"].values()), rel=1e-2)
     assert gaps[1] < gaps[0] / 5

@@ -304,14 +304,14 @@ def detail_run(s: StudySettings, reg) -> DetailRun:
                      err, c, rel, dp_c, float(cm.K[0]))
 
 
-#: Exercise 2 of chapter 5: "about the same" = the two placements' largest errors differ by at most this (relative).
+#: Exercise 2 of chapter 6: "about the same" = the two placements' largest errors differ by at most this (relative).
 EX2_SAME = 0.05
-#: s: Exercise 3 of chapter 5 compares the contact laws over the first this many seconds of the detailed run.
+#: s: Exercise 3 of chapter 6 compares the contact laws over the first this many seconds of the detailed run.
 EX3_SPAN = 0.3
 
 
 def exercise_checks(s: StudySettings, reg) -> dict:
-    """The answers of chapter 5's exercises 2 and 3, as claims (about 2 s): ``clearance_ex2_placement`` (the clearance
+    """The answers of chapter 6's exercises 2 and 3, as claims (about 2 s): ``clearance_ex2_placement`` (the clearance
     at the ground pin A1 instead of the elbow B1 gives about the same largest end-point position error over the first
     drive period, within :data:`EX2_SAME`) and ``clearance_ex3_flores`` (over the first :data:`EX3_SPAN` s, Flores'
     law gives fewer impacts and a larger share of continuous contact than Lankarani–Nikravesh). Both from the

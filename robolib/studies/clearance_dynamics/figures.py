@@ -329,7 +329,7 @@ def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
 
 
 def multiplier_figure(s, branch=None, cases=None) -> Figure:
-    """The central answer of chapter 6 on one axis: the largest Floquet multiplier modulus of every orbit computed at
+    """The central answer of chapter 7 on one axis: the largest Floquet multiplier modulus of every orbit computed at
     the frequency sweep's clearance against the drive frequency (log), with the stability boundary ``abs(mu) = 1``:
     the continued period-1 branch (blue circles stable, red squares unstable) with its crossings of -1 (orange,
     :func:`_mark_crossing`), and the orbits shooting found at the verdict cases on that clearance (triangles, labelled
@@ -345,7 +345,7 @@ def multiplier_figure(s, branch=None, cases=None) -> Figure:
         ax.semilogy(f[st], mu[st], "o", color="tab:blue", ms=5, label="period-1 orbit, stable")
         ax.semilogy(f[~st], mu[~st], "s", mfc="none", mec="tab:red", ms=7, mew=1.3,
                     label="period-1 orbit, unstable")
-        pds = [z for z in branch.bifurcations if z[0] == "period-doubling"][:1]   # the first loss (chapter 6 reads it)
+        pds = [z for z in branch.bifurcations if z[0] == "period-doubling"][:1]   # the first loss (chapter 7 reads it)
         for j, pd in enumerate(pds):
             _mark_crossing(ax, pd, label=_crossing_label(pd, j % 2 == 0))
         xs.extend(f)
@@ -511,11 +511,11 @@ def approach_figure(cases: dict) -> Figure:
     return fig
 
 
-# --------------------------------------------------------------------------- Explore panel 6.1: the logistic map
-#: Values of r of Explore panel 6.1 (chapter 6): steps of 0.05 over [2.8, 4.0], with the exercises' 2.9, 3.1, 3.5 and
+# --------------------------------------------------------------------------- Explore panel 7.1: the logistic map
+#: Values of r of Explore panel 7.1 (chapter 7): steps of 0.05 over [2.8, 4.0], with the exercises' 2.9, 3.1, 3.5 and
 #: 3.9, and 3.83 in the period-3 window.
 LOGISTIC_R_GRID = tuple(sorted({round(2.8 + 0.05 * i, 2) for i in range(25)} | {3.83}))
-#: Steps dropped as transient, samples kept, start value and period-test tolerance, as in chapter 6's exercises 1-2.
+#: Steps dropped as transient, samples kept, start value and period-test tolerance, as in chapter 7's exercises 1-2.
 LOGISTIC_TRANSIENT, LOGISTIC_SAMPLES, LOGISTIC_X0, LOGISTIC_TOL = 1000, 600, 0.3, 1e-6
 #: Largest period the panel's period test looks for (exercise 1's ``k_max``).
 LOGISTIC_K_MAX = 8
@@ -524,7 +524,7 @@ LOGISTIC_K_MAX = 8
 def logistic_samples(r, n_transient: int = LOGISTIC_TRANSIENT, n_samples: int = LOGISTIC_SAMPLES,
                      x0: float = LOGISTIC_X0) -> np.ndarray:
     """Samples of the logistic map ``x -> r x (1 - x)`` from ``x0`` after ``n_transient`` steps, shape
-    ``(n_samples,) + shape(r)`` (``r`` a number or an array: one column per value), as exercise 1 of chapter 6
+    ``(n_samples,) + shape(r)`` (``r`` a number or an array: one column per value), as exercise 1 of chapter 7
     computes them.
 
     >>> s = logistic_samples(2.9)
@@ -575,7 +575,7 @@ def _signed(v: float) -> str:
 
 
 def logistic_explore_figure(r: float, n_shown: int = 60) -> Figure:
-    """One figure of Explore panel 6.1: left, the logistic map's bifurcation diagram (:func:`logistic_bifurcation`)
+    """One figure of Explore panel 7.1: left, the logistic map's bifurcation diagram (:func:`logistic_bifurcation`)
     with a line at ``r`` and its samples; right, the first ``n_shown`` values ``x_n`` from ``x_0`` = 0.3 and the
     fixed point ``1 - 1/r``. The title gives the period test's reading, the fixed point's multiplier ``2 - r`` and
     the Lyapunov exponent per step (:func:`logistic_reading`).

@@ -92,8 +92,8 @@ EVIDENCE_TABLES = ("convergence", "orbits", "readings", "replicate", "transient"
 #: The figures shown on the chapter's evidence page, not in the lecture: the ideal motion, the periodic orbits by
 #: shooting, the continued period-1 branch, the sweep's readings per point and the slider-crank validation.
 EVIDENCE_FIGURES = ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
-#: The figures of chapter 6 (``book/studies/clearance_orbits.md``, the second lecture on this run): glued like the
-#: evidence page's (``clearance_ev_<name>``) and shown there, not in chapter 5: the bifurcation diagram, the
+#: The figures of chapter 7 (``book/studies/clearance_orbits.md``, the second lecture on this run): glued like the
+#: evidence page's (``clearance_ev_<name>``) and shown there, not in chapter 6: the bifurcation diagram, the
 #: approach to a stable periodic orbit, the zoom on the period-1 orbit's first loss of stability and the orbits'
 #: largest multipliers against the drive frequency.
 ORBITS_FIGURES = ("bifurcation", "approach", "first_loss", "multipliers")
@@ -182,7 +182,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
               "transient": verdicts.transient_table(v),
               "sweep_readings": bifurcation.sweep_readings_table(s, bif), "slider_crank": experiments.slider_table(sc)}
     lecture = [name for name in tables if name not in EVIDENCE_TABLES]
-    tables = {name: _captioned(name, f"5.{lecture.index(name) + 1}" if name in lecture
+    tables = {name: _captioned(name, f"6.{lecture.index(name) + 1}" if name in lecture
                                else f"E{EVIDENCE_TABLES.index(name) + 1}", t) for name, t in tables.items()}
     figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
@@ -233,7 +233,7 @@ def glue_values(s: StudySettings, ideal: experiments.IdealCheck, detail: experim
 
 
 def reading_values(s: StudySettings, reg: ClaimsRegister, bif: bifurcation.BifurcationSweeps, branch) -> dict:
-    """Chapter 6's numbers on how the diagram reads, as text by glue name: the crossings of -1 along the period-1
+    """Chapter 7's numbers on how the diagram reads, as text by glue name: the crossings of -1 along the period-1
     branch (where it loses and regains stability; ``_at``: a located crossing "at f Hz", or "between lo and hi Hz"
     where Newton fails inside the bracket), the sweep's reading at its first frequency past the loss, and the
     branch's largest multiplier modulus at its end; the spread of e_x/c within
@@ -312,7 +312,7 @@ def criteria_rows() -> list:
         ("DP_BAND", f"{C.DP_BAND[0]:g}–{C.DP_BAND[1]:g} c", "end-point wander of the detailed run"),
         ("JOLT_V, JOLT_A", f"{C.JOLT_V:g}, {C.JOLT_A:g}", "impact peaks of the velocity and acceleration errors "
          "over their median in continuous contact"),
-        ("EX2_SAME, EX3_SPAN", f"{C.EX2_SAME:g}, {C.EX3_SPAN:g} s", "chapter 5's exercises: \"about the same\" "
+        ("EX2_SAME, EX3_SPAN", f"{C.EX2_SAME:g}, {C.EX3_SPAN:g} s", "chapter 6's exercises: \"about the same\" "
          "error of the two placements (relative); the span of the contact-law comparison"),
         ("CONV_REL, CONV_EPISODES", f"{C.CONV_REL:g}, {C.CONV_EPISODES}", "convergence of the detailed run"),
         ("REPLICATE_ATOL, STEPWISE_FALL", f"{V.REPLICATE_ATOL:g}, {V.STEPWISE_FALL:g}",
@@ -373,7 +373,7 @@ def explore_panel(res: StudyResult):
                    alt="Two panels: left, the journal centre's path inside the clearance circle, scaled by the clearance; "
                        "right, the normal contact force against time on a symmetric-log axis, spikes at impacts and "
                        "plateaus in continuous contact, for the chosen clearance and drive frequency")
-    return number_caption(box, "Explore panel", "5.1")
+    return number_caption(box, "Explore panel", "6.1")
 
 
 # --------------------------------------------------------------------------- exercises

@@ -364,18 +364,18 @@ def explore_pose(res):
     return number_caption(box, "Explore panel", "4.1")
 
 
-def explore_gains(res):
-    """Explore panel 2: short closed loops of both controllers on the U-joint plant with chosen K_p, K_i.
+def explore_gains(model, traj, s, params: dict):
+    """Explore panel 5.1 (chapter 5): short closed loops of both controllers on the U-joint plant with chosen K_p,
+    K_i, for the run's ``model``, reference trajectory ``traj``, settings ``s`` and parameters ``params``.
 
     Live (JupyterLab), the sliders span the gains of :func:`gain_ranges` (the sampled loop's stability),
     whatever ``quick`` is; the figure's title says whether the sampled exact-model loop is stable for the chosen pair."""
 
-    d, quick = res.data, res.params["quick"]
-    kp, kd, step, T = res.params["kp"], res.params["kd"], res.params["step"], d["settings"].explore_t
-    s = d["settings"]
+    quick = params["quick"]
+    kp, kd, step, T = params["kp"], params["kd"], params["step"], s.explore_t
     grid = ({"kp": [300.0, 600.0, 1200.0, 2400.0, 4800.0], "ki": [0.0, 8000.0, 16000.0]} if not quick
             else {"kp": [600.0, 1200.0], "ki": [0.0, 8000.0]})
-    box = explore(lambda kp, ki: gains_runs(d["model"], d["traj"], kp, kd, ki, step, T), grid,
+    box = explore(lambda kp, ki: gains_runs(model, traj, kp, kd, ki, step, T), grid,
                    labels={"kp": "K_p [1/s²]", "ki": "K_i [1/s³]"},
                    initial={"kp": 1200.0, "ki": 8000.0 if not quick else 0.0},
                    ranges=gain_ranges(kp, kd, step),
@@ -383,12 +383,12 @@ def explore_gains(res):
                            "Newton–Euler (blue) and virtual-work (orange) ID-PID controllers, for the chosen "
                            "<i>K</i><sub>p</sub> and <i>K</i><sub>i</sub>. The legend gives each controller's mean "
                            f"error over the loop's last {T / 4:g} s: after only {T:g} s it is not yet the static error "
-                           f"of Table 4.3 (the last {s.window:.3g} s of a {s.duration:g}-s run). The title says whether "
+                           f"of Table 5.1 (the last {s.window:.3g} s of a {s.duration:g}-s run). The title says whether "
                            "the error dynamics with an exact model, sampled at the run's step, are stable: their "
                            "spectral radius (largest eigenvalue magnitude of the one-step map) is below 1.",
                    alt="Log-scale plot of the largest leg tracking error against time for the two controllers, "
                        "two nearly coincident curves falling from the initial error")
-    return number_caption(box, "Explore panel", "4.2")
+    return number_caption(box, "Explore panel", "5.1")
 
 
 __all__ = ["chapter_figures", "spin_figure", "forces_figure", "reach_figure", "tracking_figure", "ratios_figure",

@@ -400,11 +400,11 @@ def gap_table(force_stats: dict, rand_stats: dict, duration: float, n_random: in
 
 
 def tracking_table(runs: dict, metrics: dict, window: float, duration: float) -> str:
-    """**Table 3**: initial error, static error, fluctuation and convergence time of every tracking run."""
+    """**Table 5.1** (chapter 5, the control lecture): initial error, static error, fluctuation and convergence time of every tracking run."""
     rows = [[name, LABEL[ctrl], "PID" if pid else "PD", f"{np.abs(runs[name, ctrl, pid].error[0]).max() * 1e3:.3g}",
              f"{mt['static'] * 1e6:.4g}", f"{mt['fluctuation'] * 1e6:.4g}", f"{mt['convergence_time']:.3f}"]
             for (name, ctrl, pid), mt in metrics.items()]
-    return (f"**Table 4.3** — Tracking metrics of the leg lengths on the U-joint NE plant, tail = last {window:g} s "
+    return (f"**Table 5.1** — Tracking metrics of the leg lengths on the U-joint NE plant, tail = last {window:g} s "
             f"of each {duration:g}-s run.\n\n"
             + markdown_table(["set", "controller model", "law", "initial max ∣e∣ [mm]", "static error [µm]",
                               "fluctuation [µm]", "convergence time [s]"], rows))
@@ -477,6 +477,10 @@ def criteria_rows() -> list[tuple[str, str, str]]:
 EVIDENCE_TABLES = ("evaluations", "run_ratios", "key_parameters", "parameters_data", "parameters_other",
                    "parameters_run", "criteria")
 EVIDENCE_FIGURES = ("reach", "ratios")
+#: Tables and figures of chapter 5 (``book/studies/stewart_control.md``, the second lecture on this run, on control
+#: and claim 1): glued like the evidence page's, and shown there by ``reglue``.
+CONTROL_TABLES = ("table3", "table4")
+CONTROL_FIGURES = ("tracking",)
 #: The study's parameters (the notebook's ``parameters`` cell) with their units and valid values. Conditions
 #: between them and on the parameter sets are checked by :func:`check_run_settings`, :func:`load_sets` and
 #: :func:`check_trajectories`, before any work.
@@ -634,6 +638,16 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
     return res
 
 
+def gains_panel(params: dict):
+    """Explore panel 5.1 of chapter 5 for a run with ``params`` (the run's parameters, e.g. as the executed chapter
+    records them): the run's model, reference trajectory and settings, without running the study, then
+    :func:`robolib.studies.stewart_timing.figures.explore_gains`."""
+    s = settings(float(params["duration"]), params["quick"])
+    model, _ = load_sets(params["data_file"], params["other_file"])
+    traj = reference_trajectory(model, params["trajectory"], params["amplitude_scale"], params["frequency_scale"])
+    return figs.explore_gains(model, traj, s, params)
+
+
 def pole_values(gains: dict) -> dict:
     """The glued poles of the exact-model leg error with the run's gains, PID and PD, and their slowest decay rates
     (1/s).
@@ -721,14 +735,14 @@ def step_refinement(model: StewartModel, traj: Trajectory, gains: dict, duration
 
 
 def refinement_table(refined: dict, step: float, name: str) -> str:
-    """**Table 4.4**: static error, fluctuation and convergence time of both controllers as the step shrinks."""
+    """**Table 5.2** (chapter 5): static error, fluctuation and convergence time of both controllers as the step shrinks."""
     rows = []
     for d, m in refined.items():
         N, V = m["newton_euler"], m["virtual_work"]
         rows.append([f"{step / d * 1e3:.3g}", f"{N['static'] * 1e6:.3g}", f"{V['static'] * 1e6:.3g}",
                      f"{V['static'] / N['static']:.2f}", f"{V['fluctuation'] / N['fluctuation']:.2f}",
                      f"{N['convergence_time']:.3f} / {V['convergence_time']:.3f}"])
-    return (f"**Table 4.4** — Claim 1 on {name} (ID-PID) as the step, also the controller period, shrinks.\n\n"
+    return (f"**Table 5.2** — Claim 1 on {name} (ID-PID) as the step, also the controller period, shrinks.\n\n"
             + markdown_table(["step [ms]", "static error NE [µm]", "static error VW [µm]", "static VW / NE",
                               "fluctuation VW / NE", "convergence time NE / VW [s]"], rows))
 
@@ -913,7 +927,7 @@ def exercise_3_claims(claims: ClaimsRegister, ex3: dict, step: float) -> None:
                  text=f"a factor of {ex3['zoh']:.1f}")
 
 
-__all__ = ["run", "PARAMETERS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "Settings", "settings", "zoh_spectral_radius", "check_run_settings",
+__all__ = ["run", "PARAMETERS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "CONTROL_TABLES", "CONTROL_FIGURES", "gains_panel", "Settings", "settings", "zoh_spectral_radius", "check_run_settings",
            "load_sets", "check_trajectories", "reference_trajectory",
            "random_states", "spin_along", "force_gap", "random_gaps", "reach_map", "unreachable_message",
            "tracking_runs", "spin_angle", "step_refinement", "other_refinement", "closed_loop_poles", "poles_text",
