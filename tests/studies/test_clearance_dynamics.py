@@ -560,7 +560,7 @@ def test_tables_figures_and_explore_data(quick_study):
     assert EVIDENCE_TABLES == ("convergence", "orbits", "readings", "replicate", "transient", "exponents",
                                "sweep_readings", "slider_crank")
     for name in names:
-        number = f"5.{lecture.index(name) + 1}" if name in lecture else f"E{EVIDENCE_TABLES.index(name) + 1}"
+        number = f"6.{lecture.index(name) + 1}" if name in lecture else f"E{EVIDENCE_TABLES.index(name) + 1}"
         head, _, table = res.tables[name].partition("\n\n")
         assert head.startswith(f"**Table {number}** — ") and table.startswith("| ")
     assert "no 'limit' verdict in this run" in res.tables["replicate"]
@@ -573,11 +573,11 @@ def test_tables_figures_and_explore_data(quick_study):
     assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 9
     from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, ORBITS_FIGURES
 
-    assert EVIDENCE_FIGURES == ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
-    assert ORBITS_FIGURES == ("bifurcation", "approach", "first_loss", "multipliers")  # chapter 7's, glued by chapter 6's run
+    assert EVIDENCE_FIGURES == ("ideal", "orbit_points", "branch", "first_loss", "sweep_reading_bars", "slider")
+    assert ORBITS_FIGURES == ("bifurcation", "approach", "multipliers")  # chapter 7's, glued by chapter 6's run
     assert not set(EVIDENCE_FIGURES) & set(EVIDENCE_TABLES)          # one glue key each: clearance_ev_<name>
     assert not set(ORBITS_FIGURES) & (set(EVIDENCE_FIGURES) | set(EVIDENCE_TABLES))
-    for name in ("mechanism", "orbit", "errors", *ORBITS_FIGURES):      # the lectures' figures: text >= 8 pt
+    for name in ("mechanism", "orbit", "errors", "first_loss", *ORBITS_FIGURES):   # the lectures' figures: text >= 8 pt
         fig = res.figures[name]
         assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 8 * 100 / 72, name
     # the lecture's diagram: samples only (two rows), and the zoom on the first loss of stability its own figure (in a
@@ -745,7 +745,7 @@ def test_lecture_and_evidence_page_split():
     assert "tables=clearance_dynamics.study.EVIDENCE_TABLES" in lecture
     for name in (*EVIDENCE_FIGURES, *EVIDENCE_TABLES):
         assert f"clearance_ev_{name}" in evidence, name
-    for label in ("orbits", "branch", "readings", "ideal", "slider"):
+    for label in ("orbits", "branch", "first_loss", "readings", "ideal", "slider"):
         assert f":name: fig-clearance_dynamics-{label}" in evidence, label
     assert [int(k) for k in re.findall(r"Table E(\d)", evidence)] == sorted(int(k) for k in re.findall(r"Table E(\d)", evidence))
     summary = lecture[lecture.rindex("```{code-cell}"):]

@@ -90,13 +90,13 @@ TABLE_CAPTIONS = {
 EVIDENCE_TABLES = ("convergence", "orbits", "readings", "replicate", "transient", "exponents", "sweep_readings",
                    "slider_crank")
 #: The figures shown on the chapter's evidence page, not in the lecture: the ideal motion, the periodic orbits by
-#: shooting, the continued period-1 branch, the sweep's readings per point and the slider-crank validation.
-EVIDENCE_FIGURES = ("ideal", "orbit_points", "branch", "sweep_reading_bars", "slider")
+#: shooting, the continued period-1 branch, the zoom on its first loss of stability, the sweep's readings per point
+#: and the slider-crank validation.
+EVIDENCE_FIGURES = ("ideal", "orbit_points", "branch", "first_loss", "sweep_reading_bars", "slider")
 #: The figures of chapter 7 (``book/studies/clearance_orbits.md``, the second lecture on this run): glued like the
 #: evidence page's (``clearance_ev_<name>``) and shown there, not in chapter 6: the bifurcation diagram, the
-#: approach to a stable periodic orbit, the zoom on the period-1 orbit's first loss of stability and the orbits'
-#: largest multipliers against the drive frequency.
-ORBITS_FIGURES = ("bifurcation", "approach", "first_loss", "multipliers")
+#: approach to a stable periodic orbit and the orbits' largest multipliers against the drive frequency.
+ORBITS_FIGURES = ("bifurcation", "approach", "multipliers")
 
 
 def _captioned(name: str, number: str, table: str) -> str:
