@@ -228,7 +228,7 @@ def test_tracking_claims_against_the_runs(res):
     assert res.values["stewart_poles_pid"] == "a triple pole at −20 rad/s"
     assert res.values["stewart_poles_pd"] == "poles at −30 ± 17.3j rad/s"
     assert (res.values["stewart_decay_pid"], res.values["stewart_decay_pd"]) == ("20", "30")
-    # the second set at a tenth of the step: its static-error ratio is glued beside Table 4.4
+    # the second set at a tenth of the step: its static-error ratio is glued beside Table 5.2
     fine = res.data["refined_other"]
     assert res.values["stewart_other_fine_ratio"] == f"{fine['virtual_work']['static'] / fine['newton_euler']['static']:.2f}"
     assert res.values["stewart_other_fine_ms"] == f"{res.params['step'] / 10 * 1e3:g}"
@@ -262,7 +262,7 @@ def test_step_refinement_separates_the_hold_error_from_the_model_error(res):
     assert res["stewart_c1_floor"].holds and res["stewart_c1_fine"].holds
     rs, rf, rt = res["stewart_c1_fine"].value
     assert rs == pytest.approx(vw[-1] / ne[-1]) and rf > 1 + st.BETTER and abs(rt - 1) < st.BETTER
-    assert "Table 4.4" in res.tables["table4"] and f"{vw[-1] / ne[-1]:.2f}" in res.tables["table4"]
+    assert "Table 5.2" in res.tables["table4"] and f"{vw[-1] / ne[-1]:.2f}" in res.tables["table4"]
 
 
 def test_claim_1_parts_reads_all_three_criteria():
