@@ -32,7 +32,7 @@ from robolib.gearshift.model import (  # noqa: F401
 @dataclass(frozen=True)
 class PoincarePoint:
     """A Poincaré run's samples and period reading: what the stores keep of a :class:`PoincareRun`
-    (:func:`robolib.gearshift.store.run_sweep`, :func:`robolib.gearshift.store.study_run`).
+    (:func:`robolib.gearshift.store.run_sweep`, and the clearance chapter's verdict store).
 
     Fields:
 
