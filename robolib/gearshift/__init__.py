@@ -21,7 +21,6 @@ from robolib.gearshift.case_verdict import Verdict, verdict
 from robolib.gearshift.fast import FastClearance, FastResult
 from robolib.gearshift.lyapunov import Exponent, TangentExponent, lyapunov_exponent
 from robolib.gearshift.model import *
-from robolib.gearshift.model import CHAIN_SINGULAR_TOL, _drive_angle_py  # noqa: F401
 from robolib.gearshift.orbits import ContactMargin, FrequencyBranch, OrbitResult
 from robolib.gearshift.runs import *
 from robolib.gearshift.store import SweepSource

@@ -17,8 +17,7 @@ from robolib.core.nonlinear import (
 from robolib.core.poincare import NOISE_RTOL_DIVISOR, PERIOD_TOL_FACTOR, PERIOD_TOL_FLOOR  # noqa: F401
 from robolib.gearshift import lyapunov as LY
 from robolib.gearshift.fast import FastClearance
-from robolib.gearshift.model import (  # noqa: F401
-    _validate,
+from robolib.gearshift.model import (
     build_gearshift,
     check_arguments,
     check_clearance,
