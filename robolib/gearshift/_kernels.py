@@ -507,11 +507,6 @@ tangent_rhs_c = tangent_rhs_py
 _COMPILED = False
 
 
-def available() -> bool:
-    """True when numba is installed (the compiled kernels can be used)."""
-    return _numba is not None
-
-
 def get():
     """Compile the kernels on first use (cached on disk); returns ``(kinematics, rhs, integrate)``.
 

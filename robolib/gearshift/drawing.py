@@ -22,13 +22,11 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle
 
-from robolib.core.drawing import (  # noqa: F401
-    _BOX,
+from robolib.core.drawing import (
     DIM_COLOR,
     FONTSIZE,
     _arc,
     _arrow,
-    _dimension,
     _finish,
     draw_orbit,  # noqa: F401  (the journal orbit of any clearance joint)
 )

@@ -17,8 +17,7 @@ from robolib.core.nonlinear import (
 from robolib.core.poincare import NOISE_RTOL_DIVISOR, PERIOD_TOL_FACTOR, PERIOD_TOL_FLOOR  # noqa: F401
 from robolib.gearshift import lyapunov as LY
 from robolib.gearshift.fast import FastClearance
-from robolib.gearshift.model import (  # noqa: F401
-    _validate,
+from robolib.gearshift.model import (
     build_gearshift,
     check_arguments,
     check_clearance,
@@ -32,7 +31,7 @@ from robolib.gearshift.model import (  # noqa: F401
 @dataclass(frozen=True)
 class PoincarePoint:
     """A Poincaré run's samples and period reading: what the stores keep of a :class:`PoincareRun`
-    (:func:`robolib.gearshift.store.run_sweep`, :func:`robolib.gearshift.store.study_run`).
+    (:func:`robolib.gearshift.store.run_sweep`, and the clearance chapter's verdict store).
 
     Fields:
 

@@ -16,7 +16,6 @@ Its chapter is :mod:`robolib.studies.prp3_roundtrip`.
 from robolib.prp3 import drawing, kinematics, sampling  # noqa: F401
 from robolib.prp3.kinematics import *
 from robolib.prp3.kinematics import (  # noqa: F401
-    COLLINEAR_TOL,
     HOME_INPUT,
     RULE_MATCH_TOL,
     SINGULAR_TOL,

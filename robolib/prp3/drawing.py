@@ -15,7 +15,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
 from robolib.core import checks
-from robolib.core.drawing import _BOX, DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.core.drawing import DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label
 from robolib.core.errors import ParameterError
 from robolib.prp3.kinematics import U1, U2, Geometry, V, forward, singularity_measures, slider_points, working_mode
 from robolib.prp3.sampling import ErrorLaw, RoundTrip

@@ -16,7 +16,7 @@
 from robolib.redundant import drawing, dynamics, model, simulation, symbolic  # noqa: F401
 from robolib.redundant.dynamics import *
 from robolib.redundant.model import *
-from robolib.redundant.model import ASSEMBLY_TOL, CHAIN_SINGULAR_TOL, COULOMB_MAX_ITER, COULOMB_TOL, SINGULAR_TOL  # noqa: F401
+from robolib.redundant.model import SINGULAR_TOL  # noqa: F401
 from robolib.redundant.simulation import *
 
 __all__ = [*model.__all__, *dynamics.__all__, *simulation.__all__]

@@ -23,7 +23,7 @@ import numpy as np
 from matplotlib.animation import FuncAnimation
 from matplotlib.figure import Figure
 
-from robolib.core.drawing import _BOX, DIM_COLOR, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.core.drawing import DIM_COLOR, FONTSIZE, _arc, _finish, _label
 from robolib.redundant.dynamics import inverse_kinematics
 from robolib.redundant.model import CIRCLE_RADIUS, Robot
 

@@ -29,7 +29,7 @@ from matplotlib.ticker import MaxNLocator
 from mpl_toolkits.mplot3d import proj3d
 
 from robolib.core import checks
-from robolib.core.drawing import _BOX, DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arc, _arrow, _dimension, _finish, _label  # noqa: F401
+from robolib.core.drawing import DIM_COLOR, FIGURE_WIDTH, FONTSIZE, _arrow, _dimension, _finish, _label
 from robolib.core.errors import ParameterError
 from robolib.stewart.kinematics import joint_points, leg_frames
 from robolib.stewart.kinematics import joint_points as _stewart_points

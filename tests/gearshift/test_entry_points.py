@@ -61,11 +61,6 @@ SIGN = st.sampled_from([0.0, 0.5, 2.0, float("nan"), "x", None, True])
 NOT_PARAMS = st.sampled_from([None, 1.0, "x", [], {"geometry": {}}])
 
 
-JOB = st.sampled_from([("poincare", 0.0, 0.5, 1e-6, 0, 2, None, 1.0), ("poincare", 12.0, 0.5, 0.0, 0, 2, None, 1.0),
-                       ("poincare", 12.0, 0.5, 1e-6, -1, 2, None, 1.0), ("other", 12.0, 0.5, 1e-6, 0, 2, None, 1.0),
-                       ("poincare", 12.0, float("nan"), 1e-6, 0, 2, None, 1.0), "job", None, (1, 2)])
-
-
 ENGINE = st.sampled_from(["x", "DAE", "", None, 1, True, ["fast"]])
 
 
@@ -135,8 +130,6 @@ ENTRY_POINTS = {
                   {"params": NOT_PARAMS, "points": POINTS, "n_transient": "seed", "n_samples": "count",
                    "rtol": OPT_RTOL, "atol": OPT_POS, "engine": ENGINE}),
     "check_params": (G.model.check_params, dict(params=P), {"params": NOT_PARAMS}),
-    "study_run": (B.study_run, dict(job=("poincare", 12.0, 0.5, 1e-6, 0, 2, None, 1.0), params=P, seed=0),
-                  {"job": JOB, "seed": "seed", "engine": ENGINE}),
 }
 
 
@@ -147,14 +140,12 @@ NOT_FUZZED = {
     "build_slider_crank": "takes a parameter set (validated by its loader's schema)",
     "ChainDrive": "built by build_gearshift from validated parameters (its IK is chain_ik, fuzzed)",
     "GearShift": "result container of build_gearshift", "SliderCrank": "result container of build_slider_crank",
-    "StoredLyapunov": "result container", "JournalOrbit": "result container of journal_orbit",
+    "JournalOrbit": "result container of journal_orbit",
     "PoincarePoint": "result container (the stored fields of poincare_run)", "PoincareRun": "result container of "
     "poincare_run", "OrbitRun": "result container of orbit_run", "DetailMetrics": "result container of "
-    "detail_metrics", "SweepSource": "result container of load_or_run", "RunSources": "result container of "
-    "load_or_run_study", "save": "writes records that run_sweep made (tests/gearshift/test_store.py)",
+    "detail_metrics", "SweepSource": "result container of load_or_run", "save": "writes records that run_sweep made (tests/gearshift/test_store.py)",
     "load": "reads a store (its key compared, tests/gearshift/test_store.py)",
-    "load_or_run": "load + run_sweep (both covered)", "stored_jobs": "reads the verdict store",
-    "load_or_run_study": "store + study_run (covered)", "default_params": "takes no argument",
+    "load_or_run": "load + run_sweep (both covered)", "default_params": "takes no argument",
     "main": "the command line (argparse names its options; tests/gearshift/test_store.py)",
     "checkpoint_files": "point_files of run_sweep's task (tests/core/test_parallel.py)",
     "check_arguments": "the checker itself (every row above goes through it)",

@@ -439,7 +439,6 @@ def test_with_changes_changes_exactly_one_leaf(path, value):
 
 # ---- the semantic check at the edge: a clearance at or above the journal radius (mm given as m) ------------------
 BAD_SET = G.with_changes(P, **{"clearance.radial_clearance": 0.2})      # 0.2 m: 0.2 mm meant
-JOB_200MM = ("poincare", 12.0, 200.0, 1e-6, 0, 2, None, 1.0)
 RUN = dict(n_transient=0)
 
 
@@ -475,9 +474,6 @@ TOO_LARGE = {
     "run_sweep": (lambda: B.run_sweep(P, [(12.0, 0.2)], n_transient=0, n_samples=2), "points[0] clearance"),
     "load_or_run": (lambda: B.load_or_run(P, [(12.0, 0.2)], n_transient=0, n_samples=2), "points[0] clearance"),
     "checkpoint_files": (lambda: B.checkpoint_files("x", P, [(12.0, 0.2)]), "points[0] clearance"),
-    "study_run": (lambda: B.study_run(JOB_200MM, P), "job clearance c"),
-    "stored_jobs": (lambda: B.stored_jobs(P, [JOB_200MM]), "job clearance c"),
-    "load_or_run_study": (lambda: B.load_or_run_study(P, [JOB_200MM]), "job clearance c"),
 }
 
 

@@ -344,7 +344,7 @@ NOT_FUZZED = {
     "register_brute_agreement": "claims from branch_study and the sweep",
     "register_ladder_agreement": "claims from case_orbits results and the verdict study",
     "register_models": "claims from case_orbits results", "register_distance": "claims from case_orbits results", "register_exponent_checks": "claims from case_orbits results",
-    "dae_rtol": "a lookup of the study's cases", "dae_jobs": "verdict-store jobs (store.study_run checks them)",
+    "dae_rtol": "a lookup of the study's cases", "dae_jobs": "verdict-store jobs (verdict_store.study_run checks them)",
     "dae_exponent_jobs": "jobs of the study settings (declared and checked by the study)",
     "floquet_exponent": "reads an OrbitResult (checked where it is made)",
     "exponent_text": "formats an exponent a case_orbits result holds (checked where it is made)", "exponent_table": "a table of case_orbits "

@@ -224,15 +224,7 @@ def test_the_chapters_engine_is_the_fast_model_and_a_run_without_one_is_the_dae(
     assert B.sweep_key(P, [(12.0, 5e-4)])["engine"] == "dae"
 
 
-def test_fast_lyapunov_job_has_the_dae_jobs_settings_and_fields():
-    job = ("lyapunov", 12.0, 0.5, 1e-6, 2, 4, None, 1.0)
-    L = {e: B.study_run(job, P, engine=e) for e in ENGINES}
-    for e in ENGINES:
-        assert sorted(L[e].__dict__) == sorted(B.LYAPUNOV_FIELDS)
-        assert len(L[e].log_stretch) == 4 * 8 and L[e].tau == pytest.approx(1 / 12.0 / 8)
-        assert np.isfinite(L[e].exponent) and L[e].uncertainty >= 0
-    with pytest.raises(ParameterError, match=names("alpha = 50.0", "engine = 'fast'")):
-        B.study_run(job[:6] + (50.0, 1.0), P, engine="fast")
+def test_a_fast_lyapunov_run_refuses_a_baumgarte_factor():
     with pytest.raises(ParameterError, match=names("alpha = 50.0", "engine = 'fast'")):
         G.lyapunov_run(P, 12.0, 5e-4, n_transient=0, n_periods=4, alpha=50.0, engine="fast")
 

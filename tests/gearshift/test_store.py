@@ -1,8 +1,7 @@
-"""The stored runs of the clearance chapter (robolib.gearshift.store)."""
+"""The stored bifurcation sweep of the clearance chapter (robolib.gearshift.store)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,6 @@ from robolib import ParameterError
 from robolib import gearshift as G
 from robolib import nonlinear as N
 from robolib.gearshift import store as B
-from robolib.studies.clearance_dynamics.settings import study_settings
 
 # ==== a gear-shift sweep keeps its points keyed by the parameter set ================================================
 
@@ -97,42 +95,6 @@ def test_sweep_keys_differ_by_engine_and_a_store_serves_only_its_engine(tmp_path
     assert B.load(old, k_dae) is not None and B.load(old, k_fast) is None
 
 
-def test_a_study_store_serves_only_runs_of_its_engine(tmp_path, monkeypatch):
-    job = ("poincare", 12.0, 0.5, 1e-6, 1, 3, None, 1.0)
-    path = tmp_path / "runs.json"
-    monkeypatch.setenv(B.STUDY_STORE_ENV, "1")
-    fast, info = B.load_or_run_study(P, [job], path=path, engine="fast")
-    assert info.computed == 1
-    monkeypatch.setenv(B.STUDY_STORE_ENV, "0")
-    assert B.load_or_run_study(P, [job], path=path, engine="fast")[1].stored == 1
-    dae, info = B.load_or_run_study(P, [job], path=path, engine="dae")
-    assert info == B.RunSources(0, 1, info.wall_s)
-    assert not np.array_equal(dae[job].samples, fast[job].samples)
-    assert B.stored_jobs(P, [job], path=path, engine="fast") == [job]
-    assert B.stored_jobs(P, [job], path=path, engine="dae") == []
-    # a run stored before keys had an engine (job + seed, 9 entries) is a DAE run
-    store = json.loads(path.read_text())
-    store["runs"] = [{"job": r["job"][:-1], "result": r["result"]} for r in store["runs"]]
-    path.write_text(json.dumps(store))
-    assert B.load_or_run_study(P, [job], path=path, engine="dae")[1].stored == 1
-    assert B.load_or_run_study(P, [job], path=path, engine="fast")[1].computed == 1
-
-
-def test_the_books_dae_store_is_read_on_the_dae_engine_only():
-    """At the chapter's defaults the stored verdict runs answer every DAE job and no fast job."""
-    import dataclasses
-
-    from robolib.studies.clearance_dynamics.verdicts import verdict_jobs
-
-    s = study_settings(engine="fast")
-    dae = dataclasses.replace(s, engine="dae")
-    jobs_dae, jobs_fast = verdict_jobs(dae), verdict_jobs(s)
-    assert jobs_dae == jobs_fast                               # Poincaré jobs only (the exponents are the orbit study's)
-    assert len(B.stored_jobs(s.base, jobs_dae, seed=s.seed, engine="dae")) == len(jobs_dae)
-    assert B.stored_jobs(s.base, jobs_fast, seed=s.seed, engine="fast") == []
-
-
-
 # ==== the stored bifurcation sweep is current =======================================================================
 #
 # The stored bifurcation sweep of the clearance chapter (robolib.gearshift.store).
@@ -143,10 +105,6 @@ def test_the_books_dae_store_is_read_on_the_dae_engine_only():
 #   (computing it would put ``make book`` over its budget); each key is the book's default request on its engine, so
 #   a run of the chapter on that engine takes it, and a request on the other engine is never served from it;
 # * save/load round trip; another request (other settings) is not served from the store.
-
-#: The factor by which the verdict store's Lyapunov runs tighten rtol (a stored pair of runs of one case).
-TIGHTER = 10.0
-
 
 @pytest.fixture(scope="module", params=["dae", "fast"])
 def stored(request):
@@ -207,69 +165,6 @@ def test_sweep_points_reject_non_positive_values():
         B.sweep_points([0.0], 5e-4, [1e-4], 6.0)
     with pytest.raises(ParameterError, match=names("clearances", "positive")):
         B.sweep_points([2.0], 5e-4, [-1e-4], 6.0)
-
-
-def test_verdict_study_store_is_current():
-    """Recompute the cheapest stored Poincaré run and the cheapest stored Lyapunov run (the DAE's tangent-linear
-    exponents of the orbit study) of the verdict store.
-
-    The Poincaré run must come back bitwise. The Lyapunov run is the integration error of hundreds of contact
-    events summed: it moves with the last bits of the linear algebra, and OpenBLAS picks its kernels by CPU (the
-    10 Hz / 0.5 mm run at rtol 1e-9 gives -4.1152 /s with OPENBLAS_CORETYPE=SkylakeX and -4.1800 /s with Haswell,
-    measured 2026-12-06). So a fresh exponent must lie within the change its stored case shows when rtol is
-    tightened tenfold -- the integration-error part that the chapter's uncertainty already counts (0.31 /s here) --
-    and the run's shape (renormalisation interval, number of stretches) must be the stored one."""
-    import json
-
-    from robolib.core.params import DATA_DIR
-
-    store = json.loads((DATA_DIR / B.STUDY_STORE).read_text())
-    assert store["params"] == B._plain(B.default_params())
-    runs = store["runs"]
-    kinds = {r["job"][0] for r in runs}
-    assert kinds == {"poincare", "lyapunov"} and len(runs) >= 28
-    cost = lambda j: (j[4] + j[5]) / j[1] * (1e-9 / j[3]) ** 0.2  # noqa: E731
-    for kind in ("poincare", "lyapunov"):
-        run = min((r for r in runs if r["job"][0] == kind), key=lambda r: cost(r["job"]))
-        key = B._stored_job_key(run["job"])
-        job, seed = tuple(key[:8]), key[8]
-        got, info = B.load_or_run_study(B.default_params(), [job], seed=seed, engine="dae")
-        assert info.stored == 1
-        now, was = B.study_run(job, B.default_params(), seed=seed, engine="dae"), got[job]
-        if kind == "poincare":
-            for k in (k for k in B.FIELDS if k != "wall_s"):
-                assert np.array_equal(np.asarray(getattr(now, k), float), np.asarray(getattr(was, k), float)), \
-                    f"stored {k!r} of {job} differs from a fresh run: remake the stores (make bifurcation)"
-            continue
-        tighter = (*job[:3], job[3] / TIGHTER, *job[4:])
-        pair, info = B.load_or_run_study(B.default_params(), [tighter], seed=seed, engine="dae")
-        assert info.stored == 1
-        budget = abs(pair[tighter].exponent - was.exponent)
-        assert 0.0 < budget < 0.1 * abs(was.exponent)                     # an integration error, not a new exponent
-        assert now.tau == was.tau and np.shape(now.log_stretch) == np.shape(was.log_stretch)
-        for k in ("exponent", "halves"):
-            assert np.all(np.abs(np.subtract(getattr(now, k), getattr(was, k))) <= budget), \
-                f"stored {k!r} of {job} differs from a fresh run by more than its tolerance change {budget:.3g} /s: " \
-                f"remake the stores (make bifurcation)"
-
-
-def test_study_store_serves_only_matching_runs(tmp_path, monkeypatch):
-    p = B.default_params()
-    job = ("poincare", 12.0, 0.5, 1e-6, 1, 3, None, 1.0)
-    path = tmp_path / "runs.json"
-    monkeypatch.setenv(B.STUDY_STORE_ENV, "1")
-    first, info = B.load_or_run_study(p, [job], path=path)
-    assert info == B.RunSources(0, 1, info.wall_s)
-    monkeypatch.setenv(B.STUDY_STORE_ENV, "0")
-    again, info = B.load_or_run_study(p, [job], path=path)
-    assert info.stored == 1 and np.array_equal(again[job].samples, first[job].samples)
-    other = job[:4] + (2,) + job[5:]
-    assert B.load_or_run_study(p, [other], path=path)[1].computed == 1          # other settings: computed
-    from robolib import gearshift as G
-    p2 = G.with_changes(p, **{"gearbox.damping": 3.0})
-    assert B.load_or_run_study(p2, [job], path=path)[1].computed == 1           # other parameters: computed
-    with pytest.raises(ParameterError, match=names("job kind", "'orbit'")):
-        B.study_run(("orbit",) + job[1:], p)
 
 
 def test_command_rejects_zero_workers(capsys):

@@ -5,11 +5,14 @@
 * the quick run's claim values against their criteria and against numbers recomputed from its data;
 * a changed parameter moves the claims that depend on it, leaves the others, and can flip a claim;
 * a default run takes every expensive run from the stores (a book build cannot compute them);
-* tables, figures, the Explore data; the Models page states the code's constants.
+* tables, figures, the Explore data; the Models page states the code's constants;
+* the verdict store serves a run only for its parameter set, settings, seed and engine, and the book's DAE store is
+  current.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -17,7 +20,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from fuzzing import names
+from fuzzing import entry_point_tests, names
+from hypothesis import strategies as st
 
 from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, study
@@ -25,12 +29,14 @@ from robolib.book.claims import ClaimsRegister
 from robolib.book.notebook import smallest_font_px
 from robolib.core import clearance
 from robolib.core import nonlinear as N
-from robolib.gearshift import load_parameters, poincare_run, store
+from robolib.gearshift import load_parameters, poincare_run, store, with_changes
 from robolib.gearshift import lyapunov as LY
 from robolib.gearshift import orbits as O
+from robolib.gearshift.runs import ENGINES
 from robolib.studies.clearance_dynamics import bifurcation as sweeps
 from robolib.studies.clearance_dynamics import experiments as checks
 from robolib.studies.clearance_dynamics import orbit_study as S
+from robolib.studies.clearance_dynamics import verdict_store as VS
 from robolib.studies.clearance_dynamics import verdicts
 from robolib.studies.clearance_dynamics.settings import (
     CITED_CASES,
@@ -944,12 +950,12 @@ def test_default_run_computes_on_the_fast_model_and_the_dae_runs_are_stored():
     assert study_settings().engine == "fast"
     s = study_settings(engine="dae")
     jobs = verdicts.verdict_jobs(s)
-    assert len(jobs) == 6 + 4 + 3 + 1 and store.stored_jobs(s.base, jobs, seed=s.seed) == jobs
+    assert len(jobs) == 6 + 4 + 3 + 1 and VS.stored_jobs(s.base, jobs, seed=s.seed) == jobs
     # the replicate of the 10 Hz case (its ladder reads 'limit' from the stored runs)
     rts = s.rtols[(10.0, 0.5)]
     rep = [verdicts.poincare_job(s, 10.0, 0.5, rt, afac=verdicts.REPLICATE_ATOL) for rt in rts[-N.LADDER_FIT:]]
-    assert store.stored_jobs(s.base, rep, seed=s.seed) == rep
-    assert store.stored_jobs(s.base, jobs, seed=1) == []                              # another seed: computed
+    assert VS.stored_jobs(s.base, rep, seed=s.seed) == rep
+    assert VS.stored_jobs(s.base, jobs, seed=1) == []                              # another seed: computed
     points = [(f, c * 1e-3) for f, c in sweeps.sweep_points_mm(s)]
     assert store.load(key=store.sweep_key(s.base, points, s.n_transient, s.n_poincare, s.rtol, s.atol)) is not None
     assert store.sweep_key(s.base, points)["points"] == store.sweep_key(s.base, store.sweep_points())["points"]
@@ -1033,7 +1039,7 @@ class _FakeStudy(verdicts.VerdictStudy):
     """A verdict study whose Poincaré runs are given per (rtol, atol factor): period and lag misfits."""
 
     def __init__(self, s, table):
-        super().__init__(s, runs={}, info=store.RunSources(0, 0, 0.0))
+        super().__init__(s, runs={}, info=VS.RunSources(0, 0, 0.0))
         self.table = table
 
     def pk(self, f, c, rt, tr=None, ns=None, afac=1.0):
@@ -1159,3 +1165,145 @@ def test_reading_values_say_what_the_sweep_reads_past_the_loss_of_stability():
     assert out["clearance_pd_loss_at"] == "between 3.205 and 3.215 Hz" and out["clearance_pd_regain_at"] == "at 3.94 Hz"
     none = reading_values(s, SimpleNamespace(claims={}), SimpleNamespace(f_runs=f_runs), None)
     assert none["clearance_pd_after"] == "(not computed in this run)"
+
+
+# ==== the verdict store =============================================================================================
+#
+# The stored runs of the verdict study (robolib.studies.clearance_dynamics.verdict_store): a run is served only for its
+# parameter set, settings, seed and engine; the book's DAE store is current; a bad job is named before any work.
+
+BASE = load_parameters()
+#: The factor by which the verdict store's Lyapunov runs tighten rtol (a stored pair of runs of one case).
+TIGHTER = 10.0
+#: A clearance in mm given as m the other way round: 200 mm, 40 journal radii.
+JOB_200MM = ("poincare", 12.0, 200.0, 1e-6, 0, 2, None, 1.0)
+
+
+def test_a_study_store_serves_only_runs_of_its_engine(tmp_path, monkeypatch):
+    job = ("poincare", 12.0, 0.5, 1e-6, 1, 3, None, 1.0)
+    path = tmp_path / "runs.json"
+    monkeypatch.setenv(VS.STUDY_STORE_ENV, "1")
+    fast, info = VS.load_or_run_study(BASE, [job], path=path, engine="fast")
+    assert info.computed == 1
+    monkeypatch.setenv(VS.STUDY_STORE_ENV, "0")
+    assert VS.load_or_run_study(BASE, [job], path=path, engine="fast")[1].stored == 1
+    dae, info = VS.load_or_run_study(BASE, [job], path=path, engine="dae")
+    assert info == VS.RunSources(0, 1, info.wall_s)
+    assert not np.array_equal(dae[job].samples, fast[job].samples)
+    assert VS.stored_jobs(BASE, [job], path=path, engine="fast") == [job]
+    assert VS.stored_jobs(BASE, [job], path=path, engine="dae") == []
+    # a run stored before keys had an engine (job + seed, 9 entries) is a DAE run
+    runs = json.loads(path.read_text())
+    runs["runs"] = [{"job": r["job"][:-1], "result": r["result"]} for r in runs["runs"]]
+    path.write_text(json.dumps(runs))
+    assert VS.load_or_run_study(BASE, [job], path=path, engine="dae")[1].stored == 1
+    assert VS.load_or_run_study(BASE, [job], path=path, engine="fast")[1].computed == 1
+
+
+def test_the_books_dae_store_is_read_on_the_dae_engine_only():
+    """At the chapter's defaults the stored verdict runs answer every DAE job and no fast job."""
+    import dataclasses
+
+    s = study_settings(engine="fast")
+    dae = dataclasses.replace(s, engine="dae")
+    jobs_dae, jobs_fast = verdicts.verdict_jobs(dae), verdicts.verdict_jobs(s)
+    assert jobs_dae == jobs_fast                               # Poincaré jobs only (the exponents are the orbit study's)
+    assert len(VS.stored_jobs(s.base, jobs_dae, seed=s.seed, engine="dae")) == len(jobs_dae)
+    assert VS.stored_jobs(s.base, jobs_fast, seed=s.seed, engine="fast") == []
+
+
+def test_verdict_study_store_is_current():
+    """Recompute the cheapest stored Poincaré run and the cheapest stored Lyapunov run (the DAE's tangent-linear
+    exponents of the orbit study) of the verdict store.
+
+    The Poincaré run must come back bitwise. The Lyapunov run is the integration error of hundreds of contact
+    events summed: it moves with the last bits of the linear algebra, and OpenBLAS picks its kernels by CPU (the
+    10 Hz / 0.5 mm run at rtol 1e-9 gives -4.1152 /s with OPENBLAS_CORETYPE=SkylakeX and -4.1800 /s with Haswell,
+    measured 2026-12-06). So a fresh exponent must lie within the change its stored case shows when rtol is
+    tightened tenfold -- the integration-error part that the chapter's uncertainty already counts (0.31 /s here) --
+    and the run's shape (renormalisation interval, number of stretches) must be the stored one."""
+    from robolib.core.params import DATA_DIR
+
+    stored = json.loads((DATA_DIR / VS.STUDY_STORE).read_text())
+    assert stored["params"] == store._plain(store.default_params())
+    runs = stored["runs"]
+    kinds = {r["job"][0] for r in runs}
+    assert kinds == {"poincare", "lyapunov"} and len(runs) >= 28
+    cost = lambda j: (j[4] + j[5]) / j[1] * (1e-9 / j[3]) ** 0.2  # noqa: E731
+    for kind in ("poincare", "lyapunov"):
+        run = min((r for r in runs if r["job"][0] == kind), key=lambda r: cost(r["job"]))
+        key = VS._stored_job_key(run["job"])
+        job, seed = tuple(key[:8]), key[8]
+        got, info = VS.load_or_run_study(store.default_params(), [job], seed=seed, engine="dae")
+        assert info.stored == 1
+        now, was = VS.study_run(job, store.default_params(), seed=seed, engine="dae"), got[job]
+        if kind == "poincare":
+            for k in (k for k in store.FIELDS if k != "wall_s"):
+                assert np.array_equal(np.asarray(getattr(now, k), float), np.asarray(getattr(was, k), float)), \
+                    f"stored {k!r} of {job} differs from a fresh run: remake the stores (make bifurcation)"
+            continue
+        tighter = (*job[:3], job[3] / TIGHTER, *job[4:])
+        pair, info = VS.load_or_run_study(store.default_params(), [tighter], seed=seed, engine="dae")
+        assert info.stored == 1
+        budget = abs(pair[tighter].exponent - was.exponent)
+        assert 0.0 < budget < 0.1 * abs(was.exponent)                     # an integration error, not a new exponent
+        assert now.tau == was.tau and np.shape(now.log_stretch) == np.shape(was.log_stretch)
+        for k in ("exponent", "halves"):
+            assert np.all(np.abs(np.subtract(getattr(now, k), getattr(was, k))) <= budget), \
+                f"stored {k!r} of {job} differs from a fresh run by more than its tolerance change {budget:.3g} /s: " \
+                f"remake the stores (make bifurcation)"
+
+
+def test_study_store_serves_only_matching_runs(tmp_path, monkeypatch):
+    p = store.default_params()
+    job = ("poincare", 12.0, 0.5, 1e-6, 1, 3, None, 1.0)
+    path = tmp_path / "runs.json"
+    monkeypatch.setenv(VS.STUDY_STORE_ENV, "1")
+    first, info = VS.load_or_run_study(p, [job], path=path)
+    assert info == VS.RunSources(0, 1, info.wall_s)
+    monkeypatch.setenv(VS.STUDY_STORE_ENV, "0")
+    again, info = VS.load_or_run_study(p, [job], path=path)
+    assert info.stored == 1 and np.array_equal(again[job].samples, first[job].samples)
+    other = job[:4] + (2,) + job[5:]
+    assert VS.load_or_run_study(p, [other], path=path)[1].computed == 1          # other settings: computed
+    p2 = with_changes(p, **{"gearbox.damping": 3.0})
+    assert VS.load_or_run_study(p2, [job], path=path)[1].computed == 1           # other parameters: computed
+    with pytest.raises(ParameterError, match=names("job kind", "'orbit'")):
+        VS.study_run(("orbit",) + job[1:], p)
+
+
+def test_fast_lyapunov_job_has_the_dae_jobs_settings_and_fields():
+    job = ("lyapunov", 12.0, 0.5, 1e-6, 2, 4, None, 1.0)
+    L = {e: VS.study_run(job, BASE, engine=e) for e in ENGINES}
+    for e in ENGINES:
+        assert sorted(L[e].__dict__) == sorted(VS.LYAPUNOV_FIELDS)
+        assert len(L[e].log_stretch) == 4 * 8 and L[e].tau == pytest.approx(1 / 12.0 / 8)
+        assert np.isfinite(L[e].exponent) and L[e].uncertainty >= 0
+    with pytest.raises(ParameterError, match=names("alpha = 50.0", "engine = 'fast'")):
+        VS.study_run(job[:6] + (50.0, 1.0), BASE, engine="fast")
+
+
+@pytest.mark.parametrize("call", [lambda: VS.study_run(JOB_200MM, BASE), lambda: VS.stored_jobs(BASE, [JOB_200MM]),
+                                  lambda: VS.load_or_run_study(BASE, [JOB_200MM])],
+                         ids=["study_run", "stored_jobs", "load_or_run_study"])
+def test_a_job_clearance_at_or_above_the_journal_radius_is_refused(call):
+    """0.2 m for 0.2 mm is 40 journal radii: refused before any work, naming the job's clearance, the radius and the
+    unit."""
+    with pytest.raises(ParameterError, match=re.escape("job clearance c")) as exc:
+        call()
+    assert "journal radius 5 mm" in str(exc.value) and "40x" in str(exc.value)
+
+
+#: study_run fuzzed (tests/fuzzing.py): a bad job, seed or engine is named before any work.
+VERDICT_STORE_ENTRY_POINTS = {
+    "study_run": (VS.study_run, dict(job=("poincare", 12.0, 0.5, 1e-6, 0, 2, None, 1.0), params=BASE, seed=0),
+                  {"job": st.sampled_from([("poincare", 0.0, 0.5, 1e-6, 0, 2, None, 1.0),
+                                           ("poincare", 12.0, 0.5, 0.0, 0, 2, None, 1.0),
+                                           ("poincare", 12.0, 0.5, 1e-6, -1, 2, None, 1.0),
+                                           ("other", 12.0, 0.5, 1e-6, 0, 2, None, 1.0),
+                                           ("poincare", 12.0, float("nan"), 1e-6, 0, 2, None, 1.0), "job", None,
+                                           (1, 2)]),
+                   "seed": "seed", "engine": st.sampled_from(["x", "DAE", "", None, 1, True, ["fast"]])}),
+}
+test_a_valid_verdict_job_runs, test_a_bad_verdict_job_argument_is_named = entry_point_tests(VERDICT_STORE_ENTRY_POINTS,
+                                                                                        copy_kwargs=True)

@@ -12,8 +12,6 @@ from robolib.core.multibody.integrator import *
 from robolib.core.multibody.integrator import EPISODE_CHUNK, OUTPUT_CHUNK  # noqa: F401
 from robolib.core.multibody.mechanism import *
 from robolib.core.multibody.mechanism import (  # noqa: F401
-    ASSEMBLY_MAX_ITER,
-    ASSEMBLY_TOL,
     BAUMGARTE_ALPHA,
     BAUMGARTE_BETA,
     SINGULAR_TOL,

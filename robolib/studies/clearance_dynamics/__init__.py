@@ -8,6 +8,7 @@ The chapter's experiments over the library :mod:`robolib.gearshift`; ``run(**par
 * :mod:`robolib.studies.clearance_dynamics.experiments` -- the chapter's model experiments;
 * :mod:`robolib.studies.clearance_dynamics.orbit_study` -- periodic orbits, Floquet multipliers and the continued branch of the chapter;
 * :mod:`robolib.studies.clearance_dynamics.verdicts` -- tolerance ladders, replicates and Lyapunov verdicts;
+* :mod:`robolib.studies.clearance_dynamics.verdict_store` -- the stored runs of the verdict study (``make bifurcation``);
 * :mod:`robolib.studies.clearance_dynamics.bifurcation` -- the bifurcation sweeps the chapter reads;
 * :mod:`robolib.studies.clearance_dynamics.figures` -- the chapter's figures, animations and Explore panels.
 """

@@ -44,7 +44,6 @@ from robolib.core.periodic import STABILITY_MARGIN
 from robolib.gearshift import case_verdict as V
 from robolib.gearshift import lyapunov as LY
 from robolib.gearshift import orbits as O
-from robolib.gearshift import store as B
 from robolib.gearshift.runs import FAST_TOLERANCE_DIVISOR
 from robolib.studies.clearance_dynamics.figures import (
     CONSTRAINED_WIDTH,
@@ -54,6 +53,7 @@ from robolib.studies.clearance_dynamics.figures import (
     orbit_distance,
     unresolved,
 )
+from robolib.studies.clearance_dynamics.verdict_store import load_or_run_study
 from robolib.studies.clearance_dynamics.verdicts import case_id, register_uncited
 
 #: Periods tried per case, smallest first (a period-4 orbit would follow a second doubling).
@@ -301,8 +301,9 @@ def dae_rtol(case) -> float:
 
 
 def dae_jobs(s, case, periods: int, n_transient: int) -> list:
-    """The DAE's three exponent runs of ``case`` as verdict-store jobs (:func:`robolib.gearshift.store.study_run`:
-    rtol :data:`LYAP_RTOL` ``["dae"]``, then a tenth of it, then that with the half-width times EPS_FACTOR)."""
+    """The DAE's three exponent runs of ``case`` as verdict-store jobs
+    (:func:`robolib.studies.clearance_dynamics.verdict_store.study_run`: rtol :data:`LYAP_RTOL` ``["dae"]``, then a
+    tenth of it, then that with the half-width times EPS_FACTOR)."""
     f, c = case
     rt = dae_rtol(case)
     return [("lyapunov", f, c, rt, n_transient, periods, None, 1.0),
@@ -340,8 +341,8 @@ def orbit_tasks(s, n_jobs=None) -> tuple[dict, BranchStudy | None]:
     res = dict(zip(items, out))
     # the DAE's exponents: stored (data/gearshift/verdict_runs.json) where the store has them, else computed
     jobs, alpha = dae_exponent_jobs(s)
-    runs, _ = B.load_or_run_study(s.base, [j for js in jobs.values() for j in js] + [alpha], seed=s.seed,
-                                  n_jobs=s.n_jobs if n_jobs is None else n_jobs, engine="dae")
+    runs, _ = load_or_run_study(s.base, [j for js in jobs.values() for j in js] + [alpha], seed=s.seed,
+                                n_jobs=s.n_jobs if n_jobs is None else n_jobs, engine="dae")
     got = {fc: dataclasses.replace(res[("case", fc)], dae=LY.combine(*(runs[j] for j in jobs[fc]), "dae"))
            for fc in cases}
     got[cases[0]] = dataclasses.replace(got[cases[0]], checks={"alpha": runs[alpha],
@@ -912,6 +913,6 @@ if __name__ == "__main__":   # the DAE's exponents of the default study, into th
 
     _s = study_settings()
     _jobs, _alpha = dae_exponent_jobs(_s)
-    _, _info = B.load_or_run_study(_s.base, [j for js in _jobs.values() for j in js] + [_alpha], seed=_s.seed,
-                                   n_jobs=_s.n_jobs, engine="dae")
+    _, _info = load_or_run_study(_s.base, [j for js in _jobs.values() for j in js] + [_alpha], seed=_s.seed,
+                                 n_jobs=_s.n_jobs, engine="dae")
     print(f"DAE exponent runs: {_info.stored} stored, {_info.computed} computed in {_info.wall_s:.0f} s")

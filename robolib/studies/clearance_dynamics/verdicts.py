@@ -1,9 +1,9 @@
 """The clearance chapter's verdict study: tolerance ladders, replicates, the transient study.
 
 Every run of the study is a *job* ``(kind, f [Hz], c [mm], rtol, a, b, alpha, atol_factor)``
-(:func:`robolib.gearshift.store.study_run`): here a Poincaré run with ``a`` transient
-periods and ``b`` samples (the chapter's Lyapunov exponents are the orbit study's). :func:`verdict_jobs` lists the jobs of a run of the study,
-:func:`run_verdict_study` takes them from the store (``data/gearshift/verdict_runs.json``)
+(:func:`robolib.studies.clearance_dynamics.verdict_store.study_run`): here a Poincaré run with ``a``
+transient periods and ``b`` samples (the chapter's Lyapunov exponents are the orbit study's). :func:`verdict_jobs` lists the jobs of a run of the study,
+:func:`run_verdict_study` takes them from the verdict store (``data/gearshift/verdict_runs.json``)
 where it has them, computes the rest, reads each case's ladder with
 :func:`robolib.core.nonlinear.ladder_verdict`, repeats a "limit" verdict with atol
 times ``REPLICATE_ATOL`` and registers the claims. The criteria are the module
@@ -32,9 +32,9 @@ import numpy as np
 from robolib.book.notebook import markdown_table
 from robolib.book.text import and_text
 from robolib.core import nonlinear as N
-from robolib.gearshift import store as B
 from robolib.gearshift.runs import PoincarePoint
 from robolib.studies.clearance_dynamics.settings import CITED_CASES, StudySettings
+from robolib.studies.clearance_dynamics.verdict_store import RunSources, load_or_run_study
 
 #: A "limit" verdict is repeated with atol times this: another realisation of the integration error.
 REPLICATE_ATOL = 1.001
@@ -137,9 +137,10 @@ class Window:
 class VerdictStudy:
     """The verdict study's runs and readings.
 
-    ``runs``: job -> result (:func:`robolib.gearshift.store.study_run`: a
-    :class:`robolib.gearshift.runs.PoincarePoint`); ``info``:
-    where they came from (:class:`robolib.gearshift.store.RunSources`, replicates included); ``readings``: case -> the period test's k per rung;
+    ``runs``: job -> result (:func:`robolib.studies.clearance_dynamics.verdict_store.study_run`: a
+    :class:`robolib.gearshift.runs.PoincarePoint`); ``info``: where they came from
+    (:class:`robolib.studies.clearance_dynamics.verdict_store.RunSources`, replicates included); ``readings``: case
+    -> the period test's k per rung;
     ``ladder``: case -> ``(kind, k)`` after the replicate; ``status``: case -> verdict in words;
     ``replicate_rows``: the fitted rungs of the 'limit' cases (case, rtol, misfit, replicate's misfit);
     ``windows``: the transient study's windows (:class:`Window`); ``window_tol``: their period-test tolerance
@@ -148,7 +149,7 @@ class VerdictStudy:
 
     s: StudySettings
     runs: dict
-    info: B.RunSources
+    info: RunSources
     readings: dict = field(default_factory=dict)
     ladder: dict = field(default_factory=dict)
     status: dict = field(default_factory=dict)
@@ -177,7 +178,7 @@ def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
     Claims, in this order: ``clearance_verdict_<case>`` per case, ``clearance_rung_scatter``, the cited cases
     this run lacks, ``clearance_loose`` and ``clearance_transient``.
     """
-    runs, info = B.load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=s.engine)
+    runs, info = load_or_run_study(s.base, verdict_jobs(s), seed=s.seed, n_jobs=s.n_jobs, engine=s.engine)
     v = VerdictStudy(s, runs, info)
     for (f, c) in s.cases:
         rts = s.rtols[(f, c)]
@@ -187,8 +188,8 @@ def run_verdict_study(s: StudySettings, reg) -> VerdictStudy:
     rep = [poincare_job(s, f, c, rt, afac=REPLICATE_ATOL) for (f, c) in s.cases if v.ladder[(f, c)][0] == "limit"
            for rt in s.rtols[(f, c)][-N.LADDER_FIT:]]
     if rep:
-        rep_runs, rep_info = B.load_or_run_study(s.base, sorted(rep, key=job_cost, reverse=True), seed=s.seed,
-                                                 n_jobs=s.n_jobs, engine=s.engine)
+        rep_runs, rep_info = load_or_run_study(s.base, sorted(rep, key=job_cost, reverse=True), seed=s.seed,
+                                               n_jobs=s.n_jobs, engine=s.engine)
         v.runs.update(rep_runs)
         v.info = v.info + rep_info
     for fc in s.cases:

@@ -127,8 +127,7 @@ EXPLORE_LABELS = {"dx_mm": "Δx [mm]", "dy_mm": "Δy [mm]", "preload": "preload 
 EXPLORE_PRELOAD_MAX = 5.0
 #: m, margin of the panel's axes around everything any of its figures draws.
 EXPLORE_MARGIN = 0.03
-#: Joint state of exercise 1 (q_i = (x, y, a, b)); exercise 2: circle time (s) and preload (N m).
-EXERCISE_CHAIN_STATE = (0.0, 0.0, 0.3, 1.0)
+#: Exercise 2: circle time (s) and preload (N m).
 EXERCISE_TIME, EXERCISE_PRELOAD = 0.7, 5.0
 #: N m, motor torques of exercises 3 and 4; how many admissible accelerations exercise 4 tries (seed 0).
 EXERCISE_TAU = (0.2, -0.1, 0.15)
