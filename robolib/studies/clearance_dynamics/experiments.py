@@ -63,7 +63,7 @@ CONV_REL = 0.01
 CONV_EPISODES = 1
 #: The end point's largest position error is "of the order of the clearance": ``max |dp| / c`` inside this band.
 DP_BAND = (0.3, 3.0)
-#: An impact is a jolt at the hand: the largest end-point velocity / acceleration error (norm of x, y) within impacts
+#: The impacts reach the hand as spikes: the largest end-point velocity / acceleration error (norm of x, y) within impacts
 #: is at least this many times its median during continuous contact (the slow motion between the bursts).
 JOLT_V, JOLT_A = 10.0, 100.0
 #: Slider-crank: multibody vs closed-form slider acceleration, relative to its peak.
@@ -291,9 +291,9 @@ def detail_run(s: StudySettings, reg) -> DetailRun:
               criterion=f"{DP_BAND[0]:g} c < max |Δp| < {DP_BAND[1]:g} c", holds=DP_BAND[0] < dp_c < DP_BAND[1],
               text=f"{dp_c:.2f} c")
     jolt = impact_jolt(ts, err, run.episodes[0], cm.impact_max_duration)
-    reg.claim("clearance_impact_jolt", "at the hand an impact is a jolt: during impacts the velocity error rises more "
-              "than tenfold and the acceleration error more than a hundredfold above their level during continuous "
-              "contact", value=jolt,
+    reg.claim("clearance_impact_jolt", "at the hand the impacts are spikes: at its largest within the impacts the velocity "
+              "error is more than ten times, the acceleration error more than a hundred times, its median during "
+              "continuous contact", value=jolt,
               criterion=f"largest |Δv| within impacts >= {JOLT_V:g} x its median during continuous contact, and largest "
                         f"|Δa| >= {JOLT_A:g} x its median (|.|: norm of the x and y errors)",
               holds=bool(jolt[0] >= JOLT_V and jolt[1] >= JOLT_A),
