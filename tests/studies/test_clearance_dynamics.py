@@ -720,7 +720,9 @@ def test_lecture_and_evidence_page_split():
     assert "{doc}`chapter 7 </studies/clearance_orbits>`" in lecture
     # chapter 7: executed at build, its first cell re-glues chapter 6's run; its figures are chapter 6's glued ones
     assert "execution_mode: force" in orbits and 'reglue("clearance_dynamics")' in orbits
-    assert "clearance_dynamics.run(" not in orbits and "study.run(" not in orbits and "res." not in orbits
+    code = "".join(c.split("\n```")[0] for c in orbits.split("```{code-cell} ipython3")[1:])   # its code cells
+    assert "clearance_dynamics.run(" not in code and "study.run(" not in code and "res." not in code
+    assert "`res = clearance_dynamics.run(" in orbits      # the prose says how to get them in Python, without the book
     assert "chapter 6's run" in orbits.split("```{admonition}")[0]               # its first paragraph says so
     for name in ORBITS_FIGURES:
         assert f"```{{glue:figure}} clearance_ev_{name}\n:name: fig-clearance_dynamics-{name}" in orbits, name
