@@ -583,6 +583,16 @@ def test_models_page_parameters_match_the_files():
     assert not st.leg_coms_on_axis(hyd) and st.leg_coms_on_axis(tsai)
 
 
+def test_the_control_chapter_panel_checks_the_run_parameters_it_is_given():
+    """Chapter 5's Explore panel takes the run's parameters (those not given at their defaults) and refuses a wrong
+    one as the study does, naming it, before any closed loop runs."""
+    bad = (("duration", -1.0, "> 0"), ("kp", "1200", "> 0"), ("data_file", "stewart/no.yaml", "not found"),
+           ("stepsize", 0.1, "unknown"))
+    for name, value, reason in bad:
+        message, cpu = refusal(lambda: st.gains_panel({name: value}))
+        assert name in message and reason in message and cpu < PROMPT_CPU_S, message
+
+
 def test_the_live_explore_panels_span_the_poses_the_limits_allow_and_the_gains_the_sampled_loop_keeps_stable(
         res, monkeypatch):
     from robolib import stewart

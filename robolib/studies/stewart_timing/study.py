@@ -26,7 +26,7 @@ from robolib.book.notebook import markdown_table, parameter_table
 from robolib.book.result import Stages, StudyResult
 from robolib.book.text import and_text, minus_signs
 from robolib.core.errors import ParameterError, UnreachableError
-from robolib.core.params import Parameter, declare_parameters
+from robolib.core.params import Parameter, declare_parameters, validate_parameters
 from robolib.stewart import control as _control
 from robolib.stewart.control import (
     CONVERGENCE_FRACTION,
@@ -640,8 +640,12 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
 
 def gains_panel(params: dict):
     """Explore panel 5.1 of chapter 5 for a run with ``params`` (the run's parameters, e.g. as the executed chapter
-    records them): the run's model, reference trajectory and settings, without running the study, then
-    :func:`robolib.studies.stewart_timing.figures.explore_gains`."""
+    records them; the ones not given take their defaults): the run's model, reference trajectory and settings, without running the study, then
+    :func:`robolib.studies.stewart_timing.figures.explore_gains`. The parameters are checked as :func:`run` checks
+    them (a wrong value raises a :class:`~robolib.core.errors.ParameterError` naming it)."""
+    params = {**{name: spec.default for name, spec in PARAMETERS.items()}, **validate_parameters(PARAMETERS, params,
+                                                                                                  "stewart_timing")}
+    check_run_settings(params["duration"], params["step"], params["kp"], params["kd"], params["ki"], params["quick"])
     s = settings(float(params["duration"]), params["quick"])
     model, _ = load_sets(params["data_file"], params["other_file"])
     traj = reference_trajectory(model, params["trajectory"], params["amplitude_scale"], params["frequency_scale"])
