@@ -589,6 +589,10 @@ def test_tables_figures_and_explore_data(quick_study):
     # the lecture's diagram: samples only (two rows), and the zoom on the first loss of stability its own figure (in a
     # quick run, without the branch, a note); the readings per point are the evidence page's figure
     assert len(res.figures["bifurcation"].axes) == 4 and len(res.figures["sweep_reading_bars"].axes) == 2
+    # the errors figure's bottom row is the position errors' difference, direct minus linearised, in µm
+    diff_ax, err = res.figures["errors"].axes[-2], res.data["detail"].errors
+    assert len(res.figures["errors"].axes) == 8 and "direct − linearised" in diff_ax.get_ylabel()
+    assert np.allclose(diff_ax.lines[0].get_ydata(), (err["dp"][:, 0] - err["dp_lin"][:, 0]) * 1e6)
     zoom = res.figures["first_loss"].axes[-1]
     assert res.data["branch"] is None and not zoom.axison and "not compute" in zoom.texts[0].get_text()
     mu_ax = res.figures["multipliers"].axes[0]                           # without the branch: the cases and a note
@@ -764,6 +768,46 @@ def _solution_texts(page: Path) -> list[str]:
     """The text of each solution dropdown of a page, whitespace collapsed."""
     return [" ".join(m.split()) for m in re.findall(r":::\{admonition\} Solution\n:class: dropdown\n(.*?)\n:::",
                                                   page.read_text(), re.S)]
+
+
+def _worked_example(marker: str) -> tuple[str, dict]:
+    """The visible code cell of chapter 6 that contains ``marker``, run as the notebook runs it: its printed output
+    and its namespace."""
+    import contextlib
+    import io
+
+    import jupytext
+
+    nb = jupytext.read(ROOT / "notebooks" / f"{NAME}.md")
+    cell = next(c.source for c in nb.cells if c.cell_type == "code" and marker in c.source and not c.metadata.get("tags"))
+    ns, buf = {}, io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(cell, ns)  # noqa: S102  (the chapter's own worked example)
+    return buf.getvalue(), ns
+
+
+def test_the_pendulum_example_solves_eq_6_1_and_shows_the_drift_baumgarte_removes():
+    """Chapter 6's worked pendulum: Eq. 6.1 on one rod gives the textbook angular acceleration -(3g/2l) cos(theta);
+    at the loose tolerance the pin opens further from 10 s to 20 s without Baumgarte's terms, and with them it stays
+    at least a hundred times more closed -- what the text asks the reader to compare in the printed gaps."""
+    out, ns = _worked_example("mb.Mechanism([rod], [pin]")
+    th, g, length = ns["th"], ns["g"], ns["l"]
+    assert ns["qdd"][2] == pytest.approx(-1.5 * g / length * np.cos(th), rel=1e-12)
+    gaps = [[float(v) for v in re.findall(r"open by ([\d.]+) mm at 10 s, ([\d.]+) mm", line)[0]]
+            for line in out.splitlines() if "open by" in line]
+    (free10, free20), (held10, held20) = gaps
+    assert free20 > 2 * free10 > 0 and max(held10, held20) < free10 / 100, out
+
+
+def test_the_one_impact_example_shows_a_short_stiff_contact_that_returns_c_e_of_the_speed():
+    """Chapter 6's worked impact (Eq. 6.2 in the normal direction): the contact ends within a millisecond, its peak
+    is over a hundred times the link's weight, and the rebound speed is within 5 % of c_e times the impact speed --
+    the three things the text reads off the printed lines."""
+    out, ns = _worked_example("contact.normal_force(s[0], s[1], v0, K, c_e)")
+    sol, v0, c_e, m = ns["sol"], ns["v0"], ns["c_e"], ns["m"]
+    assert sol.status == 1 and 0 < sol.t[-1] < 1e-3, out                     # ended by the event: the wall let go
+    assert ns["F"].max() > 100 * m * 9.81, out
+    assert -sol.y[1, -1] / v0 == pytest.approx(c_e, rel=0.05), out
 
 
 def test_the_exercise_solutions_compute_their_answers_with_the_library(quick_study):

@@ -110,6 +110,11 @@ def test_the_lecture_s_table_1_gives_each_law_s_response_to_the_operating_point(
     assert rows["preload +0.3 N m"][0] == pytest.approx(value(res, "rf_preload_coulomb"))
     assert rows["preload +3 N m"][0] == pytest.approx(value(res, "rf_preload_large"))
     assert rows["payload 1.6 kg"][0] > 1 + sf.DIFF
+    # the cells that hold by definition say so; the findings are plain numbers
+    table = res.tables["operating_points"]
+    assert table.count("(rates unchanged)") == 5 and table.count("1 (reference)") == 2
+    assert table.count("(calibrated)") == 1
+    assert all("(" not in line for line in table.splitlines() if "er circle: period" in line)   # faster, slower: findings
 
 
 def test_criteria_say_in_words_what_is_compared(res):

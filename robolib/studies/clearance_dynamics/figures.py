@@ -118,9 +118,10 @@ def orbit_figure(d: DetailRun) -> Figure:
 
 
 def errors_figure(d: DetailRun) -> Figure:
-    """End-point position, velocity and acceleration errors (rows; x, y columns): direct and linearised."""
-    fig = Figure(figsize=(FULL_WIDTH, 7.0), layout="tight")
-    axs = fig.subplots(3, 2, sharex=True)
+    """End-point position, velocity and acceleration errors (rows; x, y columns): direct and linearised; a last row
+    gives the position errors' difference (direct minus linearised), which the top row's scale cannot show."""
+    fig = Figure(figsize=(FULL_WIDTH, 8.6), layout="tight")
+    axs = fig.subplots(4, 2, sharex=True)
     ts, err = d.ts, d.errors
     scale = [("p", 1e6, "position error [µm]"), ("v", 1e3, "velocity error [mm/s]"),
              ("a", 1.0, "acceleration error [m/s²]")]
@@ -133,6 +134,10 @@ def errors_figure(d: DetailRun) -> Figure:
             ax.set_ylabel(f"{comp}: {lab}", fontsize=9)
             if k == "a":
                 ax.set_yscale("symlog", linthresh=1.0)
+    for col, comp in enumerate("xy"):
+        ax = axs[3, col]
+        ax.plot(ts, (err["dp"][:, col] - err["dp_lin"][:, col]) * 1e6, color="k", lw=0.8)
+        ax.set_ylabel(f"{comp}: direct − linearised [µm]", fontsize=9)
     axs[0, 0].legend(fontsize=9)
     axs[-1, 0].set_xlabel("t [s]")
     axs[-1, 1].set_xlabel("t [s]")

@@ -746,6 +746,21 @@ def operating_points(d: dict) -> list:
     return rows
 
 
+def operating_point_cells(row: tuple) -> tuple:
+    """The cells of one row of Table 2.1, values that hold by definition marked as such: the reference row's factors
+    (1 by the definition of a factor) and its ratio (imposed by the calibration), and the Stribeck factor of a
+    payload or preload row (the Stribeck law sees the joint rates only, which these changes leave alone).
+
+    >>> operating_point_cells(("payload 0 kg", 0.862, 1.0, 1.16))
+    ('payload 0 kg', '0.862', '1 (rates unchanged)', '1.16')
+    """
+    label, coulomb, stribeck, ratio = row
+    if label.startswith("reference circle"):
+        return label, "1 (reference)", "1 (reference)", f"{ratio:.3g} (calibrated)"
+    rates_only = label.startswith(("payload", "preload"))
+    return label, f"{coulomb:.3g}", f"{stribeck:.3g}" + (" (rates unchanged)" if rates_only else ""), f"{ratio:.3g}"
+
+
 def _md_table(header: tuple, rows: list) -> str:
     """A Markdown table of ``rows`` under ``header``."""
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(":---" for _ in header) + "|"]
@@ -855,7 +870,7 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     full = parameter_table([data_file], run=params, extra=d["parameter_rows"], spec=PARAMETERS)
     d["operating_points"] = operating_points(d)
     points = _md_table(("operating point", "Coulomb, factor", "Stribeck, factor", "Stribeck / Coulomb"),
-                       [(r[0], f"{r[1]:.3g}", f"{r[2]:.3g}", f"{r[3]:.3g}") for r in d["operating_points"]])
+                       [operating_point_cells(r) for r in d["operating_points"]])
     tables = {"parameters": key_table(d),   # the lecture's short table; every parameter is in "all_parameters"
               "operating_points": f"**Table 2.1** — {OPERATING_POINTS_CAPTION}\n\n{points}",
               **evidence_tables(d, full, parameter_table(extra=criteria_rows()))}

@@ -526,9 +526,9 @@ def run(*, data_file: str = "stewart/tsai2000.yaml", other_file: str = "stewart/
     of the controller and RK4; ``seed`` of the random states; ``quick``: 2-s runs, fewer repeats.
 
     Returns a :class:`robolib.book.result.StudyResult` with the 30 claims, tables ``key_parameters``,
-    ``parameters_data``, ``parameters_other``, ``parameters_run``, ``criteria``, ``table1`` ... ``table3`` (the
-    lecture's) and ``evaluations``, ``run_ratios`` (the evidence page's, :data:`EVIDENCE_TABLES`), figures
-    ``mechanism``, ``spin``, ``forces``, ``reach``, ``tracking``, ``ratios``, and the data the prose,
+    ``parameters_data``, ``parameters_other``, ``parameters_run``, ``criteria``, ``table1``, ``table2`` (chapter 4's
+    lecture), ``table3``, ``table4`` (chapter 5's, :data:`CONTROL_TABLES`) and ``evaluations``, ``run_ratios`` (the
+    evidence page's, :data:`EVIDENCE_TABLES`), figures ``mechanism``, ``spin``, ``forces``, ``reach``, ``tracking``, ``ratios``, and the data the prose,
     the animation, the Explore panels and the exercises use.
     """
 
