@@ -487,6 +487,8 @@ def test_figures_fit_the_column_with_legible_text(res):
         width = fig.get_size_inches()[0]
         assert width <= FIGURE_WIDTH + 1e-9, name
         assert smallest_font_px(fig, 100) * min(1, 672 / (width * 100)) >= 8 * 100 / 72 - 1e-9, name
+    # the gains panel's title gives the sampled exact-model loop's spectral radius, as chapter 5's text says
+    assert "spectral radius 0.9831, stable" in figs["gains"].axes[0].get_title()
     box = res.figures["mechanism"].axes[0]
     assert all(t.label1.get_fontsize() >= 9 for a in (box.xaxis, box.yaxis, box.zaxis) for t in a.get_major_ticks())
     # the joint labels read on the orange platform: near-black with a white outline

@@ -579,6 +579,29 @@ def _signed(v: float) -> str:
     return f"{v:+.2f}".replace("-", "\u2212")
 
 
+#: Alt text of chapter 7's Explore panel (the logistic map).
+LOGISTIC_ALT = ("Two panels: left, the logistic map's bifurcation diagram from r = 2.8 to 4, one branch that splits "
+                "into two at r = 3, then four, then grey bands of irregular samples with white windows, with an "
+                "orange vertical line at the chosen r and its samples as red dots; right, the first 60 values of x_n "
+                "against n, which settle on the dashed fixed-point line, alternate between two or more values, or "
+                "jump irregularly; the title gives the period read, the multiplier 2 − r and the Lyapunov exponent")
+
+
+def logistic_caption() -> str:
+    """Caption of chapter 7's Explore panel over :data:`LOGISTIC_R_GRID`: what the panels and the title show, and the
+    grid's values where the samples settle too slowly for the period test (a multiplier near −1)."""
+    tol = str(int(f"{LOGISTIC_TOL:e}".split("e")[1])).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    slow = [r for r in LOGISTIC_R_GRID if logistic_reading(r)[0] == 0 and logistic_reading(r)[2] < 0]
+    return (f"The logistic map xₙ₊₁ = r xₙ(1 − xₙ) at the chosen r. Left: its bifurcation diagram (the samples after "
+            f"{LOGISTIC_TRANSIENT} steps from x₀ = {LOGISTIC_X0:g}, against r), with the chosen r (orange line) "
+            f"and its {LOGISTIC_SAMPLES} samples (red). Right: the first 60 steps from x₀ and the fixed point "
+            f"x* = 1 − 1/r (dashed). Title: the period that the library's test reads on the samples (tolerance "
+            f"10{tol}, as in exercise 1), the fixed point's multiplier 2 − r and the Lyapunov exponent "
+            f"per step (exercise 2). Where a multiplier is close to −1 (r = {', '.join(f'{r:g}' for r in slow)}) the "
+            f"samples settle too slowly for this tolerance; the title then says 'not settled yet', since the exponent "
+            f"is negative.")
+
+
 def logistic_explore_figure(r: float, n_shown: int = 60) -> Figure:
     """One figure of Explore panel 7.1: left, the logistic map's bifurcation diagram (:func:`logistic_bifurcation`)
     with a line at ``r`` and its samples; right, the first ``n_shown`` values ``x_n`` from ``x_0`` = 0.3 and the
@@ -623,4 +646,4 @@ def logistic_explore_figure(r: float, n_shown: int = 60) -> Figure:
 
 
 __all__ += ["LOGISTIC_R_GRID", "logistic_samples", "logistic_bifurcation", "logistic_reading",
-            "logistic_explore_figure"]
+            "logistic_explore_figure", "logistic_caption", "LOGISTIC_ALT"]

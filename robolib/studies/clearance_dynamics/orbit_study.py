@@ -686,16 +686,19 @@ def register_branch(reg, d: BranchStudy, f_runs, freqs) -> None:
                         f"no differencing); the brute-force sweep reads period-1 at its last frequency below the "
                         f"bracket and not period-1 at its first above",
               holds=bool(-1 < mu_a and mu_b < -1 and grows and shrinks and brute_ok),
-              text=(f"{bracket_text(lo, hi)} (its largest multiplier is {mu_a:+.2f} at {fa:g} Hz and "
-                    f"{mu_b:+.2f} at {fb:g} Hz)").replace("-", "−"))
+              text=(f"between its computed points at {fa:g} and {fb:g} Hz, where its largest multiplier is "
+                    f"{mu_a:+.2f} and {mu_b:+.2f}").replace("-", "−"))
 
 
 def register_crossings(reg, d: BranchStudy) -> None:
     """Claim ``clearance_orbit_crossings``: every crossing of -1 located along the branch, with its bracket (and
     whether Newton failed inside it: the map is not smooth there), and where the branch ends."""
     pds = [z for z in d.bifurcations if z[0] == "period-doubling"]
-    parts = [f"{p:.3f} Hz (bracket {lo:.3f}–{hi:.3f}" + ("; Newton fails inside it" if "Newton failed" in note else "")
-             + ")" for _, p, (lo, hi), note in pds]
+    def bracket(lo, hi):   # rounded outwards, as the first loss's figure label and claim round it
+        return bracket_text(lo, hi).replace("between", "bracket").replace(" and ", "–").removesuffix(" Hz")
+
+    parts = [f"{p:.3f} Hz ({bracket(lo, hi)}" + ("; Newton fails inside it" if "Newton failed" in note else "") + ")"
+             for _, p, (lo, hi), note in pds]
     reg.claim("clearance_orbit_crossings", f"the located crossings of −1 along the period-1 branch from {d.f[0]:g} "
               f"to {d.f[-1]:g} Hz" + (f": {'; '.join(parts)}" if parts else ""), value=[[p, list(b)] for _, p, b, _ in pds],
               criterion="a sign change of det(M + I) between consecutive branch points, located by regula falsi on f "

@@ -241,8 +241,8 @@ def register_case_verdict(v: VerdictStudy, reg, f, c) -> None:
                       + (f"; the replicate's period test confirms {N.period_name(k)} at its two tightest rungs"
                          if again[0] == "confirmed" else "") + ")")
             text = (f"the ladder's trend points to {N.period_name(k)} as the tolerance goes to zero: the "
-                    f"lag-{k} misfit keeps falling as the tolerance is tightened, in two realisations of the "
-                    f"integration error")
+                    f"lag-{k} misfit falls with the tolerance over the last {N.LADDER_FIT} rungs as a fitted trend "
+                    f"(one rung may rise), in two realisations of the integration error")
     elif kind == "irregular":
         status = "irregular"
         text = f"irregular (at rtol {rts[-2]:g} and {rts[-1]:g}; no lag misfit falls with the tolerance)"

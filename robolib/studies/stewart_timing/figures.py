@@ -289,8 +289,8 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
             ax.semilogy(r.t, np.abs(r.error).max(axis=1) + 1e-15, color=color, lw=1.2,
                         label=f"{ab}: mean {mt['static'] * 1e6:.3g} µm over the last {duration / 4:g} s")
         rho = sampled_loop_radius(kp, kd, ki, step)
-        ax.set_title(f"$K_d$ = {kd:g} 1/s, step {step * 1e3:g} ms: error dynamics "
-                     f"{'stable' if rho < 1 else 'UNSTABLE'} at this step", fontsize=9)
+        ax.set_title(f"$K_d$ = {kd:g} 1/s, step {step * 1e3:g} ms: spectral radius {rho:.4f}, "
+                     f"{'stable' if rho < 1 else 'UNSTABLE'}", fontsize=9)
         ax.legend(fontsize=8)
     except ValueError as exc:  # e.g. the plant left its limits under unstable gains
         ax.set_title(str(exc)[:90], fontsize=8, color="tab:red")
@@ -383,9 +383,9 @@ def explore_gains(model, traj, s, params: dict):
                            "Newton–Euler (blue) and virtual-work (orange) ID-PID controllers, for the chosen "
                            "<i>K</i><sub>p</sub> and <i>K</i><sub>i</sub>. The legend gives each controller's mean "
                            f"error over the loop's last {T / 4:g} s: after only {T:g} s it is not yet the static error "
-                           f"of Table 5.1 (the last {s.window:.3g} s of a {s.duration:g}-s run). The title says whether "
-                           "the error dynamics with an exact model, sampled at the run's step, are stable: their "
-                           "spectral radius (largest eigenvalue magnitude of the one-step map) is below 1.",
+                           f"of Table 5.1 (the last {s.window:.3g} s of a {s.duration:g}-s run). The title gives the "
+                           "spectral radius of the error dynamics with an exact model, sampled at the run's step "
+                           "(largest eigenvalue magnitude of the one-step map): below 1, they are stable.",
                    alt="Log-scale plot of the largest leg tracking error against time for the two controllers, "
                        "two nearly coincident curves falling from the initial error")
     return number_caption(box, "Explore panel", "5.1")

@@ -915,17 +915,17 @@ def step_shrink(static: float, static_fine: float) -> float:
 def exercise_3_claims(claims: ClaimsRegister, ex3: dict, step: float) -> None:
     """Register the three claims of exercise 3 (closed form vs simulation, the late error, the hold)."""
     resid, late, worst = ex3["resid"][step], ex3["late"], ex3["worst"]
-    claims.claim("stewart_ex3_resid", "exercise 3: the closed-form PD error and the simulated one agree to a small "
+    claims.claim("stewart_ex3_resid", "chapter 5's exercise 2: the closed-form PD error and the simulated one agree to a small "
                  "fraction of the initial error", value=float(resid),
                  criterion=f"max |e_pred − e_sim| / max |e0| < {EX3_RESID:g}", holds=resid < EX3_RESID,
                  text=figs.sci_text(resid))
-    claims.claim("stewart_ex3_late", "exercise 3: at 0.3 s the difference is a sizeable part of the error left on "
+    claims.claim("stewart_ex3_late", "chapter 5's exercise 2: at 0.3 s the difference is a sizeable part of the error left on "
                  "one leg", value=float(late[worst]),
                  criterion=f"|e_pred − e_sim| / |e_pred| at 0.3 s > {EX3_LATE:g} on the worst leg",
                  holds=late[worst] > EX3_LATE,
                  text=f"{late[worst]:.0%} (leg {worst + 1}: {ex3['pred'][worst] * 1e3:.4f} mm predicted, "
                       f"{ex3['sim'][worst] * 1e3:.4f} mm simulated)")
-    claims.claim("stewart_ex3_zoh", "exercise 3: the difference is the zero-order hold: a ten times smaller step "
+    claims.claim("stewart_ex3_zoh", "chapter 5's exercise 2: the difference is the zero-order hold: a ten times smaller step "
                  "shrinks it roughly tenfold", value=float(ex3["zoh"]),
                  criterion=f"residual(step) / residual(step/10) > {ZOH_ORDER_MIN:g}", holds=ex3["zoh"] > ZOH_ORDER_MIN,
                  text=f"a factor of {ex3['zoh']:.1f}")
