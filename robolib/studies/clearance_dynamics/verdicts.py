@@ -210,7 +210,7 @@ def register_case_verdict(v: VerdictStudy, reg, f, c) -> None:
     detail = ""
     crit = (f"nonlinear.ladder_verdict over rtol {rts[0]:g}–{rts[-1]:g}: 'confirmed' = the period test reads k at the "
             f"two tightest rtol; 'limit' = slope of log10 misfit_k against log10 rtol >= {N.LADDER_MIN_SLOPE:g} over the "
-            f"last {N.LADDER_FIT} rtol with shorter lags >= {N.LADDER_GAP:g}, and the same period again with atol x "
+            f"last {min(N.LADDER_FIT, len(rts))} rtol with shorter lags >= {N.LADDER_GAP:g}, and the same period again with atol x "
             f"{REPLICATE_ATOL:g} (in the limit, or confirmed); 'irregular' = irregular at the two tightest and no lag "
             f"converges")
     if kind == "confirmed":
@@ -241,7 +241,7 @@ def register_case_verdict(v: VerdictStudy, reg, f, c) -> None:
                       + (f"; the replicate's period test confirms {N.period_name(k)} at its two tightest rungs"
                          if again[0] == "confirmed" else "") + ")")
             text = (f"the ladder's trend points to {N.period_name(k)} as the tolerance goes to zero: the "
-                    f"lag-{k} misfit falls with the tolerance over the last {N.LADDER_FIT} rungs as a fitted trend "
+                    f"lag-{k} misfit falls with the tolerance over the last {len(last)} rungs as a fitted trend "
                     f"(one rung may rise), in two realisations of the integration error")
     elif kind == "irregular":
         status = "irregular"
