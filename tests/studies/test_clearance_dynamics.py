@@ -269,8 +269,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 NAME = "clearance_dynamics"
-#: Chapter 7, the second lecture on this chapter's run (a page executed at build that re-glues chapter 6's outputs).
+#: Chapters 7 and 8, the second and third lectures on this chapter's run (pages executed at build that re-glue
+#: chapter 6's outputs).
 ORBITS_PAGE = "book/studies/clearance_orbits.md"
+BIFURCATION_PAGE = "book/studies/clearance_bifurcation.md"
 
 
 #: The claim ids of the chapter, in the order it registers them.
@@ -577,13 +579,13 @@ def test_tables_figures_and_explore_data(quick_study):
     assert len(res.figures["approach"].axes) == 3                     # two panels and the colour bar of n
     fig = res.figures["approach"]
     assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 9
-    from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, ORBITS_FIGURES
+    from robolib.studies.clearance_dynamics.study import BIFURCATION_FIGURES, EVIDENCE_FIGURES, ORBITS_FIGURES
 
     assert EVIDENCE_FIGURES == ("ideal", "orbit_points", "branch", "first_loss", "sweep_reading_bars", "slider")
-    assert ORBITS_FIGURES == ("bifurcation", "approach", "multipliers")  # chapter 7's, glued by chapter 6's run
+    assert ORBITS_FIGURES == ("approach",) and BIFURCATION_FIGURES == ("bifurcation", "multipliers")  # chapters 7, 8
     assert not set(EVIDENCE_FIGURES) & set(EVIDENCE_TABLES)          # one glue key each: clearance_ev_<name>
-    assert not set(ORBITS_FIGURES) & (set(EVIDENCE_FIGURES) | set(EVIDENCE_TABLES))
-    for name in ("mechanism", "orbit", "errors", "first_loss", *ORBITS_FIGURES):   # the lectures' figures: text >= 8 pt
+    assert not set(ORBITS_FIGURES + BIFURCATION_FIGURES) & (set(EVIDENCE_FIGURES) | set(EVIDENCE_TABLES))
+    for name in ("mechanism", "orbit", "errors", "first_loss", *ORBITS_FIGURES, *BIFURCATION_FIGURES):   # the lectures' figures: text >= 8 pt
         fig = res.figures[name]
         assert fig.get_size_inches()[0] <= 6.72 and smallest_font_px(fig, 100) >= 8 * 100 / 72, name
     # the lecture's diagram: samples only (two rows), and the zoom on the first loss of stability its own figure (in a
@@ -705,41 +707,48 @@ def test_multiplier_figure_draws_every_orbit_against_the_boundary():
 
 
 def test_lecture_and_evidence_page_split():
-    """Two lectures on one run. Chapter 6 (the notebook: the model, one clearance run, the impact at the hand) shows at
-    most 1 table and 6 figures (the animation and the Explore panel included); chapter 7 (book/studies/clearance_orbits.md:
-    the bifurcation diagram, periodic orbits, multipliers, the exponent) re-glues chapter 6's run and shows its two
-    figures from it, computing nothing. Neither shows a key-parameter table or run mechanics, nor cites a claim about
-    the integrator; the evidence page shows every evidence table (E1.. in EVIDENCE_TABLES' order), every evidence figure
-    (the ideal motion, the orbits by shooting, the continued branch, the sweep's readings, the slider-crank) and the
-    moved checks."""
-    from robolib.studies.clearance_dynamics.study import EVIDENCE_FIGURES, EVIDENCE_TABLES, ORBITS_FIGURES
+    """Three lectures on one run. Chapter 6 (the notebook: the model, one clearance run, the impact at the hand) shows
+    at most 1 table and 6 figures (the animation and the Explore panel included); chapter 7
+    (book/studies/clearance_orbits.md: periodic orbits, multipliers, the exponent) and chapter 8
+    (book/studies/clearance_bifurcation.md: the bifurcation diagram, continuation) re-glue chapter 6's run and show
+    their figures from it, computing nothing of the mechanism. None shows a key-parameter table or run mechanics, nor
+    cites a claim about the integrator; the evidence page shows every evidence table (E1.. in EVIDENCE_TABLES'
+    order), every evidence figure (the ideal motion, the orbits by shooting, the continued branch, the sweep's
+    readings, the slider-crank) and the moved checks."""
+    from robolib.studies.clearance_dynamics.study import (
+        BIFURCATION_FIGURES,
+        EVIDENCE_FIGURES,
+        EVIDENCE_TABLES,
+        ORBITS_FIGURES,
+    )
 
     lecture = (ROOT / "notebooks" / f"{NAME}.md").read_text()
     orbits = (ROOT / ORBITS_PAGE).read_text()
+    bifurcation = (ROOT / BIFURCATION_PAGE).read_text()
     evidence = (ROOT / "book" / "evidence" / f"{NAME}.md").read_text()
     assert len(re.findall(r"^res\.table\(", lecture, re.M)) <= 1 and "key_parameter_rows" not in lecture
     assert ":tags: [parameters, hide-input]" in lecture
     figures = len(re.findall(r"^res\.figure\(", lecture, re.M)) + lecture.count("animation_html(") - 1
     assert figures + lecture.count("explore_panel(res)") <= 6 and 'res.figure("approach")' not in lecture
     assert "{doc}`chapter 7 </studies/clearance_orbits>`" in lecture
-    # chapter 7: executed at build, its first cell re-glues chapter 6's run; its figures are chapter 6's glued ones
-    assert "execution_mode: force" in orbits and 'reglue("clearance_dynamics")' in orbits
-    code = "".join(c.split("\n```")[0] for c in orbits.split("```{code-cell} ipython3")[1:])   # its code cells
-    assert "clearance_dynamics.run(" not in code and "study.run(" not in code and "res." not in code
-    assert "`res = clearance_dynamics.run(" in orbits      # the prose says how to get them in Python, without the book
-    assert "chapter 6's run" in orbits.split("```{admonition}")[0]               # its first paragraph says so
-    for name in ORBITS_FIGURES:
-        assert f"```{{glue:figure}} clearance_ev_{name}\n:name: fig-clearance_dynamics-{name}" in orbits, name
-    assert len(re.findall(r"^```\{glue:figure\}", orbits, re.M)) <= 8 and "{glue:md} clearance_ev_" not in orbits
-    # chapter 7 cites some of the evidence page's claims on purpose: the DAE's exponent beside the fast model's at
-    # 6 Hz, the change of the contact sequence where the period-1 orbit loses stability (why it is not called a
-    # smooth period doubling) and what sets Fig 7.2's floor (the sweep's agreement with the branch is the
-    # evidence page's); the tolerance
-    # ladders are not taught, and the crossings past the first loss (brackets between the branch's points) are not
-    allowed = {"orbits": {"clearance_exponent_models_6_0p5",
-                          "clearance_orbit_onsets", "clearance_orbit_distance_10_0p5"},   # what sets Fig 7.2's floor
-               "lecture": set()}
-    for key, page in (("lecture", lecture), ("orbits", orbits)):
+    assert "{doc}`chapter 8 </studies/clearance_bifurcation>`" in lecture
+    # chapters 7 and 8: executed at build, the first cell re-glues chapter 6's run; their figures are its glued ones
+    for page, shown in ((orbits, ORBITS_FIGURES), (bifurcation, BIFURCATION_FIGURES)):
+        assert "execution_mode: force" in page and 'reglue("clearance_dynamics")' in page
+        code = "".join(c.split("\n```")[0] for c in page.split("```{code-cell} ipython3")[1:])   # its code cells
+        assert "clearance_dynamics.run(" not in code and "study.run(" not in code and "res." not in code
+        assert "`res = clearance_dynamics.run(" in page      # the prose says how to get them in Python, without the book
+        assert "chapter 6's run" in page.split("```{admonition}")[0]               # its first paragraph says so
+        for name in shown:
+            assert f"```{{glue:figure}} clearance_ev_{name}\n:name: fig-clearance_dynamics-{name}" in page, name
+        assert len(re.findall(r"^```\{glue:figure\}", page, re.M)) <= 8 and "{glue:md} clearance_ev_" not in page
+    # chapters 7 and 8 cite some of the evidence page's claims on purpose: the DAE's exponent beside the fast model's
+    # at 6 Hz and what sets Fig 7.1's floor (chapter 7); the change of the contact sequence where the period-1 orbit
+    # loses stability, why it is not called a smooth period doubling (chapter 8); the tolerance ladders are not
+    # taught, and the crossings past the first loss (brackets between the branch's points) are not
+    allowed = {"orbits": {"clearance_exponent_models_6_0p5", "clearance_orbit_distance_10_0p5"},
+               "bifurcation": {"clearance_orbit_onsets"}, "lecture": set()}
+    for key, page in (("lecture", lecture), ("orbits", orbits), ("bifurcation", bifurcation)):
         cited = set(re.findall(r"\{glue:md\}`(clearance_[a-z0-9_]+)`", page))
         assert not {c for c in cited - allowed[key] if re.match(r"clearance_(verdict_|orbit_ladder|rung_|loose|"
                                                                 r"transient|exponent_|conv_|orbit_distance_|baumgarte|dae)",
@@ -750,10 +759,10 @@ def test_lecture_and_evidence_page_split():
                   "clearance_orbit_crossings", "clearance_orbit_ladder", "clearance_conv_detail", "(cl-fast)",
                   "secant predictor", "saltation", "several times faster"):   # the monodromy matrix is taught
         assert moved not in lecture, moved
-        assert moved not in orbits or moved in ("clearance_exponent_models_",
-                                                "clearance_orbit_onsets", "clearance_orbit_distance_"), moved
+        assert moved not in orbits or moved in ("clearance_exponent_models_", "clearance_orbit_distance_"), moved
+        assert moved not in bifurcation or moved == "clearance_orbit_onsets", moved
         assert moved == "several times faster" or moved.strip("()") in evidence, moved
-    assert "figures=clearance_dynamics.study.EVIDENCE_FIGURES" in lecture
+    assert "figures=(clearance_dynamics.study.EVIDENCE_FIGURES" in lecture and ".BIFURCATION_FIGURES)" in lecture
     assert "tables=clearance_dynamics.study.EVIDENCE_TABLES" in lecture
     for name in (*EVIDENCE_FIGURES, *EVIDENCE_TABLES):
         assert f"clearance_ev_{name}" in evidence, name
@@ -878,6 +887,34 @@ def test_the_orbit_chapter_solutions_compute_their_answers_with_the_library():
     assert m and int(m[4].replace(",", "")) > 100 * int(m[2]), ex2       # the 3.9 estimate: a short and a long run
     assert float(m[3]) == pytest.approx(0.496, abs=0.01), ex2              # the long run near the known ~0.496
     assert not re.search(r"[−+-]0\.\d\d per step|\d+\.\d from the", text2 + text3)
+
+
+def test_the_bifurcation_chapter_solutions_find_the_logistic_doublings_by_continuation():
+    """Chapter 8's solutions: continuation by hand finds the period-2 orbit's multiplier past -1 between two grid
+    values around 1 + sqrt(6) and interpolates it to 1e-3; the library's continuation locates the same doubling to
+    1e-6 and the period-4 orbit's at the known 3.5441 (a ratio of the first intervals near Feigenbaum's 4.669, as the
+    exercise says it tends to). The texts state the answers through glue keys the solutions' hidden cells glue."""
+    ex1, ex2 = solution_outputs(NAME, page=BIFURCATION_PAGE)
+    m = re.search(r"= ([-\d.]+) at r = ([\d.]+), ([-\d.]+) at r = ([\d.]+): passes -1 at about r = ([\d.]+); "
+                  r"1 \+ sqrt\(6\) = ([\d.]+)", ex1)
+    assert m, ex1
+    mu_lo, r_lo, mu_hi, r_hi, cross, exact = map(float, m.groups())
+    assert mu_lo > -1 > mu_hi and r_lo < 1 + np.sqrt(6) < r_hi and r_hi - r_lo == pytest.approx(0.01)
+    assert cross == pytest.approx(1 + np.sqrt(6), abs=1e-3) and exact == pytest.approx(1 + np.sqrt(6), abs=1e-4)
+    for r, mu in ((r_lo, mu_lo), (r_hi, mu_hi)):                 # the closed form of Eq. 8.1
+        assert mu == pytest.approx(4 + 2 * r - r * r, abs=1e-3)
+    r2, r4, ratio = map(float, re.search(r"lost at r = ([\d.]+), period-4 orbit lost at r = ([\d.]+); "
+                                         r"\(r2 - 3\) / \(r4 - r2\) = ([\d.]+)", ex2).groups())
+    assert r2 == pytest.approx(1 + np.sqrt(6), abs=1e-6) and r4 == pytest.approx(3.544090, abs=1e-5)
+    assert ratio == pytest.approx((r2 - 3) / (r4 - r2), rel=1e-3) and 4 < ratio < 5.5
+    text1, text2 = _solution_texts(ROOT / BIFURCATION_PAGE)
+    assert sorted(re.findall(r"\{glue:text\}`(clearance_ex8_\w+)`", text1)) == sorted(
+        f"clearance_ex8_1_{k}" for k in ("lo", "hi", "cross", "exact"))
+    assert sorted(re.findall(r"\{glue:text\}`(clearance_ex8_\w+)`", text2)) == sorted(
+        f"clearance_ex8_2_{k}" for k in ("r2", "r4", "ratio"))
+    page = (ROOT / BIFURCATION_PAGE).read_text().split("## Exercises")[1]
+    glued = [c for c in page.split("```{code-cell} ipython3") if "glue(" in c]
+    assert len(glued) == 2 and all(c.lstrip().startswith(":tags: [remove-cell]") for c in glued), glued
 
 
 # ----------------------------------------------------------------------------- chapter 7's Explore panel (logistic map)

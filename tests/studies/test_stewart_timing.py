@@ -35,7 +35,7 @@ NAME = "stewart_timing"
 IDS = ["stewart_spin", "stewart_vw_gap", "stewart_vw_random", "stewart_rest_onaxis", "stewart_rest_offaxis",
        "stewart_pin", "stewart_unreachable", "stewart_c1_static", "stewart_c1_static_other",
        "stewart_c1_fluct", "stewart_c1_tconv", "stewart_pid_gain", "stewart_c1_step", "stewart_pid_slower", "stewart_c1_floor",
-       "stewart_c1_fine", "stewart_c1_verdict", "stewart_c2_whole", "stewart_c2_mismatch",
+       "stewart_c1_fine", "stewart_c1_crossover", "stewart_c1_verdict", "stewart_c2_whole", "stewart_c2_mismatch",
        "stewart_c2_aswritten", "stewart_c2_method", "stewart_c2_impl", "stewart_c2_target", "stewart_c2_verdict",
        "stewart_spin_angle", "stewart_ex3_resid", "stewart_ex3_late", "stewart_ex3_zoh", "stewart_ex1_pointmass",
        "stewart_ex2_home"]
@@ -263,6 +263,19 @@ def test_step_refinement_separates_the_hold_error_from_the_model_error(res):
     rs, rf, rt = res["stewart_c1_fine"].value
     assert rs == pytest.approx(vw[-1] / ne[-1]) and rf > 1 + st.BETTER and abs(rt - 1) < st.BETTER
     assert "Table 5.2" in res.tables["table4"] and f"{vw[-1] / ne[-1]:.2f}" in res.tables["table4"]
+    cross = res["stewart_c1_crossover"]
+    assert cross.holds and cross.value[1:] == pytest.approx([v / n for v, n in zip(vw, ne)])
+    steps = [res.params["step"] / d for d in st.STEP_DIVISORS]
+    k = next(i for i, r in enumerate(cross.value[1:]) if r >= st.MUCH_LARGER)   # first rung past the bound
+    assert steps[k] <= cross.value[0] < steps[k - 1]
+
+
+def test_the_ratio_crossing_interpolates_between_the_rungs_around_the_bound_and_is_none_off_the_ladder():
+    steps = [1e-3, 1e-4, 1e-5]
+    assert st.ratio_crossing(steps, [1.0, 1.5, 3.0], 2.0) == pytest.approx(1e-4 * 10 ** (-np.log(2 / 1.5) / np.log(2)))
+    assert st.ratio_crossing(steps, [1.0, 2.0, 3.0], 2.0) == pytest.approx(1e-4)
+    assert st.ratio_crossing(steps, [2.5, 3.0, 4.0], 2.0) is None          # above the bound at the first rung
+    assert st.ratio_crossing(steps, [1.0, 1.2, 1.9], 2.0) is None          # never reaches it
 
 
 def test_claim_1_parts_reads_all_three_criteria():

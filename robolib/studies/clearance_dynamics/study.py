@@ -93,10 +93,12 @@ EVIDENCE_TABLES = ("convergence", "orbits", "readings", "replicate", "transient"
 #: shooting, the continued period-1 branch, the zoom on its first loss of stability, the sweep's readings per point
 #: and the slider-crank validation.
 EVIDENCE_FIGURES = ("ideal", "orbit_points", "branch", "first_loss", "sweep_reading_bars", "slider")
-#: The figures of chapter 7 (``book/studies/clearance_orbits.md``, the second lecture on this run): glued like the
-#: evidence page's (``clearance_ev_<name>``) and shown there, not in chapter 6: the bifurcation diagram, the
-#: approach to a stable periodic orbit and the orbits' largest multipliers against the drive frequency.
-ORBITS_FIGURES = ("bifurcation", "approach", "multipliers")
+#: The figures of chapters 7 and 8 (``book/studies/clearance_orbits.md`` and ``clearance_bifurcation.md``, the
+#: second and third lectures on this run), glued like the evidence page's (``clearance_ev_<name>``) and shown there,
+#: not in chapter 6: chapter 7's approach to a stable periodic orbit; chapter 8's bifurcation diagram and the
+#: orbits' largest multipliers against the drive frequency.
+ORBITS_FIGURES = ("approach",)
+BIFURCATION_FIGURES = ("bifurcation", "multipliers")
 
 
 def _captioned(name: str, number: str, table: str) -> str:
@@ -377,5 +379,5 @@ def explore_panel(res: StudyResult):
 
 
 # --------------------------------------------------------------------------- exercises
-__all__ = ["TABLE_CAPTIONS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "ORBITS_FIGURES", "PARAMETERS", "run", "glue_values", "reading_values", "key_parameter_rows", "parameter_rows",
+__all__ = ["TABLE_CAPTIONS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "ORBITS_FIGURES", "BIFURCATION_FIGURES", "PARAMETERS", "run", "glue_values", "reading_values", "key_parameter_rows", "parameter_rows",
            "criteria_rows", "detail_animation", "explore_panel"]

@@ -10,6 +10,7 @@ result). Every figure is a :class:`matplotlib.figure.Figure` made without pyplot
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 
 import matplotlib
@@ -281,6 +282,9 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
     """Largest leg error (m, log) of short NE- and VW-controlled runs with the gains ``kp, kd, ki``."""
     fig = Figure(figsize=(5.5, 3.5), layout="tight")
     ax = fig.subplots()
+    rho = sampled_loop_radius(kp, kd, ki, step)
+    title = (f"$K_d$ = {kd:g} 1/s, step {step * 1e3:g} ms: spectral radius {rho:.4f}, "
+             f"{'stable' if rho < 1 else 'UNSTABLE'}")
     try:
         for ctrl, ab, color in CONTROLLERS:
             r = simulate(model, ctrl, gains={"kp": kp, "kd": kd, "ki": ki}, duration=duration, step=step,
@@ -288,12 +292,11 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
             mt = tracking_metrics(r.t, r.error, window=duration / 4)
             ax.semilogy(r.t, np.abs(r.error).max(axis=1) + 1e-15, color=color, lw=1.2,
                         label=f"{ab}: mean {mt['static'] * 1e6:.3g} µm over the last {duration / 4:g} s")
-        rho = sampled_loop_radius(kp, kd, ki, step)
-        ax.set_title(f"$K_d$ = {kd:g} 1/s, step {step * 1e3:g} ms: spectral radius {rho:.4f}, "
-                     f"{'stable' if rho < 1 else 'UNSTABLE'}", fontsize=9)
         ax.legend(fontsize=8)
-    except ValueError as exc:  # e.g. the plant left its limits under unstable gains
-        ax.set_title(str(exc)[:90], fontsize=8, color="tab:red")
+    except ValueError as exc:  # the plant left its limits (unstable gains): say so, with the time it did
+        when = re.search(r"t = [0-9.]+ s", str(exc))
+        title += f"\nthe {ab} run left the platform's joint limits" + (f" at {when.group(0)}" if when else "")
+    ax.set_title(title, fontsize=9, color="black" if rho < 1 else "tab:red")
     ax.set_xlabel("t [s]")
     ax.set_ylabel(r"$\max_i |e_i|$ [m]")
     return legible(fig)
@@ -373,7 +376,7 @@ def explore_gains(model, traj, s, params: dict):
 
     quick = params["quick"]
     kp, kd, step, T = params["kp"], params["kd"], params["step"], s.explore_t
-    grid = ({"kp": [300.0, 600.0, 1200.0, 2400.0, 4800.0], "ki": [0.0, 8000.0, 16000.0]} if not quick
+    grid = ({"kp": [300.0, 600.0, 1200.0, 2400.0, 4800.0], "ki": [0.0, 8000.0, 32000.0, 64000.0]} if not quick
             else {"kp": [600.0, 1200.0], "ki": [0.0, 8000.0]})
     box = explore(lambda kp, ki: gains_runs(model, traj, kp, kd, ki, step, T), grid,
                    labels={"kp": "K_p [1/s²]", "ki": "K_i [1/s³]"},

@@ -466,7 +466,7 @@ def criteria_rows() -> list[tuple[str, str, str]]:
          "stewart_rest_onaxis, stewart_ex1_pointmass, stewart_ex2_home, stewart_rest_offaxis, stewart_pin (relative)"),
         ("PID_GAIN_MIN, STEP_SHRINK_MAX", f"{PID_GAIN_MIN:g}, {STEP_SHRINK_MAX:g}", "stewart_pid_gain, stewart_c1_step"),
         ("STEP_DIVISORS, FIRST_ORDER_MAX, LEVEL_MIN", f"{STEP_DIVISORS}, {FIRST_ORDER_MAX:g}, {LEVEL_MIN:g}",
-         "stewart_c1_floor, stewart_c1_fine, stewart_c1_verdict (the steps: step / d)"),
+         "stewart_c1_floor, stewart_c1_fine, stewart_c1_crossover, stewart_c1_verdict (the steps: step / d)"),
         ("EX3_RESID, EX3_LATE, ZOH_ORDER_MIN", f"{EX3_RESID:g}, {EX3_LATE:g}, {ZOH_ORDER_MIN:g}", "stewart_ex3_*"),
     ]
 
@@ -863,6 +863,21 @@ def refinement_claims(claims: ClaimsRegister, name: str, refined: dict, step: fl
                  text=f"a static error {rs:.1f} times and a fluctuation {rf:.1f} times the NE controller's, with "
                       f"convergence times of {refined[dmax]['virtual_work']['convergence_time']:.3f} s and "
                       f"{refined[dmax]['newton_euler']['convergence_time']:.3f} s", answers="004.c1")
+    ratios = [refined[d]["virtual_work"]["static"] / refined[d]["newton_euler"]["static"] for d in sorted(refined)]
+    steps = [step / d for d in sorted(refined)]
+    rising = all(b > a for a, b in zip(ratios, ratios[1:]))
+    cross = ratio_crossing(steps, ratios, MUCH_LARGER)
+    claims.claim("stewart_c1_crossover", "the VW/NE ratio of the static errors grows at every refinement of the step, "
+                 f"from below {MUCH_LARGER:g} at the chapter's step to above it at the finest: whether the VW "
+                 "controller's static error is 'much larger' depends on the control period, and it is so only below "
+                 "the period where the ratio crosses the bound", value=[cross, *map(float, ratios)],
+                 criterion=f"static(VW) / static(NE) increases at each step of the ladder step/{', step/'.join(map(str, sorted(refined)))} "
+                           f"and crosses {MUCH_LARGER:g} inside it (crossing by log-log interpolation)",
+                 holds=rising and cross is not None,
+                 text=(f"the ratio goes {' → '.join(f'{r:.2f}' for r in ratios)} and passes {MUCH_LARGER:g} at a step "
+                       f"of about {cross * 1e6:.2g} µs" if cross else
+                       f"the ratio goes {' → '.join(f'{r:.2f}' for r in ratios)} and does not cross {MUCH_LARGER:g} on the ladder"),
+                 answers="004.c1")
     rep_step = claim_1_parts(refined[1])[3]
     claims.claim("stewart_c1_verdict", "the patent's claim 1 (NE better in fluctuation and convergence speed, VW "
                  "static error much larger) is reproduced at most in part on the U-joint Newton–Euler plant integrated "
@@ -875,6 +890,25 @@ def refinement_claims(claims: ClaimsRegister, name: str, refined: dict, step: fl
                  holds=not (rep_step or rep_fine),
                  text="reproduced" if (rep_step or rep_fine) else verdict_parts_text(
                      claim_1_parts(refined[1])[:3], (rs, rf, rt), f"the finest step ({fine})"), answers="004.c1")
+
+
+def ratio_crossing(steps: list, ratios: list, bound: float) -> float | None:
+    """The step (s) at which a ratio measured on a ladder of shrinking ``steps`` first reaches ``bound``,
+    interpolating log(ratio) linearly in log(step) between the two rungs around it; ``None`` if it does not
+    cross on the ladder (below the bound at every rung, or above it at the first).
+
+    >>> round(ratio_crossing([1e-3, 1e-4], [1.0, 4.0], 2.0) * 1e6, 1)
+    316.2
+    >>> ratio_crossing([1e-3, 1e-4], [1.0, 1.5], 2.0) is None
+    True
+    """
+    if ratios[0] >= bound:
+        return None
+    for (h0, r0), (h1, r1) in zip(zip(steps, ratios), zip(steps[1:], ratios[1:])):
+        if r1 >= bound:
+            u = np.log(bound / r0) / np.log(r1 / r0)
+            return float(np.exp(np.log(h0) + u * np.log(h1 / h0)))
+    return None
 
 
 def verdict_parts_text(step: tuple, fine: tuple, fine_label: str = "the finest step") -> str:
@@ -935,4 +969,4 @@ __all__ = ["run", "PARAMETERS", "EVIDENCE_TABLES", "EVIDENCE_FIGURES", "CONTROL_
            "load_sets", "check_trajectories", "reference_trajectory",
            "random_states", "spin_along", "force_gap", "random_gaps", "reach_map", "unreachable_message",
            "tracking_runs", "spin_angle", "step_refinement", "other_refinement", "closed_loop_poles", "poles_text",
-           "decay_rate", "pole_values", "pid_speed_claim", "refinement_table", "refinement_claims", "claim_1_parts", "step_shrink", "spin_claim", "force_claims", "exercise_1", "exercise_2", "exercise_3"]
+           "decay_rate", "pole_values", "pid_speed_claim", "refinement_table", "refinement_claims", "ratio_crossing", "claim_1_parts", "step_shrink", "spin_claim", "force_claims", "exercise_1", "exercise_2", "exercise_3"]
