@@ -319,9 +319,13 @@ COUNT = params.Parameter(60, "Poincare samples", kind="integer", low=8)
 
 
 def test_the_command_line_shows_a_study_s_stages_as_it_runs(tmp_path):
-    out = _cli("clearance_dynamics", "-p", "quick", "True", "--out", str(tmp_path), cwd=tmp_path)
-    stages = [line for line in out.stderr.splitlines() if line.startswith("clearance_dynamics [")]
-    assert len(stages) >= 5 and any("verdicts" in s for s in stages) and any("bifurcation" in s for s in stages)
+    """The command line logs each stage of a study as it starts, with the seconds since the start, in order (the
+    cheapest study with stages: its quick run takes seconds)."""
+    out = _cli("prp3_roundtrip", "-p", "quick", "True", "--out", str(tmp_path), cwd=tmp_path)
+    stages = [line for line in out.stderr.splitlines() if line.startswith("prp3_roundtrip [")]
+    seconds = [float(re.search(r"\[\s*([\d.]+) s\]", s)[1]) for s in stages]
+    assert len(stages) >= 2 and "the paper's ten inputs" in stages[0] and "exercises and condition maps" in stages[-1]
+    assert seconds == sorted(seconds)
 
 
 @pytest.mark.parametrize("name", STUDIES)

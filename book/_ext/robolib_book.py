@@ -243,8 +243,9 @@ class FoundSummaryDirective(SphinxDirective):
         for cid, title, short, verdict, ids in summary_rows(self.arguments, findings):
             studies = list(dict.fromkeys(findings[i]["study"] for i in ids if i in findings))
             where = " ".join(f"({{doc}}`/studies/{st}`)" for st in studies) if title else ""
-            links = [_claim_href(i, findings[i]["study"], f"<code>{i}</code>") if i in findings else f"`{i}`"
-                     for i in ids]
+            # an id breaks after an underscore where the column must, never inside a word (<wbr>: copied text unchanged)
+            links = [_claim_href(i, findings[i]["study"], f"<code>{i.replace('_', '_<wbr>')}</code>") if i in findings
+                     else f"`{i}`" for i in ids]
             rows.append([f"**{cid}**" + (f" ({title})" if title else ""), short, verdict,
                          (", ".join(links) or "—") + (f" {where}" if where else "")])
         text = claims_table(["source claim", "what it says (short)", "verdict", "findings that decide it"], rows)
