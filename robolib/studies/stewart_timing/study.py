@@ -875,7 +875,7 @@ def refinement_claims(claims: ClaimsRegister, name: str, refined: dict, step: fl
                            f"and crosses {MUCH_LARGER:g} inside it (crossing by log-log interpolation)",
                  holds=rising and cross is not None,
                  text=(f"the ratio goes {' → '.join(f'{r:.2f}' for r in ratios)} and passes {MUCH_LARGER:g} at a step "
-                       f"of about {cross * 1e6:.2g} µs" if cross else
+                       f"of about {cross * 1e6:.3g} µs" if cross else
                        f"the ratio goes {' → '.join(f'{r:.2f}' for r in ratios)} and does not cross {MUCH_LARGER:g} on the ladder"),
                  answers="004.c1")
     rep_step = claim_1_parts(refined[1])[3]
