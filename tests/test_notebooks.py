@@ -192,6 +192,20 @@ def test_source_archive_names_its_commit_and_uncommitted_changes(tmp_path):
         assert tar.extractfile("robolib-workbench/a.txt").read() == b"one\n"
 
 
+def test_code_names_in_tables_break_after_dots_and_underscores_only():
+    """A dotted or underscored code name in a table cell gets a line-break opportunity after each dot, underscore and
+    slash (a ``<wbr>``: copied text is unchanged), so a narrow column breaks "core.contact.normal_force" between its
+    parts, not inside a word; numbers and code outside tables are left alone."""
+    ext = _book_extension()
+    cell = '<table><tr><td><code><span class="pre">core.contact.normal_force</span></code> and {}</td></tr></table>'
+    out = ext.breakable_names(cell.format('<span class="pre">data/gearshift/default.yaml</span>'))
+    assert 'core.<wbr>contact.<wbr>normal_<wbr>force' in out and "data/<wbr>gearshift/<wbr>default.<wbr>yaml" in out
+    assert out.replace("<wbr>", "") == cell.format('<span class="pre">data/gearshift/default.yaml</span>')
+    for untouched in ('<table><td><span class="pre">1.5e-3</span></td></table>',
+                      '<p><span class="pre">core.contact</span></p>'):
+        assert ext.breakable_names(untouched) == untouched
+
+
 def test_table_numbers_are_wrapped_unbreakable():
     """Numbers in table cells go in nowrap spans; text around them and code stay as they are."""
     from docutils import nodes

@@ -40,6 +40,7 @@ def _dedup(app, pagename, templatename, context, doctree):
 
 def setup(app):
     app.connect("html-page-context", _dedup, priority=900)
+    app.connect("html-page-context", _breakable_names)
     # after MathJax (deferred scripts run in document order) and before the widgets render on 'load'
     app.add_js_file("../vendor/mathjax_hub_shim.js", priority=999, defer="defer")
     app.add_css_file("../vendor/fonts/noto-sans-sc/index.css")
@@ -370,6 +371,31 @@ import re as _re  # noqa: E402
 
 #: A number as tables print it: sign, digits with separators, decimals, exponent, percent.
 NUMBER_IN_CELL = _re.compile(r"[-+−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+−]?\d+)?%?")
+
+
+TABLE_HTML = _re.compile(r"<table\b.*?</table>", _re.S)
+PRE_HTML = _re.compile(r'(<span class="pre">)([^<]*)(</span>)')
+NAME_BREAK = _re.compile(r"(\.(?=[A-Za-z_])|_(?=[A-Za-z0-9])|/(?=[A-Za-z0-9_]))")
+
+
+def breakable_names(html: str) -> str:
+    """Code names in the tables of ``html`` break after a dot, an underscore or a slash (a ``<wbr>`` there), not
+    inside a word: CSS lets a cell's code wrap only where it must (``overflow-wrap: break-word``), so a column is as
+    narrow as the longest part of a name, not of a whole dotted path. Copied text is unchanged.
+
+    >>> breakable_names('<table><td><code><span class="pre">core.contact.normal_force</span></code></td></table>')
+    '<table><td><code><span class="pre">core.<wbr>contact.<wbr>normal_<wbr>force</span></code></td></table>'
+    >>> breakable_names('<p><span class="pre">a.b</span></p><table><span class="pre">1.5e-3</span></table>')
+    '<p><span class="pre">a.b</span></p><table><span class="pre">1.5e-3</span></table>'
+    """
+    def name(m):
+        return m[1] + NAME_BREAK.sub(r"\1<wbr>", m[2]) + m[3]
+    return TABLE_HTML.sub(lambda t: PRE_HTML.sub(name, t[0]), html)
+
+
+def _breakable_names(app, pagename, templatename, context, doctree):
+    if "body" in context:
+        context["body"] = breakable_names(context["body"])
 
 
 def _numbers_unbroken(app, doctree, docname):
