@@ -715,13 +715,13 @@ def test_the_book_carries_its_sources_and_claims(book_html):
 
 
 def test_figures_of_evidence_pages_and_guides_are_numbered_per_page(book_html):
-    """An evidence page's figures read "Figure E1, E2, ..." like its tables, a how-to guide's "Figure 1, 2, ...";
+    """An evidence page's figures read "Figure S1, S2, ..." like its tables, a how-to guide's "Figure 1, 2, ...";
     a chapter's keep its number ("Figure 3.1"), not a count through the book."""
     def numbers(page):
         return re.findall(r'<span class="caption-number">Figure ([^ <]+) ', page.read_text())
 
     seen = 0
-    for folder, prefix in (("evidence", "E"), ("howto", "")):
+    for folder, prefix in (("evidence", "S"), ("howto", "")):
         for page in sorted((book_html / folder).glob("*.html")):
             found = numbers(page)
             assert found == [f"{prefix}{k}" for k in range(1, len(found) + 1)], (page.name, found)

@@ -12,7 +12,7 @@
   quotations (``lang="zh"``) read on a machine without a CJK font.
 * Numbers the figures of the unnumbered parts per page (:data:`PAGE_FIGURE_PREFIX`): Sphinx counts
   them through the whole book ("Figure 11" opening an evidence page); an evidence page's figures are
-  "Figure E1, E2, ..." like its tables, a how-to guide's "Figure 1, 2, ...".
+  "Figure S1, S2, ..." like its tables, a how-to guide's "Figure 1, 2, ...".
 """
 
 from __future__ import annotations
@@ -56,14 +56,14 @@ def setup(app):
 # ---- figure numbers of the unnumbered parts ----------------------------------------
 
 #: Folder of the pages whose figures are numbered per page -> the prefix of their numbers.
-PAGE_FIGURE_PREFIX = {"evidence/": "E", "howto/": ""}
+PAGE_FIGURE_PREFIX = {"evidence/": "S", "howto/": ""}
 
 
 def renumbered(fignumbers: dict, prefix: str) -> dict:
     """``{figtype: {id: (number,)}}`` numbered 1, 2, ... per type in the page's order, with ``prefix``.
 
-    >>> renumbered({"figure": {"b": (12,), "a": (11,)}}, "E")
-    {'figure': {'a': ('E1',), 'b': ('E2',)}}
+    >>> renumbered({"figure": {"b": (12,), "a": (11,)}}, "S")
+    {'figure': {'a': ('S1',), 'b': ('S2',)}}
     """
     out = {}
     for figtype, numbers in fignumbers.items():

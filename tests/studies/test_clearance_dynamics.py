@@ -564,12 +564,12 @@ def test_tables_figures_and_explore_data(quick_study):
     assert list(res.tables) == names
     from robolib.studies.clearance_dynamics.study import EVIDENCE_TABLES
 
-    lecture = [n for n in names if n not in EVIDENCE_TABLES]          # numbered 5.1.. in the lecture (chapter 6), E1.. on evidence
+    lecture = [n for n in names if n not in EVIDENCE_TABLES]          # numbered 5.1.. in the lecture (chapter 6), S1.. on evidence
     assert lecture == ["modes"]                                        # the orbits, exponents and sweep: evidence
     assert EVIDENCE_TABLES == ("convergence", "orbits", "readings", "replicate", "transient", "exponents",
                                "sweep_readings", "slider_crank")
     for name in names:
-        number = f"6.{lecture.index(name) + 1}" if name in lecture else f"E{EVIDENCE_TABLES.index(name) + 1}"
+        number = f"6.{lecture.index(name) + 1}" if name in lecture else f"S{EVIDENCE_TABLES.index(name) + 1}"
         head, _, table = res.tables[name].partition("\n\n")
         assert head.startswith(f"**Table {number}** — ") and table.startswith("| ")
     assert "no 'limit' verdict in this run" in res.tables["replicate"]
@@ -713,7 +713,7 @@ def test_lecture_and_evidence_page_split():
     (book/studies/clearance_orbits.md: periodic orbits, multipliers, the exponent) and chapter 8
     (book/studies/clearance_bifurcation.md: the bifurcation diagram, continuation) re-glue chapter 6's run and show
     their figures from it, computing nothing of the mechanism. None shows a key-parameter table or run mechanics, nor
-    cites a claim about the integrator; the evidence page shows every evidence table (E1.. in EVIDENCE_TABLES'
+    cites a claim about the integrator; the evidence page shows every evidence table (S1.. in EVIDENCE_TABLES'
     order), every evidence figure (the ideal motion, the orbits by shooting, the continued branch, the sweep's
     readings, the slider-crank) and the moved checks."""
     from robolib.studies.clearance_dynamics.study import (
@@ -769,7 +769,7 @@ def test_lecture_and_evidence_page_split():
         assert f"clearance_ev_{name}" in evidence, name
     for label in ("orbits", "branch", "first_loss", "readings", "ideal", "slider"):
         assert f":name: fig-clearance_dynamics-{label}" in evidence, label
-    assert [int(k) for k in re.findall(r"Table E(\d)", evidence)] == sorted(int(k) for k in re.findall(r"Table E(\d)", evidence))
+    assert [int(k) for k in re.findall(r"Table S(\d)", evidence)] == sorted(int(k) for k in re.findall(r"Table S(\d)", evidence))
     summary = lecture[lecture.rindex("```{code-cell}"):]
     assert ":tags: [remove-cell]" in summary and "res.summary()" in summary      # the claims: the evidence page's
 

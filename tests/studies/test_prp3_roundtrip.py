@@ -149,8 +149,8 @@ def test_tables_and_figures(res):
     from matplotlib.figure import Figure
 
     # the lecture's tables are numbered 1, 2; the evidence page's (the ten rows' IK, the voxel counts, the workspace
-    # of each mode) E1, E2, E3
-    numbers = {"table1": "3.1", "table_e1": "E1", "table2": "3.2", "table3": "E3", "table_e2": "E2"}
+    # of each mode) S1, S2, S3
+    numbers = {"table1": "3.1", "table_e1": "S1", "table2": "3.2", "table3": "S3", "table_e2": "S2"}
     assert list(numbers) == list(s3.TABLES) and s3.EVIDENCE_TABLES == ("table_e1", "table_e2", "table3")
     for name, number in numbers.items():
         assert res.tables[name].startswith(f"**Table {number}** — "), name
@@ -163,8 +163,8 @@ def test_tables_and_figures(res):
     # the two tables' shares come from two samples with two denominators, and their captions say so
     assert "reachable inputs of the round-trip sample" in res.tables["table2"]
     assert "a sample of its own" in res.tables["table3"] and "unreachable ones included" in res.tables["table3"]
-    # Table E3: the Jacobian volumes carry no (misleading) standard error; the voxel counts, which do not give the
-    # volume, are Table E2, not columns of Table E3
+    # Table S3: the Jacobian volumes carry no (misleading) standard error; the voxel counts, which do not give the
+    # volume, are Table S2, not columns of Table S3
     t3 = res.tables["table3"]
     assert "±" not in t3 and "heavy-tailed" in t3
     assert "voxel" not in t3.lower() and t3.splitlines()[2].count("|") == 7  # six columns
@@ -487,7 +487,7 @@ def test_the_live_explore_panel_spans_the_actuator_travel_not_the_precomputed_gr
 # ---- the lecture and its evidence page -------------------------------------------------------------------
 def test_the_lecture_shows_three_tables_and_the_evidence_page_the_checks(res):
     text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
-    # the dimensions, the paper's ten inputs and the working modes; the workspace of each mode is Table E3
+    # the dimensions, the paper's ten inputs and the working modes; the workspace of each mode is Table S3
     assert re.findall(r'res\.table\("(\w+)"\)', text) == ["key_parameters", "table1", "table2"]
     assert not set(s3.EVIDENCE_TABLES) & set(re.findall(r'res\.table\("(\w+)"\)', text))
     assert "res.data[\"reports\"]" not in text  # the run's reports are on the evidence page

@@ -126,11 +126,11 @@ def test_integration_claims_against_their_runs(res):
 
 
 def test_tables_values_and_figures(res):
-    # the check tables are the evidence page's E1..E4; the lecture keeps only the short table of key parameters
+    # the check tables are the evidence page's S1..E4; the lecture keeps only the short table of key parameters
     assert set(res.tables) == {"key_parameters", *sd.EVIDENCE_TABLES}
     for k, (name, n) in enumerate([("kernels", 4), ("layers", 4), ("routes", 9), ("redundancy", 6)], start=1):
         text = res.tables[name]
-        assert sd.EVIDENCE_TABLES[k - 1] == name and text.startswith(f"**Table E{k}** — ")
+        assert sd.EVIDENCE_TABLES[k - 1] == name and text.startswith(f"**Table S{k}** — ")
         assert len([ln for ln in text.splitlines() if ln.startswith("| ")]) == n + 1, name  # header + rows
     assert res["rd_err_M"].text in res.tables["kernels"] and res["rd_dev_kkt"].text in res.tables["routes"]
     key, full = res.tables["key_parameters"], res.tables["parameters"]

@@ -73,16 +73,16 @@ def test_tables_figures_and_values(res):
     assert not managed & {id(f) for f in res.figures.values()}, "figures made without pyplot"
     panel = explore_draw(res.data["robot"], 2.0, 0.2, 0.0)
     assert isinstance(panel, Figure) and "RMS over the three joints: Coulomb" in panel.axes[0].get_title()
-    # the lecture shows a short table of key parameters; every parameter is on the evidence page (Table E3)
+    # the lecture shows a short table of key parameters; every parameter is on the evidence page (Table S3)
     key = res.tables["parameters"]
-    # in words and symbols, no code names or raw underscores outside maths (they are in the full table, Table E3)
+    # in words and symbols, no code names or raw underscores outside maths (they are in the full table, Table S3)
     assert "<details" not in key and key.count("\n| ") == 1 + 6 and "`" not in key
     assert r"| bearing friction $\mu$, journal radius $R$ | 0.1, 10 mm |" in key and "0.311 mN m" in key
     assert not re.search(r"_", re.sub(r"\$[^$]*\$", "", key)), key
     assert key.startswith("**The robot and its friction laws in this run**") and "geared" not in key
     assert list(sf.EVIDENCE_TABLES) == ["calibration", "own_torques", "all_parameters", "criteria"]
     for k, name in enumerate(sf.EVIDENCE_TABLES):
-        assert res.tables[name].startswith(f"**Table E{k + 1}** — ")
+        assert res.tables[name].startswith(f"**Table S{k + 1}** — ")
     table = res.tables["all_parameters"]
     assert "unit / meaning" in table and "notebook parameter" not in table
     assert f"| `mu` | None | {sf.PARAMETERS['mu'].note()} |" in table

@@ -349,12 +349,12 @@ def test_another_seed_moves_only_the_random_states(quick_study, res):
 
 # ---------------------------------------------------------------------------------------- tables, figures, panels
 def test_tables_and_values(res):
-    # chapter 4's tables 1-2 and chapter 5's 1-2 (tables 3-4 of the run); the timing tables are E1, E2 of the
+    # chapter 4's tables 1-2 and chapter 5's 1-2 (tables 3-4 of the run); the timing tables are S1, S2 of the
     # evidence page, with the parameter tables
     for k, number in ((1, "4.1"), (2, "4.2"), (3, "5.1"), (4, "5.2")):
         assert res.tables[f"table{k}"].startswith(f"**Table {number}** — ")
-    assert res.tables["evaluations"].startswith("**Table E1** — ")
-    assert res.tables["run_ratios"].startswith("**Table E2** — ")
+    assert res.tables["evaluations"].startswith("**Table S1** — ")
+    assert res.tables["run_ratios"].startswith("**Table S2** — ")
     assert set(st.EVIDENCE_TABLES) <= set(res.tables) and set(st.EVIDENCE_FIGURES) <= set(res.figures)
     assert "table5" not in res.tables
     assert "unit / meaning" in res.tables["key_parameters"]

@@ -86,7 +86,7 @@ TABLE_CAPTIONS = {
 }
 
 
-#: The tables shown on the chapter's evidence page (numbered E1, E2, ... there, in this order), not in the lecture.
+#: The tables shown on the chapter's evidence page (numbered S1, S2, ... there, in this order), not in the lecture.
 EVIDENCE_TABLES = ("convergence", "orbits", "readings", "replicate", "transient", "exponents", "sweep_readings",
                    "slider_crank")
 #: The figures shown on the chapter's evidence page, not in the lecture: the ideal motion, the periodic orbits by
@@ -185,7 +185,7 @@ def run(parameter_file="gearshift/default.yaml", clearance_joint="B1", clearance
               "sweep_readings": bifurcation.sweep_readings_table(s, bif), "slider_crank": experiments.slider_table(sc)}
     lecture = [name for name in tables if name not in EVIDENCE_TABLES]
     tables = {name: _captioned(name, f"6.{lecture.index(name) + 1}" if name in lecture
-                               else f"E{EVIDENCE_TABLES.index(name) + 1}", t) for name, t in tables.items()}
+                               else f"S{EVIDENCE_TABLES.index(name) + 1}", t) for name, t in tables.items()}
     figs = {"mechanism": gearshift_mechanism(s.p_detail), "ideal": figures.ideal_figure(ideal),
             "orbit": figures.orbit_figure(detail), "errors": figures.errors_figure(detail),
             "orbit_points": orbit_study.orbits_figure(orb), "approach": figures.approach_figure(orb), "bifurcation": figures.bifurcation_figure(s, bif, branch),

@@ -59,7 +59,7 @@ RULES_ALL_HIT_MAX = 0.99
 #: A rule "picks the true root" within this: times l2 for a slider, in rad for the crank
 #: (:data:`robolib.prp3.kinematics.RULE_MATCH_TOL`).
 ROOT_MATCH_TOL = kin.RULE_MATCH_TOL
-#: Voxel edges of Table E2 [mm], the edge of the voxel volume of Table E3 [mm], and the shares of the sample.
+#: Voxel edges of Table S2 [mm], the edge of the voxel volume of Table S3 [mm], and the shares of the sample.
 VOXELS = (40.0, 20.0, 10.0, 5.0)
 WORKSPACE_VOXEL = 20.0
 VOXEL_FRACTIONS = (8, 4, 2, 1)
@@ -78,7 +78,7 @@ N_RULES_MAX, N_HIT_OR_MISS_MAX, N_SYMMETRY_MAX = 200_000, 400_000, 100_000
 SYMMETRY_TOL = 1e-9
 #: Table 1: the first TABLE_ROWS reachable inputs of TABLE_DRAWS uniform draws.
 #: The chapter's tables in the order they are built; those of EVIDENCE_TABLES are shown on the evidence page
-#: (numbered E1, E2, ...), the others in the lecture (numbered 1, 2, ...).
+#: (numbered S1, S2, ...), the others in the lecture (numbered 1, 2, ...).
 TABLES = ("table1", "table_e1", "table2", "table3", "table_e2")
 EVIDENCE_TABLES = ("table_e1", "table_e2", "table3")
 TABLE_ROWS, TABLE_DRAWS = 10, 50
@@ -213,21 +213,21 @@ def _listing(items: list[str]) -> str:
 
 
 def table_label(name: str) -> str:
-    """The number of table ``name`` of :data:`TABLES`: ``"3.2"`` in the lecture (chapter 3), ``"E1"`` on the evidence
+    """The number of table ``name`` of :data:`TABLES`: ``"3.2"`` in the lecture (chapter 3), ``"S1"`` on the evidence
     page.
 
     >>> [table_label(t) for t in TABLES]
-    ['3.1', 'E1', '3.2', 'E3', 'E2']
+    ['3.1', 'S1', '3.2', 'S3', 'S2']
     """
     if name in EVIDENCE_TABLES:
-        return f"E{EVIDENCE_TABLES.index(name) + 1}"
+        return f"S{EVIDENCE_TABLES.index(name) + 1}"
     return f"3.{[t for t in TABLES if t not in EVIDENCE_TABLES].index(name) + 1}"
 
 
 # ---- the paper's experiment: ten random inputs -------------------------------------------------------
 @dataclass
 class TenInputs:
-    """Data of Tables 1 and E1: ``q`` ``(10, 3)`` inputs (mm, mm, rad), ``points`` ``(10, 3)`` their FK [mm],
+    """Data of Tables 1 and S1: ``q`` ``(10, 3)`` inputs (mm, mm, rad), ``points`` ``(10, 3)`` their FK [mm],
     ``modes`` ``(10, 3)``, ``back`` ``(10, 3)`` the IK of ``points`` in each row's mode, ``z_up`` ``(10,)``."""
 
     q: np.ndarray
@@ -272,7 +272,7 @@ def table_ten_inputs(t: TenInputs) -> str:
 
 
 def table_ten_ik(t: TenInputs) -> str:
-    """**Table E1** (Markdown): the inverse kinematics of Table 1's points in each row's working mode."""
+    """**Table S1** (Markdown): the inverse kinematics of Table 1's points in each row's working mode."""
     rows = [[str(i + 1), b[0], b[1], np.degrees(b[2]), _mode_text(m), f"{es:.1e}", f"{ec:.1e}"]
             for i, (b, m, es, ec) in enumerate(zip(t.back, t.modes, t.slider_error, t.crank_error))]
     return (f"**Table {table_label('table_e1')}** — inverse kinematics of the points of Table "
@@ -411,9 +411,9 @@ def voxel_verdicts(vox: dict, v_ref: float, se_ref: float) -> dict:
 
 
 def table_workspace(ws: dict, n_workspace: int) -> str:
-    """**Table E3** (Markdown): share, extents and Jacobian volume of the workspace of each mode and of all modes.
+    """**Table S3** (Markdown): share, extents and Jacobian volume of the workspace of each mode and of all modes.
 
-    The voxel counts of the same sample are Table E2: they do not give the volume."""
+    The voxel counts of the same sample are Table S2: they do not give the volume."""
     rows = []
     for m, w in ws.items():
         rows.append(["all modes" if m is None else str(m), f"{w.fraction:.1%}", *[f"{a:.0f} … {b:.0f}" for a, b in w.extents],
@@ -428,7 +428,7 @@ def table_workspace(ws: dict, n_workspace: int) -> str:
 
 
 def table_voxels(vox: dict, n_points: int, v_ref: float) -> str:
-    """**Table E2** (Markdown): default-mode voxel volume against the voxel edge and the share of the samples."""
+    """**Table S2** (Markdown): default-mode voxel volume against the voxel edge and the share of the samples."""
     rows = [[f"{v:g}", f"{n_points / (v_ref / v ** 3):.2g}", *[f"{x / 1e6:.2f}" for x in vol], f"{vol[-1] / vol[-2] - 1:+.0%}"]
             for v, vol in vox.items()]
     labels = [f"1/{k}" if k > 1 else "all" for k in VOXEL_FRACTIONS]

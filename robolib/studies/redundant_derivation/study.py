@@ -226,7 +226,7 @@ def criteria_rows() -> list[tuple[str, str, str]]:
 #: Rows of the lecture's short table of key parameters (names of rows of the full table): the robot's sizes
 #: and its reference motion. Every parameter is on the evidence page.
 KEY_ROWS = ("link_length", "active.mass", "passive.mass", "end_effector_mass", "base", "reference circle")
-#: Tables of the chapter's evidence page (numbered E1.. in this order where they carry a number): the checks of the
+#: Tables of the chapter's evidence page (numbered S1.. in this order where they carry a number): the checks of the
 #: derivation against robolib, the constants of the criteria and every parameter. The lecture shows ``key_parameters``.
 EVIDENCE_TABLES = ("kernels", "layers", "routes", "redundancy", "criteria", "parameters")
 #: Figures of the chapter's evidence page: the integration runs (energy error, constraint drift). The lecture shows
@@ -406,8 +406,8 @@ def claim_gauss(claims: ClaimsRegister, ex4: dict) -> None:
 
 # ---- tables and figures ---------------------------------------------------------------------------
 def kernel_table(err: dict, n_checks: int) -> str:
-    """**Table E1**: the sympy subsystem model against robolib's kernels (Markdown)."""
-    return (f"**Table E1** — The sympy derivation against robolib's hand-written kernels: largest difference over "
+    """**Table S1**: the sympy subsystem model against robolib's kernels (Markdown)."""
+    return (f"**Table S1** — The sympy derivation against robolib's hand-written kernels: largest difference over "
             f"{n_checks} random states per chain.\n\n" + markdown_table(
                 ["quantity", "largest difference, sympy vs robolib", "unit"],
                 [["M_i vs `subsystem_mass_matrix`", f"{err['M']:.1e}", "kg, kg m, kg m²"],
@@ -417,18 +417,18 @@ def kernel_table(err: dict, n_checks: int) -> str:
 
 
 def layer_table(layers: dict, n_checks: int) -> str:
-    """**Table E2**: each part of the two constraint layers, sympy against robolib (Markdown)."""
+    """**Table S2**: each part of the two constraint layers, sympy against robolib (Markdown)."""
     rows = [["A1 (closure, 4 × 12)", "`closure_constraints`", f"{layers['A1']:.1e}", "1, m"],
             ["b1 = -dA1/dt dq (4)", "`closure_constraints`", f"{layers['b1']:.1e}", "m/s²"],
             ["A2 (base, 6 × 12)", "`base_constraints`", f"{layers['A2']:.1e}", "1"],
             ["b2 (6)", "`base_constraints`", f"{layers['b2']:.1e}", "m/s²"]]
-    return (f"**Table E2** — The constraint layers of `redundant.symbolic.constraint_layers()` against robolib: "
+    return (f"**Table S2** — The constraint layers of `redundant.symbolic.constraint_layers()` against robolib: "
             f"largest difference over {n_checks} random states (active joints near their base points).\n\n"
             + markdown_table(["part", "robolib", "largest difference", "unit"], rows))
 
 
 def routes_table(dev: dict, n_checks: int) -> str:
-    """**Table E3**: every route to the constrained accelerations and reactions (Markdown)."""
+    """**Table S3**: every route to the constrained accelerations and reactions (Markdown)."""
     rows = [["sequential layers vs single-step U–K (relative, ddq)", f"{dev['sequential']:.1e}"],
             ["Lagrange multipliers (Schur complement) vs U–K (relative, ddq)", f"{dev['multipliers']:.1e}"],
             ["KKT system vs U–K (relative, ddq)", f"{dev['kkt']:.1e}"],
@@ -438,20 +438,20 @@ def routes_table(dev: dict, n_checks: int) -> str:
             ["layer-2 correction of the sequential route vs A_2^T lambda_2 [N]", f"{dev['layer2']:.2g}"],
             ["for scale, not a check: largest component of the bearing reactions λ_2 [N]", f"{dev['reaction_max']:.2g}"],
             ["layer-2 correction vs A_2^T lambda_2 + A_1^T (lambda_1 - lambda_1') [N]", f"{dev['layer2_split']:.1e}"]]
-    return (f"**Table E3** — The identity check at {n_checks} states of the reference circle with random motor "
+    return (f"**Table S3** — The identity check at {n_checks} states of the reference circle with random motor "
             f"torques: largest difference of each route from the single-step Udwadia–Kalaba solution.\n\n"
             + markdown_table(["comparison", "largest difference"], rows))
 
 
 def redundancy_table(red: dict) -> str:
-    """**Table E4**: the redundancy resolution along the reference circle (Markdown)."""
+    """**Table S4**: the redundancy resolution along the reference circle (Markdown)."""
     rows = [["preload direction n: closed form (Lami) vs `inverse_dynamics`' SVD null vector", f"{red['n']:.1e}", "1"],
             ["preload direction n: sympy vs closed form", f"{red['n_sympy']:.1e}", "1"],
             ["`minimum_norm_torques` + p n vs `inverse_dynamics`' torques", f"{red['tau']:.1e}", "N m"],
             ["n · tau_min (largest magnitude)", f"{red['tau_min_perp']:.1e}", "N m"],
             ["reaction change per unit preload vs `preload_reactions`", f"{red['F']:.1e}", "N"],
             ["bearing load per N m of preload, \\|∂F_i/∂p\\| (range)", f"{red['load_min']:.2f} … {red['load_max']:.2f}", "N"]]
-    return (f"**Table E4** — The redundancy resolution at {red['n_states']} states of the reference circle "
+    return (f"**Table S4** — The redundancy resolution at {red['n_states']} states of the reference circle "
             f"(every friction model, preload 0 and 1 N m): largest differences between the routes.\n\n"
             + markdown_table(["comparison", "largest difference", "unit"], rows))
 

@@ -707,7 +707,7 @@ EVIDENCE_CAPTIONS = {
     "criteria": "The constants of the claims' criteria, fixed before the runs "
                 "(robolib.studies.redundant_friction.settings).",
 }
-#: The evidence page's tables, numbered E1, E2, ... in this order.
+#: The evidence page's tables, numbered S1, S2, ... in this order.
 EVIDENCE_TABLES = tuple(EVIDENCE_CAPTIONS)
 
 
@@ -768,7 +768,7 @@ def _md_table(header: tuple, rows: list) -> str:
 
 
 def evidence_tables(d: dict, full_table: str, criteria_table: str) -> dict:
-    """The evidence page's tables, captioned "Table E<k>" (:data:`EVIDENCE_CAPTIONS`)."""
+    """The evidence page's tables, captioned "Table S<k>" (:data:`EVIDENCE_CAPTIONS`)."""
     cal, robot_file, robot, e = d["cal"], d["robot_file"], d["robot"], d["energy"]
     calibration = _md_table(("quantity", "value"), [
         ("T_c of the parameter file", f"{robot_file.coulomb_torque * 1e3:.5g} mN m"),
@@ -783,7 +783,7 @@ def evidence_tables(d: dict, full_table: str, criteria_table: str) -> dict:
     own = _md_table(("parameter set", "friction model", "largest tracking error"),
                     [(label, name, f"{v * 1e3:.2e} mm") for (label, name), v in d["own"].items()])
     tables = {"calibration": calibration, "own_torques": own, "all_parameters": full_table, "criteria": criteria_table}
-    return {name: f"**Table E{k + 1}** — {EVIDENCE_CAPTIONS[name]}\n\n{tables[name]}"
+    return {name: f"**Table S{k + 1}** — {EVIDENCE_CAPTIONS[name]}\n\n{tables[name]}"
             for k, name in enumerate(EVIDENCE_TABLES)}
 
 
@@ -835,7 +835,7 @@ def run(data_file="redundant/default.yaml", geared_file="redundant/geared.yaml",
     finding of the run: the claims that need it fail, saying where and why.
 
     ``tables``: ``parameters`` (the key parameters), ``operating_points`` (the lecture's Table 1) and the evidence page's :data:`EVIDENCE_TABLES`
-    (``calibration``, ``own_torques``, ``all_parameters``, ``criteria``, captioned Table E1...); ``figures`` (see
+    (``calibration``, ``own_torques``, ``all_parameters``, ``criteria``, captioned Table S1...); ``figures`` (see
     :mod:`~robolib.studies.redundant_friction.figures`): ``laws``, ``waveforms`` (with the energy per period),
     ``sweep_speed``, ``slow``, ``sweep_payload``,
     ``sweep_preload``, ``decoupling``, ``preload``, ``paths``, ``energy_geared``;

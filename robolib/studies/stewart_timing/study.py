@@ -473,7 +473,7 @@ def criteria_rows() -> list[tuple[str, str, str]]:
 
 # ---- the study ----------------------------------------------------------------------------------------
 #: Tables and figures the chapter's evidence page shows (glued by the notebook with ``res.glue_evidence``), in the
-#: page's order: the timing tables E1, E2, the key and the full parameter tables and the constants of the criteria.
+#: page's order: the timing tables S1, S2, the key and the full parameter tables and the constants of the criteria.
 EVIDENCE_TABLES = ("evaluations", "run_ratios", "key_parameters", "parameters_data", "parameters_other",
                    "parameters_run", "criteria")
 EVIDENCE_FIGURES = ("reach", "ratios")

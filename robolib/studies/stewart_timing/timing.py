@@ -203,9 +203,9 @@ def timing_claims(claims: ClaimsRegister, ev: dict, wall: dict, s) -> dict:
 
 
 def evaluation_table(ev: dict, name: str) -> str:
-    """**Table E1** (evidence page): median and best µs of every single evaluation, and its ratio to the best NE compiled."""
+    """**Table S1** (evidence page): median and best µs of every single evaluation, and its ratio to the best NE compiled."""
     best_ne = ev["NE inverse dynamics, compiled"][1]
-    return (f"**Table E1** — One model evaluation on `{name}`, one state (µs). *Compiled*: the numba kernels the "
+    return (f"**Table S1** — One model evaluation on `{name}`, one state (µs). *Compiled*: the numba kernels the "
             "simulation loop calls; *as written*: `robolib.stewart.aswritten`, plain numpy following each "
             "derivation step by step.\n\n"
             + markdown_table(["evaluation", "median [µs]", "best [µs]", "best ÷ best NE compiled"],
@@ -213,14 +213,14 @@ def evaluation_table(ev: dict, name: str) -> str:
 
 
 def ratio_table(ratio: dict, duration: float) -> str:
-    """**Table E2** (evidence page): every VW/NE ratio of the run beside the patent's."""
+    """**Table S2** (evidence page): every VW/NE ratio of the run beside the patent's."""
 
     rows = [["patent: SolidWorks–MATLAB co-simulation (15 s, mean of 5)", f"{PATENT_NE_S:.3f}", f"{PATENT_VW_S:.3f}",
              f"{PATENT_RATIO:.1f}"]]
     rows += [[f"here: {k} ({duration:g} s)", f"{a:.3g}", f"{b:.3g}", f"{b / a:.2f}"]
              for k, (a, b) in ratio["runs"].items()]
     rows += [[f"here: {k} [µs]", f"{a:.3g}", f"{b:.3g}", f"{b / a:.2f}"] for k, (a, b) in ratio["evals"].items()]
-    return ("**Table E2** — Every VW/NE ratio of this run beside the patent's (wall times in s unless marked; best "
+    return ("**Table S2** — Every VW/NE ratio of this run beside the patent's (wall times in s unless marked; best "
             "repeat; as-written runs scaled from their timed steps to the full run)\n\n"
             + markdown_table(["experiment", "NE", "VW", "VW ÷ NE"], rows))
 
