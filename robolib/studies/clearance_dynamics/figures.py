@@ -338,7 +338,7 @@ def _pd_zoom(ax, s, d: BifurcationSweeps, branch, pds, window) -> None:
 
 
 def multiplier_figure(s, branch=None, cases=None) -> Figure:
-    """The central answer of chapter 7 on one axis: the largest Floquet multiplier modulus of every orbit computed at
+    """The central answer of chapter 8 on one axis: the largest Floquet multiplier modulus of every orbit computed at
     the frequency sweep's clearance against the drive frequency (log), with the stability boundary ``abs(mu) = 1``:
     the continued period-1 branch (blue circles stable, red squares unstable) with its crossings of -1 (orange,
     :func:`_mark_crossing`), and the orbits shooting found at the verdict cases on that clearance (triangles, labelled
@@ -354,7 +354,7 @@ def multiplier_figure(s, branch=None, cases=None) -> Figure:
         ax.semilogy(f[st], mu[st], "o", color="tab:blue", ms=5, label="period-1 orbit, stable")
         ax.semilogy(f[~st], mu[~st], "s", mfc="none", mec="tab:red", ms=7, mew=1.3,
                     label="period-1 orbit, unstable")
-        pds = [z for z in branch.bifurcations if z[0] == "period-doubling"][:1]   # the first loss (chapter 7 reads it)
+        pds = [z for z in branch.bifurcations if z[0] == "period-doubling"][:1]   # the first loss (chapter 8 reads it)
         for j, pd in enumerate(pds):
             _mark_crossing(ax, pd, label=_crossing_label(pd, j % 2 == 0))
         xs.extend(f)
