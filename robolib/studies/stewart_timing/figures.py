@@ -296,6 +296,7 @@ def gains_runs(model, traj, kp: float, kd: float, ki: float, step: float, durati
     except ValueError as exc:  # the plant left its limits (unstable gains): say so, with the time it did
         when = re.search(r"t = [0-9.]+ s", str(exc))
         title += f"\nthe {ab} run left the platform's joint limits" + (f" at {when.group(0)}" if when else "")
+        ax.text(0.5, 0.5, "no curve: with these gains the platform left\nits joint limits before the run's end", transform=ax.transAxes, ha="center", va="center", fontsize=9)
     ax.set_title(title, fontsize=9, color="black" if rho < 1 else "tab:red")
     ax.set_xlabel("t [s]")
     ax.set_ylabel(r"$\max_i |e_i|$ [m]")
@@ -389,8 +390,9 @@ def explore_gains(model, traj, s, params: dict):
                            f"of Table 5.1 (the last {s.window:.3g} s of a {s.duration:g}-s run). The title gives the "
                            "spectral radius of the error dynamics with an exact model, sampled at the run's step "
                            "(largest eigenvalue magnitude of the one-step map): below 1, they are stable.",
-                   alt="Log-scale plot of the largest leg tracking error against time for the two controllers, "
-                       "two nearly coincident curves falling from the initial error")
+                   alt="Log-scale plot of the largest leg tracking error against time for the two controllers: "
+                       "for stable gains two nearly coincident curves falling from the initial error; for unstable "
+                       "gains no curve, and a note that the platform left its joint limits")
     return number_caption(box, "Explore panel", "5.1")
 
 
