@@ -156,7 +156,8 @@ def test_the_lecture_leaves_the_geared_experiment_and_the_sweeps_to_the_evidence
     assert "{glue:md}`rf_energy_fast_share`" in ev and "{glue:text}`rf_energy_fast_note`" in ev
     # one line of argument: the three friction models named once, in a list the page refers to; the estimate's
     # steps folded for reference; the iteration's convergence said with the run's contraction factor, not asserted
-    assert "| **consistent Coulomb** |" in nb and "| **decoupled Coulomb** (the patent's) |" in nb and "| **Stribeck** |" in nb
+    assert "| **consistent Coulomb** (`\"coulomb_consistent\"`) |" in nb and "| **decoupled Coulomb**, the patent's (`\"coulomb\"`) |" in nb
+    assert "| **Stribeck** (`\"stribeck\"`) |" in nb
     assert ":::{dropdown} For reference: the estimate step by step" in nb and "{glue:text}`rf_contraction`" in nb
     assert "also lets the consistent model's iteration converge" not in nb
     assert ":tags: [parameters, hide-input]" in nb
