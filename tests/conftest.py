@@ -184,8 +184,23 @@ def _quick_book_in_background(request, tmp_path_factory):
         yield None
         return
     book = QuickBook(tmp_path_factory.mktemp("quick"))
+    _yield_to_the_book()
     yield book
     book.stop()
+
+
+#: Niceness the tests' thread takes once the quick book is started: the book (papermill runs, then a Jupyter Book
+#: build) is the suite's longest chain, and every test that needs it waits for it; with equal priority the rest of the
+#: suite took half the cores from it and then waited minutes for it at the end.
+TEST_THREAD_NICE = 5
+
+
+def _yield_to_the_book() -> None:
+    """Lower the scheduling priority of this thread and of the processes it starts from now on (``os.nice``). On Linux
+    niceness belongs to a thread, so the quick book's thread, started before, and the processes it starts keep
+    theirs; the tests fill the cores the book leaves. Elsewhere nothing changes."""
+    if sys.platform.startswith("linux"):
+        os.nice(TEST_THREAD_NICE)
 
 
 @pytest.fixture(scope="session")
