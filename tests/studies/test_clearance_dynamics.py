@@ -251,6 +251,8 @@ def test_brute_agreement_claim():
     c = reg.claims["clearance_orbit_brute"]
     assert c.holds and "at 3.5 Hz its one-tolerance period test reads irregular" in c.text and "e+" not in c.text
     assert "each of the 4 stable frequencies compared" in c.text               # 2.5-3.0 and 3.5 Hz
+    # at the unstable point the criterion asks only that the sweep not read period-1, and the text says just that
+    assert "reads no period-1 motion at the 1 unstable one" in c.text and "off it" not in c.text
     on[3] = _run(1, np.ones((3, 4)))        # unstable at 3.25 Hz, but the sweep reads period-1
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)

@@ -779,7 +779,8 @@ def register_brute_agreement(reg, d: BranchStudy, f_runs, freqs, n_transient: in
               holds=bool(rows) and not bad and 0 < n_st < len(rows),
               text=(("in disagreement with the orbit at " + ", ".join(bad)) if bad else
                     (f"the sweep's last sample lies within {BRUTE_AGREE:g} of the orbit at each of the {n_st} stable "
-                     f"frequencies compared and off it at each of the {len(rows) - n_st} unstable ones"))
+                     f"frequencies compared, and reads no period-1 motion at the {len(rows) - n_st} unstable "
+                     f"one{'' if len(rows) - n_st == 1 else 's'}"))
                    + ("; at " + "; at ".join(
                        f"{and_text([f for n, f in test_off if n == name])} Hz its one-tolerance period test reads {name} "
                        "all the same" for name in dict.fromkeys(n for n, _ in test_off)) if test_off else "")
