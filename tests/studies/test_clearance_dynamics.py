@@ -252,7 +252,16 @@ def test_brute_agreement_claim():
     assert c.holds and "at 3.5 Hz its one-tolerance period test reads irregular" in c.text and "e+" not in c.text
     assert "each of the 4 stable frequencies compared" in c.text               # 2.5-3.0 and 3.5 Hz
     # at the unstable point the criterion asks only that the sweep not read period-1, and the text says just that
-    assert "reads no period-1 motion at the 1 unstable one" in c.text and "off it" not in c.text
+    assert "at the 1 unstable one it reads no period-1 motion and lies 1 or more from the orbit" in c.text
+    on[3] = _run(0, np.zeros((3, 4)))       # unstable at 3.25 Hz: no period-1 reading, but its samples on the orbit
+    reg = ClaimsRegister("t", glue=False)
+    S.register_brute_agreement(reg, d, on, freqs, 20)
+    assert not reg.claims["clearance_orbit_brute"].holds and "3.25 Hz" in reg.claims["clearance_orbit_brute"].text
+    on[3], on[0] = _run(0, np.ones((3, 4))), _run(1, np.full((3, 4), 2 * S.BRUTE_AGREE))  # stable, 2 tolerances off
+    reg = ClaimsRegister("t", glue=False)
+    S.register_brute_agreement(reg, d, on, freqs, 20)
+    assert not reg.claims["clearance_orbit_brute"].holds and "2.5 Hz" in reg.claims["clearance_orbit_brute"].text
+    on[0] = _run(1, np.zeros((3, 4)))
     on[3] = _run(1, np.ones((3, 4)))        # unstable at 3.25 Hz, but the sweep reads period-1
     reg = ClaimsRegister("t", glue=False)
     S.register_brute_agreement(reg, d, on, freqs, 20)

@@ -76,12 +76,13 @@ BRANCH_P_TOL = 1e-2
 #: over this many returns; it must shrink below the stable end and grow at the unstable end.
 DIRECT_AMPLITUDE = 1e-4
 DIRECT_RETURNS = 4
-#: Normalised units (1 % of c): a brute-force sweep point lies on the branch when its last sample is this close to
-#: the branch's orbit point (the sweep integrates at the file's rtol, the branch at ORBIT_RTOL).
-BRUTE_AGREE = 1e-2
 #: A stable branch point is compared with the sweep only if its transient has died out there: ``max|mu|`` to the
 #: power of the sweep's transient periods below this (else the sweep still carries the approach to the orbit).
 TRANSIENT_LEFT = 1e-3
+#: Normalised units (0.1 % of c): a brute-force sweep point lies on the branch when its last sample is this close to
+#: the branch's orbit point, and off it when farther. The sweep starts with the journal centred, about one unit from
+#: the orbit point, so after its transient at most TRANSIENT_LEFT of that start is left: the same number.
+BRUTE_AGREE = TRANSIENT_LEFT
 
 
 @dataclass(frozen=True)
@@ -746,7 +747,7 @@ def register_onsets(reg, d: BranchStudy) -> None:
 def register_brute_agreement(reg, d: BranchStudy, f_runs, freqs, n_transient: int) -> None:
     """Claim ``clearance_orbit_brute``: at every sweep frequency on the branch, the sweep settles on a stable branch
     point (its last sample within ``BRUTE_AGREE`` of the orbit point) and not on an unstable one (it does not read
-    period-1 there). The sweep's period-test reading at a stable point is reported beside it: where the test reads
+    period-1 there, and its last sample lies farther than ``BRUTE_AGREE`` from the orbit point). The sweep's period-test reading at a stable point is reported beside it: where the test reads
     irregular on samples that lie on the orbit, the return-to-return integration scatter exceeds the test's
     tolerance (its noise is measured on one return). A stable point whose approach has not died out within the
     sweep's ``n_transient`` periods (``max|mu|^n_transient > TRANSIENT_LEFT``) is listed as slow and not compared."""
@@ -762,7 +763,7 @@ def register_brute_agreement(reg, d: BranchStudy, f_runs, freqs, n_transient: in
         if st and d.mu[j] ** n_transient > TRANSIENT_LEFT:
             slow.append(f"{f:g} Hz (|μ| = {d.mu[j]:.2f}; the sweep reads {N.period_name(r.period)})")
             continue
-        ok = gap <= BRUTE_AGREE if st else r.period != 1
+        ok = gap <= BRUTE_AGREE if st else (r.period != 1 and gap > BRUTE_AGREE)
         rows.append((float(f), st, N.period_name(r.period), gap))
         if not ok:
             bad.append(f"{f:g} Hz (branch {'stable' if st else 'unstable'}, sweep {N.period_name(r.period)}, "
@@ -770,17 +771,21 @@ def register_brute_agreement(reg, d: BranchStudy, f_runs, freqs, n_transient: in
         elif st and r.period != 1:
             test_off.append((N.period_name(r.period), f"{f:g}"))
     n_st = sum(1 for _, st, _, _ in rows if st)
+    near = max((g for _, st, _, g in rows if st), default=0.0)
+    far = min((g for _, st, _, g in rows if not st), default=0.0)
     reg.claim("clearance_orbit_brute", "where the continued branch is stable the brute-force sweep settles on its "
               "orbit, and where it is unstable the sweep reads another motion", value={"rows": rows, "slow": slow},
               criterion=f"at every sweep frequency on the branch: stable (and max|mu|^{n_transient} <= "
                         f"{TRANSIENT_LEFT:g}, the sweep's transient over) -> the sweep's last sample lies within "
                         f"{BRUTE_AGREE:g} (normalised) of the orbit point; unstable -> the sweep does not read "
-                        "period-1; at least one of each",
+                        f"period-1 and its last sample lies farther than {BRUTE_AGREE:g} from the orbit point; at least "
+                        "one of each",
               holds=bool(rows) and not bad and 0 < n_st < len(rows),
               text=(("in disagreement with the orbit at " + ", ".join(bad)) if bad else
                     (f"the sweep's last sample lies within {BRUTE_AGREE:g} of the orbit at each of the {n_st} stable "
-                     f"frequencies compared, and reads no period-1 motion at the {len(rows) - n_st} unstable "
-                     f"one{'' if len(rows) - n_st == 1 else 's'}"))
+                     f"frequencies compared (at most {near:.2g}); at the {len(rows) - n_st} unstable "
+                     f"one{'' if len(rows) - n_st == 1 else 's'} it reads no period-1 motion and lies "
+                     f"{far:.2g} or more from the orbit"))
                    + ("; at " + "; at ".join(
                        f"{and_text([f for n, f in test_off if n == name])} Hz its one-tolerance period test reads {name} "
                        "all the same" for name in dict.fromkeys(n for n, _ in test_off)) if test_off else "")
