@@ -905,8 +905,10 @@ def test_the_bifurcation_chapter_solutions_find_the_logistic_doublings_by_contin
     """Chapter 8's solutions: continuation by hand finds the period-2 orbit's multiplier past -1 between two grid
     values around 1 + sqrt(6) and interpolates it to 1e-3; the library's continuation locates the same doubling to
     1e-6 and the period-4 orbit's at the known 3.5441 (a ratio of the first intervals near Feigenbaum's 4.669, as the
-    exercise says it tends to). The texts state the answers through glue keys the solutions' hidden cells glue."""
-    ex1, ex2 = solution_outputs(NAME, page=BIFURCATION_PAGE)
+    exercise says it tends to); the two-piece map's period-2 width grows in proportion to mu (ratio 2, and the
+    closed form mu (a - b) / (1 - ab)), the logistic map's as the square root of r - 3 (ratio near sqrt 2, and the
+    closed form sqrt((r + 1)(r - 3)) / r). The texts state the answers through glue keys the hidden cells glue."""
+    ex1, ex2, ex3 = solution_outputs(NAME, page=BIFURCATION_PAGE)
     m = re.search(r"= ([-\d.]+) at r = ([\d.]+), ([-\d.]+) at r = ([\d.]+): passes -1 at about r = ([\d.]+); "
                   r"1 \+ sqrt\(6\) = ([\d.]+)", ex1)
     assert m, ex1
@@ -919,14 +921,26 @@ def test_the_bifurcation_chapter_solutions_find_the_logistic_doublings_by_contin
                                          r"\(r2 - 3\) / \(r4 - r2\) = ([\d.]+)", ex2).groups())
     assert r2 == pytest.approx(1 + np.sqrt(6), abs=1e-6) and r4 == pytest.approx(3.544090, abs=1e-5)
     assert ratio == pytest.approx((r2 - 3) / (r4 - r2), rel=1e-3) and 4 < ratio < 5.5
-    text1, text2 = _solution_texts(ROOT / BIFURCATION_PAGE)
+    m = re.search(r"widths ([\d.]+), ([\d.]+), ([\d.]+); ratios ([\d.]+), ([\d.]+); formula at 0.01: ([\d.]+)", ex3)
+    w1, w2, w4, q1, q2, formula = map(float, m.groups())
+    assert q1 == pytest.approx(2, abs=1e-3) and q2 == pytest.approx(2, abs=1e-3) and w1 == pytest.approx(formula, abs=1e-5)
+    assert formula == pytest.approx(0.01 * (-0.1 + 2) / (1 - 0.2), abs=1e-5)
+    m = re.search(r"logistic, .*widths ([\d.]+), ([\d.]+), ([\d.]+); ratios ([\d.]+), ([\d.]+); "
+                  r"its multiplier at r = 3.01: ([\d.]+)", ex3)
+    widths, ratios, mu2 = list(map(float, m.groups()[:3])), list(map(float, m.groups()[3:5])), float(m[6])
+    for r, w in zip((3.01, 3.02, 3.04), widths):
+        assert w == pytest.approx(np.sqrt((r + 1) * (r - 3)) / r, abs=1e-5)
+    assert all(abs(q - np.sqrt(2)) < 0.01 for q in ratios) and mu2 == pytest.approx(4 + 2 * 3.01 - 3.01**2, abs=1e-3)
+    text1, text2, text3 = _solution_texts(ROOT / BIFURCATION_PAGE)
     assert sorted(re.findall(r"\{glue:text\}`(clearance_ex8_\w+)`", text1)) == sorted(
         f"clearance_ex8_1_{k}" for k in ("lo", "hi", "cross", "exact"))
     assert sorted(re.findall(r"\{glue:text\}`(clearance_ex8_\w+)`", text2)) == sorted(
         f"clearance_ex8_2_{k}" for k in ("r2", "r4", "ratio"))
+    assert sorted(re.findall(r"\{glue:text\}`(clearance_ex8_\w+)`", text3)) == sorted(
+        f"clearance_ex8_3_{k}" for k in ("pw_ratio", "pw_width", "pw_formula", "lg_ratio", "mu2", "shrink"))
     page = (ROOT / BIFURCATION_PAGE).read_text().split("## Exercises")[1]
     glued = [c for c in page.split("```{code-cell} ipython3") if "glue(" in c]
-    assert len(glued) == 2 and all(c.lstrip().startswith(":tags: [remove-cell]") for c in glued), glued
+    assert len(glued) == 3 and all(c.lstrip().startswith(":tags: [remove-cell]") for c in glued), glued
 
 
 # ----------------------------------------------------------------------------- chapter 7's Explore panel (logistic map)
