@@ -179,7 +179,7 @@ def sweep_key(params: dict, points, n_transient: int = N_TRANSIENT, n_samples: i
     check_engine(engine, None, params)
     points = _check_points(points, params)
     s = params["solver"]
-    return {"format": STORE_FORMAT, "params": _plain(params),
+    return {"format": STORE_FORMAT, "params": json_plain(params),
             "points": [[float(f), float(c)] for f, c in points], "n_transient": int(n_transient),
             "n_samples": int(n_samples), "rtol": float(s["rtol"] if rtol is None else rtol),
             "atol": float(s["atol"] if atol is None else atol), "engine": engine}
@@ -190,8 +190,13 @@ def _stored_sweep_key(stored: dict) -> dict:
     return stored if "engine" in stored else stored | {"engine": LEGACY_ENGINE}
 
 
-def _plain(obj):
-    """``obj`` with arrays as lists and numpy scalars as Python numbers (JSON round-trips it exactly)."""
+def json_plain(obj):
+    """``obj`` with arrays as lists and numpy scalars as Python numbers (JSON round-trips it exactly): the form in
+    which the stores keep their keys and parameters (also the chapter's verdict store's; not in ``__all__``).
+
+    >>> json_plain({"f": np.float64(2.0), "q": np.arange(2)})
+    {'f': 2.0, 'q': [0, 1]}
+    """
     return json.loads(json.dumps(obj, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
 
 
@@ -273,7 +278,7 @@ def load(path=None, key: dict | None = None):
         return None
     with np.load(p, allow_pickle=False) as z:
         stored = _stored_sweep_key(json.loads(str(z["key"])))
-        if key is not None and stored != _stored_sweep_key(_plain(key)):
+        if key is not None and stored != _stored_sweep_key(json_plain(key)):
             return None
         meta = json.loads(str(z["meta"]))
         cols = {k: z[k] for k in FIELDS}

@@ -431,7 +431,7 @@ def test_with_changes_changes_exactly_one_leaf(path, value):
     q = G.with_changes(P, **{path: value})
     a, b = path.split(".")
     assert q[a][b] == value
-    plain_q, plain_p = B._plain(q), B._plain(P)
+    plain_q, plain_p = B.json_plain(q), B.json_plain(P)
     plain_q[a][b] = plain_p[a][b]
     assert plain_q == plain_p, "nothing else changed"
     G.model.check_params(q)

@@ -118,7 +118,7 @@ def test_store_answers_the_books_default_request(stored):
     engine = meta["key"]["engine"]
     other = {"dae": "fast", "fast": "dae"}[engine]
     key = B.sweep_key(B.default_params(), B.sweep_points(), engine=engine)
-    assert meta["key"] == B._plain(key)
+    assert meta["key"] == B.json_plain(key)
     assert B.load(key=key) is not None
     assert B.load(B.store_path(engine), key=B.sweep_key(B.default_params(), B.sweep_points(), engine=other)) is None
     assert len(records) == len(B.DEFAULT_FREQUENCIES) + len(B.DEFAULT_CLEARANCES) == 45 + 25

@@ -1334,7 +1334,7 @@ def test_verdict_study_store_is_current():
     from robolib.core.params import DATA_DIR
 
     stored = json.loads((DATA_DIR / VS.STUDY_STORE).read_text())
-    assert stored["params"] == store._plain(store.default_params())
+    assert stored["params"] == store.json_plain(store.default_params())
     runs = stored["runs"]
     kinds = {r["job"][0] for r in runs}
     assert kinds == {"poincare", "lyapunov"} and len(runs) >= 28

@@ -32,7 +32,7 @@ from robolib.core.params import DATA_DIR
 from robolib.gearshift import lyapunov as LY
 from robolib.gearshift.model import check_arguments, check_clearance
 from robolib.gearshift.runs import REFERENCE_ENGINE, PoincarePoint, check_engine, lyapunov_run, poincare_run
-from robolib.gearshift.store import LEGACY_ENGINE, STORE_FORMAT, _plain
+from robolib.gearshift.store import LEGACY_ENGINE, STORE_FORMAT, json_plain
 
 #: Where the verdict study's runs are stored (relative to the data folder).
 STUDY_STORE = "gearshift/verdict_runs.json"
@@ -136,7 +136,7 @@ def _check_job(job, params: dict, seed, engine) -> tuple:
 
 def _job_key(job, seed, engine):
     """The store's key of a run: the job, the seed and the engine."""
-    return _plain(list(job) + [int(seed), engine])
+    return json_plain(list(job) + [int(seed), engine])
 
 
 def _stored_job_key(key: list) -> list:
@@ -146,7 +146,7 @@ def _stored_job_key(key: list) -> list:
 
 
 def _to_json(r):
-    return {"lyapunov": isinstance(r, StoredLyapunov)} | _plain(dict(r.__dict__))
+    return {"lyapunov": isinstance(r, StoredLyapunov)} | json_plain(dict(r.__dict__))
 
 
 def _from_json(d):
@@ -168,7 +168,7 @@ def stored_jobs(params: dict, jobs, seed: int = 0, path=None, engine: str = REFE
     if not p.is_file():
         return []
     got = json.loads(p.read_text())
-    if got.get("format") != STORE_FORMAT or got.get("params") != _plain(params):
+    if got.get("format") != STORE_FORMAT or got.get("params") != json_plain(params):
         return []
     keys = {json.dumps(_stored_job_key(r["job"])) for r in got["runs"]}
     return [tuple(j) for j in jobs if json.dumps(_job_key(tuple(j), seed, engine)) in keys]
@@ -185,7 +185,7 @@ def load_or_run_study(params: dict, jobs, seed: int = 0, path=None, engine: str 
     """
 
     p = Path(path) if path is not None else DATA_DIR / STUDY_STORE
-    plain = _plain(params)
+    plain = json_plain(params)
     store = {"format": STORE_FORMAT, "params": plain, "runs": []}
     if p.is_file():
         got = json.loads(p.read_text())
