@@ -268,7 +268,7 @@ def gearshift_mechanism(params: dict) -> Figure:
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     ax.set_xlim(lo[0] - 0.45 * l, hi[0] + 0.5 * l)
     ax.set_ylim(lo[1] - 0.45 * l, hi[1] + 0.35 * l)
-    _finish(ax, f"(a) manipulator at t = 0 (links {l:g} m)")
+    _finish(ax, f"(a) manipulator at t = 0 (each link {l:g} m long)")
     ax.title.set_fontsize(fs + 1)
     ax.tick_params(labelsize=fs)
     ax.xaxis.label.set_size(fs)
