@@ -78,9 +78,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        b = launch(p)
         yield b
         b.close()
 
@@ -483,9 +481,36 @@ def book_html(request):
     return book / "_build" / "html"
 
 
+def launch(p):
+    """Chromium, headless, from the playwright instance ``p`` (no network services of its own)."""
+    return p.chromium.launch(executable_path=CHROMIUM, args=[
+        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"])
+
+
+def layout_report(html) -> dict:
+    """:func:`layout_problems` of the built book at ``html`` in a browser of its own: what the quick book's process
+    computes in the background once the book is built (tests/conftest.py, ``QuickBook``)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        try:
+            return layout_problems(b, Path(html))
+        finally:
+            b.close()
+
+
 @pytest.fixture(scope="module")
-def layout(book_html, browser):
-    """The layout report of every page (one pass over the book, shared by the tests below)."""
+def layout(request, book_html, browser):
+    """The layout report of every page (one pass over the book, shared by the tests below). For the quick book the
+    pass was made in the background while the rest of the suite ran (``QuickBook.layout``); if it failed there, or
+    for a book named by ROBOLIB_BOOK_HTML, it is made here."""
+    if not os.environ.get("ROBOLIB_BOOK_HTML"):
+        quick = request.getfixturevalue("_quick_book_in_background")
+        made = quick.layout() if quick is not None else None
+        if made is not None:
+            return made
     return layout_problems(browser, book_html)
 
 
