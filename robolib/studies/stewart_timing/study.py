@@ -688,7 +688,7 @@ def force_claims(claims: ClaimsRegister, name: str, other: str, models: dict, fo
                  criterion=f"{VW_GAP[0]:g} < max|f_VW − f_NE| / max|f_NE| < {VW_GAP[1]:g}",
                  holds=VW_GAP[0] < fs["rel"] < VW_GAP[1],
                  text=f"{fs['dmax']:.3g} N, i.e. {figs.sci_text(fs['rel'])} of the largest force "
-                      f"({figs.sci_text(fo['rel'])} on {other})" + (f", read over its first {span:g} s"
+                      f"({figs.sci_text(fo['rel'])} on {other})" + (f", read over the {span:g} s that the control runs simulate"
                                                                      if span is not None else ""))
     ro, rh = rand_stats[name], rand_stats[other]
     n = ro["n"]
