@@ -17,6 +17,8 @@ from fuzzing import names
 
 from conftest import PROMPT_CPU_S, refusal, solution_outputs
 from robolib import ParameterError, prp3, study
+from robolib.book.claims import ClaimsRegister
+from robolib.prp3.kinematics import Singularity
 from robolib.studies.prp3_roundtrip import study as s3
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -219,12 +221,33 @@ def test_every_claim_holds_in_the_quick_run_and_the_ids_are_the_chapters(res):
     assert ids == ["prp3_table_error", "prp3_n_default10", "prp3_rt_far", "prp3_rt_all", "prp3_z_up", "prp3_z_ambiguous",
                    "prp3_error_exponent", "prp3_error_raw_exponent", "prp3_error_prefactor", "prp3_n_modes",
                    "prp3_rules_ambiguous", "prp3_rules_fail", "prp3_volume", "prp3_volume_tail", "prp3_symmetry", "prp3_voxel_fine", "prp3_voxel_coarse", "prp3_voxel_none",
-                   "prp3_ex3"]
+                   "prp3_ex3", "prp3_condition_singular"]
     assert res.failing() == []
     text = (ROOT / "notebooks" / f"{NAME}.md").read_text()
     cited = set(re.findall(r"\{glue:(?:md|text)\}`([^`]+)`", text))
     glued = set(ids) | set(res.values) | {f"{NAME}_run_time"}  # res.glue() glues the run time too
     assert cited <= glued, cited - glued
+
+
+def test_condition_singular_claim_asks_the_worst_conditioned_inputs_to_lie_at_a_singularity():
+    """``prp3_condition_singular`` holds when the largest condition numbers sit where a singularity measure is small
+    and the small measures are rare; it fails when one of the worst-conditioned points lies away from both
+    singularities, or when most of the map counts as singular (a criterion any point would meet)."""
+    cond = np.arange(1.0, 201.0)
+    far = np.full(200, 0.5)
+    near = far.copy()
+    near[-2:] = 0.01                                  # the two largest condition numbers: at an inverse singularity
+
+    def claim(inverse, forward=far):
+        reg = ClaimsRegister("t", glue=False)
+        s3.register_condition_singular(reg, [(0.0, Singularity(forward, inverse, cond))])
+        return reg.claims["prp3_condition_singular"]
+
+    assert claim(near).holds
+    moved = near.copy()
+    moved[-1] = 0.5                                   # the worst point away from both singularities
+    assert not claim(moved).holds
+    assert not claim(near, forward=np.full(200, 0.01)).holds    # everything singular: not a finding
 
 
 def test_ten_row_round_trip(res):

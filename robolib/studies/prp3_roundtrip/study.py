@@ -90,6 +90,9 @@ HOME = kin.HOME_INPUT
 CONDITION_THETAS_DEG = (-45.0, 0.0, 45.0)
 CONDITION_GRID, CONDITION_GRID_QUICK = 161, 41
 INVERSE_LEVEL = 0.02
+#: Claim ``prp3_condition_singular``: the grid points of the conditioning maps whose condition number is in the top
+#: CONDITION_TOP share, and the singularity measure (forward or inverse) below which a point lies "at a singularity".
+CONDITION_TOP, SINGULAR_LEVEL = 0.01, 0.05
 #: Inputs precomputed by the Explore panel (lx, ly [mm], theta_deg [deg]).
 EXPLORE_GRID = dict(lx=[0.0, 100.0, 200.0, 300.0, 400.0], ly=[0.0, 100.0, 200.0, 300.0, 400.0],
                     theta_deg=[-80.0, -40.0, 0.0, 40.0, 80.0])
@@ -440,6 +443,30 @@ def table_voxels(vox: dict, n_points: int, v_ref: float) -> str:
             + markdown_table(["voxel edge [mm]", "samples per voxel", *labels, f"growth {labels[-2]} → {labels[-1]}"], rows))
 
 
+def register_condition_singular(reg, maps) -> None:
+    """Claim ``prp3_condition_singular``: on each conditioning map, every grid point whose condition number is in the
+    top :data:`CONDITION_TOP` lies at a singularity (forward or inverse measure below :data:`SINGULAR_LEVEL`), while
+    fewer than half of all reachable grid points do (so the criterion is not met by any point)."""
+    at, base = [], []
+    for _, m in maps:
+        c = m.condition
+        ok = np.isfinite(c)
+        top = ok & (c >= np.quantile(c[ok], 1.0 - CONDITION_TOP))
+        near = (m.inverse < SINGULAR_LEVEL) | (m.forward < SINGULAR_LEVEL)
+        at.append(float(near[top].mean()))
+        base.append(float(near[ok].mean()))
+    thetas = ", ".join(f"{t:g}" for t, _ in maps)
+    reg.claim("prp3_condition_singular", "the worst-conditioned inputs lie at the Jacobian's singularities, the mode "
+              "and reach boundaries", value={"at": at, "base": base},
+              criterion=f"on each map (θ = {thetas}°): every grid point in the top {CONDITION_TOP:.0%} of the condition "
+                        f"number has a forward or inverse singularity measure below {SINGULAR_LEVEL:g}, and fewer than "
+                        "half of all reachable grid points do",
+              holds=min(at) == 1.0 and max(base) < 0.5,
+              text=f"every grid point in the top {CONDITION_TOP:.0%} of the condition number, on each of the three maps, "
+                   f"has a singularity measure below {SINGULAR_LEVEL:g}, against {min(base):.0%}–{max(base):.0%} of all "
+                   "reachable grid points")
+
+
 def condition_maps(geom: kin.Geometry, n_grid: int):
     """Singularity measures over an ``n_grid`` × ``n_grid`` grid of the slider inputs at each of :data:`CONDITION_THETAS_DEG`.
 
@@ -549,6 +576,8 @@ def criteria_rows() -> list[tuple[str, str, str]]:
         ("TAIL_K; TAIL_INDEX_MIN, TAIL_INDEX_MAX", f"{TAIL_K}; {TAIL_INDEX_MIN:g}, {TAIL_INDEX_MAX:g}",
          "prp3_volume_tail: largest values of the Hill estimate, bounds of the tail index"),
         ("SYMMETRY_TOL", f"{SYMMETRY_TOL:g} mm", "prp3_symmetry"),
+        ("CONDITION_TOP, SINGULAR_LEVEL", f"{CONDITION_TOP:g}, {SINGULAR_LEVEL:g}",
+         "prp3_condition_singular: top share of the condition number, singularity measure counted as at a singularity"),
         ("FINE_SPV_MAX, FINE_GROWTH_MIN", f"{FINE_SPV_MAX:g}, {FINE_GROWTH_MIN:.0%}",
          "prp3_voxel_fine, prp3_voxel_none: samples per voxel, growth from half to all samples"),
     ]
@@ -780,6 +809,7 @@ def run(geometry="prp3/paper.yaml", n_samples=1_000_000, n_workspace=1_000_000, 
     # -- figures, the Explore grid, the parameter table
     stage("exercises and condition maps")
     LX, LY, maps = condition_maps(geom, CONDITION_GRID_QUICK if quick else CONDITION_GRID)
+    register_condition_singular(reg, maps)
     figures = {"mechanism": drawing.prp3_mechanism(geom),
                "errors": drawing.errors_figure(rt, law, far_len=FAR_LEN, predicted_exponent=PREDICTED_EXPONENT),
                "workspace": drawing.workspace_figure(wall.points, w0.points),
