@@ -136,7 +136,7 @@ class QuickBook:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="quick-book")
         self._runs = self._pool.submit(self._run_studies)
         self._build = self._pool.submit(self._build_book)
-        self._layout = self._pool.submit(self._layout_pass)
+        self._pages = self._pool.submit(self._page_passes)
 
     def _call(self, cmd: list) -> subprocess.CompletedProcess:
         if self._stopped:
@@ -172,22 +172,23 @@ class QuickBook:
     def _build_book(self) -> subprocess.CompletedProcess:
         return self._call([BIN / "jupyter-book", "build", self.book, "--warningiserror", "--keep-going", "--quiet"])
 
-    def _layout_pass(self) -> dict | None:
-        """The browser's layout report of every page of the built book (tests/test_book_browser.py's
-        ``layout_report``), in a process of its own once the book is built: the pass takes minutes, and the core the
-        book used is free while the rest of the suite runs. None if the build or the pass failed, or without a
-        browser (SKIP_BROWSER=1): the ``layout`` fixture then makes the pass itself, or skips."""
+    def _page_passes(self) -> dict | None:
+        """The browser's passes over every page of the built book (tests/test_book_browser.py's ``page_reports``:
+        the layout report and the offline rendering), in a process of their own once the book is built: they take
+        minutes, and the core the book used is free while the rest of the suite runs. None if the build or the
+        passes failed, or without a browser (SKIP_BROWSER=1): the fixtures then make the passes themselves, or skip."""
         if self._build.result().returncode != 0 or os.environ.get("SKIP_BROWSER") == "1":
             return None
-        out = self.tmp / "layout.json"
+        out = self.tmp / "page_reports.json"
         code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_book_browser as t; "
-                "open(sys.argv[3], 'w').write(json.dumps(t.layout_report(sys.argv[2])))")
+                "open(sys.argv[3], 'w').write(json.dumps(t.page_reports(sys.argv[2])))")
         res = self._call([BIN / "python", "-c", code, ROOT / "tests", self.book / "_build" / "html", out])
         return json.loads(out.read_text()) if res.returncode == 0 and out.exists() else None
 
-    def layout(self) -> dict | None:
-        """The background layout pass's report, ``{page: {kind: [...]}}``, or None (:meth:`_layout_pass`)."""
-        return self._layout.result()
+    def page_reports(self) -> dict | None:
+        """The background page passes' reports, ``{"layout": ..., "render": [checked, problems]}``, or None
+        (:meth:`_page_passes`)."""
+        return self._pages.result()
 
     def runs(self) -> tuple[Path, dict]:
         self._runs.result()

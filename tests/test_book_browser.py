@@ -83,10 +83,11 @@ def browser():
         b.close()
 
 
-def test_every_page_renders_offline(built_quick_book, browser):
-    book, failures, res = built_quick_book
-    assert res.returncode == 0, res.stdout[-2000:]
-    html = book / "_build" / "html"
+def render_problems(browser, html) -> tuple[int, dict]:
+    """``(pages checked, {page: [problem, ...]})``: every content page of the built book at ``html`` loaded offline:
+    console errors, page errors, failed requests, math left untypeset or raw TeX, images that did not load, saved
+    widget state with no widget rendered."""
+    html = Path(html)
     problems = {}
     checked = 0
     for page in pages(html):
@@ -128,6 +129,23 @@ def test_every_page_renders_offline(built_quick_book, browser):
             problems[name] = errs
         checked += 1
         tab.close()
+    return checked, problems
+
+
+
+
+@pytest.fixture(scope="module")
+def render(request, book_html, browser):
+    """:func:`render_problems` of the book: for the quick book made in the background while the rest of the suite ran
+    (``QuickBook.page_reports``); if that failed, or for a book named by ROBOLIB_BOOK_HTML, made here."""
+    made = _background(request)
+    if made is not None:
+        return tuple(made["render"])
+    return render_problems(browser, book_html)
+
+
+def test_every_page_renders_offline(render):
+    checked, problems = render
     assert checked >= 4
     assert not problems, problems
 
@@ -488,29 +506,37 @@ def launch(p):
         "--disable-component-update", "--disable-sync"])
 
 
-def layout_report(html) -> dict:
-    """:func:`layout_problems` of the built book at ``html`` in a browser of its own: what the quick book's process
-    computes in the background once the book is built (tests/conftest.py, ``QuickBook``)."""
+def page_reports(html) -> dict:
+    """The page passes over the built book at ``html``, in a browser of their own: ``{"layout": layout_problems,
+    "render": render_problems}``. What the quick book's process computes in the background once the book is built
+    (tests/conftest.py, ``QuickBook``)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         b = launch(p)
         try:
-            return layout_problems(b, Path(html))
+            return {"layout": layout_problems(b, Path(html)), "render": render_problems(b, Path(html))}
         finally:
             b.close()
+
+
+def _background(request) -> dict | None:
+    """The quick book's background page reports (:func:`page_reports`), or None: for a book named by
+    ROBOLIB_BOOK_HTML, without a quick book, or if the background pass failed."""
+    if os.environ.get("ROBOLIB_BOOK_HTML"):
+        return None
+    quick = request.getfixturevalue("_quick_book_in_background")
+    return quick.page_reports() if quick is not None else None
 
 
 @pytest.fixture(scope="module")
 def layout(request, book_html, browser):
     """The layout report of every page (one pass over the book, shared by the tests below). For the quick book the
-    pass was made in the background while the rest of the suite ran (``QuickBook.layout``); if it failed there, or
-    for a book named by ROBOLIB_BOOK_HTML, it is made here."""
-    if not os.environ.get("ROBOLIB_BOOK_HTML"):
-        quick = request.getfixturevalue("_quick_book_in_background")
-        made = quick.layout() if quick is not None else None
-        if made is not None:
-            return made
+    pass was made in the background while the rest of the suite ran (``QuickBook.page_reports``); if it failed there,
+    or for a book named by ROBOLIB_BOOK_HTML, it is made here."""
+    made = _background(request)
+    if made is not None:
+        return made["layout"]
     return layout_problems(browser, book_html)
 
 
