@@ -124,8 +124,9 @@ class QuickBook:
 
     The work runs in a background thread: the studies (``papermill`` command line, a process each) two at a time,
     the longest first, then ``jupyter-book build``; :meth:`runs` and :meth:`build` wait for their part.
-    ``failures``: study -> the end of papermill's error output, for the runs that failed. Two at a time: the book is
-    the suite's longest chain, and with one process it left a core idle while the tests that need it waited.
+    ``failures``: study -> the end of papermill's error output, for the runs that failed. Two at a time: the studies
+    are independent, and the book's chain (studies, build, the browser's page passes) must end before the tests that
+    read it run last.
     """
 
     def __init__(self, tmp: Path):
